@@ -1,0 +1,164 @@
+"""``evaluate``: the one entry point that the CLI, the engines and users call."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .counts import CreditRule, MinOverlapOf, Options, count, credit_label
+from .errors import OptionError
+from .io.conll import Delimiter
+from .io.load import FORMATS, Format, Loaded, load_conll, load_jsonl, load_labels, load_spans, unify
+from .judging import Judge, JudgeCredit, learned_credit
+from .matching import Method
+from .report import Report
+from .scores import check_zero_division
+
+
+def load(
+    *,
+    reference: Any,
+    predicted: Any,
+    format: Format = "conll",
+    labels: str = "BIO",
+    repair: str = "conlleval",
+    merged: bool = False,
+    delimiter: Delimiter = "auto",
+    token_column: int = 0,
+    label_column: int = -1,
+) -> Loaded:
+    """Read a reference and a prediction into two span sets over the same text."""
+    if format not in FORMATS:
+        raise OptionError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
+    if merged and format != "conll":
+        raise OptionError("merged=True reads one CoNLL file with token, gold and predicted columns")
+    if format in ("conll", "jsonl"):
+        for name, value in (("reference", reference), ("predicted", predicted)):
+            if value is None and name == "predicted" and merged:
+                continue
+            if not isinstance(value, str | Path):
+                raise OptionError(f"format={format!r} expects {name} as a file path, not {type(value).__name__}")
+    if format == "conll":
+        if merged and predicted is not None:
+            raise OptionError("with merged=True give only reference (the merged file)")
+        return load_conll(
+            reference,
+            None if merged else predicted,
+            labels=labels,
+            repair=repair,
+            delimiter=delimiter,
+            token_column=token_column,
+            label_column=label_column,
+        )
+    if format == "jsonl":
+        return load_jsonl(reference, predicted)
+    if format == "labels":
+        return load_labels(reference, predicted, labels=labels, repair=repair)
+    return load_spans(reference, predicted)
+
+
+def signature(options: Mapping[str, Any]) -> str:
+    """One string naming the version and every option that can change a number."""
+    parts = [f"spanscore:{__version__}"]
+    parts += [f"{k}:{v}" for k, v in options.items()]
+    return "|".join(parts)
+
+
+def _parse_type_map(type_map: Mapping[str, str] | None) -> dict[str, str | None]:
+    if type_map is None:
+        return {}
+    if not isinstance(type_map, Mapping):
+        raise OptionError("type_map must be a mapping from old type to new type")
+    return {str(k): (None if v in (None, "", "O") else str(v)) for k, v in type_map.items()}
+
+
+def evaluate(
+    *,
+    reference: Any,
+    predicted: Any = None,
+    format: Format = "conll",
+    labels: str = "BIO",
+    repair: str = "conlleval",
+    merged: bool = False,
+    credit: CreditRule = 0.5,
+    matching: Method = "optimal",
+    min_overlap: float = 0.0,
+    min_overlap_of: MinOverlapOf = "reference",
+    types: Sequence[str] | None = None,
+    type_map: Mapping[str, str] | None = None,
+    zero_division: float = 0.0,
+    delimiter: Delimiter = "auto",
+    token_column: int = 0,
+    label_column: int = -1,
+    judge: Judge | None = None,
+    judge_credit: JudgeCredit = "accept",
+    judge_name: str = "none",
+    keep_details: bool = True,
+) -> Report:
+    """Score predicted mentions against reference mentions under every criterion.
+
+    ``format`` says what ``reference`` and ``predicted`` are: ``"conll"`` and ``"jsonl"`` take file
+    paths, ``"labels"`` takes lists of label lists (one per sentence), ``"spans"`` takes lists of
+    ``(start, end, label)`` per document. Nothing is guessed from Python types.
+
+    >>> r = evaluate(reference=[["B-ORG", "I-ORG", "I-ORG", "I-ORG"]],
+    ...              predicted=[["O", "B-ORG", "I-ORG", "I-ORG"]], format="labels")
+    >>> r.metrics["strict"]["f1"], r.metrics["overlap"]["f1"]
+    (0.0, 0.5)
+    """
+    if isinstance(credit, str):
+        if credit not in ("dice", "iou"):
+            try:
+                credit = float(credit)
+            except ValueError:
+                raise OptionError(f"credit must be a number in [0, 1], dice or iou, not {credit!r}") from None
+    else:
+        credit = float(credit)
+    opts = Options(credit=credit, matching=matching, min_overlap=float(min_overlap), min_overlap_of=min_overlap_of)
+    zd = check_zero_division(float(zero_division))
+    if judge_credit not in ("accept", "probability"):
+        raise OptionError("judge_credit must be accept or probability")
+    loaded = load(
+        reference=reference,
+        predicted=predicted,
+        format=format,
+        labels=labels,
+        repair=repair,
+        merged=merged,
+        delimiter=delimiter,
+        token_column=token_column,
+        label_column=label_column,
+    )
+    ref, pred = loaded.reference, loaded.predicted
+    mapping = _parse_type_map(type_map)
+    if mapping or types is not None:
+        ref, pred = unify(ref.map_types(mapping, types), pred.map_types(mapping, types))
+    learned = None
+    if judge is not None:
+        learned = learned_credit(judge, ref, pred, loaded.text, judge_credit)
+    counts, details = count(ref, pred, opts, learned=learned, keep_details=keep_details)
+    counts.documents, counts.sentences, counts.tokens = loaded.documents, loaded.sentences, loaded.tokens
+    options: dict[str, Any] = {
+        "format": format + ("-merged" if merged else ""),
+        "labels": labels.upper() if format in ("conll", "labels") else "spans",
+        "repair": repair if format in ("conll", "labels") else "n/a",
+        "credit": credit_label(credit),
+        "matching": matching,
+        "min-overlap": f"{min_overlap:g}" + (f"/{min_overlap_of}" if min_overlap else ""),
+        "types": ",".join(sorted(types)) if types is not None else "all",
+        "type-map": ",".join(f"{k}={v or 'O'}" for k, v in sorted(mapping.items())) or "none",
+        "zero-division": f"{zd:g}",
+        "units": "tokens" if format in ("conll", "labels") else "characters",
+    }
+    if judge is not None:
+        options["judge"] = f"{judge_name}/{judge_credit}"
+    return Report(
+        counts=counts,
+        signature=signature(options),
+        options=options,
+        zero_division=zd,
+        details=details,
+        text=loaded.text,
+    )

@@ -1,0 +1,1 @@
+"""The command-line interface: parses arguments, calls the library, renders what it returns."""

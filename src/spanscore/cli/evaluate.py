@@ -1,0 +1,122 @@
+"""``spanscore evaluate``."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..api import evaluate as run_evaluate
+from ..errors import OptionError
+from .options import parse_type_map, parse_types, reading_options
+from .render import print_report
+
+
+def _credit(value: str) -> float | str:
+    if value in ("dice", "iou"):
+        return value
+    try:
+        return float(value)
+    except ValueError:
+        raise OptionError(f"--credit takes a number in [0, 1], dice or iou, not {value!r}") from None
+
+
+@click.command("evaluate")
+@click.argument("gold", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("pred", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["conll", "jsonl"]), default="conll", show_default=True,
+              help="Input format of GOLD and PRED.")
+@reading_options
+@click.option("--repair", type=click.Choice(["conlleval", "discard", "none"]), default="conlleval",
+              show_default=True, help="What to do with invalid label transitions.")
+@click.option("--merged", is_flag=True, help="GOLD is one file with token, gold and predicted columns.")
+@click.option("--credit", default="0.5", show_default=True,
+              help="Credit of a partial match: a number in [0, 1], or dice / iou for proportional credit.")
+@click.option("--matching", type=click.Choice(["optimal", "greedy"]), default="optimal", show_default=True,
+              help="optimal: maximise credit; greedy: the paper's first-found rule.")
+@click.option("--min-overlap", type=float, default=0.0, show_default=True,
+              help="Least overlap (a fraction) for a partial match.")
+@click.option("--min-overlap-of", type=click.Choice(["reference", "predicted", "both"]), default="reference",
+              show_default=True, help="What --min-overlap is relative to.")
+@click.option("--types", help="Keep only these types (comma-separated), after --type-map.")
+@click.option("--type-map", help="Rename types: OLD=NEW,... or a file of OLD<TAB>NEW lines (NEW=O drops).")
+@click.option("--zero-division", type=click.Choice(["0", "1", "nan"]), default="0", show_default=True,
+              help="Score given when a denominator is zero.")
+@click.option("--judge", "judge_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A judge file (spanscore judge train) adding the learned criterion.")
+@click.option("--judge-credit", type=click.Choice(["accept", "probability"]), default="accept",
+              show_default=True, help="Credit of a judged pair: 1 when accepted, or the judge's probability.")
+@click.option("--report", "report_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write summary, matched-pair CSVs, charts and report.html to this folder.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
+@click.option("--no-per-type", is_flag=True, help="Leave the per-type table out.")
+def evaluate_command(
+    gold: Path,
+    pred: Path | None,
+    fmt: str,
+    labels: str,
+    delimiter: str,
+    token_column: int,
+    label_column: int,
+    repair: str,
+    merged: bool,
+    credit: str,
+    matching: str,
+    min_overlap: float,
+    min_overlap_of: str,
+    types: str | None,
+    type_map: str | None,
+    zero_division: str,
+    judge_path: Path | None,
+    judge_credit: str,
+    report_dir: Path | None,
+    as_json: bool,
+    no_per_type: bool,
+) -> None:
+    """Score PRED against GOLD under every criterion (PRED is left out with --merged)."""
+    if pred is None and not merged:
+        raise OptionError("give GOLD and PRED, or one merged file with --merged")
+    if pred is not None and merged:
+        raise OptionError("--merged reads one file: give only GOLD")
+    judge: Any = None
+    judge_name = "none"
+    if judge_path is not None:
+        judge_mod = importlib.import_module("spanscore.judge")
+        judge = judge_mod.load_judge(judge_path)
+        judge_name = getattr(judge, "name", judge_path.name)
+    report = run_evaluate(
+        reference=gold,
+        predicted=pred,
+        format=fmt,  # type: ignore[arg-type]
+        labels=labels,
+        repair=repair,
+        merged=merged,
+        credit=_credit(credit),
+        matching=matching,  # type: ignore[arg-type]
+        min_overlap=min_overlap,
+        min_overlap_of=min_overlap_of,  # type: ignore[arg-type]
+        types=parse_types(types),
+        type_map=parse_type_map(type_map),
+        zero_division=float(zero_division),
+        delimiter=delimiter,  # type: ignore[arg-type]
+        token_column=token_column,
+        label_column=label_column,
+        judge=judge,
+        judge_credit=judge_credit,  # type: ignore[arg-type]
+        judge_name=judge_name,
+        keep_details=report_dir is not None or not as_json,
+    )
+    data = report.to_dict()
+    if report_dir is not None:
+        writer = importlib.import_module("spanscore.reporting")
+        written = writer.write_report(report, report_dir)
+        click.echo(f"report written to {written}", err=True)
+    if as_json:
+        click.echo(report.to_json())
+    else:
+        print_report(data, per_type=not no_per_type)
+
+
+commands = [evaluate_command]

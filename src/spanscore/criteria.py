@@ -1,0 +1,56 @@
+"""Every criterion as a table from pair kind to level.
+
+Kinds are the three bits of ``matching``: same type (1), same start (2), same end (4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .matching import EXACT, FULL, NONE, PARTIAL, SAME_END, SAME_SPAN, SAME_START, SAME_TYPE, ZERO
+from .spans import IntArray
+
+_SAME_TYPE_OVERLAP = (SAME_TYPE, SAME_TYPE | SAME_START, SAME_TYPE | SAME_END)
+_WRONG_TYPE_OVERLAP = (0, SAME_START, SAME_END)
+
+
+@dataclass(frozen=True)
+class Criterion:
+    name: str
+    table: tuple[int, ...]  # level of each of the 8 kinds
+    fixed_half: bool = False  # SemEval's partial scheme always gives PAR 0.5
+
+    def levels(self, kind: IntArray) -> IntArray:
+        return np.asarray(self.table, dtype=np.int64)[kind]
+
+
+def _table(levels: dict[int, int], default: int = NONE) -> tuple[int, ...]:
+    return tuple(levels.get(k, default) for k in range(8))
+
+
+# The paper's criteria (000, 002): P = (full + credit x partial) / predictions, R = ... / references.
+STRICT = Criterion("strict", _table({EXACT: FULL}))
+BOUNDARY = Criterion("boundary", _table({EXACT: FULL, SAME_SPAN: FULL}))
+LEFT = Criterion("left", _table({EXACT: FULL, SAME_TYPE | SAME_START: PARTIAL}))
+RIGHT = Criterion("right", _table({EXACT: FULL, SAME_TYPE | SAME_END: PARTIAL}))
+OVERLAP = Criterion("overlap", _table({EXACT: FULL, **dict.fromkeys(_SAME_TYPE_OVERLAP, PARTIAL)}))
+# Judge-refined Type-5 pairs (004); the judge supplies each pair's credit.
+LEARNED = Criterion("learned", _table({EXACT: FULL, **dict.fromkeys(_SAME_TYPE_OVERLAP, PARTIAL)}))
+
+# SemEval-2013 (001, 003): every overlapping pair may be matched; unmatched ones are MIS / SPU.
+SEMEVAL_STRICT = Criterion("strict", _table({EXACT: FULL}, default=ZERO))
+SEMEVAL_EXACT = Criterion("exact", _table({EXACT: FULL, SAME_SPAN: FULL}, default=ZERO))
+SEMEVAL_PARTIAL = Criterion("partial", _table({EXACT: FULL, SAME_SPAN: FULL}, default=PARTIAL), fixed_half=True)
+SEMEVAL_TYPE = Criterion(
+    "type", _table({EXACT: FULL, **dict.fromkeys(_SAME_TYPE_OVERLAP, FULL)}, default=ZERO)
+)
+
+CRITERIA: tuple[Criterion, ...] = (STRICT, BOUNDARY, LEFT, RIGHT, OVERLAP)
+SCHEMES: tuple[Criterion, ...] = (SEMEVAL_STRICT, SEMEVAL_EXACT, SEMEVAL_PARTIAL, SEMEVAL_TYPE)
+# The error taxonomy reads the pairs of the SemEval 'type' matching (same type preferred).
+TAXONOMY = SEMEVAL_TYPE
+
+RIGHT_LABEL_OVERLAP_KINDS = _SAME_TYPE_OVERLAP
+WRONG_LABEL_OVERLAP_KINDS = _WRONG_TYPE_OVERLAP

@@ -1,0 +1,39 @@
+"""Errors raised for bad input. The CLI turns each into one line and a non-zero exit."""
+
+from __future__ import annotations
+
+
+class SpanscoreError(Exception):
+    """Base class of every error spanscore raises on purpose."""
+
+
+class InputError(SpanscoreError):
+    """Input that cannot be scored: names the file, the line and what to fix.
+
+    ``details`` holds further lines (every invalid transition, say) that a caller may print.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        details: tuple[str, ...] = (),
+    ) -> None:
+        self.path = path
+        self.line = line
+        self.message = message
+        self.details = details
+        super().__init__(self.one_line())
+
+    def one_line(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = self.path if self.line is None else f"{self.path}:{self.line}"
+            where += ": "
+        return where + self.message
+
+
+class OptionError(SpanscoreError):
+    """An option value that makes no sense (credit outside [0, 1], unknown encoding...)."""

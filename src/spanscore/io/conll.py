@@ -1,0 +1,322 @@
+"""CoNLL column files, parsed with array operations over the raw bytes.
+
+A file is a sequence of lines: token lines (columns separated by tabs, or by runs of spaces and
+tabs), blank lines between sentences, ``-DOCSTART-`` lines opening documents (never tokens), and
+comment lines. A line that starts with ``#`` is a comment when its number of columns differs from
+the file's (``# sent_id = 3``); ``#<TAB>O`` in a two-column file is the token ``#``.
+
+No Python loop runs per line: line and field boundaries come from ``numpy`` searches over the
+bytes, and labels become integer ids through one ``numpy.unique`` over packed label bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import InputError
+
+IntArray = npt.NDArray[np.int64]
+Delimiter = Literal["auto", "tab", "whitespace"]
+
+_DOCSTART = b"-DOCSTART-"
+_NL, _CR, _TAB, _SPACE, _HASH = 10, 13, 9, 32, 35
+
+
+@dataclass(frozen=True)
+class Column:
+    """One label column: an id per token and the label strings the ids point to."""
+
+    ids: IntArray
+    vocab: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ConllTable:
+    """A parsed CoNLL file: tokens, their lines, sentences and documents, and label columns."""
+
+    path: str
+    buffer: npt.NDArray[np.uint8]
+    token_start: IntArray  # byte offsets of each token's text
+    token_end: IntArray
+    token_line: IntArray  # 1-based line number of each token
+    sentence_bounds: IntArray  # token index where each sentence starts, plus the total
+    sentence_doc: IntArray  # document index of each sentence
+    n_documents: int
+    columns: tuple[Column, ...]
+    n_columns: int
+    line_offset: int = 0
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.token_start.shape[0])
+
+    @property
+    def n_sentences(self) -> int:
+        return int(self.sentence_bounds.shape[0] - 1)
+
+    def token_text(self, i: int) -> str:
+        raw = self.buffer[self.token_start[i] : self.token_end[i]].tobytes()
+        return raw.decode("utf-8", errors="replace")
+
+    def tokens(self, first: int, last: int) -> list[str]:
+        return [self.token_text(i) for i in range(first, last)]
+
+    def token_bytes(self) -> tuple[npt.NDArray[np.uint8], IntArray]:
+        """All token texts concatenated, and each token's length (for comparing two files)."""
+        lengths = self.token_end - self.token_start
+        return _gather(self.buffer, self.token_start, self.token_end), lengths
+
+
+def read_conll(
+    path: str | Path,
+    *,
+    columns: Sequence[int] = (-1,),
+    token_column: int = 0,
+    delimiter: Delimiter = "auto",
+) -> ConllTable:
+    """Read a CoNLL file; ``columns`` are the label columns to keep (negative counts from the end)."""
+    name = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such file", path=name) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", path=name) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=name) from None
+    return parse_conll(data, name, columns=columns, token_column=token_column, delimiter=delimiter)
+
+
+def parse_conll(
+    data: bytes,
+    path: str,
+    *,
+    columns: Sequence[int] = (-1,),
+    token_column: int = 0,
+    delimiter: Delimiter = "auto",
+    line_offset: int = 0,
+) -> ConllTable:
+    """Parse CoNLL bytes. ``line_offset`` is added to line numbers (for files read in chunks)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if not data.strip():
+        raise InputError("file is empty: expected token lines in CoNLL columns", path=path)
+    if not data.endswith(b"\n"):
+        data += b"\n"
+    buf = np.frombuffer(data, dtype=np.uint8)
+    newline = np.flatnonzero(buf == _NL)
+    line_start = np.empty(newline.shape[0], dtype=np.int64)
+    line_start[0] = 0
+    line_start[1:] = newline[:-1] + 1
+    line_end = newline.astype(np.int64)
+    has_cr = (line_end > line_start) & (buf[np.maximum(line_end - 1, 0)] == _CR)
+    line_end = line_end - has_cr
+
+    if delimiter == "auto":
+        delimiter = "tab" if bool((buf == _TAB).any()) else "whitespace"
+    if delimiter == "tab":
+        is_sep = buf == _TAB
+    elif delimiter == "whitespace":
+        is_sep = (buf == _TAB) | (buf == _SPACE)
+    else:
+        raise InputError(f"unknown delimiter {delimiter!r}: use auto, tab or whitespace", path=path)
+
+    # A blank line holds nothing but spaces and tabs.
+    nonblank_cum = np.concatenate(([0], np.cumsum(~((buf == _TAB) | (buf == _SPACE) | (buf == _CR)))))
+    blank = (nonblank_cum[line_end] - nonblank_cum[line_start]) == 0
+
+    if delimiter == "tab":
+        field_starts, field_ends, field_line, n_fields = _tab_fields(is_sep, line_start, line_end)
+    else:
+        field_starts, field_ends, field_line, n_fields = _space_fields(is_sep, buf, line_start, line_end)
+    first_field = np.concatenate(([0], np.cumsum(n_fields)))[:-1]
+
+    content = ~blank
+    first_len = np.where(n_fields > 0, field_ends[np.minimum(first_field, len(field_ends) - 1)], 0)
+    first_len = first_len - np.where(n_fields > 0, field_starts[np.minimum(first_field, len(field_starts) - 1)], 0)
+    docstart = content & (first_len == len(_DOCSTART)) & _starts_with(buf, line_start, _DOCSTART)
+    hashed = content & (buf[np.minimum(line_start, len(buf) - 1)] == _HASH)
+
+    candidates = content & ~docstart & ~hashed
+    if not candidates.any():
+        candidates = content & ~docstart
+    if not candidates.any():
+        raise InputError("file has no token lines", path=path)
+    n_columns = int(np.bincount(n_fields[candidates]).argmax())
+    comment = hashed & (n_fields != n_columns)
+    token_line = content & ~docstart & ~comment
+
+    bad = token_line & (n_fields != n_columns)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"expected {n_columns} columns like the lines before, found {int(n_fields[i])}"
+            + (" (separate columns with one tab; a token may then contain spaces)" if delimiter == "tab" else ""),
+            path=path,
+            line=i + 1 + line_offset,
+        )
+    for col in (token_column, *columns):
+        if not -n_columns <= col < n_columns:
+            raise InputError(
+                f"column {col} does not exist: lines have {n_columns} columns", path=path
+            )
+
+    lines = np.flatnonzero(token_line)
+    if lines.shape[0] == 0:
+        raise InputError("file has no token lines", path=path)
+    base = first_field[lines]
+
+    def field(col: int) -> tuple[IntArray, IntArray]:
+        k = col % n_columns
+        return field_starts[base + k], field_ends[base + k]
+
+    tok_s, tok_e = field(token_column)
+    cols = tuple(_column_ids(buf, *field(c), lines, path, line_offset) for c in columns)
+
+    # A sentence starts at a token line whose previous non-comment line is blank, a -DOCSTART-, or none.
+    breaks = blank | docstart
+    kept = np.flatnonzero(~comment)
+    prev_is_break = np.ones(kept.shape[0], dtype=bool)
+    prev_is_break[1:] = breaks[kept[:-1]]
+    starts_sentence = np.zeros(len(line_start), dtype=bool)
+    starts_sentence[kept] = prev_is_break
+    new_sentence = starts_sentence[lines]
+    sentence_first = np.flatnonzero(new_sentence)
+    sentence_bounds = np.concatenate((sentence_first, [lines.shape[0]])).astype(np.int64)
+    doc_cum = np.cumsum(docstart)
+    sentence_doc = doc_cum[lines[sentence_first]].astype(np.int64)
+    n_documents = int(doc_cum[-1]) if doc_cum[-1] > 0 else 1
+    if doc_cum[-1] > 0:
+        sentence_doc = sentence_doc - 1
+        sentence_doc[sentence_doc < 0] = 0
+
+    return ConllTable(
+        path=path,
+        buffer=buf,
+        token_start=tok_s.astype(np.int64),
+        token_end=tok_e.astype(np.int64),
+        token_line=(lines + 1 + line_offset).astype(np.int64),
+        sentence_bounds=sentence_bounds,
+        sentence_doc=sentence_doc,
+        n_documents=n_documents,
+        columns=cols,
+        n_columns=n_columns,
+        line_offset=line_offset,
+    )
+
+
+def _tab_fields(
+    is_sep: npt.NDArray[np.bool_], line_start: IntArray, line_end: IntArray
+) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    tabs = np.flatnonzero(is_sep).astype(np.int64)
+    # Tabs past a line's end (none, since tabs are inside lines) are counted per line.
+    first_tab = np.searchsorted(tabs, line_start)
+    end_tab = np.searchsorted(tabs, line_end)
+    n_tabs = end_tab - first_tab
+    n_fields = n_tabs + 1
+    total = int(n_fields.sum())
+    line_of_field = np.repeat(np.arange(len(line_start), dtype=np.int64), n_fields)
+    first_field = np.concatenate(([0], np.cumsum(n_fields)))[:-1]
+    k = np.arange(total, dtype=np.int64) - first_field[line_of_field]
+    tab_index = first_tab[line_of_field] + k  # the tab that ends field k
+    starts = np.where(k == 0, line_start[line_of_field], tabs[np.maximum(tab_index - 1, 0)] + 1)
+    last = k == n_fields[line_of_field] - 1
+    ends = np.where(last, line_end[line_of_field], tabs[np.minimum(tab_index, max(len(tabs) - 1, 0))])
+    return starts.astype(np.int64), ends.astype(np.int64), line_of_field, n_fields.astype(np.int64)
+
+
+def _space_fields(
+    is_sep: npt.NDArray[np.bool_],
+    buf: npt.NDArray[np.uint8],
+    line_start: IntArray,
+    line_end: IntArray,
+) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    boundary = is_sep | (buf == _NL) | (buf == _CR)
+    inner = ~boundary
+    prev_boundary = np.ones_like(inner)
+    prev_boundary[1:] = boundary[:-1]
+    next_boundary = np.ones_like(inner)
+    next_boundary[:-1] = boundary[1:]
+    starts = np.flatnonzero(inner & prev_boundary).astype(np.int64)
+    ends = (np.flatnonzero(inner & next_boundary) + 1).astype(np.int64)
+    first = np.searchsorted(starts, line_start)
+    last = np.searchsorted(starts, line_end)
+    n_fields = (last - first).astype(np.int64)
+    line_of_field = np.repeat(np.arange(len(line_start), dtype=np.int64), n_fields)
+    return starts, ends, line_of_field, n_fields
+
+
+def _starts_with(buf: npt.NDArray[np.uint8], at: IntArray, prefix: bytes) -> npt.NDArray[np.bool_]:
+    ok = np.ones(at.shape[0], dtype=bool)
+    pat = np.frombuffer(prefix, dtype=np.uint8)
+    n = len(buf)
+    for j, byte in enumerate(pat):
+        pos = at + j
+        ok &= (pos < n) & (buf[np.minimum(pos, n - 1)] == byte)
+    return ok
+
+
+def _gather(buf: npt.NDArray[np.uint8], start: IntArray, end: IntArray) -> npt.NDArray[np.uint8]:
+    """Concatenate buf[start[i]:end[i]] for every i without a Python loop."""
+    lengths = end - start
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.uint8)
+    offsets = np.concatenate(([0], np.cumsum(lengths)))[:-1]
+    idx = np.arange(total, dtype=np.int64) - np.repeat(offsets - start, lengths)
+    return buf[idx]
+
+
+def _column_ids(
+    buf: npt.NDArray[np.uint8],
+    start: IntArray,
+    end: IntArray,
+    lines: IntArray,
+    path: str,
+    line_offset: int,
+) -> Column:
+    """Map each label's bytes to an integer id; ids index a vocabulary of distinct label strings."""
+    lengths = end - start
+    if (lengths == 0).any():
+        i = int(np.flatnonzero(lengths == 0)[0])
+        raise InputError("empty label", path=path, line=int(lines[i]) + 1 + line_offset)
+    width = max(8, int(-(-int(lengths.max()) // 8) * 8))
+    n = start.shape[0]
+    packed = np.zeros((n, width), dtype=np.uint8)
+    for j in range(width):
+        has = lengths > j
+        if not has.any():
+            break
+        packed[has, j] = buf[start[has] + j]
+    words = packed.view(np.uint64)
+    key = words[:, 0].copy()
+    for j in range(1, words.shape[1]):
+        key = key * np.uint64(0x9E3779B97F4A7C15) ^ words[:, j]
+    uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    # Hash collisions are checked, not assumed away.
+    if not np.array_equal(packed, packed[first[inverse]]):
+        labels_all = packed.view(f"S{width}").ravel()
+        uniq_s, inverse = np.unique(labels_all, return_inverse=True)
+        vocab = tuple(s.decode("utf-8", errors="replace").strip() for s in uniq_s)
+    else:
+        vocab = tuple(
+            packed[f].tobytes().rstrip(b"\x00").decode("utf-8", errors="replace").strip() for f in first
+        )
+        del uniq
+    return _dedupe(Column(ids=inverse.astype(np.int64).ravel(), vocab=vocab))
+
+
+def _dedupe(col: Column) -> Column:
+    """Labels equal after stripping spaces share one id."""
+    if len(set(col.vocab)) == len(col.vocab):
+        return col
+    names = sorted(set(col.vocab))
+    index = {name: i for i, name in enumerate(names)}
+    remap = np.array([index[v] for v in col.vocab], dtype=np.int64)
+    return Column(ids=remap[col.ids], vocab=tuple(names))

@@ -1,0 +1,302 @@
+"""One-to-one matching of reference and predicted mentions, shared by every criterion.
+
+Overlapping (reference, prediction) pairs are found once and each is given a *kind*: three bits
+saying whether the types agree, the starts agree and the ends agree. A criterion is then only a
+table from kind to level (no match, full credit, partial credit, or matched without credit, the
+SemEval INC), and one routine assigns pairs for all of them:
+
+1. pairs with the same span and type are fixed first;
+2. the remaining eligible pairs are chosen to maximise, in this order: total credit, number of
+   matched pairs, total overlap, and closeness of boundaries (smallest summed start and end
+   distance). Pairs in a connected group are solved exactly (Hungarian algorithm); any tie left
+   goes to the earlier reference and prediction in (start, end, type) order, so the result never
+   depends on the order of the input.
+
+``matching="greedy"`` replaces step 2 by the paper's first-found rule: each reference mention, in
+position order, takes the first free eligible prediction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from .spans import IntArray, Spans
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+Method = Literal["optimal", "greedy"]
+
+# Kind bits.
+SAME_TYPE, SAME_START, SAME_END = 1, 2, 4
+EXACT = SAME_TYPE | SAME_START | SAME_END
+SAME_SPAN = SAME_START | SAME_END
+# Levels a criterion gives a kind.
+NONE, FULL, PARTIAL, ZERO = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """Every overlapping (reference, prediction) pair, sorted by (reference, prediction)."""
+
+    ref: IntArray
+    pred: IntArray
+    kind: IntArray
+    overlap: IntArray
+    ref_len: IntArray
+    pred_len: IntArray
+    distance: IntArray  # |start difference| + |end difference|
+
+    def __len__(self) -> int:
+        return int(self.ref.shape[0])
+
+    def dice(self) -> FloatArray:
+        return (2.0 * self.overlap / (self.ref_len + self.pred_len)).astype(np.float64)
+
+    def iou(self) -> FloatArray:
+        return (self.overlap / (self.ref_len + self.pred_len - self.overlap)).astype(np.float64)
+
+    def relation(self) -> IntArray:
+        """0 same span, 1 prediction longer (contains the reference), 2 shorter (inside it), 3 crossing."""
+        contains = self.overlap == self.ref_len
+        inside = self.overlap == self.pred_len
+        return np.where(contains & inside, 0, np.where(contains, 1, np.where(inside, 2, 3))).astype(np.int64)
+
+    def select(self, keep: BoolArray) -> Pairs:
+        return Pairs(
+            self.ref[keep],
+            self.pred[keep],
+            self.kind[keep],
+            self.overlap[keep],
+            self.ref_len[keep],
+            self.pred_len[keep],
+            self.distance[keep],
+        )
+
+
+def _expand(lo: IntArray, hi: IntArray) -> tuple[IntArray, IntArray]:
+    counts = np.maximum(hi - lo, 0)
+    owner = np.repeat(np.arange(lo.shape[0], dtype=np.int64), counts)
+    offset = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    return owner, np.repeat(lo, counts) + offset
+
+
+def find_pairs(reference: Spans, predicted: Spans) -> Pairs:
+    """All overlapping pairs. Both span sets must share one type vocabulary and be sorted."""
+    rs, re_, rt = reference.start, reference.end, reference.type
+    ps, pe, pt = predicted.start, predicted.end, predicted.type
+    # Of two overlapping spans, the one that starts later starts inside the other.
+    r1, p1 = _expand(np.searchsorted(ps, rs, "left"), np.searchsorted(ps, re_, "left"))
+    p2, r2 = _expand(np.searchsorted(rs, ps, "right"), np.searchsorted(rs, pe, "left"))
+    ref = np.concatenate((r1, r2))
+    pred = np.concatenate((p1, p2))
+    if ref.shape[0]:
+        order = np.lexsort((pred, ref))
+        ref, pred = ref[order], pred[order]
+    a_s, a_e, b_s, b_e = rs[ref], re_[ref], ps[pred], pe[pred]
+    kind = (
+        (rt[ref] == pt[pred]) * SAME_TYPE + (a_s == b_s) * SAME_START + (a_e == b_e) * SAME_END
+    ).astype(np.int64)
+    overlap = np.minimum(a_e, b_e) - np.maximum(a_s, b_s)
+    return Pairs(
+        ref=ref,
+        pred=pred,
+        kind=kind,
+        overlap=overlap.astype(np.int64),
+        ref_len=(a_e - a_s).astype(np.int64),
+        pred_len=(b_e - b_s).astype(np.int64),
+        distance=(np.abs(a_s - b_s) + np.abs(a_e - b_e)).astype(np.int64),
+    )
+
+
+@dataclass(frozen=True)
+class Matching:
+    """Matched pairs (indices into ``Pairs``) with each pair's level and credit."""
+
+    pair: IntArray
+    level: IntArray
+    credit: FloatArray
+
+
+def assign(
+    pairs: Pairs,
+    levels: IntArray,
+    partial_credit: FloatArray,
+    method: Method = "optimal",
+) -> Matching:
+    """Match pairs one to one under a criterion.
+
+    ``levels[pair]`` is the criterion's level for each pair (NONE excludes it) and
+    ``partial_credit[pair]`` the credit of a PARTIAL pair; a PARTIAL pair with no credit is excluded.
+    """
+    level = levels
+    credit = np.where(level == FULL, 1.0, np.where(level == PARTIAL, partial_credit, 0.0))
+    eligible = (level == FULL) | (level == ZERO) | ((level == PARTIAL) & (credit > 0))
+    idx = np.flatnonzero(eligible)
+    chosen: list[IntArray] = []
+
+    # 1. Same span and type first.
+    exact = idx[pairs.kind[idx] == EXACT]
+    exact = exact[level[exact] != NONE]
+    exact = _greedy_unique(exact, pairs)
+    chosen.append(exact)
+    ref_used = np.zeros(int(pairs.ref.max()) + 1 if len(pairs) else 0, dtype=bool)
+    pred_used = np.zeros(int(pairs.pred.max()) + 1 if len(pairs) else 0, dtype=bool)
+    ref_used[pairs.ref[exact]] = True
+    pred_used[pairs.pred[exact]] = True
+
+    # 2. The rest: isolated pairs directly, connected groups exactly (or greedily).
+    rest = idx[~ref_used[pairs.ref[idx]] & ~pred_used[pairs.pred[idx]]]
+    if rest.shape[0]:
+        r, p = pairs.ref[rest], pairs.pred[rest]
+        deg_r = np.bincount(r, minlength=ref_used.shape[0])[r]
+        deg_p = np.bincount(p, minlength=pred_used.shape[0])[p]
+        alone = (deg_r == 1) & (deg_p == 1)
+        chosen.append(rest[alone])
+        grouped = rest[~alone]
+        if grouped.shape[0]:
+            solve = _solve_greedy if method == "greedy" else _solve_optimal
+            chosen.append(np.array(_by_group(grouped, pairs, credit, solve), dtype=np.int64))
+    picked = np.sort(np.concatenate(chosen)) if chosen else np.zeros(0, dtype=np.int64)
+    return Matching(pair=picked, level=level[picked], credit=credit[picked].astype(np.float64))
+
+
+def _greedy_unique(cand: IntArray, pairs: Pairs) -> IntArray:
+    """Keep pairs (already in position order) whose reference and prediction are both unused."""
+    if cand.shape[0] == 0:
+        return cand
+    r, p = pairs.ref[cand], pairs.pred[cand]
+    if np.unique(r).shape[0] == r.shape[0] and np.unique(p).shape[0] == p.shape[0]:
+        return cand
+    used_r: set[int] = set()
+    used_p: set[int] = set()
+    keep = []
+    for k, a, b in zip(cand.tolist(), r.tolist(), p.tolist(), strict=True):
+        if a not in used_r and b not in used_p:
+            used_r.add(a)
+            used_p.add(b)
+            keep.append(k)
+    return np.array(keep, dtype=np.int64)
+
+
+Solver = Callable[[list[int], Pairs, FloatArray], list[int]]
+
+
+def _by_group(cand: IntArray, pairs: Pairs, credit: FloatArray, solve: Solver) -> list[int]:
+    """Split candidate pairs into connected groups and solve each one."""
+    parent: dict[tuple[str, int], tuple[str, int]] = {}
+
+    def find(x: tuple[str, int]) -> tuple[str, int]:
+        root = x
+        while parent.get(root, root) != root:
+            root = parent[root]
+        while parent.get(x, x) != root:
+            parent[x], x = root, parent[x]
+        return root
+
+    for k in cand.tolist():
+        a, b = find(("r", int(pairs.ref[k]))), find(("p", int(pairs.pred[k])))
+        if a != b:
+            parent[a] = b
+    groups: dict[tuple[str, int], list[int]] = {}
+    for k in cand.tolist():
+        groups.setdefault(find(("r", int(pairs.ref[k]))), []).append(k)
+    out: list[int] = []
+    for members in groups.values():
+        out.extend(solve(sorted(members), pairs, credit))
+    return out
+
+
+def _solve_greedy(members: list[int], pairs: Pairs, credit: FloatArray) -> list[int]:
+    used_r: set[int] = set()
+    used_p: set[int] = set()
+    keep = []
+    for k in members:  # sorted by (reference, prediction): the first found wins
+        a, b = int(pairs.ref[k]), int(pairs.pred[k])
+        if a not in used_r and b not in used_p:
+            used_r.add(a)
+            used_p.add(b)
+            keep.append(k)
+    return keep
+
+
+CREDIT_STEPS = 1 << 24
+
+
+def _solve_optimal(members: list[int], pairs: Pairs, credit: FloatArray) -> list[int]:
+    refs = sorted({int(pairs.ref[k]) for k in members})
+    preds = sorted({int(pairs.pred[k]) for k in members})
+    ri = {r: i for i, r in enumerate(refs)}
+    pi = {p: i for i, p in enumerate(preds)}
+    m = min(len(refs), len(preds))
+    dmax = max(int(pairs.distance[k]) for k in members)
+    omax = max(int(pairs.overlap[k]) for k in members)
+    # Integer weights make the lexicographic order exact: credit, count, overlap, closeness.
+    m1 = m * dmax + 1
+    m2 = m1 * (m * omax + 1)
+    m3 = m2 * (m + 1)
+    n = max(len(refs), len(preds))
+    weight = [[0] * n for _ in range(n)]
+    pair_at: dict[tuple[int, int], int] = {}
+    for k in members:
+        i, j = ri[int(pairs.ref[k])], pi[int(pairs.pred[k])]
+        c = round(float(credit[k]) * CREDIT_STEPS)
+        weight[i][j] = c * m3 + m2 + int(pairs.overlap[k]) * m1 + (dmax - int(pairs.distance[k]))
+        pair_at[(i, j)] = k
+    assignment = _hungarian_max(weight)
+    return sorted(pair_at[(i, j)] for i, j in enumerate(assignment) if (i, j) in pair_at and weight[i][j] > 0)
+
+
+def _hungarian_max(weight: list[list[int]]) -> list[int]:
+    """Column assigned to each row in a maximum-weight perfect matching of a square matrix."""
+    n = len(weight)
+    top = max((max(row) for row in weight), default=0)
+    cost = [[top - w for w in row] for row in weight]
+    inf = float("inf")
+    u = [0] * (n + 1)
+    v = [0] * (n + 1)
+    p = [0] * (n + 1)
+    way = [0] * (n + 1)
+    for i in range(1, n + 1):
+        p[0] = i
+        j0 = 0
+        minv: list[float] = [inf] * (n + 1)
+        used = [False] * (n + 1)
+        while True:
+            used[j0] = True
+            i0 = p[j0]
+            delta: float = inf
+            j1 = 0
+            for j in range(1, n + 1):
+                if not used[j]:
+                    cur = cost[i0 - 1][j - 1] - u[i0] - v[j]
+                    if cur < minv[j]:
+                        minv[j] = cur
+                        way[j] = j0
+                    if minv[j] < delta:
+                        delta = minv[j]
+                        j1 = j
+            for j in range(n + 1):
+                if used[j]:
+                    u[p[j]] += int(delta)
+                    v[j] -= int(delta)
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while True:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+            if j0 == 0:
+                break
+    row_to_col = [0] * n
+    for j in range(1, n + 1):
+        if p[j]:
+            row_to_col[p[j] - 1] = j - 1
+    return row_to_col

@@ -1,0 +1,190 @@
+"""Scores from counts: precision, recall and F1 for every criterion, scheme, type and average.
+
+Precision divides the credit earned by predictions by the number of predictions; recall divides
+the credit earned by reference mentions by the number of reference mentions (000, eq. 1 and 2).
+A pair earns 1 when it matches fully and the partial credit when it matches partially. Where a
+denominator is zero, the score is ``zero_division`` (0.0 by default; 1.0 and NaN are allowed),
+as in scikit-learn; F1 is 0 when precision and recall are both 0.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .counts import ERROR_FIELDS, MATCH_FIELDS, UNITS, Counts
+from .errors import OptionError
+from .spans import IntArray
+
+F = {name: i for i, name in enumerate(MATCH_FIELDS)}
+
+
+@dataclass(frozen=True)
+class PRF:
+    precision: float
+    recall: float
+    f1: float
+
+
+def check_zero_division(value: float) -> float:
+    if not (value in (0.0, 1.0) or math.isnan(value)):
+        raise OptionError("zero_division must be 0, 1 or nan")
+    return float(value)
+
+
+def prf(credit_pred: float, credit_ref: float, n_pred: int, n_ref: int, zero_division: float = 0.0) -> PRF:
+    """Precision, recall and F1 from earned credit and the two denominators.
+
+    >>> prf(3.5, 3.5, 4, 5)
+    PRF(precision=0.875, recall=0.7, f1=0.7777777777777778)
+    """
+    p = credit_pred / n_pred if n_pred else zero_division
+    r = credit_ref / n_ref if n_ref else zero_division
+    if n_pred == 0 and n_ref == 0:
+        f = zero_division
+    elif math.isnan(p) or math.isnan(r):
+        f = math.nan
+    elif p + r == 0:
+        f = 0.0
+    else:
+        f = 2 * p * r / (p + r)
+    return PRF(p, r, f)
+
+
+def credit_of(table: IntArray, credit: str, side: str, fixed_half: bool = False) -> np.ndarray[Any, np.dtype[np.float64]]:
+    """Credit earned per type on one side ("ref" or "pred") of a match table."""
+    full = table[F[f"full_{side}"]].astype(np.float64)
+    partial = table[F[f"partial_{side}"]].astype(np.float64)
+    if fixed_half:
+        return full + 0.5 * partial
+    if credit in ("dice", "iou", "judge"):
+        return full + table[F[f"units_{side}"]].astype(np.float64) / UNITS
+    return full + float(credit) * partial
+
+
+def match_scores(
+    table: IntArray, counts: Counts, credit: str, zero_division: float, fixed_half: bool = False
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Micro-averaged block and one block per type for one criterion's match table."""
+    cp = credit_of(table, credit, "pred", fixed_half)
+    cr = credit_of(table, credit, "ref", fixed_half)
+    total = prf(float(cp.sum()), float(cr.sum()), int(counts.predicted.sum()), int(counts.reference.sum()), zero_division)
+    micro = {
+        "precision": total.precision,
+        "recall": total.recall,
+        "f1": total.f1,
+        "full": int(table[F["full_ref"]].sum()),
+        "partial": int(table[F["partial_ref"]].sum()),
+        "credit": float(cr.sum()),
+        "predicted": int(counts.predicted.sum()),
+        "reference": int(counts.reference.sum()),
+    }
+    per_type = []
+    for t in range(len(counts.types)):
+        s = prf(float(cp[t]), float(cr[t]), int(counts.predicted[t]), int(counts.reference[t]), zero_division)
+        per_type.append(
+            {
+                "precision": s.precision,
+                "recall": s.recall,
+                "f1": s.f1,
+                "full": int(table[F["full_ref"], t]),
+                "partial": int(table[F["partial_ref"], t]),
+                "credit": float(cr[t]),
+                "predicted": int(counts.predicted[t]),
+                "reference": int(counts.reference[t]),
+            }
+        )
+    return micro, per_type
+
+
+def semeval_block(table: IntArray, n_pred: int, n_ref: int, zero_division: float, t: int | None) -> dict[str, Any]:
+    """MUC categories and scores; for one type, COR/INC/PAR count matched reference mentions of it."""
+
+    def get(name: str) -> int:
+        row = table[F[name]]
+        return int(row.sum() if t is None else row[t])
+
+    cor, par, inc = get("full_ref"), get("partial_ref"), get("zero_ref")
+    cor_p, par_p, inc_p = get("full_pred"), get("partial_pred"), get("zero_pred")
+    mis = n_ref - cor - par - inc
+    spu = n_pred - cor_p - par_p - inc_p
+    s = prf(cor_p + 0.5 * par_p, cor + 0.5 * par, n_pred, n_ref, zero_division)
+    block: dict[str, Any] = {
+        "correct": cor,
+        "incorrect": inc,
+        "partial": par,
+        "missed": mis,
+        "spurious": spu,
+        "possible": n_ref,
+        "actual": n_pred,
+        "precision": s.precision,
+        "recall": s.recall,
+        "f1": s.f1,
+    }
+    if t is not None and (cor_p, par_p, inc_p) != (cor, par, inc):
+        block.update(correct_predicted=cor_p, partial_predicted=par_p, incorrect_predicted=inc_p)
+    return block
+
+
+def token_block(row_tp: int, row_ref: int, row_pred: int, zero_division: float) -> dict[str, Any]:
+    s = prf(row_tp, row_tp, row_pred, row_ref, zero_division)
+    return {
+        "precision": s.precision,
+        "recall": s.recall,
+        "f1": s.f1,
+        "true_positive": row_tp,
+        "predicted": row_pred,
+        "reference": row_ref,
+    }
+
+
+def macro(blocks: list[dict[str, Any]]) -> dict[str, float]:
+    """Unweighted mean over types of per-type precision, recall and F1."""
+    if not blocks:
+        return {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+    return {k: float(np.mean([b[k] for b in blocks])) for k in ("precision", "recall", "f1")}
+
+
+def score_counts(counts: Counts, *, zero_division: float = 0.0) -> dict[str, Any]:
+    """Every score as plain data: the body of a report's JSON."""
+    zd = check_zero_division(zero_division)
+    metrics: dict[str, Any] = {}
+    per_type: dict[str, dict[str, Any]] = {t: {"metrics": {}, "semeval": {}} for t in counts.types}
+    macro_avg: dict[str, Any] = {}
+    credit = counts.credit
+    for name, table in counts.criteria.items():
+        rule = "judge" if name == "learned" else credit
+        micro, types = match_scores(table, counts, rule, zd)
+        metrics[name] = micro
+        macro_avg[name] = macro(types)
+        for t, block in zip(counts.types, types, strict=True):
+            per_type[t]["metrics"][name] = block
+    tp, ref, pred = (counts.token[i] for i in range(3))
+    metrics["token"] = token_block(int(tp.sum()), int(ref.sum()), int(pred.sum()), zd)
+    token_types = []
+    for i, t in enumerate(counts.types):
+        per_type[t]["metrics"]["token"] = token_block(int(tp[i]), int(ref[i]), int(pred[i]), zd)
+        token_types.append(per_type[t]["metrics"]["token"])
+    macro_avg["token"] = macro(token_types)
+
+    semeval: dict[str, Any] = {}
+    for name, table in counts.schemes.items():
+        semeval[name] = semeval_block(table, int(counts.predicted.sum()), int(counts.reference.sum()), zd, None)
+        for i, t in enumerate(counts.types):
+            per_type[t]["semeval"][name] = semeval_block(
+                table, int(counts.predicted[i]), int(counts.reference[i]), zd, i
+            )
+    errors: dict[str, Any] = {f: int(counts.errors[i].sum()) for i, f in enumerate(ERROR_FIELDS)}
+    errors["per_type"] = {
+        t: {f: int(counts.errors[i, j]) for i, f in enumerate(ERROR_FIELDS)} for j, t in enumerate(counts.types)
+    }
+    return {
+        "metrics": metrics,
+        "semeval": semeval,
+        "per_type": per_type,
+        "macro": macro_avg,
+        "errors": errors,
+    }

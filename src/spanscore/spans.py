@@ -1,0 +1,83 @@
+"""Mentions as columns of integers: the data every later stage works on.
+
+Positions are global: token offsets counted over the whole corpus (CoNLL) or character offsets
+with each document shifted past the previous one (JSONL). Two mentions can then overlap only if
+they lie in the same sentence or document, and overlap tests need no document ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Spans:
+    """Mentions sorted by (start, end, type); ``unit`` is the sentence or document of each."""
+
+    start: IntArray
+    end: IntArray
+    type: IntArray  # index into ``types``
+    unit: IntArray
+    types: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return int(self.start.shape[0])
+
+    @staticmethod
+    def build(
+        start: IntArray, end: IntArray, type_: IntArray, unit: IntArray, types: Sequence[str]
+    ) -> Spans:
+        order = np.lexsort((type_, end, start))
+        return Spans(
+            start=np.ascontiguousarray(start[order], dtype=np.int64),
+            end=np.ascontiguousarray(end[order], dtype=np.int64),
+            type=np.ascontiguousarray(type_[order], dtype=np.int64),
+            unit=np.ascontiguousarray(unit[order], dtype=np.int64),
+            types=tuple(types),
+        )
+
+    @staticmethod
+    def empty(types: Sequence[str] = ()) -> Spans:
+        z = np.zeros(0, dtype=np.int64)
+        return Spans(z, z, z, z, tuple(types))
+
+    def with_types(self, types: Sequence[str]) -> Spans:
+        """Re-index onto a vocabulary that contains every type used here."""
+        types = tuple(types)
+        if types == self.types:
+            return self
+        index = {t: i for i, t in enumerate(types)}
+        remap = np.array([index[t] for t in self.types], dtype=np.int64)
+        return Spans.build(self.start, self.end, remap[self.type] if len(self) else self.type, self.unit, types)
+
+    def select(self, keep: npt.NDArray[np.bool_]) -> Spans:
+        return Spans(self.start[keep], self.end[keep], self.type[keep], self.unit[keep], self.types)
+
+    def map_types(self, mapping: Mapping[str, str | None], keep: Iterable[str] | None = None) -> Spans:
+        """Rename types (a type mapped to None or "O" is dropped), then keep only ``keep``."""
+        renamed = [mapping.get(t, t) for t in self.types]
+        renamed = [None if r in (None, "", "O") else r for r in renamed]
+        wanted = None if keep is None else set(keep)
+        final = [r if r is not None and (wanted is None or r in wanted) else None for r in renamed]
+        names = sorted({r for r in final if r is not None})
+        index = {t: i for i, t in enumerate(names)}
+        remap = np.array([index[r] if r is not None else -1 for r in final] or [-1], dtype=np.int64)
+        new_type = remap[self.type] if len(self) else self.type
+        keep_mask = new_type >= 0
+        return Spans.build(
+            self.start[keep_mask], self.end[keep_mask], new_type[keep_mask], self.unit[keep_mask], names
+        )
+
+
+def union_types(*spans: Spans) -> tuple[str, ...]:
+    return tuple(sorted({t for s in spans for t in s.types}))
+
+
+def type_counts(spans: Spans, n_types: int) -> IntArray:
+    return np.bincount(spans.type, minlength=n_types).astype(np.int64)
