@@ -7,11 +7,11 @@
 
 __version__ = "0.1.0"
 
-from .api import evaluate, load  # noqa: E402
-from .counts import Counts, Options, count  # noqa: E402
-from .errors import InputError, OptionError, SpanscoreError  # noqa: E402
-from .report import Report  # noqa: E402
-from .spans import Spans  # noqa: E402
+from .api import evaluate, load
+from .counts import Counts, Options, count
+from .errors import InputError, OptionError, SpanscoreError
+from .report import Report
+from .spans import Spans
 
 __all__ = [
     "Counts",
@@ -19,8 +19,8 @@ __all__ = [
     "OptionError",
     "Options",
     "Report",
-    "SpanscoreError",
     "Spans",
+    "SpanscoreError",
     "__version__",
     "count",
     "evaluate",

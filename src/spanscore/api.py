@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .counts import CreditRule, MinOverlapOf, Options, count, credit_label
+from .counts import Counts, CreditRule, Details, MinOverlapOf, Options, count, credit_label
 from .errors import OptionError
 from .io.conll import Delimiter
-from .io.load import FORMATS, Format, Loaded, load_conll, load_jsonl, load_labels, load_spans, unify
+from .io.load import FORMATS, Format, Loaded, Text, load_conll, load_jsonl, load_labels, load_spans, unify
 from .judging import Judge, JudgeCredit, learned_credit
 from .matching import Method
 from .report import Report
 from .scores import check_zero_division
+from .stream import DEFAULT_CHUNK, count_chunk, merge_all, plan_chunks
 
 
 def load(
@@ -74,6 +75,90 @@ def _parse_type_map(type_map: Mapping[str, str] | None) -> dict[str, str | None]
     return {str(k): (None if v in (None, "", "O") else str(v)) for k, v in type_map.items()}
 
 
+def _evaluate_stream(
+    reference: Any,
+    predicted: Any,
+    opts: Options,
+    *,
+    merged: bool,
+    labels: str,
+    repair: str,
+    delimiter: Delimiter,
+    token_column: int,
+    label_column: int,
+    mapping: dict[str, str | None],
+    types: Sequence[str] | None,
+    chunk_bytes: int,
+    progress: Callable[[int, int], None] | None,
+) -> Counts:
+    for name, value in (("reference", reference), ("predicted", predicted)):
+        if (value is not None or not merged) and not isinstance(value, str | Path):
+            raise OptionError(f"format='conll' expects {name} as a file path, not {type(value).__name__}")
+    if merged and predicted is not None:
+        raise OptionError("with merged=True give only reference (the merged file)")
+    pred = None if merged else predicted
+    plan = plan_chunks(reference, pred, chunk_bytes)
+    total = plan[-1].ref_end
+    parts = []
+    for chunk in plan:
+        parts.append(
+            count_chunk(
+                reference,
+                pred,
+                chunk,
+                opts,
+                labels=labels,
+                repair=repair,
+                delimiter=delimiter,
+                token_column=token_column,
+                label_column=label_column,
+                type_map=mapping,
+                types=types,
+            )
+        )
+        if progress is not None:
+            progress(chunk.ref_end, total)
+    return merge_all(parts)
+
+
+def _evaluate_memory(
+    reference: Any,
+    predicted: Any,
+    opts: Options,
+    *,
+    format: Format,
+    merged: bool,
+    labels: str,
+    repair: str,
+    delimiter: Delimiter,
+    token_column: int,
+    label_column: int,
+    mapping: dict[str, str | None],
+    types: Sequence[str] | None,
+    judge: Judge | None,
+    judge_credit: JudgeCredit,
+    keep_details: bool,
+) -> tuple[Counts, Details | None, Text]:
+    loaded = load(
+        reference=reference,
+        predicted=predicted,
+        format=format,
+        labels=labels,
+        repair=repair,
+        merged=merged,
+        delimiter=delimiter,
+        token_column=token_column,
+        label_column=label_column,
+    )
+    ref, pred = loaded.reference, loaded.predicted
+    if mapping or types is not None:
+        ref, pred = unify(ref.map_types(mapping, types), pred.map_types(mapping, types))
+    learned = learned_credit(judge, ref, pred, loaded.text, judge_credit) if judge is not None else None
+    counts, details = count(ref, pred, opts, learned=learned, keep_details=keep_details)
+    counts.documents, counts.sentences, counts.tokens = loaded.documents, loaded.sentences, loaded.tokens
+    return counts, details, loaded.text
+
+
 def evaluate(
     *,
     reference: Any,
@@ -96,18 +181,24 @@ def evaluate(
     judge_credit: JudgeCredit = "accept",
     judge_name: str = "none",
     keep_details: bool = True,
+    chunk_bytes: int = DEFAULT_CHUNK,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Report:
     """Score predicted mentions against reference mentions under every criterion.
 
     ``format`` says what ``reference`` and ``predicted`` are: ``"conll"`` and ``"jsonl"`` take file
     paths, ``"labels"`` takes lists of label lists (one per sentence), ``"spans"`` takes lists of
-    ``(start, end, label)`` per document. Nothing is guessed from Python types.
+    ``(start, end, label)`` per document. Nothing is guessed from Python types. With
+    ``keep_details=False`` CoNLL files are streamed in chunks of ``chunk_bytes`` (bounded memory);
+    the report then has counts and scores but no matched pairs.
 
     >>> r = evaluate(reference=[["B-ORG", "I-ORG", "I-ORG", "I-ORG"]],
     ...              predicted=[["O", "B-ORG", "I-ORG", "I-ORG"]], format="labels")
     >>> r.metrics["strict"]["f1"], r.metrics["overlap"]["f1"]
     (0.0, 0.5)
     """
+    if format not in FORMATS:
+        raise OptionError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
     if isinstance(credit, str):
         if credit not in ("dice", "iou"):
             try:
@@ -120,45 +211,88 @@ def evaluate(
     zd = check_zero_division(float(zero_division))
     if judge_credit not in ("accept", "probability"):
         raise OptionError("judge_credit must be accept or probability")
-    loaded = load(
-        reference=reference,
-        predicted=predicted,
+    mapping = _parse_type_map(type_map)
+    details: Details | None = None
+    text: Text | None = None
+    if format == "conll" and not keep_details and judge is None:
+        counts = _evaluate_stream(
+            reference,
+            predicted,
+            opts,
+            merged=merged,
+            labels=labels,
+            repair=repair,
+            delimiter=delimiter,
+            token_column=token_column,
+            label_column=label_column,
+            mapping=mapping,
+            types=types,
+            chunk_bytes=chunk_bytes,
+            progress=progress,
+        )
+    else:
+        counts, details, text = _evaluate_memory(
+            reference,
+            predicted,
+            opts,
+            format=format,
+            merged=merged,
+            labels=labels,
+            repair=repair,
+            delimiter=delimiter,
+            token_column=token_column,
+            label_column=label_column,
+            mapping=mapping,
+            types=types,
+            judge=judge,
+            judge_credit=judge_credit,
+            keep_details=keep_details,
+        )
+    options = score_options(
         format=format,
+        merged=merged,
         labels=labels,
         repair=repair,
-        merged=merged,
-        delimiter=delimiter,
-        token_column=token_column,
-        label_column=label_column,
+        credit=credit,
+        matching=matching,
+        min_overlap=min_overlap,
+        min_overlap_of=min_overlap_of,
+        types=types,
+        mapping=mapping,
+        zero_division=zd,
     )
-    ref, pred = loaded.reference, loaded.predicted
-    mapping = _parse_type_map(type_map)
-    if mapping or types is not None:
-        ref, pred = unify(ref.map_types(mapping, types), pred.map_types(mapping, types))
-    learned = None
     if judge is not None:
-        learned = learned_credit(judge, ref, pred, loaded.text, judge_credit)
-    counts, details = count(ref, pred, opts, learned=learned, keep_details=keep_details)
-    counts.documents, counts.sentences, counts.tokens = loaded.documents, loaded.sentences, loaded.tokens
-    options: dict[str, Any] = {
+        options["judge"] = f"{judge_name}/{judge_credit}"
+    return Report(
+        counts=counts, signature=signature(options), options=options, zero_division=zd, details=details, text=text
+    )
+
+
+def score_options(
+    *,
+    format: str,
+    merged: bool,
+    labels: str,
+    repair: str,
+    credit: CreditRule,
+    matching: str,
+    min_overlap: float,
+    min_overlap_of: str,
+    types: Sequence[str] | None,
+    mapping: Mapping[str, str | None],
+    zero_division: float,
+) -> dict[str, Any]:
+    """Every option that can change a number, as the signature records it."""
+    token_based = format in ("conll", "labels")
+    return {
         "format": format + ("-merged" if merged else ""),
-        "labels": labels.upper() if format in ("conll", "labels") else "spans",
-        "repair": repair if format in ("conll", "labels") else "n/a",
+        "labels": labels.upper() if token_based else "spans",
+        "repair": repair if token_based else "n/a",
         "credit": credit_label(credit),
         "matching": matching,
         "min-overlap": f"{min_overlap:g}" + (f"/{min_overlap_of}" if min_overlap else ""),
         "types": ",".join(sorted(types)) if types is not None else "all",
         "type-map": ",".join(f"{k}={v or 'O'}" for k, v in sorted(mapping.items())) or "none",
-        "zero-division": f"{zd:g}",
-        "units": "tokens" if format in ("conll", "labels") else "characters",
+        "zero-division": f"{zero_division:g}",
+        "units": "tokens" if token_based else "characters",
     }
-    if judge is not None:
-        options["judge"] = f"{judge_name}/{judge_credit}"
-    return Report(
-        counts=counts,
-        signature=signature(options),
-        options=options,
-        zero_division=zd,
-        details=details,
-        text=loaded.text,
-    )

@@ -21,18 +21,38 @@ from .criteria import (
     SCHEMES,
     TAXONOMY,
     WRONG_LABEL_OVERLAP_KINDS,
-    Criterion,
 )
 from .errors import OptionError
-from .matching import EXACT, FULL, PARTIAL, SAME_END, SAME_SPAN, SAME_START, ZERO, Matching, Method, Pairs
+from .matching import (
+    EXACT,
+    FULL,
+    PARTIAL,
+    SAME_END,
+    SAME_SPAN,
+    SAME_START,
+    ZERO,
+    Matching,
+    Method,
+    Pairs,
+    find_pairs,
+    fixed_exact,
+)
 from .matching import assign as assign_pairs
-from .matching import find_pairs
 from .spans import IntArray, Spans
 
 FloatArray = npt.NDArray[np.float64]
 UNITS = 1 << 32  # proportional credit is summed as integers of 2^-32 so that sums are exact
 
-MATCH_FIELDS = ("full_ref", "partial_ref", "zero_ref", "units_ref", "full_pred", "partial_pred", "zero_pred", "units_pred")
+MATCH_FIELDS = (
+    "full_ref",
+    "partial_ref",
+    "zero_ref",
+    "units_ref",
+    "full_pred",
+    "partial_pred",
+    "zero_pred",
+    "units_pred",
+)
 TOKEN_FIELDS = ("true_positive", "reference", "predicted")
 ERROR_FIELDS = (
     "correct",
@@ -227,10 +247,11 @@ def count(
         pairs = pairs.select(_enough_overlap(pairs, options))
     partial = _partial_credit(pairs, options.credit)
     half = np.full(len(pairs), 0.5)
+    fixed = fixed_exact(pairs)
 
     matchings: dict[str, Matching] = {}
     for crit in CRITERIA:
-        m = assign_pairs(pairs, crit.levels(pairs.kind), partial, options.matching)
+        m = assign_pairs(pairs, crit.levels(pairs.kind), partial, options.matching, fixed=fixed)
         counts.criteria[crit.name] = _tally(m, pairs, reference, predicted, n_types)
         matchings[crit.name] = m
     if learned is not None:
@@ -239,12 +260,14 @@ def count(
         credit = np.zeros(len(pairs))
         if judged.shape[0]:
             credit[judged] = np.clip(np.asarray(learned(pairs, judged), dtype=np.float64), 0.0, 1.0)
-        m = assign_pairs(pairs, levels, credit, options.matching)
+        m = assign_pairs(pairs, levels, credit, options.matching, fixed=fixed)
         counts.criteria[LEARNED.name] = _tally(m, pairs, reference, predicted, n_types)
         matchings[LEARNED.name] = m
     schemes: dict[str, Matching] = {}
     for scheme in SCHEMES:
-        m = assign_pairs(pairs, scheme.levels(pairs.kind), half if scheme.fixed_half else partial, options.matching)
+        m = assign_pairs(
+            pairs, scheme.levels(pairs.kind), half if scheme.fixed_half else partial, options.matching, fixed=fixed
+        )
         counts.schemes[scheme.name] = _tally(m, pairs, reference, predicted, n_types)
         schemes[scheme.name] = m
     counts.errors = _taxonomy(schemes[TAXONOMY.name], pairs, reference, predicted, n_types)
@@ -256,9 +279,7 @@ def count(
 def _enough_overlap(pairs: Pairs, options: Options) -> npt.NDArray[np.bool_]:
     of_ref = pairs.overlap / pairs.ref_len
     of_pred = pairs.overlap / pairs.pred_len
-    ratio = {"reference": of_ref, "predicted": of_pred, "both": np.minimum(of_ref, of_pred)}[
-        options.min_overlap_of
-    ]
+    ratio = {"reference": of_ref, "predicted": of_pred, "both": np.minimum(of_ref, of_pred)}[options.min_overlap_of]
     same_span = (pairs.kind & SAME_SPAN) == SAME_SPAN
     ok: npt.NDArray[np.bool_] = same_span | (ratio >= options.min_overlap)
     return ok

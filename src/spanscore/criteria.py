@@ -43,9 +43,7 @@ LEARNED = Criterion("learned", _table({EXACT: FULL, **dict.fromkeys(_SAME_TYPE_O
 SEMEVAL_STRICT = Criterion("strict", _table({EXACT: FULL}, default=ZERO))
 SEMEVAL_EXACT = Criterion("exact", _table({EXACT: FULL, SAME_SPAN: FULL}, default=ZERO))
 SEMEVAL_PARTIAL = Criterion("partial", _table({EXACT: FULL, SAME_SPAN: FULL}, default=PARTIAL), fixed_half=True)
-SEMEVAL_TYPE = Criterion(
-    "type", _table({EXACT: FULL, **dict.fromkeys(_SAME_TYPE_OVERLAP, FULL)}, default=ZERO)
-)
+SEMEVAL_TYPE = Criterion("type", _table({EXACT: FULL, **dict.fromkeys(_SAME_TYPE_OVERLAP, FULL)}, default=ZERO))
 
 CRITERIA: tuple[Criterion, ...] = (STRICT, BOUNDARY, LEFT, RIGHT, OVERLAP)
 SCHEMES: tuple[Criterion, ...] = (SEMEVAL_STRICT, SEMEVAL_EXACT, SEMEVAL_PARTIAL, SEMEVAL_TYPE)

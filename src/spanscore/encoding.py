@@ -134,12 +134,7 @@ def _tables(
     pp, pc = p[:, None], p[None, :]
     same = (t[:, None] == t[None, :]) & (t[:, None] >= 0)
     # conlleval's endOfChunk / startOfChunk, with every encoding's prefixes mapped onto B I E S O.
-    end = (
-        (pp == E)
-        | (pp == S)
-        | (((pp == B) | (pp == I)) & ((pc == B) | (pc == S) | (pc == O)))
-        | ((pp != O) & ~same)
-    )
+    end = (pp == E) | (pp == S) | (((pp == B) | (pp == I)) & ((pc == B) | (pc == S) | (pc == O))) | ((pp != O) & ~same)
     start = (
         (pc == B)
         | (pc == S)
@@ -270,6 +265,8 @@ def encode(
         prefix[spans.start[single]] = S
     codes = np.where(typ >= 0, prefix * max(n_types, 1) + typ, -1)
     used = np.unique(codes)
-    vocab = ["O" if c < 0 else f"{spec.letter(int(c) // max(n_types, 1))}-{spans.types[int(c) % max(n_types, 1)]}"
-             for c in used]
+    vocab = [
+        "O" if c < 0 else f"{spec.letter(int(c) // max(n_types, 1))}-{spans.types[int(c) % max(n_types, 1)]}"
+        for c in used
+    ]
     return np.searchsorted(used, codes).astype(np.int64), tuple(vocab)

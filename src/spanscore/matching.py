@@ -98,9 +98,7 @@ def find_pairs(reference: Spans, predicted: Spans) -> Pairs:
         order = np.lexsort((pred, ref))
         ref, pred = ref[order], pred[order]
     a_s, a_e, b_s, b_e = rs[ref], re_[ref], ps[pred], pe[pred]
-    kind = (
-        (rt[ref] == pt[pred]) * SAME_TYPE + (a_s == b_s) * SAME_START + (a_e == b_e) * SAME_END
-    ).astype(np.int64)
+    kind = ((rt[ref] == pt[pred]) * SAME_TYPE + (a_s == b_s) * SAME_START + (a_e == b_e) * SAME_END).astype(np.int64)
     overlap = np.minimum(a_e, b_e) - np.maximum(a_s, b_s)
     return Pairs(
         ref=ref,
@@ -122,11 +120,18 @@ class Matching:
     credit: FloatArray
 
 
+def fixed_exact(pairs: Pairs) -> IntArray:
+    """Same-span same-type pairs kept one to one (in position order); every criterion fixes them first."""
+    return _greedy_unique(np.flatnonzero(pairs.kind == EXACT), pairs)
+
+
 def assign(
     pairs: Pairs,
     levels: IntArray,
     partial_credit: FloatArray,
     method: Method = "optimal",
+    *,
+    fixed: IntArray | None = None,
 ) -> Matching:
     """Match pairs one to one under a criterion.
 
@@ -140,9 +145,8 @@ def assign(
     chosen: list[IntArray] = []
 
     # 1. Same span and type first.
-    exact = idx[pairs.kind[idx] == EXACT]
+    exact = fixed_exact(pairs) if fixed is None else fixed
     exact = exact[level[exact] != NONE]
-    exact = _greedy_unique(exact, pairs)
     chosen.append(exact)
     ref_used = np.zeros(int(pairs.ref.max()) + 1 if len(pairs) else 0, dtype=bool)
     pred_used = np.zeros(int(pairs.pred.max()) + 1 if len(pairs) else 0, dtype=bool)
@@ -170,7 +174,7 @@ def _greedy_unique(cand: IntArray, pairs: Pairs) -> IntArray:
     if cand.shape[0] == 0:
         return cand
     r, p = pairs.ref[cand], pairs.pred[cand]
-    if np.unique(r).shape[0] == r.shape[0] and np.unique(p).shape[0] == p.shape[0]:
+    if np.bincount(r).max() <= 1 and np.bincount(p).max() <= 1:
         return cand
     used_r: set[int] = set()
     used_p: set[int] = set()

@@ -54,15 +54,20 @@ def prf(credit_pred: float, credit_ref: float, n_pred: int, n_ref: int, zero_div
     return PRF(p, r, f)
 
 
-def credit_of(table: IntArray, credit: str, side: str, fixed_half: bool = False) -> np.ndarray[Any, np.dtype[np.float64]]:
+def credit_of(
+    table: IntArray, credit: str, side: str, fixed_half: bool = False
+) -> np.ndarray[Any, np.dtype[np.float64]]:
     """Credit earned per type on one side ("ref" or "pred") of a match table."""
     full = table[F[f"full_{side}"]].astype(np.float64)
     partial = table[F[f"partial_{side}"]].astype(np.float64)
+    earned: np.ndarray[Any, np.dtype[np.float64]]
     if fixed_half:
-        return full + 0.5 * partial
-    if credit in ("dice", "iou", "judge"):
-        return full + table[F[f"units_{side}"]].astype(np.float64) / UNITS
-    return full + float(credit) * partial
+        earned = full + 0.5 * partial
+    elif credit in ("dice", "iou", "judge"):
+        earned = full + table[F[f"units_{side}"]].astype(np.float64) / UNITS
+    else:
+        earned = full + float(credit) * partial
+    return earned
 
 
 def match_scores(
@@ -71,7 +76,9 @@ def match_scores(
     """Micro-averaged block and one block per type for one criterion's match table."""
     cp = credit_of(table, credit, "pred", fixed_half)
     cr = credit_of(table, credit, "ref", fixed_half)
-    total = prf(float(cp.sum()), float(cr.sum()), int(counts.predicted.sum()), int(counts.reference.sum()), zero_division)
+    total = prf(
+        float(cp.sum()), float(cr.sum()), int(counts.predicted.sum()), int(counts.reference.sum()), zero_division
+    )
     micro = {
         "precision": total.precision,
         "recall": total.recall,

@@ -30,9 +30,7 @@ class Spans:
         return int(self.start.shape[0])
 
     @staticmethod
-    def build(
-        start: IntArray, end: IntArray, type_: IntArray, unit: IntArray, types: Sequence[str]
-    ) -> Spans:
+    def build(start: IntArray, end: IntArray, type_: IntArray, unit: IntArray, types: Sequence[str]) -> Spans:
         order = np.lexsort((type_, end, start))
         return Spans(
             start=np.ascontiguousarray(start[order], dtype=np.int64),
@@ -70,9 +68,7 @@ class Spans:
         remap = np.array([index[r] if r is not None else -1 for r in final] or [-1], dtype=np.int64)
         new_type = remap[self.type] if len(self) else self.type
         keep_mask = new_type >= 0
-        return Spans.build(
-            self.start[keep_mask], self.end[keep_mask], new_type[keep_mask], self.unit[keep_mask], names
-        )
+        return Spans.build(self.start[keep_mask], self.end[keep_mask], new_type[keep_mask], self.unit[keep_mask], names)
 
 
 def union_types(*spans: Spans) -> tuple[str, ...]:

@@ -9,14 +9,17 @@ from typing import Any
 import click
 
 from ..api import evaluate as run_evaluate
+from ..counts import CreditRule
 from ..errors import OptionError
 from .options import parse_type_map, parse_types, reading_options
 from .render import print_report
 
 
-def _credit(value: str) -> float | str:
-    if value in ("dice", "iou"):
-        return value
+def _credit(value: str) -> CreditRule:
+    if value == "dice":
+        return "dice"
+    if value == "iou":
+        return "iou"
     try:
         return float(value)
     except ValueError:
@@ -26,30 +29,74 @@ def _credit(value: str) -> float | str:
 @click.command("evaluate")
 @click.argument("gold", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("pred", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["conll", "jsonl"]), default="conll", show_default=True,
-              help="Input format of GOLD and PRED.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["conll", "jsonl"]),
+    default="conll",
+    show_default=True,
+    help="Input format of GOLD and PRED.",
+)
 @reading_options
-@click.option("--repair", type=click.Choice(["conlleval", "discard", "none"]), default="conlleval",
-              show_default=True, help="What to do with invalid label transitions.")
+@click.option(
+    "--repair",
+    type=click.Choice(["conlleval", "discard", "none"]),
+    default="conlleval",
+    show_default=True,
+    help="What to do with invalid label transitions.",
+)
 @click.option("--merged", is_flag=True, help="GOLD is one file with token, gold and predicted columns.")
-@click.option("--credit", default="0.5", show_default=True,
-              help="Credit of a partial match: a number in [0, 1], or dice / iou for proportional credit.")
-@click.option("--matching", type=click.Choice(["optimal", "greedy"]), default="optimal", show_default=True,
-              help="optimal: maximise credit; greedy: the paper's first-found rule.")
-@click.option("--min-overlap", type=float, default=0.0, show_default=True,
-              help="Least overlap (a fraction) for a partial match.")
-@click.option("--min-overlap-of", type=click.Choice(["reference", "predicted", "both"]), default="reference",
-              show_default=True, help="What --min-overlap is relative to.")
+@click.option(
+    "--credit",
+    default="0.5",
+    show_default=True,
+    help="Credit of a partial match: a number in [0, 1], or dice / iou for proportional credit.",
+)
+@click.option(
+    "--matching",
+    type=click.Choice(["optimal", "greedy"]),
+    default="optimal",
+    show_default=True,
+    help="optimal: maximise credit; greedy: the paper's first-found rule.",
+)
+@click.option(
+    "--min-overlap", type=float, default=0.0, show_default=True, help="Least overlap (a fraction) for a partial match."
+)
+@click.option(
+    "--min-overlap-of",
+    type=click.Choice(["reference", "predicted", "both"]),
+    default="reference",
+    show_default=True,
+    help="What --min-overlap is relative to.",
+)
 @click.option("--types", help="Keep only these types (comma-separated), after --type-map.")
 @click.option("--type-map", help="Rename types: OLD=NEW,... or a file of OLD<TAB>NEW lines (NEW=O drops).")
-@click.option("--zero-division", type=click.Choice(["0", "1", "nan"]), default="0", show_default=True,
-              help="Score given when a denominator is zero.")
-@click.option("--judge", "judge_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="A judge file (spanscore judge train) adding the learned criterion.")
-@click.option("--judge-credit", type=click.Choice(["accept", "probability"]), default="accept",
-              show_default=True, help="Credit of a judged pair: 1 when accepted, or the judge's probability.")
-@click.option("--report", "report_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Write summary, matched-pair CSVs, charts and report.html to this folder.")
+@click.option(
+    "--zero-division",
+    type=click.Choice(["0", "1", "nan"]),
+    default="0",
+    show_default=True,
+    help="Score given when a denominator is zero.",
+)
+@click.option(
+    "--judge",
+    "judge_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A judge file (spanscore judge train) adding the learned criterion.",
+)
+@click.option(
+    "--judge-credit",
+    type=click.Choice(["accept", "probability"]),
+    default="accept",
+    show_default=True,
+    help="Credit of a judged pair: 1 when accepted, or the judge's probability.",
+)
+@click.option(
+    "--report",
+    "report_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write summary, matched-pair CSVs, charts and report.html to this folder.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--no-per-type", is_flag=True, help="Leave the per-type table out.")
 def evaluate_command(

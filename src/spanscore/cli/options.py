@@ -19,17 +19,27 @@ ENCODING_CHOICES = [*ENCODINGS, *ALIASES]
 def reading_options(f: F) -> F:
     """--labels, --delimiter and the column options of every command that reads CoNLL."""
     f = click.option(
-        "--label-column", type=int, default=-1, show_default=True,
+        "--label-column",
+        type=int,
+        default=-1,
+        show_default=True,
         help="Column of the label (0-based; negative counts from the end).",
     )(f)
     f = click.option("--token-column", type=int, default=0, show_default=True, help="Column of the token.")(f)
     f = click.option(
-        "--delimiter", type=click.Choice(["auto", "tab", "whitespace"]), default="auto", show_default=True,
+        "--delimiter",
+        type=click.Choice(["auto", "tab", "whitespace"]),
+        default="auto",
+        show_default=True,
         help="Column separator; auto means tab when the file has a tab, else runs of spaces.",
     )(f)
     f = click.option(
-        "--labels", "labels", type=click.Choice(ENCODING_CHOICES, case_sensitive=False), default="BIO",
-        show_default=True, help="Label encoding.",
+        "--labels",
+        "labels",
+        type=click.Choice(ENCODING_CHOICES, case_sensitive=False),
+        default="BIO",
+        show_default=True,
+        help="Label encoding.",
     )(f)
     return f
 

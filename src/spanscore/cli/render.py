@@ -37,20 +37,40 @@ def render(data: dict[str, Any], *, per_type: bool = True) -> Group:
         t.add_column(col, justify="left" if col in ("criterion", "matches") else "right")
     for name, m in data["metrics"].items():
         if name == "token":
-            t.add_row(name, CRITERIA_HELP[name], _pct(m["precision"]), _pct(m["recall"]), _pct(m["f1"]),
-                      str(m["true_positive"]), "", "")
+            t.add_row(
+                name,
+                CRITERIA_HELP[name],
+                _pct(m["precision"]),
+                _pct(m["recall"]),
+                _pct(m["f1"]),
+                str(m["true_positive"]),
+                "",
+                "",
+            )
             continue
-        t.add_row(name, CRITERIA_HELP.get(name, ""), _pct(m["precision"]), _pct(m["recall"]), _pct(m["f1"]),
-                  str(m["full"]), str(m["partial"]), f"{m['credit']:g}")
+        t.add_row(
+            name,
+            CRITERIA_HELP.get(name, ""),
+            _pct(m["precision"]),
+            _pct(m["recall"]),
+            _pct(m["f1"]),
+            str(m["full"]),
+            str(m["partial"]),
+            f"{m['credit']:g}",
+        )
     parts.append(t)
 
     s = Table(title="SemEval-2013 schemes (MUC categories)", title_justify="left")
     for col in ("scheme", "COR", "INC", "PAR", "MIS", "SPU", "POS", "ACT", "P", "R", "F1"):
         s.add_column(col, justify="left" if col == "scheme" else "right")
     for name, b in data["semeval"].items():
-        s.add_row(name, *(str(b[k]) for k in ("correct", "incorrect", "partial", "missed", "spurious",
-                                              "possible", "actual")),
-                  _pct(b["precision"]), _pct(b["recall"]), _pct(b["f1"]))
+        s.add_row(
+            name,
+            *(str(b[k]) for k in ("correct", "incorrect", "partial", "missed", "spurious", "possible", "actual")),
+            _pct(b["precision"]),
+            _pct(b["recall"]),
+            _pct(b["f1"]),
+        )
     parts.append(s)
 
     if per_type and data["per_type"]:
@@ -63,8 +83,9 @@ def render(data: dict[str, Any], *, per_type: bool = True) -> Group:
             p.add_column(n, justify="right")
         for typ, b in data["per_type"].items():
             m = b["metrics"]
-            p.add_row(typ, str(m["strict"]["reference"]), str(m["strict"]["predicted"]),
-                      *(_pct(m[n]["f1"]) for n in names))
+            p.add_row(
+                typ, str(m["strict"]["reference"]), str(m["strict"]["predicted"]), *(_pct(m[n]["f1"]) for n in names)
+            )
         p.add_row("macro", "", "", *(_pct(data["macro"][n]["f1"]) for n in names), style="bold")
         parts.append(p)
 

@@ -47,10 +47,11 @@ class ConllTable:
     token_line: IntArray  # 1-based line number of each token
     sentence_bounds: IntArray  # token index where each sentence starts, plus the total
     sentence_doc: IntArray  # document index of each sentence
-    n_documents: int
+    n_documents: int  # -DOCSTART- lines, or 1 when there are none
     columns: tuple[Column, ...]
     n_columns: int
     line_offset: int = 0
+    n_docstarts: int = 0
 
     @property
     def n_tokens(self) -> int:
@@ -70,7 +71,14 @@ class ConllTable:
     def token_bytes(self) -> tuple[npt.NDArray[np.uint8], IntArray]:
         """All token texts concatenated, and each token's length (for comparing two files)."""
         lengths = self.token_end - self.token_start
-        return _gather(self.buffer, self.token_start, self.token_end), lengths
+        if self.buffer.shape[0] == 0:
+            return np.zeros(0, dtype=np.uint8), lengths
+        # Tokens never overlap, so a running sum of +1 at starts and -1 at ends marks their bytes.
+        edge = np.zeros(self.buffer.shape[0] + 1, dtype=np.int8)
+        np.add.at(edge, self.token_start, 1)
+        np.add.at(edge, self.token_end, -1)
+        inside = np.cumsum(edge[:-1], dtype=np.int8) > 0
+        return self.buffer[inside], lengths
 
 
 def read_conll(
@@ -120,21 +128,10 @@ def parse_conll(
 
     if delimiter == "auto":
         delimiter = "tab" if bool((buf == _TAB).any()) else "whitespace"
-    if delimiter == "tab":
-        is_sep = buf == _TAB
-    elif delimiter == "whitespace":
-        is_sep = (buf == _TAB) | (buf == _SPACE)
-    else:
+    if delimiter not in ("tab", "whitespace"):
         raise InputError(f"unknown delimiter {delimiter!r}: use auto, tab or whitespace", path=path)
-
-    # A blank line holds nothing but spaces and tabs.
-    nonblank_cum = np.concatenate(([0], np.cumsum(~((buf == _TAB) | (buf == _SPACE) | (buf == _CR)))))
-    blank = (nonblank_cum[line_end] - nonblank_cum[line_start]) == 0
-
-    if delimiter == "tab":
-        field_starts, field_ends, field_line, n_fields = _tab_fields(is_sep, line_start, line_end)
-    else:
-        field_starts, field_ends, field_line, n_fields = _space_fields(is_sep, buf, line_start, line_end)
+    # Per-byte temporaries live only inside _fields, which keeps memory at a few times the input.
+    field_starts, field_ends, n_fields, blank = _fields(buf, delimiter, line_start, line_end)
     first_field = np.concatenate(([0], np.cumsum(n_fields)))[:-1]
 
     content = ~blank
@@ -163,21 +160,18 @@ def parse_conll(
         )
     for col in (token_column, *columns):
         if not -n_columns <= col < n_columns:
-            raise InputError(
-                f"column {col} does not exist: lines have {n_columns} columns", path=path
-            )
+            raise InputError(f"column {col} does not exist: lines have {n_columns} columns", path=path)
 
     lines = np.flatnonzero(token_line)
     if lines.shape[0] == 0:
         raise InputError("file has no token lines", path=path)
     base = first_field[lines]
 
-    def field(col: int) -> tuple[IntArray, IntArray]:
-        k = col % n_columns
-        return field_starts[base + k], field_ends[base + k]
-
-    tok_s, tok_e = field(token_column)
-    cols = tuple(_column_ids(buf, *field(c), lines, path, line_offset) for c in columns)
+    tok_s, tok_e = field_starts[base + token_column % n_columns], field_ends[base + token_column % n_columns]
+    cols = tuple(
+        _column_ids(buf, field_starts[base + c % n_columns], field_ends[base + c % n_columns], lines, path, line_offset)
+        for c in columns
+    )
 
     # A sentence starts at a token line whose previous non-comment line is blank, a -DOCSTART-, or none.
     breaks = blank | docstart
@@ -208,17 +202,36 @@ def parse_conll(
         columns=cols,
         n_columns=n_columns,
         line_offset=line_offset,
+        n_docstarts=int(doc_cum[-1]),
     )
 
 
+def _fields(
+    buf: npt.NDArray[np.uint8], delimiter: str, line_start: IntArray, line_end: IntArray
+) -> tuple[IntArray, IntArray, IntArray, npt.NDArray[np.bool_]]:
+    """Field boundaries, fields per line, and which lines are blank."""
+    n_lines = line_start.shape[0]
+    is_nl = buf == _NL
+    line_of = np.cumsum(is_nl, dtype=np.int32)
+    line_of -= is_nl  # line index of every byte
+    del is_nl
+    # A blank line holds nothing but spaces and tabs: count those per line (they are few).
+    space = np.flatnonzero((buf == _TAB) | (buf == _SPACE) | (buf == _CR))
+    blank = np.bincount(line_of[space], minlength=n_lines) == line_end - line_start
+    del space
+    if delimiter == "tab":
+        starts, ends, _, n_fields = _tab_fields(buf == _TAB, line_of, line_start, line_end)
+    else:
+        starts, ends, _, n_fields = _space_fields((buf == _TAB) | (buf == _SPACE), buf, line_of, n_lines)
+    return starts, ends, n_fields, blank
+
+
 def _tab_fields(
-    is_sep: npt.NDArray[np.bool_], line_start: IntArray, line_end: IntArray
+    is_sep: npt.NDArray[np.bool_], line_of: npt.NDArray[np.int32], line_start: IntArray, line_end: IntArray
 ) -> tuple[IntArray, IntArray, IntArray, IntArray]:
     tabs = np.flatnonzero(is_sep).astype(np.int64)
-    # Tabs past a line's end (none, since tabs are inside lines) are counted per line.
-    first_tab = np.searchsorted(tabs, line_start)
-    end_tab = np.searchsorted(tabs, line_end)
-    n_tabs = end_tab - first_tab
+    n_tabs = np.bincount(line_of[tabs], minlength=line_start.shape[0]).astype(np.int64)
+    first_tab = np.concatenate(([0], np.cumsum(n_tabs)))[:-1]
     n_fields = n_tabs + 1
     total = int(n_fields.sum())
     line_of_field = np.repeat(np.arange(len(line_start), dtype=np.int64), n_fields)
@@ -234,8 +247,8 @@ def _tab_fields(
 def _space_fields(
     is_sep: npt.NDArray[np.bool_],
     buf: npt.NDArray[np.uint8],
-    line_start: IntArray,
-    line_end: IntArray,
+    line_of: npt.NDArray[np.int32],
+    n_lines: int,
 ) -> tuple[IntArray, IntArray, IntArray, IntArray]:
     boundary = is_sep | (buf == _NL) | (buf == _CR)
     inner = ~boundary
@@ -245,20 +258,20 @@ def _space_fields(
     next_boundary[:-1] = boundary[1:]
     starts = np.flatnonzero(inner & prev_boundary).astype(np.int64)
     ends = (np.flatnonzero(inner & next_boundary) + 1).astype(np.int64)
-    first = np.searchsorted(starts, line_start)
-    last = np.searchsorted(starts, line_end)
-    n_fields = (last - first).astype(np.int64)
-    line_of_field = np.repeat(np.arange(len(line_start), dtype=np.int64), n_fields)
+    line_of_field = line_of[starts].astype(np.int64)
+    n_fields = np.bincount(line_of_field, minlength=n_lines).astype(np.int64)
     return starts, ends, line_of_field, n_fields
 
 
 def _starts_with(buf: npt.NDArray[np.uint8], at: IntArray, prefix: bytes) -> npt.NDArray[np.bool_]:
-    ok = np.ones(at.shape[0], dtype=bool)
-    pat = np.frombuffer(prefix, dtype=np.uint8)
     n = len(buf)
-    for j, byte in enumerate(pat):
-        pos = at + j
-        ok &= (pos < n) & (buf[np.minimum(pos, n - 1)] == byte)
+    ok: npt.NDArray[np.bool_] = buf[np.minimum(at, n - 1)] == prefix[0]
+    cand = np.flatnonzero(ok)
+    for j, byte in enumerate(prefix[1:], start=1):
+        pos = at[cand] + j
+        good = (pos < n) & (buf[np.minimum(pos, n - 1)] == byte)
+        ok[cand[~good]] = False
+        cand = cand[good]
     return ok
 
 
@@ -287,28 +300,32 @@ def _column_ids(
         i = int(np.flatnonzero(lengths == 0)[0])
         raise InputError("empty label", path=path, line=int(lines[i]) + 1 + line_offset)
     width = max(8, int(-(-int(lengths.max()) // 8) * 8))
-    n = start.shape[0]
-    packed = np.zeros((n, width), dtype=np.uint8)
-    for j in range(width):
-        has = lengths > j
-        if not has.any():
-            break
-        packed[has, j] = buf[start[has] + j]
+    # Each label's bytes as 64-bit words, zero-padded: rows of a strided view of the buffer.
+    padded = np.concatenate((buf, np.zeros(width, dtype=np.uint8)))
+    windows = np.lib.stride_tricks.as_strided(padded, shape=(len(buf), width), strides=(1, 1), writeable=False)
+    packed = windows[start]
     words = packed.view(np.uint64)
+    masks = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+    for j in range(words.shape[1]):
+        words[:, j] &= masks[np.clip(lengths - 8 * j, 0, 8)]
     key = words[:, 0].copy()
     for j in range(1, words.shape[1]):
         key = key * np.uint64(0x9E3779B97F4A7C15) ^ words[:, j]
-    uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    # Few distinct labels: find them in a sample, then place every key by binary search.
+    uniq = np.unique(key[: 1 << 16])
+    inverse = np.searchsorted(uniq, key)
+    inverse[inverse >= uniq.shape[0]] = 0
+    if not np.array_equal(uniq[inverse], key):
+        uniq, inverse = np.unique(key, return_inverse=True)
+    first = np.zeros(uniq.shape[0], dtype=np.int64)
+    first[inverse[::-1]] = np.arange(inverse.shape[0] - 1, -1, -1)
     # Hash collisions are checked, not assumed away.
     if not np.array_equal(packed, packed[first[inverse]]):
         labels_all = packed.view(f"S{width}").ravel()
         uniq_s, inverse = np.unique(labels_all, return_inverse=True)
         vocab = tuple(s.decode("utf-8", errors="replace").strip() for s in uniq_s)
     else:
-        vocab = tuple(
-            packed[f].tobytes().rstrip(b"\x00").decode("utf-8", errors="replace").strip() for f in first
-        )
-        del uniq
+        vocab = tuple(packed[f].tobytes().rstrip(b"\x00").decode("utf-8", errors="replace").strip() for f in first)
     return _dedupe(Column(ids=inverse.astype(np.int64).ravel(), vocab=vocab))
 
 

@@ -82,9 +82,7 @@ class OffsetText:
         return position - int(self.bases[unit])
 
 
-def decode_column(
-    table: ConllTable, column: int, labels: str, repair: Repair
-) -> Spans:
+def decode_column(table: ConllTable, column: int, labels: str, repair: Repair) -> Spans:
     """Decode one label column of a parsed file into spans, applying the repair policy."""
     spec = get_encoding(labels)
     col = table.columns[column]
@@ -147,10 +145,7 @@ def check_same_tokens(ref: ConllTable, pred: ConllTable) -> None:
     # Among tokens before the first length difference, find the first byte difference.
     upto = int(rl[:first_len].sum())
     byte_diff = np.flatnonzero(rb[:upto] != pb[:upto])
-    if byte_diff.shape[0]:
-        k = int(np.searchsorted(np.cumsum(rl), byte_diff[0], side="right"))
-    else:
-        k = first_len
+    k = int(np.searchsorted(np.cumsum(rl), byte_diff[0], side="right")) if byte_diff.shape[0] else first_len
     raise InputError(
         f"token {pred.token_text(k)!r} differs from {ref.path}:{int(ref.token_line[k])} {ref.token_text(k)!r}",
         path=pred.path,
@@ -230,7 +225,10 @@ def load_jsonl(reference: str | Path, predicted: str | Path) -> Loaded:
         if other is None:
             raise InputError(f"document {doc.id!r} is missing from {predicted}", path=str(reference), line=doc.line)
         if other.text != doc.text:
-            k = next((i for i, (a, b) in enumerate(zip(doc.text, other.text)) if a != b), min(len(doc.text), len(other.text)))
+            k = next(
+                (i for i, (a, b) in enumerate(zip(doc.text, other.text, strict=False)) if a != b),
+                min(len(doc.text), len(other.text)),
+            )
             raise InputError(
                 f"text of document {doc.id!r} differs from {reference}:{doc.line} at character {k}:"
                 f" {other.text[k : k + 20]!r} vs {doc.text[k : k + 20]!r}",
@@ -281,7 +279,11 @@ def _label_table(name: str, sequences: Sequence[Sequence[str]]) -> ConllTable:
 
 
 def load_labels(
-    reference: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]], *, labels: str = "BIO", repair: str = "conlleval"
+    reference: Sequence[Sequence[str]],
+    predicted: Sequence[Sequence[str]],
+    *,
+    labels: str = "BIO",
+    repair: str = "conlleval",
 ) -> Loaded:
     """Label sequences given in Python: one list of label strings per sentence."""
     rep = check_repair(repair)
@@ -291,9 +293,7 @@ def load_labels(
         if ref.n_sentences != pred.n_sentences:
             raise InputError(f"{ref.n_sentences} reference sentences but {pred.n_sentences} predicted")
         s = int(np.flatnonzero(np.diff(ref.sentence_bounds) != np.diff(pred.sentence_bounds))[0])
-        raise InputError(
-            f"sentence {s}: {len(reference[s])} reference labels but {len(predicted[s])} predicted"
-        )
+        raise InputError(f"sentence {s}: {len(reference[s])} reference labels but {len(predicted[s])} predicted")
     ref_spans, pred_spans = unify(decode_column(ref, 0, labels, rep), decode_column(pred, 0, labels, rep))
     return Loaded(ref_spans, pred_spans, ConllText(None, ref.sentence_bounds), 1, ref.n_sentences, ref.n_tokens)
 
@@ -325,8 +325,9 @@ def load_spans(reference: Any, predicted: Any) -> Loaded:
     pred = _span_docs("predicted", predicted)
     if len(ref) != len(pred):
         raise InputError(f"{len(ref)} reference documents but {len(pred)} predicted")
-    lengths = np.array([max([e for _, e, _ in r + p], default=0) + 1 for r, p in zip(ref, pred, strict=True)],
-                       dtype=np.int64)
+    lengths = np.array(
+        [max([e for _, e, _ in r + p], default=0) + 1 for r, p in zip(ref, pred, strict=True)], dtype=np.int64
+    )
     bases = np.concatenate(([0], np.cumsum(lengths)))[:-1].astype(np.int64)
     texts = [" " * int(n - 1) for n in lengths]
     as_docs = [Document(str(i), texts[i], tuple(r), i + 1) for i, r in enumerate(ref)]

@@ -1,0 +1,134 @@
+"""``spanscore summarize``, ``validate``, ``repair`` and ``convert``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from .. import corpus
+from .options import ENCODING_CHOICES
+
+
+def _common(f):  # type: ignore[no-untyped-def]
+    f = click.option("--label-column", type=int, default=-1, show_default=True, help="Column of the label.")(f)
+    f = click.option(
+        "--delimiter",
+        type=click.Choice(["auto", "tab", "whitespace"]),
+        default="auto",
+        show_default=True,
+        help="Column separator.",
+    )(f)
+    return f
+
+
+@click.command("summarize")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["conll", "jsonl"]), default="conll", show_default=True)
+@click.option("--labels", type=click.Choice(ENCODING_CHOICES, case_sensitive=False), default="BIO", show_default=True)
+@click.option("--repair", type=click.Choice(["conlleval", "discard", "none"]), default="conlleval", show_default=True)
+@_common
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def summarize_command(
+    files: tuple[Path, ...], fmt: str, labels: str, repair: str, delimiter: str, label_column: int, as_json: bool
+) -> None:
+    """Documents, sentences, tokens and mentions per type of each file."""
+    rows = [
+        corpus.summarize(
+            f,
+            format=fmt,
+            labels=labels,
+            repair=repair,
+            delimiter=delimiter,  # type: ignore[arg-type]
+            label_column=label_column,
+        )
+        for f in files
+    ]
+    if as_json:
+        click.echo(json.dumps(rows if len(rows) > 1 else rows[0], indent=2))
+        return
+    types = sorted({t for r in rows for t in r["types"]})
+    table = Table()
+    for col in ("file", "documents", "sentences", "tokens", "mentions", *types):
+        table.add_column(col, justify="left" if col == "file" else "right")
+    for r in rows:
+        table.add_row(
+            r["path"],
+            str(r["documents"]),
+            str(r["sentences"]),
+            str(r["tokens"]),
+            str(r["mentions"]),
+            *(str(r["types"].get(t, 0)) for t in types),
+        )
+    Console(width=160).print(table)
+
+
+@click.command("validate")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--labels", type=click.Choice(ENCODING_CHOICES, case_sensitive=False), default="BIO", show_default=True)
+@_common
+def validate_command(file: Path, labels: str, delimiter: str, label_column: int) -> None:
+    """List every invalid label transition (exit 1 if there is any)."""
+    result = corpus.validate(file, labels=labels, delimiter=delimiter, label_column=label_column)  # type: ignore[arg-type]
+    for line in result.problems:
+        click.echo(line)
+    if result.ok:
+        click.echo(f"{file}: valid {result.encoding} ({result.sentences} sentences, {result.tokens} tokens)", err=True)
+    else:
+        click.echo(f"{file}: {len(result.problems)} invalid {result.encoding} transitions", err=True)
+        sys.exit(1)
+
+
+@click.command("repair")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--labels", type=click.Choice(ENCODING_CHOICES, case_sensitive=False), default="BIO", show_default=True)
+@click.option("--method", type=click.Choice(["conlleval", "discard"]), default="conlleval", show_default=True)
+@_common
+def repair_command(file: Path, output: Path, labels: str, method: str, delimiter: str, label_column: int) -> None:
+    """Write FILE with its invalid transitions repaired."""
+    n = corpus.repair_file(
+        file,
+        output,
+        labels=labels,
+        method=method,
+        delimiter=delimiter,  # type: ignore[arg-type]
+        label_column=label_column,
+    )
+    click.echo(f"{output}: repaired {n} invalid transitions with {method}", err=True)
+
+
+@click.command("convert")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--from",
+    "source",
+    type=click.Choice([*ENCODING_CHOICES, "JSONL"], case_sensitive=False),
+    default="BIO",
+    show_default=True,
+)
+@click.option("--to", "target", type=click.Choice([*ENCODING_CHOICES, "JSONL"], case_sensitive=False), required=True)
+@click.option("--repair", type=click.Choice(["conlleval", "discard", "none"]), default="conlleval", show_default=True)
+@_common
+def convert_command(
+    file: Path, output: Path, source: str, target: str, repair: str, delimiter: str, label_column: int
+) -> None:
+    """Convert between label encodings, and to or from JSONL with character offsets."""
+    corpus.convert(
+        file,
+        output,
+        source=source,
+        target=target,
+        repair=repair,
+        delimiter=delimiter,  # type: ignore[arg-type]
+        label_column=label_column,
+    )
+    click.echo(f"{output}: written in {target.upper()}", err=True)
+
+
+commands = [summarize_command, validate_command, repair_command, convert_command]

@@ -1,0 +1,239 @@
+"""Corpus tools over one file: summarise, validate, repair and convert between encodings.
+
+Output files are written whole to a temporary file and renamed, so an interrupted run never
+leaves half a file behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .encoding import Repair, check_repair, decode, encode, get_encoding, invalid_messages, split_labels
+from .errors import InputError, OptionError
+from .io.conll import ConllTable, Delimiter, read_conll
+from .io.jsonl import read_jsonl
+from .io.load import decode_column
+from .spans import Spans
+
+
+def read_spans(
+    path: str | Path,
+    *,
+    labels: str = "BIO",
+    repair: str = "conlleval",
+    delimiter: Delimiter = "auto",
+    label_column: int = -1,
+) -> tuple[ConllTable, Spans]:
+    table = read_conll(path, columns=(label_column,), delimiter=delimiter)
+    return table, decode_column(table, 0, labels, check_repair(repair))
+
+
+def summarize(
+    path: str | Path,
+    *,
+    format: str = "conll",
+    labels: str = "BIO",
+    repair: str = "conlleval",
+    delimiter: Delimiter = "auto",
+    label_column: int = -1,
+) -> dict[str, Any]:
+    """Documents, sentences, tokens and mentions per type (Table 1 of the paper for BTC)."""
+    if format == "jsonl":
+        docs = read_jsonl(path)
+        per: dict[str, int] = {}
+        for d in docs:
+            for _, _, label in d.spans:
+                per[label] = per.get(label, 0) + 1
+        return {
+            "path": str(path),
+            "documents": len(docs),
+            "sentences": len(docs),
+            "tokens": sum(len(d.text.split()) for d in docs),
+            "mentions": sum(per.values()),
+            "types": dict(sorted(per.items())),
+        }
+    table, spans = read_spans(path, labels=labels, repair=repair, delimiter=delimiter, label_column=label_column)
+    counts = np.bincount(spans.type, minlength=len(spans.types))
+    return {
+        "path": str(path),
+        "documents": table.n_documents,
+        "sentences": table.n_sentences,
+        "tokens": table.n_tokens,
+        "mentions": len(spans),
+        "types": {t: int(c) for t, c in zip(spans.types, counts, strict=True)},
+    }
+
+
+@dataclass(frozen=True)
+class Validation:
+    path: str
+    encoding: str
+    problems: list[str]
+    tokens: int
+    sentences: int
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def validate(
+    path: str | Path, *, labels: str = "BIO", delimiter: Delimiter = "auto", label_column: int = -1
+) -> Validation:
+    """Every invalid transition of the file under an encoding (unknown labels raise)."""
+    spec = get_encoding(labels)
+    table = read_conll(path, columns=(label_column,), delimiter=delimiter)
+    col = table.columns[0]
+    label_set = split_labels(col.vocab, spec, ids=col.ids, lines=table.token_line, path=table.path)
+    decoded = decode(col.ids, table.sentence_bounds, label_set, spec, "conlleval")
+    first = np.zeros(table.n_tokens, dtype=bool)
+    first[table.sentence_bounds[:-1]] = True
+    msgs = invalid_messages(decoded, col.ids, col.vocab, table.token_line, first, table.path)
+    return Validation(table.path, spec.name, msgs, table.n_tokens, table.n_sentences)
+
+
+def _atomic_write(path: str | Path, chunks: Iterator[str]) -> None:
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
+            for chunk in chunks:
+                out.write(chunk)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _conll_lines(table: ConllTable, label_ids: np.ndarray[Any, Any], vocab: tuple[str, ...]) -> Iterator[str]:
+    """Token-and-label lines, blank lines between sentences, -DOCSTART- where documents begin."""
+    doc = -1
+    for s in range(table.n_sentences):
+        if table.n_documents > 1 or (s == 0 and int(table.sentence_doc[0]) >= 0 and _has_docstart(table)):
+            d = int(table.sentence_doc[s])
+            if d != doc:
+                doc = d
+                yield "-DOCSTART-\tO\n\n"
+        lo, hi = int(table.sentence_bounds[s]), int(table.sentence_bounds[s + 1])
+        yield "".join(f"{table.token_text(i)}\t{vocab[int(label_ids[i])]}\n" for i in range(lo, hi))
+        yield "\n"
+
+
+def _has_docstart(table: ConllTable) -> bool:
+    return b"-DOCSTART-" in table.buffer[: min(len(table.buffer), 4096)].tobytes()
+
+
+def repair_file(
+    path: str | Path,
+    out: str | Path,
+    *,
+    labels: str = "BIO",
+    method: str = "conlleval",
+    delimiter: Delimiter = "auto",
+    label_column: int = -1,
+) -> int:
+    """Write the file with invalid transitions repaired; returns how many there were."""
+    rep: Repair = check_repair(method)
+    if rep == "none":
+        raise OptionError("repair needs a method: conlleval or discard")
+    report = validate(path, labels=labels, delimiter=delimiter, label_column=label_column)
+    table, spans = read_spans(path, labels=labels, repair=rep, delimiter=delimiter, label_column=label_column)
+    ids, vocab = encode(spans, table.n_tokens, table.sentence_bounds, get_encoding(labels))
+    _atomic_write(out, _conll_lines(table, ids, vocab))
+    return len(report.problems)
+
+
+def convert(
+    path: str | Path,
+    out: str | Path,
+    *,
+    source: str = "BIO",
+    target: str = "BIOES",
+    repair: str = "conlleval",
+    delimiter: Delimiter = "auto",
+    label_column: int = -1,
+) -> None:
+    """Between label encodings, or to and from JSONL (``source``/``target`` = "JSONL")."""
+    src, dst = source.upper(), target.upper()
+    if src == "JSONL":
+        _jsonl_to_conll(path, out, get_encoding(dst))
+        return
+    table, spans = read_spans(path, labels=src, repair=repair, delimiter=delimiter, label_column=label_column)
+    if dst == "JSONL":
+        _atomic_write(out, _conll_to_jsonl(table, spans))
+        return
+    ids, vocab = encode(spans, table.n_tokens, table.sentence_bounds, get_encoding(dst))
+    _atomic_write(out, _conll_lines(table, ids, vocab))
+
+
+def _conll_to_jsonl(table: ConllTable, spans: Spans) -> Iterator[str]:
+    """One JSON document per sentence: tokens joined by single spaces, spans in characters."""
+    order = np.argsort(spans.unit, kind="stable")
+    unit_first = np.searchsorted(spans.unit[order], np.arange(table.n_sentences + 1))
+    for s in range(table.n_sentences):
+        lo, hi = int(table.sentence_bounds[s]), int(table.sentence_bounds[s + 1])
+        toks = table.tokens(lo, hi)
+        offsets = np.concatenate(([0], np.cumsum([len(t) + 1 for t in toks])))
+        items = []
+        for k in order[unit_first[s] : unit_first[s + 1]].tolist():
+            a, b = int(spans.start[k]) - lo, int(spans.end[k]) - lo
+            items.append(
+                {"start": int(offsets[a]), "end": int(offsets[b] - 1), "label": spans.types[int(spans.type[k])]}
+            )
+        yield json.dumps({"id": str(s), "text": " ".join(toks), "spans": items}, ensure_ascii=False) + "\n"
+
+
+def _jsonl_to_conll(path: str | Path, out: str | Path, spec: Any) -> None:
+    """Whitespace tokens; every span must start and end on token boundaries."""
+    docs = read_jsonl(path)
+    lines: list[str] = []
+    for d in docs:
+        toks: list[tuple[int, int]] = []
+        pos = 0
+        for word in d.text.split():
+            start = d.text.index(word, pos)
+            toks.append((start, start + len(word)))
+            pos = start + len(word)
+        if not toks:
+            continue
+        starts = {s: i for i, (s, _) in enumerate(toks)}
+        ends = {e: i + 1 for i, (_, e) in enumerate(toks)}
+        s_arr, e_arr, t_arr, names = [], [], [], sorted({lab for _, _, lab in d.spans})
+        for a, b, label in d.spans:
+            if a not in starts or b not in ends:
+                raise InputError(
+                    f"document {d.id!r}: span {a}..{b} ({d.text[a:b]!r}) does not fall on whitespace token boundaries",
+                    path=str(path),
+                    line=d.line,
+                )
+            s_arr.append(starts[a])
+            e_arr.append(ends[b])
+            t_arr.append(names.index(label))
+        n = len(toks)
+        spans = Spans.build(
+            np.array(s_arr, dtype=np.int64),
+            np.array(e_arr, dtype=np.int64),
+            np.array(t_arr, dtype=np.int64),
+            np.zeros(len(s_arr), dtype=np.int64),
+            names,
+        )
+        try:
+            ids, vocab = encode(spans, n, np.array([0, n], dtype=np.int64), spec)
+        except InputError:
+            raise InputError(
+                f"document {d.id!r} has overlapping spans, which one label per token cannot hold",
+                path=str(path),
+                line=d.line,
+            ) from None
+        lines.extend(f"{d.text[a:b]}\t{vocab[int(ids[i])]}\n" for i, (a, b) in enumerate(toks))
+        lines.append("\n")
+    _atomic_write(out, iter(lines))

@@ -1,0 +1,273 @@
+"""Streaming: score CoNLL files of any size in bounded memory.
+
+``plan_chunks`` cuts the reference and the prediction into byte ranges that end at the same
+sentence break in both files (the k-th blank line after a token line); ``count_chunk`` reads one
+pair of ranges and returns its ``Counts``. Counts are additive, so summing the chunks gives
+exactly the counts of the whole files. The sequential engine and the Dask engine both map
+``count_chunk`` over the same plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+import numpy.typing as npt
+
+from .counts import Counts, Options, count
+from .encoding import check_repair
+from .errors import InputError
+from .io.conll import Delimiter, parse_conll
+from .io.load import check_same_tokens, decode_column, unify
+from .spans import Spans
+
+DEFAULT_CHUNK = 1 << 19
+_BLOCK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Byte ranges of the two files that hold the same sentences, and their first line numbers."""
+
+    ref_start: int
+    ref_end: int
+    pred_start: int
+    pred_end: int
+    ref_line: int
+    pred_line: int
+
+
+def _breaks(data: bytes | memoryview) -> np.ndarray:
+    """Offsets just past each sentence break: a blank line that follows a non-blank one."""
+    buf = np.frombuffer(data, dtype=np.uint8)
+    nl = np.flatnonzero(buf == 10)
+    if nl.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.concatenate(([0], nl[:-1] + 1))
+    length = nl - starts
+    blank = length == 0
+    for k in np.flatnonzero((length > 0) & (length <= 2)).tolist():  # "\r" or a stray space
+        if not bytes(buf[starts[k] : nl[k]]).strip():
+            blank[k] = True
+    prev_blank = np.concatenate(([True], blank[:-1]))
+    ends: npt.NDArray[np.int64] = (nl[blank & ~prev_blank] + 1).astype(np.int64)
+    return ends
+
+
+class _Scanner:
+    """Walks a file, handing out byte ranges that end at sentence breaks."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        try:
+            self.file: BinaryIO = open(path, "rb")  # noqa: SIM115 - closed by close()
+        except FileNotFoundError:
+            raise InputError("no such file", path=self.path) from None
+        except IsADirectoryError:
+            raise InputError("is a directory, not a file", path=self.path) from None
+        self.data = b""
+        self.pos = 0  # start of the unconsumed part of data
+        self.offset = 0  # file offset of data[pos]
+        self.line = 0  # lines before data[pos]
+        self.eof = False
+
+    @property
+    def left(self) -> int:
+        return len(self.data) - self.pos
+
+    def _ensure(self, n: int) -> None:
+        """Buffer at least ``n`` unconsumed bytes, unless the file ends first."""
+        while self.left < n and not self.eof:
+            block = self.file.read(max(n - self.left, _BLOCK))
+            if not block:
+                self.eof = True
+                break
+            self.data = self.data[self.pos :] + block
+            self.pos = 0
+
+    def _breaks_within(self, n: int) -> np.ndarray:
+        return _breaks(memoryview(self.data)[self.pos : self.pos + n])
+
+    def _advance(self, cut: int) -> tuple[int, int, int]:
+        start, line = self.offset, self.line
+        self.line += self.data.count(b"\n", self.pos, self.pos + cut)
+        self.pos += cut
+        self.offset += cut
+        return start, self.offset, line
+
+    def by_size(self, size: int) -> tuple[int, int, int, int] | None:
+        """The range up to the last break within ``size`` bytes (or the first one after); its break count."""
+        self._ensure(size)
+        if self.left == 0:
+            return None
+        window = size
+        while True:
+            ends = self._breaks_within(window)
+            if ends.shape[0]:
+                return (*self._advance(int(ends[-1])), int(ends.shape[0]))
+            if self.eof and window >= self.left:
+                return (*self._advance(self.left), 0)
+            window *= 2
+            self._ensure(window)
+
+    def by_breaks(self, k: int, hint: int) -> tuple[int, int, int]:
+        """The range holding the next ``k`` breaks (everything left when ``k`` is 0)."""
+        window = max(hint + hint // 4, 1 << 16)
+        while True:
+            self._ensure(window)
+            if k:
+                ends = self._breaks_within(window)
+                if ends.shape[0] >= k:
+                    return self._advance(int(ends[k - 1]))
+            if self.eof and window >= self.left:
+                return self._advance(self.left)
+            window *= 2
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def plan_chunks(reference: str | Path, predicted: str | Path | None, chunk_bytes: int = DEFAULT_CHUNK) -> list[Chunk]:
+    """Cut both files at the same sentence breaks, about ``chunk_bytes`` of reference per chunk."""
+    ref = _Scanner(reference)
+    pred = _Scanner(predicted) if predicted is not None else None
+    plan: list[Chunk] = []
+    try:
+        while True:
+            got = ref.by_size(chunk_bytes)
+            if got is None:
+                break
+            r0, r1, rl, n = got
+            if pred is None:
+                plan.append(Chunk(r0, r1, 0, 0, rl, 0))
+                continue
+            at_end = ref.eof and ref.left == 0
+            p0, p1, pl = pred.by_breaks(0 if at_end else n, r1 - r0)
+            plan.append(Chunk(r0, r1, p0, p1, rl, pl))
+        if pred is not None:
+            rest = pred.by_breaks(0, 0)
+            if rest[1] > rest[0] and plan:
+                last = plan[-1]
+                plan[-1] = Chunk(last.ref_start, last.ref_end, last.pred_start, rest[1], last.ref_line, last.pred_line)
+    finally:
+        ref.close()
+        if pred is not None:
+            pred.close()
+    if not plan:
+        raise InputError("file is empty: expected token lines in CoNLL columns", path=str(reference))
+    return plan
+
+
+def _read(path: str | Path, start: int, end: int) -> bytes:
+    with open(path, "rb") as f:
+        f.seek(start)
+        return f.read(end - start)
+
+
+@dataclass(frozen=True)
+class ChunkSpans:
+    reference: Spans
+    predicted: Spans
+    documents: int  # -DOCSTART- lines in the chunk
+    sentences: int
+    tokens: int
+
+
+def load_chunk(
+    reference: str | Path,
+    predicted: str | Path | None,
+    chunk: Chunk,
+    *,
+    labels: str = "BIO",
+    repair: str = "conlleval",
+    delimiter: Delimiter = "auto",
+    token_column: int = 0,
+    label_column: int = -1,
+) -> ChunkSpans:
+    rep = check_repair(repair)
+    ref_bytes = _read(reference, chunk.ref_start, chunk.ref_end)
+    if predicted is None:
+        table = parse_conll(
+            ref_bytes,
+            str(reference),
+            columns=(-2, -1),
+            token_column=token_column,
+            delimiter=delimiter,
+            line_offset=chunk.ref_line,
+        )
+        if table.n_columns < 3:
+            raise InputError(
+                f"a merged file needs token, gold and predicted columns; lines have {table.n_columns}",
+                path=str(reference),
+            )
+        r, p = decode_column(table, 0, labels, rep), decode_column(table, 1, labels, rep)
+        ref_table = table
+    else:
+        ref_table = parse_conll(
+            ref_bytes,
+            str(reference),
+            columns=(label_column,),
+            token_column=token_column,
+            delimiter=delimiter,
+            line_offset=chunk.ref_line,
+        )
+        pred_table = parse_conll(
+            _read(predicted, chunk.pred_start, chunk.pred_end),
+            str(predicted),
+            columns=(label_column,),
+            token_column=token_column,
+            delimiter=delimiter,
+            line_offset=chunk.pred_line,
+        )
+        check_same_tokens(ref_table, pred_table)
+        r, p = decode_column(ref_table, 0, labels, rep), decode_column(pred_table, 0, labels, rep)
+    r, p = unify(r, p)
+    return ChunkSpans(r, p, ref_table.n_docstarts, ref_table.n_sentences, ref_table.n_tokens)
+
+
+def count_chunk(
+    reference: str | Path,
+    predicted: str | Path | None,
+    chunk: Chunk,
+    options: Options,
+    *,
+    labels: str = "BIO",
+    repair: str = "conlleval",
+    delimiter: Delimiter = "auto",
+    token_column: int = 0,
+    label_column: int = -1,
+    type_map: Mapping[str, str | None] | None = None,
+    types: Sequence[str] | None = None,
+) -> Counts:
+    """The counts of one chunk; ``Counts.documents`` holds its -DOCSTART- lines."""
+    cs = load_chunk(
+        reference,
+        predicted,
+        chunk,
+        labels=labels,
+        repair=repair,
+        delimiter=delimiter,
+        token_column=token_column,
+        label_column=label_column,
+    )
+    r, p = cs.reference, cs.predicted
+    if type_map or types is not None:
+        r, p = unify(r.map_types(type_map or {}, types), p.map_types(type_map or {}, types))
+        cs = ChunkSpans(r, p, cs.documents, cs.sentences, cs.tokens)
+    counts, _ = count(r, p, options)
+    counts.documents, counts.sentences, counts.tokens = cs.documents, cs.sentences, cs.tokens
+    return counts
+
+
+def merge_all(parts: Iterator[Counts] | Sequence[Counts]) -> Counts:
+    total: Counts | None = None
+    for c in parts:
+        total = c if total is None else total.merge(c)
+    if total is None:
+        raise InputError("nothing to score")
+    if total.documents == 0:
+        total.documents = 1  # a file without -DOCSTART- lines is one document
+    return total
