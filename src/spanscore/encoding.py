@@ -247,7 +247,11 @@ def encode(
     prev_touch = np.zeros(len(spans), dtype=bool)
     next_touch = np.zeros(len(spans), dtype=bool)
     if len(spans) > 1:
-        touch = (spans.end[:-1] == spans.start[1:]) & (spans.type[:-1] == spans.type[1:])
+        touch = (
+            (spans.end[:-1] == spans.start[1:])
+            & (spans.type[:-1] == spans.type[1:])
+            & (spans.unit[:-1] == spans.unit[1:])  # never across a sentence break
+        )
         prev_touch[1:] = touch
         next_touch[:-1] = touch
     name = spec.name

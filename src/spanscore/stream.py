@@ -197,8 +197,9 @@ def load_chunk(
             token_column=token_column,
             delimiter=delimiter,
             line_offset=chunk.ref_line,
+            allow_empty=True,
         )
-        if table.n_columns < 3:
+        if 0 < table.n_columns < 3:
             raise InputError(
                 f"a merged file needs token, gold and predicted columns; lines have {table.n_columns}",
                 path=str(reference),
@@ -213,6 +214,7 @@ def load_chunk(
             token_column=token_column,
             delimiter=delimiter,
             line_offset=chunk.ref_line,
+            allow_empty=True,
         )
         pred_table = parse_conll(
             _read(predicted, chunk.pred_start, chunk.pred_end),
@@ -221,6 +223,7 @@ def load_chunk(
             token_column=token_column,
             delimiter=delimiter,
             line_offset=chunk.pred_line,
+            allow_empty=True,
         )
         check_same_tokens(ref_table, pred_table)
         r, p = decode_column(ref_table, 0, labels, rep), decode_column(pred_table, 0, labels, rep)

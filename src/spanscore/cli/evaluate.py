@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import importlib
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
 
 from ..api import evaluate as run_evaluate
 from ..counts import CreditRule
@@ -97,6 +103,18 @@ def _credit(value: str) -> CreditRule:
     type=click.Path(file_okay=False, path_type=Path),
     help="Write summary, matched-pair CSVs, charts and report.html to this folder.",
 )
+@click.option(
+    "--engine",
+    type=click.Choice(["auto", "memory", "stream", "dask"]),
+    default="auto",
+    show_default=True,
+    help="memory: load whole files (keeps matched pairs); stream: bounded memory; dask: partitions on a Dask "
+    "cluster; auto: memory when pairs are needed (--report, --judge, tables), else stream.",
+)
+@click.option("--scheduler", help="Dask scheduler address (tcp://host:8786); without it a local cluster starts.")
+@click.option("--workers", type=int, default=2, show_default=True, help="Workers of a local Dask cluster.")
+@click.option("--chunk-size", type=int, default=1 << 19, show_default=True, help="Bytes of GOLD per chunk.")
+@click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when a terminal).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--no-per-type", is_flag=True, help="Leave the per-type table out.")
 def evaluate_command(
@@ -119,6 +137,11 @@ def evaluate_command(
     judge_path: Path | None,
     judge_credit: str,
     report_dir: Path | None,
+    engine: str,
+    scheduler: str | None,
+    workers: int,
+    chunk_size: int,
+    progress: bool | None,
     as_json: bool,
     no_per_type: bool,
 ) -> None:
@@ -133,35 +156,71 @@ def evaluate_command(
         judge_mod = importlib.import_module("spanscore.judge")
         judge = judge_mod.load_judge(judge_path)
         judge_name = getattr(judge, "name", judge_path.name)
-    report = run_evaluate(
+    needs_pairs = report_dir is not None or judge is not None or not as_json
+    if engine == "auto":
+        engine = "memory" if needs_pairs or fmt != "conll" else "stream"
+    if engine in ("stream", "dask") and (report_dir is not None or judge is not None or fmt != "conll"):
+        raise OptionError(f"--engine {engine} reads CoNLL and keeps no matched pairs: drop --report/--judge")
+    common: dict[str, Any] = dict(
         reference=gold,
         predicted=pred,
-        format=fmt,  # type: ignore[arg-type]
         labels=labels,
         repair=repair,
         merged=merged,
         credit=_credit(credit),
-        matching=matching,  # type: ignore[arg-type]
+        matching=matching,
         min_overlap=min_overlap,
-        min_overlap_of=min_overlap_of,  # type: ignore[arg-type]
+        min_overlap_of=min_overlap_of,
         types=parse_types(types),
         type_map=parse_type_map(type_map),
         zero_division=float(zero_division),
-        delimiter=delimiter,  # type: ignore[arg-type]
+        delimiter=delimiter,
         token_column=token_column,
         label_column=label_column,
-        judge=judge,
-        judge_credit=judge_credit,  # type: ignore[arg-type]
-        judge_name=judge_name,
-        keep_details=report_dir is not None or not as_json,
     )
+    if engine == "dask":
+        dask_engine = importlib.import_module("spanscore.engines.dask_engine")
+        report = dask_engine.evaluate_dask(**common, scheduler=scheduler, n_workers=workers, chunk_bytes=chunk_size)
+        _output(report, report_dir, as_json, no_per_type)
+        return
+    show = sys.stderr.isatty() if progress is None else progress
+    with _progress_bar(show and engine == "stream") as tick:
+        report = run_evaluate(
+            **common,
+            format=fmt,  # type: ignore[arg-type]
+            judge=judge,
+            judge_credit=judge_credit,  # type: ignore[arg-type]
+            judge_name=judge_name,
+            keep_details=engine == "memory",
+            chunk_bytes=chunk_size,
+            progress=tick,
+        )
+    _output(report, report_dir, as_json, no_per_type)
+
+
+@contextmanager
+def _progress_bar(show: bool) -> Iterator[Callable[[int, int], None] | None]:
+    if not show:
+        yield None
+        return
+    columns = (TextColumn("scoring"), BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("scoring", total=None)
+
+        def tick(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield tick
+
+
+def _output(report: Any, report_dir: Path | None, as_json: bool, no_per_type: bool) -> None:
     data = report.to_dict()
     if report_dir is not None:
         writer = importlib.import_module("spanscore.reporting")
         written = writer.write_report(report, report_dir)
         click.echo(f"report written to {written}", err=True)
     if as_json:
-        click.echo(report.to_json())
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         print_report(data, per_type=not no_per_type)
 

@@ -109,6 +109,7 @@ def parse_conll(
     token_column: int = 0,
     delimiter: Delimiter = "auto",
     line_offset: int = 0,
+    allow_empty: bool = False,
 ) -> ConllTable:
     """Parse CoNLL bytes. ``line_offset`` is added to line numbers (for files read in chunks)."""
     if data.startswith(b"\xef\xbb\xbf"):
@@ -144,6 +145,8 @@ def parse_conll(
     if not candidates.any():
         candidates = content & ~docstart
     if not candidates.any():
+        if allow_empty:  # a chunk of a larger file may hold only -DOCSTART- lines
+            return _empty(path, buf, len(columns), int(docstart.sum()), line_offset)
         raise InputError("file has no token lines", path=path)
     n_columns = int(np.bincount(n_fields[candidates]).argmax())
     comment = hashed & (n_fields != n_columns)
@@ -217,13 +220,33 @@ def _fields(
     del is_nl
     # A blank line holds nothing but spaces and tabs: count those per line (they are few).
     space = np.flatnonzero((buf == _TAB) | (buf == _SPACE) | (buf == _CR))
-    blank = np.bincount(line_of[space], minlength=n_lines) == line_end - line_start
+    # line_end already excludes a trailing CR, which is counted among the spaces.
+    cr = buf[np.maximum(line_end, 0)] == _CR
+    blank = np.bincount(line_of[space], minlength=n_lines) - cr == line_end - line_start
     del space
     if delimiter == "tab":
         starts, ends, _, n_fields = _tab_fields(buf == _TAB, line_of, line_start, line_end)
     else:
         starts, ends, _, n_fields = _space_fields((buf == _TAB) | (buf == _SPACE), buf, line_of, n_lines)
     return starts, ends, n_fields, blank
+
+
+def _empty(path: str, buf: npt.NDArray[np.uint8], n_cols: int, n_docstarts: int, line_offset: int) -> ConllTable:
+    z = np.zeros(0, dtype=np.int64)
+    return ConllTable(
+        path=path,
+        buffer=buf,
+        token_start=z,
+        token_end=z,
+        token_line=z,
+        sentence_bounds=np.zeros(1, dtype=np.int64),
+        sentence_doc=z,
+        n_documents=max(n_docstarts, 1),
+        columns=tuple(Column(z, ()) for _ in range(n_cols)),
+        n_columns=0,
+        line_offset=line_offset,
+        n_docstarts=n_docstarts,
+    )
 
 
 def _tab_fields(
