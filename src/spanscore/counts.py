@@ -307,9 +307,15 @@ def _tally(m: Matching, pairs: Pairs, reference: Spans, predicted: Spans, n_type
 
 
 def _bincount_int(index: IntArray, weights: IntArray, n: int) -> IntArray:
-    """Exact integer bincount (``np.bincount`` sums weights as floats)."""
-    out = np.zeros(n, dtype=np.int64)
-    np.add.at(out, index, weights)
+    """Exact bincount of non-negative int64 weights below 2^48 (``np.bincount`` sums in float64).
+
+    Each 24-bit half sums exactly in float64 for up to 2^29 items.
+    """
+    low = weights & 0xFFFFFF
+    high = weights >> 24
+    lo = np.bincount(index, weights=low, minlength=n).astype(np.int64)
+    hi = np.bincount(index, weights=high, minlength=n).astype(np.int64)
+    out: IntArray = (hi << 24) + lo
     return out
 
 

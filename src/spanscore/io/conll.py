@@ -75,8 +75,8 @@ class ConllTable:
             return np.zeros(0, dtype=np.uint8), lengths
         # Tokens never overlap, so a running sum of +1 at starts and -1 at ends marks their bytes.
         edge = np.zeros(self.buffer.shape[0] + 1, dtype=np.int8)
-        np.add.at(edge, self.token_start, 1)
-        np.add.at(edge, self.token_end, -1)
+        edge[self.token_start] += 1  # starts are distinct, and so are ends: no repeated index
+        edge[self.token_end] -= 1
         inside = np.cumsum(edge[:-1], dtype=np.int8) > 0
         return self.buffer[inside], lengths
 
