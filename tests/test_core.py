@@ -171,6 +171,15 @@ def test_paper_new_york_times_example(tmp_path: Path) -> None:
     assert t["overlap"]["partial"] == 1
 
 
+def test_proportional_credit_gives_back_exact_fractions() -> None:
+    gold = [["B-ORG", "I-ORG", "O", "O"]]
+    pred = [["O", "B-ORG", "I-ORG", "I-ORG"]]  # overlap 1 token of 2 and 3: dice 2/5, iou 1/4
+    d = spanscore.evaluate(reference=gold, predicted=pred, format="labels", credit="dice").metrics["overlap"]
+    assert (d["precision"], d["recall"], d["credit"]) == (0.4, 0.4, 0.4)
+    i = spanscore.evaluate(reference=gold, predicted=pred, format="labels", credit="iou").metrics["overlap"]
+    assert (i["precision"], i["recall"]) == (0.25, 0.25)
+
+
 def test_type_map_and_types_filter(tmp_path: Path) -> None:
     g, p = write(tmp_path / "g", GOLD), write(tmp_path / "p", PRED)
     base = ev(g, p)

@@ -7,8 +7,6 @@ leaves half a file behind.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +17,7 @@ import numpy as np
 from .encoding import Repair, check_repair, decode, encode, get_encoding, invalid_messages, split_labels
 from .errors import InputError, OptionError
 from .io.conll import ConllTable, Delimiter, read_conll
+from .io.files import atomic_output
 from .io.jsonl import read_jsonl
 from .io.load import decode_column
 from .spans import Spans
@@ -101,17 +100,9 @@ def validate(
 
 
 def _atomic_write(path: str | Path, chunks: Iterator[str]) -> None:
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
-            for chunk in chunks:
-                out.write(chunk)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_output(path) as out:
+        for chunk in chunks:
+            out.write(chunk.encode("utf-8"))
 
 
 def _conll_lines(table: ConllTable, label_ids: np.ndarray[Any, Any], vocab: tuple[str, ...]) -> Iterator[str]:

@@ -129,6 +129,7 @@ class Counts:
         )
 
     def with_types(self, types: tuple[str, ...]) -> Counts:
+        """The same counts over a wider type list (new types count zero)."""
         if types == self.types:
             return self
         index = {t: i for i, t in enumerate(types)}
@@ -139,15 +140,26 @@ class Counts:
             out[..., cols] = a
             return out
 
+        return self._map_columns(widen, types)
+
+    def without_empty_types(self) -> Counts:
+        """Drop types with no mention on either side: label vocabulary that decoding threw away
+        (repair="discard") must not appear per type nor pull the macro average down."""
+        keep = np.flatnonzero((self.reference > 0) | (self.predicted > 0))
+        if len(keep) == len(self.types):
+            return self
+        return self._map_columns(lambda a: a[..., keep], tuple(self.types[i] for i in keep))
+
+    def _map_columns(self, f: Callable[[IntArray], IntArray], types: tuple[str, ...]) -> Counts:
         return Counts(
             types=types,
             credit=self.credit,
-            reference=widen(self.reference),
-            predicted=widen(self.predicted),
-            criteria={k: widen(v) for k, v in self.criteria.items()},
-            schemes={k: widen(v) for k, v in self.schemes.items()},
-            token=widen(self.token),
-            errors=widen(self.errors),
+            reference=f(self.reference),
+            predicted=f(self.predicted),
+            criteria={k: f(v) for k, v in self.criteria.items()},
+            schemes={k: f(v) for k, v in self.schemes.items()},
+            token=f(self.token),
+            errors=f(self.errors),
             documents=self.documents,
             sentences=self.sentences,
             tokens=self.tokens,
@@ -273,7 +285,7 @@ def count(
     counts.errors = _taxonomy(schemes[TAXONOMY.name], pairs, reference, predicted, n_types)
     counts.token = _token_counts(reference, predicted, n_types)
     details = Details(reference, predicted, pairs, matchings, schemes) if keep_details else None
-    return counts, details
+    return counts.without_empty_types(), details
 
 
 def _enough_overlap(pairs: Pairs, options: Options) -> npt.NDArray[np.bool_]:

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import InputError
+from .files import read_bytes
 
 IntArray = npt.NDArray[np.int64]
 Delimiter = Literal["auto", "tab", "whitespace"]
@@ -89,16 +90,7 @@ def read_conll(
     delimiter: Delimiter = "auto",
 ) -> ConllTable:
     """Read a CoNLL file; ``columns`` are the label columns to keep (negative counts from the end)."""
-    name = str(path)
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", path=name) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a file", path=name) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=name) from None
-    return parse_conll(data, name, columns=columns, token_column=token_column, delimiter=delimiter)
+    return parse_conll(read_bytes(path), str(path), columns=columns, token_column=token_column, delimiter=delimiter)
 
 
 def parse_conll(

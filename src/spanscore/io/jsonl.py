@@ -7,11 +7,13 @@ exclusive, spans may overlap or nest. Every problem is reported with its file an
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from .files import read_bytes
 
 
 @dataclass(frozen=True)
@@ -22,25 +24,31 @@ class Document:
     line: int
 
 
-def read_jsonl(path: str | Path) -> list[Document]:
+def json_objects(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line; anything but a JSON object is an InputError."""
     name = str(path)
+    raw = read_bytes(path)
     try:
-        raw = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("no such file", path=name) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a file", path=name) from None
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=name) from None
-    docs: list[Document] = []
-    seen: dict[str, int] = {}
-    for number, line in enumerate(raw.splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"malformed JSON: {exc.msg} at column {exc.colno}", path=name, line=number) from None
+        if not isinstance(obj, dict):
+            raise InputError("expected one JSON object per line", path=name, line=number)
+        yield number, obj
+
+
+def read_jsonl(path: str | Path) -> list[Document]:
+    name = str(path)
+    docs: list[Document] = []
+    seen: dict[str, int] = {}
+    for number, obj in json_objects(path):
         doc = _document(obj, name, number)
         if doc.id in seen:
             raise InputError(f"document id {doc.id!r} also on line {seen[doc.id]}", path=name, line=number)
