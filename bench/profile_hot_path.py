@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Profile spanscore's streaming hot path on a synthetic corpus (cProfile, in process).
+
+    python bench/profile_hot_path.py [--sentences 100000] [--out bench/out] [--top 25]
+
+Prints the CLI's cost outside ``evaluate`` (imports, scoring and JSON), the functions that cost
+most by own time and by cumulative time, and the time of each stage of one chunk, best of 7.
+Every figure is CPU time of this process (or of the child), so that a busy machine does not
+inflate it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import pstats
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from run_bench import corpus  # noqa: E402
+
+
+def best(f: Callable[[], Any], n: int = 7) -> float:
+    """Milliseconds of CPU time (this process), the least of ``n`` runs: steadier than the wall clock
+    on a shared machine, where a process may wait for a core."""
+    top = float("inf")
+    for _ in range(n):
+        t0 = time.process_time()
+        f()
+        top = min(top, time.process_time() - t0)
+    return top * 1000
+
+
+def stages(gold: Path, pred: Path) -> dict[str, float]:
+    """Milliseconds of each stage of one 512 KiB chunk."""
+    from spanscore.counts import Options, count
+    from spanscore.io.conll import parse_conll
+    from spanscore.io.load import check_same_tokens, decode_column, unify
+    from spanscore.stream import _read, count_chunk, plan_chunks
+
+    plan = plan_chunks(gold, pred)
+    c = plan[len(plan) // 2]
+    rb, pb = _read(gold, c.ref_start, c.ref_end), _read(pred, c.pred_start, c.pred_end)
+    r = parse_conll(rb, str(gold), columns=(-1,))
+    p = parse_conll(pb, str(pred), columns=(-1,))
+    rs, ps = unify(decode_column(r, 0, "BIO", "conlleval"), decode_column(p, 0, "BIO", "conlleval"))
+    out = {
+        "plan_chunks (whole files)": best(lambda: plan_chunks(gold, pred), 3),
+        "read both ranges": best(lambda: (_read(gold, c.ref_start, c.ref_end), _read(pred, c.pred_start, c.pred_end))),
+        "parse_conll x2": best(lambda: (parse_conll(rb, "g", columns=(-1,)), parse_conll(pb, "p", columns=(-1,)))),
+        "check_same_tokens": best(lambda: check_same_tokens(r, p)),
+        "token_bytes x2 (inside check_same_tokens)": best(lambda: (r.token_bytes(), p.token_bytes())),
+        "decode_column x2": best(lambda: [decode_column(t, 0, "BIO", "conlleval") for t in (r, p)]),
+        "count (every criterion)": best(lambda: count(rs, ps, Options())),
+        "count_chunk (all of it)": best(lambda: count_chunk(gold, pred, c, Options())),
+    }
+    out["chunks"] = len(plan)
+    out["tokens per chunk"] = r.n_tokens
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sentences", type=int, default=100_000)
+    ap.add_argument("--out", type=Path, default=HERE / "out")
+    ap.add_argument("--top", type=int, default=25)
+    args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    prefix = corpus(args.out, args.sentences)
+    gold, pred = prefix.with_suffix(".gold"), prefix.with_suffix(".pred")
+
+    import spanscore
+
+    def run() -> None:
+        spanscore.evaluate(reference=gold, predicted=pred, keep_details=False)
+
+    run()  # warm the page cache
+    in_process = best(run, 3)
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([str(Path(sys.executable).parent / "spanscore"), "--version"], check=True, capture_output=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    startup = (after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime) * 1000
+    report = spanscore.evaluate(reference=gold, predicted=pred, keep_details=False)
+    to_json = best(lambda: json.dumps(report.to_dict(), indent=2), 3)
+    print(f"CPU time: evaluate() in process, best of 3: {in_process:.0f} ms")
+    print(f"CPU time: spanscore --version (interpreter + imports): {startup:.0f} ms; to_dict + JSON: {to_json:.0f} ms")
+
+    prof = cProfile.Profile(time.process_time)  # CPU time, not wall: other processes share the cores
+    prof.runcall(run)
+    for key in ("tottime", "cumulative"):
+        s = io.StringIO()
+        pstats.Stats(prof, stream=s).sort_stats(key).print_stats(args.top)
+        print(s.getvalue())
+    print("stages of one chunk (CPU ms, best of 7):")
+    for name, ms in stages(gold, pred).items():
+        print(f"  {name:<45} {ms:9.2f}" if isinstance(ms, float) else f"  {name:<45} {ms}")
+
+
+if __name__ == "__main__":
+    main()

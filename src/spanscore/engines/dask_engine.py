@@ -1,0 +1,254 @@
+"""The Dask engine: the streaming counts of CoNLL files, computed on a Dask distributed cluster.
+
+The client cuts both files at the same sentence breaks (``stream.plan_chunks``), groups the chunks
+into partitions of about ``partition_bytes`` of reference, and submits one task per partition. A
+task reads its byte ranges *by path*, runs ``stream.count_chunk`` on each chunk and returns the
+sum of their ``Counts``; the client adds the partitions up (``stream.merge_all``) and builds the
+same ``Report`` that ``spanscore.evaluate(..., keep_details=False)`` builds, so the JSON of the two
+is identical. Counts are integers (proportional credit included), so the order in which the
+partitions finish cannot change a number.
+
+Workers open the files themselves: with a cluster of several machines the files must be readable
+at the same path on every worker (a shared or network filesystem), and spanscore must be
+installed on every worker. Without ``scheduler`` a ``LocalCluster`` of ``n_workers`` processes
+(one thread each) starts on 127.0.0.1 with the dashboard off, and is closed at the end.
+
+Dask is an optional dependency (``pip install 'spanscore[dask]'``) and is imported only here, when
+``evaluate_dask`` runs.
+"""
+
+from __future__ import annotations
+
+import bisect
+import importlib
+import itertools
+import logging
+import math
+import os
+import sys
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from ..api import _parse_type_map, score_options, signature
+from ..counts import Counts, CreditRule, MinOverlapOf, Options
+from ..encoding import check_repair, get_encoding
+from ..errors import OptionError
+from ..io.conll import Delimiter
+from ..matching import Method
+from ..report import Report
+from ..scores import check_zero_division
+from ..stream import DEFAULT_CHUNK, Chunk, count_chunk, merge_all, plan_chunks
+
+MISSING = "--engine dask needs: pip install 'spanscore[dask]'"
+# Dask's nannies start workers with MALLOC_TRIM_THRESHOLD_=65536. Setting it also freezes glibc's
+# mmap threshold at 128 KiB, so every large numpy temporary is mapped and unmapped again, and
+# counting runs 2-3 times slower (measured: 0.84 s -> 2.2 s of CPU for 100k sentences). The workers
+# of the local cluster get glibc's defaults, like the single-process engine; MALLOC_MMAP_THRESHOLD_
+# (or MALLOC_TOP_PAD_) set as well also restores the speed, and is what we advise for other clusters.
+LOCAL_WORKER_CONFIG = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+SLOW_MALLOC = (
+    "{n} Dask worker(s) run with MALLOC_TRIM_THRESHOLD_ set and no MALLOC_MMAP_THRESHOLD_: counting there is"
+    " 2-3x slower; start them with MALLOC_MMAP_THRESHOLD_=33554432 in the environment (docs/benchmarks.md)"
+)
+DEFAULT_PARTITION = 16 << 20  # bytes of reference per task, at most (there are always a few per worker)
+TASKS_PER_WORKER = 4
+
+
+def _import_distributed() -> Any:
+    """``distributed``, typed loosely: parts of its API are untyped and vary between releases."""
+    try:
+        return importlib.import_module("distributed")
+    except ImportError:
+        raise OptionError(MISSING) from None
+
+
+def partitions(plan: Sequence[Chunk], n_parts: int) -> list[list[Chunk]]:
+    """Cut the plan into ``n_parts`` runs of consecutive chunks (fewer when there are fewer chunks).
+
+    Each cut falls at the chunk end nearest after an equal share of the reference bytes, so the runs
+    differ by at most about one chunk; every run holds at least one chunk.
+    """
+    n = len(plan)
+    n_parts = max(1, min(n_parts, n))
+    if n == 0:
+        return []
+    base = plan[0].ref_start
+    ends = [c.ref_end - base for c in plan]
+    total = ends[-1]
+    cuts = [0]
+    for k in range(1, n_parts):
+        j = bisect.bisect_left(ends, k * total / n_parts) + 1
+        cuts.append(max(cuts[-1] + 1, min(j, n - (n_parts - k))))
+    cuts.append(n)
+    return [list(plan[a:b]) for a, b in itertools.pairwise(cuts)]
+
+
+def count_partition(
+    reference: str,
+    predicted: str | None,
+    chunks: Sequence[Chunk],
+    options: Options,
+    reading: Mapping[str, Any],
+) -> Counts:
+    """Runs on a worker: the summed counts of consecutive chunks (-DOCSTART- lines kept as counted)."""
+    total: Counts | None = None
+    for chunk in chunks:
+        part = count_chunk(reference, predicted, chunk, options, **reading)
+        total = part if total is None else total.merge(part)
+    if total is None:
+        raise ValueError("a partition needs at least one chunk")
+    return total
+
+
+def _malloc_env() -> bool:
+    """Runs on a worker: whether glibc's mmap threshold is frozen at its small default."""
+    env = os.environ
+    return "MALLOC_TRIM_THRESHOLD_" in env and not {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TOP_PAD_"} & set(env)
+
+
+def _slots(client: Any, fallback: int) -> int:
+    """How many tasks the cluster runs at once."""
+    threads = int(sum(client.nthreads().values()))
+    return threads if threads > 0 else max(1, fallback)
+
+
+def evaluate_dask(
+    *,
+    reference: str | Path,
+    predicted: str | Path | None = None,
+    labels: str = "BIO",
+    repair: str = "conlleval",
+    merged: bool = False,
+    credit: CreditRule = 0.5,
+    matching: Method = "optimal",
+    min_overlap: float = 0.0,
+    min_overlap_of: MinOverlapOf = "reference",
+    types: Sequence[str] | None = None,
+    type_map: Mapping[str, str] | None = None,
+    zero_division: float = 0.0,
+    delimiter: Delimiter = "auto",
+    token_column: int = 0,
+    label_column: int = -1,
+    scheduler: str | None = None,
+    n_workers: int = 2,
+    chunk_bytes: int = DEFAULT_CHUNK,
+    partition_bytes: int = DEFAULT_PARTITION,
+    progress: Callable[[int, int], None] | None = None,
+) -> Report:
+    """Score CoNLL files on a Dask cluster; the report equals ``evaluate(..., keep_details=False)``.
+
+    ``scheduler`` is the address of a running scheduler (``tcp://host:8786``); without it a local
+    cluster of ``n_workers`` single-threaded processes starts and stops here. ``chunk_bytes`` is the
+    reference bytes per chunk (as in the streaming engine), ``partition_bytes`` the most reference
+    bytes one task counts. ``progress(done_bytes, total_bytes)`` is called as partitions finish.
+    The files must be readable at the same path on every worker.
+    """
+    # The same checks, in the same order, as ``evaluate`` and its streaming path.
+    if isinstance(credit, str):
+        if credit not in ("dice", "iou"):
+            try:
+                credit = float(credit)
+            except ValueError:
+                raise OptionError(f"credit must be a number in [0, 1], dice or iou, not {credit!r}") from None
+    else:
+        credit = float(credit)
+    opts = Options(credit=credit, matching=matching, min_overlap=float(min_overlap), min_overlap_of=min_overlap_of)
+    zd = check_zero_division(float(zero_division))
+    mapping = _parse_type_map(type_map)
+    for name, value in (("reference", reference), ("predicted", predicted)):
+        if (value is not None or not merged) and not isinstance(value, str | Path):
+            raise OptionError(f"format='conll' expects {name} as a file path, not {type(value).__name__}")
+    if merged and predicted is not None:
+        raise OptionError("with merged=True give only reference (the merged file)")
+    get_encoding(labels)
+    check_repair(repair)
+    if n_workers < 1:
+        raise OptionError(f"--workers must be at least 1, not {n_workers}")
+    if chunk_bytes < 1 or partition_bytes < 1:
+        raise OptionError("chunk and partition sizes must be positive")
+    dist = _import_distributed()
+
+    pred = None if merged else predicted
+    ref_path, pred_path = str(reference), None if pred is None else str(pred)
+    if scheduler is not None:
+        # Remote workers do not share this process's working directory.
+        ref_path = os.path.abspath(ref_path)
+        pred_path = None if pred_path is None else os.path.abspath(pred_path)
+    reading: dict[str, Any] = dict(
+        labels=labels,
+        repair=repair,
+        delimiter=delimiter,
+        token_column=token_column,
+        label_column=label_column,
+        type_map=mapping,
+        types=types,
+    )
+
+    for path in (reference, pred):
+        if path is not None and not os.path.isfile(path):
+            plan_chunks(reference, pred, chunk_bytes)  # raises the stream engine's error, before any cluster starts
+    with ExitStack() as stack:
+        # Plan while the cluster starts: both take seconds on large files.
+        pool = stack.enter_context(ThreadPoolExecutor(max_workers=1))
+        planned = pool.submit(plan_chunks, reference, pred, chunk_bytes)
+        try:
+            if scheduler is None:
+                dask_config = importlib.import_module("dask").config
+                with dask_config.set(LOCAL_WORKER_CONFIG):
+                    cluster = dist.LocalCluster(
+                        n_workers=n_workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        host="127.0.0.1",
+                        dashboard_address=None,
+                        # No dashboard; the scheduler's small HTTP server takes any free loopback port.
+                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                        silence_logs=logging.ERROR,
+                    )
+                stack.enter_context(cluster)
+                client = stack.enter_context(dist.Client(cluster))
+            else:
+                client = stack.enter_context(dist.Client(scheduler))
+                if sys.platform.startswith("linux"):
+                    slow = sum(bool(v) for v in client.run(_malloc_env).values())
+                    if slow:
+                        warnings.warn(SLOW_MALLOC.format(n=slow), RuntimeWarning, stacklevel=2)
+        except BaseException:
+            planned.cancel()
+            raise
+        plan = planned.result()
+        total_bytes = plan[-1].ref_end
+        slots = _slots(client, n_workers)
+        n_parts = max(slots * TASKS_PER_WORKER, math.ceil(total_bytes / partition_bytes))
+        groups = partitions(plan, n_parts)
+        futures = [
+            client.submit(count_partition, ref_path, pred_path, group, opts, reading, pure=False) for group in groups
+        ]
+        sizes = {f.key: sum(c.ref_end - c.ref_start for c in g) for f, g in zip(futures, groups, strict=True)}
+        parts: dict[str, Counts] = {}
+        done = 0
+        for future in dist.as_completed(futures):
+            parts[future.key] = future.result()
+            done += sizes[future.key]
+            if progress is not None:
+                progress(done, total_bytes)
+        counts = merge_all([parts[f.key] for f in futures])  # in file order, as the stream engine adds
+
+    options = score_options(
+        format="conll",
+        merged=merged,
+        labels=labels,
+        repair=repair,
+        credit=credit,
+        matching=matching,
+        min_overlap=min_overlap,
+        min_overlap_of=min_overlap_of,
+        types=types,
+        mapping=mapping,
+        zero_division=zd,
+    )
+    return Report(counts=counts, signature=signature(options), options=options, zero_division=zd, details=None)
