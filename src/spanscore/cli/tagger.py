@@ -1,0 +1,202 @@
+"""``spanscore train crf|flair`` and ``spanscore predict``, with progress bars on stderr."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+from ..errors import OptionError
+from ..tagger import (
+    CrfConfig,
+    FlairConfig,
+    TrainResult,
+    load_model,
+    predict_file,
+    read_sentences,
+    train_crf,
+    train_flair,
+)
+from ..tagger.progress import ProgressEvent
+
+
+class ProgressDisplay:
+    """Draws library progress events as rich progress bars on stderr, one bar per stage."""
+
+    def __init__(self, *, quiet: bool = False) -> None:
+        self.console = Console(stderr=True)
+        self.quiet = quiet
+        self._progress = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description:<22}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[info]}"),
+            console=self.console,
+            disable=quiet,
+        )
+        self._tasks: dict[tuple[str, str], TaskID] = {}
+
+    def __enter__(self) -> ProgressDisplay:
+        self._progress.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._progress.stop()
+
+    def __call__(self, event: ProgressEvent) -> None:
+        key = (event.stage, event.description)
+        task = self._tasks.get(key)
+        if task is None:
+            task = self._progress.add_task(event.description, total=event.total, info=event.info)
+            self._tasks[key] = task
+        self._progress.update(task, completed=event.done, total=event.total, info=event.info)
+
+    def log(self, message: str) -> None:
+        if not self.quiet:
+            self._progress.console.print(message, highlight=False, markup=False)
+
+
+def _reading(f: Any) -> Any:
+    f = click.option("--labels", default="BIO", show_default=True,
+                     help="Label encoding of the files (how mentions are read from the labels).")(f)
+    f = click.option("--delimiter", type=click.Choice(["auto", "tab", "whitespace"]), default="auto",
+                     show_default=True, help="Column separator.")(f)
+    f = click.option("--label-column", type=int, default=-1, show_default=True, help="Column of the label.")(f)
+    f = click.option("--token-column", type=int, default=0, show_default=True, help="Column of the token.")(f)
+    return f
+
+
+def _load_training(
+    train: Path, dev: Path | None, limit: int | None, token_column: int, label_column: int, delimiter: str
+) -> tuple[Any, Any]:
+    kw: dict[str, Any] = {"token_column": token_column, "label_column": label_column, "delimiter": delimiter}
+    train_s = read_sentences(train, **kw).head(limit)
+    dev_s = read_sentences(dev, **kw).head(limit) if dev is not None else None
+    return train_s, dev_s
+
+
+def _summary(kind: str, result: TrainResult, train_sentences: int, train_tokens: int) -> str:
+    steps = f"{result.iterations} {'iterations' if kind == 'crf' else 'epochs'}"
+    line = (f"trained {kind} on {train_sentences} sentences ({train_tokens} tokens) in {result.seconds:.1f} s,"
+            f" {steps}")
+    if result.dev_scores:
+        line += "; dev " + ", ".join(f"{k} F1 {100 * v:.2f}" for k, v in result.dev_scores.items())
+    return f"{line}; wrote {result.path}"
+
+
+@click.group("train")
+def train_group() -> None:
+    """Train a tagger on a labelled CoNLL file (spanscore predict applies it)."""
+
+
+@train_group.command("crf")
+@click.argument("train", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--dev", type=click.Path(dir_okay=False, path_type=Path),
+              help="Dev file: scored after each iteration (display only) and at the end.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Model file to write.")
+@click.option("--iterations", type=int, default=100, show_default=True, help="Most L-BFGS iterations.")
+@click.option("--c1", type=float, default=0.1, show_default=True, help="L1 penalty.")
+@click.option("--c2", type=float, default=0.1, show_default=True, help="L2 penalty.")
+@click.option("--limit", type=int, help="Use only the first N sentences of each file (quick runs).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+@_reading
+def train_crf_command(
+    train: Path, dev: Path | None, output: Path, iterations: int, c1: float, c2: float, limit: int | None,
+    quiet: bool, labels: str, delimiter: str, label_column: int, token_column: int,
+) -> None:
+    """Train a feature-based CRF (sklearn-crfsuite) on TRAIN."""
+    if iterations < 1:
+        raise OptionError("--iterations must be at least 1")
+    train_s, dev_s = _load_training(train, dev, limit, token_column, label_column, delimiter)
+    config = CrfConfig(c1=c1, c2=c2, max_iterations=iterations)
+    with ProgressDisplay(quiet=quiet) as display:
+        result = train_crf(train_s, output, dev=dev_s, config=config, encoding=labels, progress=display)
+    click.echo(_summary("crf", result, len(train_s), train_s.n_tokens), err=True)
+
+
+@train_group.command("flair")
+@click.argument("train", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--dev", type=click.Path(dir_okay=False, path_type=Path),
+              help="Dev file: picks the best epoch and drives the learning-rate annealing.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Model file to write.")
+@click.option("--embeddings", default=",".join(FlairConfig.embeddings), show_default=True,
+              help="Comma-separated stack: char, minilm (bundled, offline), any Flair name (twitter,"
+                   " news-forward, news-backward, glove...) or transformer:MODEL.")
+@click.option("--epochs", type=int, default=25, show_default=True, help="Most epochs.")
+@click.option("--learning-rate", type=float, default=0.05, show_default=True)
+@click.option("--batch-size", type=int, default=32, show_default=True)
+@click.option("--hidden-size", type=int, default=256, show_default=True)
+@click.option("--device", help="torch device (cuda, cuda:1, cpu); default: cuda when available.")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--limit", type=int, help="Use only the first N sentences of each file (quick runs).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+@click.option("-v", "--verbose", is_flag=True, help="Show Flair's own training log.")
+@_reading
+def train_flair_command(
+    train: Path, dev: Path | None, output: Path, embeddings: str, epochs: int, learning_rate: float,
+    batch_size: int, hidden_size: int, device: str | None, seed: int, limit: int | None, quiet: bool,
+    verbose: bool, labels: str, delimiter: str, label_column: int, token_column: int,
+) -> None:
+    """Train a Flair BiLSTM-CRF (the paper's configuration) on TRAIN."""
+    names = tuple(e.strip() for e in embeddings.split(",") if e.strip())
+    if epochs < 1:
+        raise OptionError("--epochs must be at least 1")
+    train_s, dev_s = _load_training(train, dev, limit, token_column, label_column, delimiter)
+    config = FlairConfig(
+        embeddings=names, max_epochs=epochs, learning_rate=learning_rate, mini_batch_size=batch_size,
+        hidden_size=hidden_size, device=device, seed=seed,
+    )
+    with ProgressDisplay(quiet=quiet) as display:
+        result = train_flair(train_s, output, dev=dev_s, config=config, encoding=labels, progress=display,
+                             verbose=verbose)
+    click.echo(_summary("flair", result, len(train_s), train_s.n_tokens), err=True)
+
+
+@click.command("predict")
+@click.argument("model", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("source", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write the predictions (CoNLL, on exactly SOURCE's lines).")
+@click.option("--append", is_flag=True,
+              help="Add the predictions as a new last column (token gold pred, for evaluate --merged)"
+                   " instead of replacing the label column.")
+@click.option("--token-column", type=int, default=0, show_default=True, help="Column of the token.")
+@click.option("--label-column", type=int, default=-1, show_default=True,
+              help="Column replaced by the predictions (when SOURCE has more than one column).")
+@click.option("--delimiter", type=click.Choice(["auto", "tab", "whitespace"]), default="auto", show_default=True)
+@click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
+def predict_command(
+    model: Path, source: Path, output: Path, append: bool, token_column: int, label_column: int,
+    delimiter: str, quiet: bool,
+) -> None:
+    """Tag SOURCE with MODEL (from spanscore train); then run spanscore evaluate SOURCE OUTPUT."""
+    tagger = load_model(model)
+    with ProgressDisplay(quiet=quiet) as display:
+        result = predict_file(
+            tagger, source, output, append=append, token_column=token_column, label_column=label_column,
+            delimiter=delimiter, progress=display,  # type: ignore[arg-type]
+        )
+    how = "appended as a new column" if result.appended else "in the label column"
+    click.echo(f"tagged {result.sentences} sentences ({result.tokens} tokens) with {tagger.kind};"
+               f" predictions {how} of {result.path}", err=True)
+
+
+commands = [train_group, predict_command]

@@ -1,0 +1,210 @@
+"""The report's charts as PNG bytes.
+
+matplotlib is the optional extra ``report``: it is imported here, inside the functions, and only
+through ``Figure`` (never pyplot), so drawing neither needs a display nor changes the backend of a
+program that already uses matplotlib.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING, Any
+
+from .common import PARTIAL_CRITERIA, partial_label, total_errors
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+# Okabe-Ito colours: distinguishable with the common colour-vision deficiencies.
+BLUE, ORANGE, GREEN, SKY, VERMILION, PURPLE, YELLOW, GREY = (
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#56B4E9",
+    "#D55E00",
+    "#CC79A7",
+    "#F0E442",
+    "#7F7F7F",
+)
+DPI = 150
+CHART_ORDER = ("strict", "boundary", "left", "right", "overlap", "token", "learned")
+# Short enough to sit under a bar group of seven.
+CHART_HELP = {
+    "strict": "span and type",
+    "boundary": "span only",
+    "left": "type and start",
+    "right": "type and end",
+    "overlap": "type, overlap",
+    "token": "entity tokens",
+    "learned": "judge's credit",
+}
+
+
+class ChartsUnavailable(Exception):
+    """matplotlib cannot be imported; the message says how to install it."""
+
+
+INSTALL_HINT = "matplotlib is not installed (pip install 'spanscore[report]')"
+
+
+def _figure(width: float, height: float) -> Figure:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as exc:
+        raise ChartsUnavailable(INSTALL_HINT) from exc
+    return Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+
+
+def _png(fig: Figure) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", facecolor="white")
+    return buf.getvalue()
+
+
+def _tidy(ax: Axes, counts: str = "") -> None:
+    """Plain frame; ``counts`` names the axis ("x" or "y") that shows whole numbers."""
+    from matplotlib.ticker import MaxNLocator
+
+    if counts:
+        axis = ax.xaxis if counts == "x" else ax.yaxis
+        axis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
+    ax.spines["top"].set_visible(False)
+    ax.spines["right"].set_visible(False)
+    ax.set_axisbelow(True)
+
+
+def scores_chart(data: dict[str, Any]) -> bytes:
+    """Figure 2 of the paper: precision, recall and F1 per criterion, as grouped bars."""
+    metrics = data["metrics"]
+    names = [n for n in CHART_ORDER if n in metrics]
+    fig = _figure(9.0, 4.8)
+    ax = fig.add_subplot()
+    width = 0.27
+    for j, (key, label, colour) in enumerate(
+        (("precision", "precision", BLUE), ("recall", "recall", ORANGE), ("f1", "F1", GREEN))
+    ):
+        xs = [i + (j - 1) * width for i in range(len(names))]
+        values = [100 * (metrics[n][key] or 0.0) for n in names]
+        bars = ax.bar(xs, values, width, label=label, color=colour)
+        ax.bar_label(
+            bars,
+            labels=[f"{100 * metrics[n][key]:.1f}" if metrics[n][key] is not None else "n/a" for n in names],
+            padding=2,
+            fontsize=7,
+        )
+    ax.set_xticks(range(len(names)), [f"{n}\n({CHART_HELP.get(n, '')})" for n in names], fontsize=8)
+    ax.set_ylim(0, 112)
+    ax.set_yticks(range(0, 101, 20))
+    ax.set_ylabel("score (%)")
+    ax.grid(axis="y", color="#dddddd", linewidth=0.8)
+    _tidy(ax)
+    ax.set_title("Precision, recall and F1 by criterion", loc="left", fontsize=12)
+    ax.legend(loc="upper right", ncols=3, frameon=False, fontsize=9)
+    return _png(fig)
+
+
+def credit_chart(data: dict[str, Any]) -> bytes:
+    """Figure 1 of the paper: matches with full and with partial credit per criterion."""
+    metrics = data["metrics"]
+    names = [n for n in PARTIAL_CRITERIA if n in metrics]
+    fig = _figure(7.5, 4.5)
+    ax = fig.add_subplot()
+    width = 0.38
+    top = max([metrics[n]["full"] for n in names] + [metrics[n]["partial"] for n in names] + [1])
+    for j, (key, label, colour) in enumerate(
+        (("full", "exact (1.0 credit)", BLUE), ("partial", partial_label(data), ORANGE))
+    ):
+        xs = [i + (j - 0.5) * width for i in range(len(names))]
+        bars = ax.bar(xs, [metrics[n][key] for n in names], width, label=label, color=colour)
+        ax.bar_label(bars, padding=2, fontsize=9)
+    ax.set_xticks(range(len(names)), [f"{n}\n({CHART_HELP.get(n, '')})" for n in names], fontsize=9)
+    ax.set_ylim(0, top * 1.18)
+    ax.set_ylabel("matched pairs")
+    ax.grid(axis="y", color="#dddddd", linewidth=0.8)
+    _tidy(ax, "y")
+    ax.set_title("Exact and partial matches by criterion", loc="left", fontsize=12)
+    ax.legend(loc="upper right", ncols=2, frameon=False, fontsize=9)
+    return _png(fig)
+
+
+def errors_chart(data: dict[str, Any]) -> bytes:
+    """The error taxonomy of 004 as horizontal bars; Type-5 split by how the span differs.
+
+    Correct mentions usually outnumber every error type many times over; drawn to one scale they
+    would flatten the errors, so their bar is then cut (marked, with its count written on it).
+    """
+    e = data["errors"]
+    n_errors = total_errors(e)
+    rows = [
+        ("correct", "correct\n(same span and type)", GREEN),
+        ("false_positive", "Type-1 false positive", VERMILION),
+        ("false_negative", "Type-2 false negative", PURPLE),
+        ("wrong_label_same_span", "Type-3 wrong label,\nsame span", SKY),
+        ("wrong_label_overlap", "Type-4 wrong label,\noverlapping span", GREY),
+        ("right_label_overlap", "Type-5 right label,\noverlapping span", None),
+    ]
+    fig = _figure(9.0, 5.0)
+    ax = fig.add_subplot()
+    ys = list(range(len(rows)))[::-1]
+    height = 0.62
+    largest_error = max([int(e[key]) for key, _, _ in rows[1:]] + [1])
+    correct = int(e["correct"])
+    cut = correct > 1.4 * largest_error
+    scale = largest_error if cut else max(correct, largest_error)
+    for y, (key, _, colour) in zip(ys, rows, strict=True):
+        count = int(e[key])
+        if key == "correct" and cut:
+            length = 1.2 * scale
+            ax.barh(y, length, color=colour, height=height)
+            # Two white slashes across the bar mark where it was cut.
+            for dx in (0.0, 0.025 * scale):
+                x = 0.95 * scale + dx
+                ax.plot([x - 0.015 * scale, x + 0.015 * scale], [y - 0.42, y + 0.42], color="white", lw=3)
+            ax.text(length + scale * 0.012, y, f"{count}  (bar cut: not to scale)", va="center", fontsize=9)
+            continue
+        if colour is not None:
+            ax.barh(y, count, color=colour, height=height)
+        else:
+            left = 0
+            for sub, label, c in (
+                ("right_label_overlap_longer", "Type-5: prediction longer", BLUE),
+                ("right_label_overlap_shorter", "Type-5: prediction shorter", ORANGE),
+                ("right_label_overlap_shifted", "Type-5: prediction shifted", YELLOW),
+            ):
+                n = int(e[sub])
+                ax.barh(y, n, left=left, color=c, height=height, label=f"{label} ({n})")
+                left += n
+        note = str(count)
+        if key != "correct" and n_errors:
+            note += f"  ({100 * count / n_errors:.1f}% of errors)"
+        ax.text(count + scale * 0.012, y, note, va="center", fontsize=9)
+    ax.set_yticks(ys, [label for _, label, _ in rows], fontsize=9)
+    ax.set_xlim(0, scale * 1.65)
+    ax.set_xlabel("mentions (one-to-one matching)")
+    ax.grid(axis="x", color="#dddddd", linewidth=0.8)
+    _tidy(ax, "x")
+    ax.set_title(f"Error taxonomy: {correct} correct, {n_errors} errors", loc="left", fontsize=12)
+    fig.legend(loc="outside lower center", ncols=3, frameon=False, fontsize=8)
+    return _png(fig)
+
+
+# file name -> (drawing function, caption)
+CHARTS = {
+    "scores.png": (scores_chart, "Precision, recall and F1 under each criterion (the paper's Figure 2)."),
+    "credit.png": (
+        credit_chart,
+        "Matched pairs with exact (full) and partial credit under each partial-credit criterion "
+        "(the paper's Figure 1).",
+    ),
+    "errors.png": (
+        errors_chart,
+        "Error taxonomy of the one-to-one matching (Type-1 to Type-5); Type-5 split by how the predicted "
+        "span differs.",
+    ),
+}
+
+
+def draw_all(data: dict[str, Any]) -> dict[str, bytes]:
+    """Every chart as PNG bytes by file name; raises ChartsUnavailable without matplotlib."""
+    return {name: draw(data) for name, (draw, _) in CHARTS.items()}

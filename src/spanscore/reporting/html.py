@@ -1,0 +1,373 @@
+"""report.html: one self-contained page (inline CSS, charts as data URIs, no script).
+
+Every string that comes from the data (mention texts, contexts, type names, file names) goes
+through ``html.escape``: mention texts are user data.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+from .common import (
+    CRITERION_HELP,
+    ERROR_KEYS,
+    SEMEVAL_COLUMNS,
+    TAXONOMY,
+    TAXONOMY_DETAIL,
+    corpus_line,
+    number,
+    partial_label,
+    pct,
+    share,
+    total_errors,
+)
+
+CONTEXT_CHARS = 150  # characters of context shown either side of the marked mentions
+
+CSS = """
+:root { color-scheme: light; }
+body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+       color: #1f2328; background: #fff; max-width: 1180px; margin: 0 auto; padding: 24px 32px 64px; }
+h1 { font-size: 26px; margin: 0 0 4px; }
+h2 { font-size: 20px; margin: 40px 0 8px; padding-bottom: 4px; border-bottom: 1px solid #d8dee4; }
+h3 { font-size: 16px; margin: 24px 0 6px; }
+p { margin: 6px 0; }
+.lead { color: #57606a; }
+code { font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: #f6f8fa;
+       padding: 2px 6px; border-radius: 4px; }
+code.sig { display: inline-block; word-break: break-all; }
+nav { margin: 14px 0 0; padding: 8px 0; border-top: 1px solid #eaeef2; border-bottom: 1px solid #eaeef2; }
+nav a { margin-right: 16px; color: #0969da; text-decoration: none; }
+nav a:hover { text-decoration: underline; }
+table { border-collapse: collapse; margin: 10px 0 6px; font-size: 14px; }
+th, td { padding: 4px 10px; border-bottom: 1px solid #e5e7eb; text-align: left; vertical-align: top; }
+thead th { background: #f6f8fa; font-weight: 600; border-bottom: 2px solid #d0d7de; }
+tbody tr:nth-child(even) { background: #fafbfc; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tr.sub td { color: #57606a; font-size: 13px; }
+tr.sub td:first-child + td { padding-left: 28px; }
+tr.total td { font-weight: 600; border-top: 2px solid #d0d7de; }
+td.muted { color: #8c959f; }
+figure { margin: 18px 0 26px; }
+figure img { width: 100%; max-width: 980px; height: auto; border: 1px solid #e5e7eb; border-radius: 6px; }
+figcaption { max-width: 980px; color: #57606a; font-size: 13px; margin-top: 4px; }
+.note { background: #fff8c5; border: 1px solid #d4a72c; padding: 8px 12px; border-radius: 6px;
+        margin: 12px 0; }
+.g { background: #cfe3ff; border-radius: 2px; }
+.p { border-bottom: 3px solid #e8871e; }
+.type { font-size: 11px; color: #57606a; background: #eef1f4; border-radius: 3px; padding: 0 4px;
+        margin-left: 4px; white-space: nowrap; }
+td.ctx { color: #3d444d; font-size: 13px; max-width: 560px; }
+td.mention { min-width: 110px; max-width: 220px; }
+details { margin: 8px 0 16px; }
+details > summary { cursor: pointer; font-weight: 600; padding: 4px 0; }
+.legend span { margin-right: 14px; }
+footer { margin-top: 48px; color: #8c959f; font-size: 12px; }
+"""
+
+
+@dataclass
+class PartialSample:
+    """The partial pairs of one criterion that the page lists (the first ``len(rows)`` of ``total``)."""
+
+    criterion: str
+    rows: list[dict[str, Any]]
+    total: int
+    csv: str
+
+
+def _num(value: object) -> str:
+    return f'<td class="n">{escape(str(value))}</td>'
+
+
+def _head(cells: Sequence[str], numeric_from: int = 1) -> str:
+    th = "".join(
+        f'<th class="n">{escape(c)}</th>' if i >= numeric_from else f"<th>{escape(c)}</th>"
+        for i, c in enumerate(cells)
+    )
+    return f"<thead><tr>{th}</tr></thead>"
+
+
+def _char_span(context: str, start: int, end: int, text: str, tokens: bool) -> tuple[int, int] | None:
+    """Character offsets of a mention in its context, or None when they cannot be found."""
+    if not tokens:
+        return (start, end) if context[start:end] == text else None
+    # The context is its tokens joined by spaces, so token ``start`` begins after ``start`` spaces;
+    # a token that itself holds a space moves it further right, hence the search from there.
+    atoms = context.split(" ")
+    if start > len(atoms):
+        return None
+    guess = len(" ".join(atoms[:start])) + (1 if start else 0)
+    at = context.find(text, guess)
+    while at != -1 and at > 0 and context[at - 1] != " ":
+        at = context.find(text, at + 1)
+    return None if at == -1 else (at, at + len(text))
+
+
+def highlight(context: str, spans: Sequence[tuple[int, int, str, str]], tokens: bool) -> str:
+    """The context around ``spans`` (start, end, css class, text) with each span marked.
+
+    Offsets count tokens (the context is its tokens joined by spaces) or characters. A span that
+    cannot be placed leaves the context unmarked rather than marking the wrong words.
+    """
+    placed = [_char_span(context, s, e, text, tokens) for s, e, _, text in spans]
+    if not spans or any(p is None for p in placed):
+        return escape(context)
+    marks = [(p[0], p[1], css) for p, (_, _, css, _) in zip(placed, spans, strict=True) if p is not None]
+    n = len(context)
+    first, last = min(s for s, _, _ in marks), max(e for _, e, _ in marks)
+    lo, hi = max(0, first - CONTEXT_CHARS), min(n, last + CONTEXT_CHARS)
+    # Cut the window at spaces, not inside words.
+    if lo > 0 and (space := context.find(" ", lo, first)) != -1:
+        lo = space + 1
+    if hi < n and (space := context.rfind(" ", last, hi)) != -1:
+        hi = space
+    cuts = sorted({lo, hi} | {x for s, e, _ in marks for x in (s, e)})
+    out = []
+    for a, b in itertools.pairwise(cuts):
+        if a < b:
+            classes = " ".join(dict.fromkeys(c for s, e, c in marks if s <= a and b <= e))
+            body = escape(context[a:b])
+            out.append(f'<span class="{classes}">{body}</span>' if classes else body)
+    return ("… " if lo > 0 else "") + "".join(out) + (" …" if hi < n else "")
+
+
+def _mention(side: dict[str, Any] | None, css: str) -> str:
+    if side is None:
+        return '<td class="mention muted">—</td>'
+    return (
+        f'<td class="mention"><span class="{css}">{escape(str(side["text"]))}</span>'
+        f'<span class="type">{escape(str(side["type"]))}</span></td>'
+    )
+
+
+def _context(context: str, ref: dict[str, Any] | None, pred: dict[str, Any] | None, tokens: bool) -> str:
+    spans = [
+        (int(s["start"]), int(s["end"]), css, str(s["text"])) for s, css in ((ref, "g"), (pred, "p")) if s
+    ]
+    return f'<td class="ctx">{highlight(context, spans, tokens)}</td>'
+
+
+def _side(row: dict[str, Any], side: str) -> dict[str, Any]:
+    return {k: row[f"{side}_{k}"] for k in ("text", "type", "start", "end")}
+
+
+def _scores(data: dict[str, Any]) -> str:
+    rows = []
+    for name, m in data["metrics"].items():
+        if name == "token":
+            tail = _num(m["true_positive"]) + '<td class="n"></td><td class="n"></td>'
+        else:
+            tail = _num(m["full"]) + _num(m["partial"]) + _num(number(m["credit"]))
+        rows.append(
+            f"<tr><td><b>{escape(name)}</b></td><td>{escape(CRITERION_HELP.get(name, ''))}</td>"
+            + _num(pct(m["precision"]))
+            + _num(pct(m["recall"]))
+            + _num(pct(m["f1"]))
+            + tail
+            + "</tr>"
+        )
+    head = _head(["criterion", "matches", "P", "R", "F1", "full", "partial", "credit"], numeric_from=2)
+    return f"<table>{head}<tbody>{''.join(rows)}</tbody></table>"
+
+
+def _semeval(data: dict[str, Any]) -> str:
+    rows = []
+    for name, b in data["semeval"].items():
+        cells = "".join(_num(b[k]) for _, k in SEMEVAL_COLUMNS)
+        cells += _num(pct(b["precision"])) + _num(pct(b["recall"])) + _num(pct(b["f1"]))
+        rows.append(f"<tr><td><b>{escape(name)}</b></td>{cells}</tr>")
+    head = _head(["scheme", *(h for h, _ in SEMEVAL_COLUMNS), "P", "R", "F1"])
+    return f"<table>{head}<tbody>{''.join(rows)}</tbody></table>"
+
+
+def _per_type(data: dict[str, Any]) -> str:
+    names = list(data["metrics"])
+    rows = []
+    for typ, b in data["per_type"].items():
+        m = b["metrics"]
+        cells = _num(m["strict"]["reference"]) + _num(m["strict"]["predicted"])
+        cells += "".join(_num(pct(m[n]["f1"])) for n in names)
+        rows.append(f"<tr><td><b>{escape(typ)}</b></td>{cells}</tr>")
+    macro = "".join(_num(pct(data["macro"][n]["f1"])) for n in names)
+    rows.append(f'<tr class="total"><td>macro</td><td></td><td></td>{macro}</tr>')
+    return f"<table>{_head(['type', 'ref', 'pred', *names])}<tbody>{''.join(rows)}</tbody></table>"
+
+
+def _taxonomy(data: dict[str, Any]) -> str:
+    e = data["errors"]
+    n_errors = total_errors(e)
+    rows = []
+    for key, code, text in TAXONOMY:
+        rows.append(
+            f"<tr><td>{escape(code) or '–'}</td><td>{escape(text)}</td>"
+            + _num(e[key])
+            + _num(share(int(e[key]), n_errors) if code else "")
+            + "</tr>"
+        )
+        for sub, label in TAXONOMY_DETAIL.get(key, ()):
+            rows.append(f'<tr class="sub"><td></td><td>{escape(label)}</td>{_num(e[sub])}<td></td></tr>')
+    rows.append(f'<tr class="total"><td></td><td>errors</td>{_num(n_errors)}<td></td></tr>')
+    head = _head(["type", "kind", "count", "share of errors"], 2)
+    table = f"<table>{head}<tbody>{''.join(rows)}</tbody></table>"
+    per_type = e.get("per_type") or {}
+    if not per_type:
+        return table
+    codes = [(key, code or "correct") for key, code, _ in TAXONOMY]
+    body = "".join(
+        f"<tr><td><b>{escape(typ)}</b></td>" + "".join(_num(counts[k]) for k, _ in codes) + "</tr>"
+        for typ, counts in per_type.items()
+    )
+    per = f"<table>{_head(['type', *(c for _, c in codes)])}<tbody>{body}</tbody></table>"
+    return table + "<h3>By reference type (Type-1 by predicted type)</h3>" + per
+
+
+def _examples(examples: dict[str, list[dict[str, Any]]], tokens: bool) -> str:
+    parts = []
+    for key, code, text in TAXONOMY:
+        if key not in ERROR_KEYS or not examples.get(key):
+            continue
+        rows = []
+        for ex in examples[key]:
+            ref, pred = ex.get("reference"), ex.get("predicted")
+            context = _context(ex["context"], ref, pred, tokens)
+            rows.append(f"<tr>{_mention(ref, 'g')}{_mention(pred, 'p')}{context}</tr>")
+        head = _head(["reference", "prediction", "context"], numeric_from=9)
+        parts.append(
+            f"<h3>{escape(code)}: {escape(text)}</h3><table>{head}<tbody>{''.join(rows)}</tbody></table>"
+        )
+    return "".join(parts)
+
+
+def _partials(samples: Sequence[PartialSample], unit_kind: str, tokens: bool) -> str:
+    parts = []
+    for sample in samples:
+        rows = []
+        for row in sample.rows:
+            ref, pred = _side(row, "reference"), _side(row, "predicted")
+            rows.append(
+                "<tr>"
+                + _num(row[unit_kind])
+                + _mention(ref, "g")
+                + _mention(pred, "p")
+                + f"<td>{escape(str(row['relation']))}</td>"
+                + _num(number(row["credit"]))
+                + _context(str(row["context"]), ref, pred, tokens)
+                + "</tr>"
+            )
+        shown = len(sample.rows)
+        link = f'<a href="{escape(sample.csv)}">{escape(sample.csv)}</a>'
+        if shown < sample.total:
+            more = f"The first {shown} of {sample.total} partial pairs; all are in {link}."
+        else:
+            more = f"All {shown} partial pairs; {link} also lists the full matches."
+        summary = (
+            f"<summary>{escape(sample.criterion)} ({escape(CRITERION_HELP.get(sample.criterion, ''))}): "
+            f"{sample.total} partial pairs</summary>"
+        )
+        if not sample.rows:
+            parts.append(f"<details>{summary}<p>No partial matches.</p></details>")
+            continue
+        head = (
+            f"<thead><tr><th class=\"n\">{escape(unit_kind)}</th><th>reference</th><th>prediction</th>"
+            "<th>relation</th><th class=\"n\">credit</th><th>context</th></tr></thead>"
+        )
+        parts.append(
+            f"<details open>{summary}<p class=\"lead\">{more}</p>"
+            f"<table>{head}<tbody>{''.join(rows)}</tbody></table></details>"
+        )
+    return "".join(parts)
+
+
+def render_html(
+    data: dict[str, Any],
+    *,
+    charts: dict[str, tuple[bytes, str]],
+    notes: Sequence[str],
+    files: dict[str, str],
+    examples: dict[str, list[dict[str, Any]]] | None,
+    partials: Sequence[PartialSample] | None,
+    unit_kind: str,
+) -> str:
+    """The whole page. ``charts`` maps file names to (PNG bytes, caption)."""
+    tokens = data.get("options", {}).get("units", "tokens") == "tokens"
+    sections = [
+        ("scores", "Scores"),
+        ("charts", "Charts"),
+        ("semeval", "SemEval"),
+        ("per-type", "Per type"),
+        ("errors", "Errors"),
+        ("partial", "Partial matches"),
+        ("files", "Files"),
+    ]
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        "<title>spanscore report</title>",
+        f"<style>{CSS}</style></head><body>",
+        "<header><h1>spanscore report</h1>",
+        f'<p class="lead">{escape(corpus_line(data["corpus"]))}</p>',
+        f'<p>Signature: <code class="sig">{escape(data["signature"])}</code></p>',
+        "<nav>" + "".join(f'<a href="#{a}">{escape(t)}</a>' for a, t in sections) + "</nav></header>",
+    ]
+    out += [f'<p class="note">{escape(n)}</p>' for n in notes]
+
+    out += ['<h2 id="scores">Mention scores (%)</h2>', _scores(data)]
+    out.append(
+        '<p class="lead">Precision divides the credit earned by the number of predictions, recall by the '
+        f"number of reference mentions; a full match earns 1, a {escape(partial_label(data))} match its "
+        "credit.</p>"
+    )
+
+    out.append('<h2 id="charts">Charts</h2>')
+    if charts:
+        for name, (png, caption) in charts.items():
+            uri = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+            out.append(
+                f'<figure><img src="{uri}" alt="{escape(caption)}">'
+                f"<figcaption>{escape(caption)} ({escape(name)})</figcaption></figure>"
+            )
+    else:
+        out.append('<p class="lead">No charts were drawn.</p>')
+
+    out += ['<h2 id="semeval">SemEval-2013 schemes (MUC categories)</h2>', _semeval(data)]
+    out.append('<h2 id="per-type">Per type: F1 (%) by criterion</h2>')
+    out.append(_per_type(data) if data["per_type"] else '<p class="lead">No types.</p>')
+
+    out += ['<h2 id="errors">Error taxonomy</h2>']
+    out.append(
+        '<p class="lead">Each reference and prediction is matched one to one (a same-type overlap is '
+        "preferred) and every mention that is not correct gets one error type.</p>"
+    )
+    out.append(_taxonomy(data))
+    legend = (
+        '<p class="legend"><span><span class="g">reference</span> highlighted</span>'
+        '<span><span class="p">prediction</span> underlined</span></p>'
+    )
+    if examples:
+        out += ["<h3>Examples</h3>", legend, _examples(examples, tokens)]
+
+    out.append('<h2 id="partial">Partial matches</h2>')
+    if partials is None:
+        out.append('<p class="lead">This report was made without matching details: no pairs to list.</p>')
+    else:
+        out.append(
+            '<p class="lead">The pairs that earned partial credit under each partial-credit criterion '
+            "(the pairs the paper reviews by hand).</p>"
+        )
+        out += [legend, _partials(partials, unit_kind, tokens)]
+
+    out.append('<h2 id="files">Files</h2>')
+    rows = "".join(
+        f'<tr><td><a href="{escape(name)}">{escape(name)}</a></td><td>{escape(what)}</td></tr>'
+        for name, what in files.items()
+    )
+    out.append(f"<table>{_head(['file', 'holds'], numeric_from=9)}<tbody>{rows}</tbody></table>")
+    out.append(f"<footer>{escape(data['signature'])}</footer></body></html>")
+    return "\n".join(out)
