@@ -241,6 +241,28 @@ def test_stream_equals_memory_on_btc(btc: Path, tmp_path: Path, chunk: int) -> N
     assert stream == memory
 
 
+def test_worker_processes_give_the_same_counts_and_the_first_error(btc: Path, tmp_path: Path) -> None:
+    gold = btc / "test.txt"
+    lines = gold.read_text(encoding="utf-8").split("\n")
+    drop_b = (ln.replace("\tB-", "\tI-") if i % 3 == 0 else ln for i, ln in enumerate(lines))
+    pred = write(tmp_path / "p", "\n".join(drop_b))
+    one = spanscore.evaluate(reference=gold, predicted=pred, keep_details=False, chunk_bytes=1 << 13)
+    two = spanscore.evaluate(reference=gold, predicted=pred, keep_details=False, chunk_bytes=1 << 13, jobs=2)
+    assert two.to_dict() == one.to_dict() and two.counts == one.counts
+    # Two bad lines in different chunks: the error is the first one's, with its file and line, as in one process.
+    bad = list(lines)
+    first, second = len(bad) // 3, 2 * len(bad) // 3
+    first += bad[first:].index(next(x for x in bad[first:] if x.strip()))
+    second += bad[second:].index(next(x for x in bad[second:] if x.strip()))
+    bad[first] += "\textra"
+    bad[second] += "\textra"
+    broken = write(tmp_path / "b", "\n".join(bad))
+    for jobs in (1, 2):
+        with pytest.raises(InputError) as err:
+            spanscore.evaluate(reference=gold, predicted=broken, keep_details=False, chunk_bytes=1 << 13, jobs=jobs)
+        assert (err.value.path, err.value.line) == (str(broken), first + 1)
+
+
 def test_merged_file_equals_two_files(tmp_path: Path) -> None:
     g, p = write(tmp_path / "g", GOLD), write(tmp_path / "p", PRED)
     m = write(
@@ -319,3 +341,20 @@ def test_cli_corpus_commands(btc: Path, tmp_path: Path) -> None:
     assert r.invoke(cli, ["validate", str(fixed)]).exit_code == 0
     assert r.invoke(cli, ["convert", str(fixed), "-o", str(tmp_path / "e"), "--to", "BIOES"]).exit_code == 0
     assert "S-LOC" in (tmp_path / "e").read_text()
+
+
+def test_every_cli_command_is_in_the_lazy_table() -> None:
+    import importlib
+    import pkgutil
+
+    import spanscore.cli
+    from spanscore.cli import main
+
+    found = {}
+    for info in pkgutil.iter_modules(spanscore.cli.__path__):
+        module = importlib.import_module(f"spanscore.cli.{info.name}")
+        for command in getattr(module, "commands", []):
+            found[command.name] = info.name
+    assert found == main.COMMANDS
+    result = CliRunner().invoke(cli, ["--help"])
+    assert all(name in result.output for name in found)

@@ -15,7 +15,7 @@ from .judging import Judge, JudgeCredit, learned_credit
 from .matching import Method
 from .report import Report
 from .scores import check_zero_division
-from .stream import DEFAULT_CHUNK, count_chunk, merge_all, plan_chunks
+from .stream import DEFAULT_CHUNK, count_plan, plan_chunks
 
 
 def load(
@@ -89,6 +89,7 @@ def _evaluate_stream(
     mapping: dict[str, str | None],
     types: Sequence[str] | None,
     chunk_bytes: int,
+    jobs: int,
     progress: Callable[[int, int], None] | None,
 ) -> Counts:
     for name, value in (("reference", reference), ("predicted", predicted)):
@@ -97,28 +98,21 @@ def _evaluate_stream(
     if merged and predicted is not None:
         raise OptionError("with merged=True give only reference (the merged file)")
     pred = None if merged else predicted
-    plan = plan_chunks(reference, pred, chunk_bytes)
-    total = plan[-1].ref_end
-    parts = []
-    for chunk in plan:
-        parts.append(
-            count_chunk(
-                reference,
-                pred,
-                chunk,
-                opts,
-                labels=labels,
-                repair=repair,
-                delimiter=delimiter,
-                token_column=token_column,
-                label_column=label_column,
-                type_map=mapping,
-                types=types,
-            )
-        )
-        if progress is not None:
-            progress(chunk.ref_end, total)
-    return merge_all(parts)
+    return count_plan(
+        reference,
+        pred,
+        plan_chunks(reference, pred, chunk_bytes),
+        opts,
+        jobs=jobs,
+        progress=progress,
+        labels=labels,
+        repair=repair,
+        delimiter=delimiter,
+        token_column=token_column,
+        label_column=label_column,
+        type_map=mapping,
+        types=types,
+    )
 
 
 def _evaluate_memory(
@@ -182,6 +176,7 @@ def evaluate(
     judge_name: str = "none",
     keep_details: bool = True,
     chunk_bytes: int = DEFAULT_CHUNK,
+    jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
 ) -> Report:
     """Score predicted mentions against reference mentions under every criterion.
@@ -190,7 +185,8 @@ def evaluate(
     paths, ``"labels"`` takes lists of label lists (one per sentence), ``"spans"`` takes lists of
     ``(start, end, label)`` per document. Nothing is guessed from Python types. With
     ``keep_details=False`` CoNLL files are streamed in chunks of ``chunk_bytes`` (bounded memory);
-    the report then has counts and scores but no matched pairs.
+    the report then has counts and scores but no matched pairs, and ``jobs`` > 1 counts the chunks
+    in that many worker processes (the same numbers, sooner).
 
     >>> r = evaluate(reference=[["B-ORG", "I-ORG", "I-ORG", "I-ORG"]],
     ...              predicted=[["O", "B-ORG", "I-ORG", "I-ORG"]], format="labels")
@@ -228,6 +224,7 @@ def evaluate(
             mapping=mapping,
             types=types,
             chunk_bytes=chunk_bytes,
+            jobs=jobs,
             progress=progress,
         )
     else:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class SpanscoreError(Exception):
     """Base class of every error spanscore raises on purpose."""
@@ -27,12 +29,20 @@ class InputError(SpanscoreError):
         self.details = details
         super().__init__(self.one_line())
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Keeps path and line when a worker process sends the error back.
+        return (_input_error, (self.message, self.path, self.line, self.details))
+
     def one_line(self) -> str:
         where = ""
         if self.path is not None:
             where = self.path if self.line is None else f"{self.path}:{self.line}"
             where += ": "
         return where + self.message
+
+
+def _input_error(message: str, path: str | None, line: int | None, details: tuple[str, ...]) -> InputError:
+    return InputError(message, path=path, line=line, details=details)
 
 
 class OptionError(SpanscoreError):

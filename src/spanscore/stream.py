@@ -9,10 +9,12 @@ exactly the counts of the whole files. The sequential engine and the Dask engine
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import functools
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 import numpy.typing as npt
@@ -263,6 +265,55 @@ def count_chunk(
     counts, _ = count(r, p, options)
     counts.documents, counts.sentences, counts.tokens = cs.documents, cs.sentences, cs.tokens
     return counts
+
+
+def count_plan(
+    reference: str | Path,
+    predicted: str | Path | None,
+    plan: Sequence[Chunk],
+    options: Options,
+    *,
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+    **read: Any,
+) -> Counts:
+    """The counts of every chunk of ``plan``, summed; ``read`` holds ``count_chunk``'s keywords.
+
+    With ``jobs`` > 1 the chunks are counted in that many forked worker processes (where the
+    platform can fork); results come back in plan order, so the first bad chunk's error is the one
+    raised, as in one process.
+    """
+    work = functools.partial(count_chunk, reference, predicted, options=options, **read)
+    total = plan[-1].ref_end if plan else 0
+
+    def counted() -> Iterator[Counts]:
+        for chunk, counts in zip(plan, _map(work, plan, jobs), strict=True):
+            if progress is not None:
+                progress(chunk.ref_end, total)
+            yield counts
+
+    return merge_all(counted())
+
+
+def _map(work: Callable[[Chunk], Counts], plan: Sequence[Chunk], jobs: int) -> Iterator[Counts]:
+    import multiprocessing  # here: a one-process run need not pay for importing it
+    from concurrent.futures import ProcessPoolExecutor
+
+    if jobs <= 1 or len(plan) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        yield from map(work, plan)
+        return
+    # fork, not spawn: a spawned worker would spend longer importing numpy than counting a chunk.
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(plan)), mp_context=context) as pool:
+        yield from pool.map(work, plan)
+
+
+def default_jobs() -> int:
+    """The CPUs this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def merge_all(parts: Iterator[Counts] | Sequence[Counts]) -> Counts:

@@ -11,14 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
 
 from ..api import evaluate as run_evaluate
 from ..counts import CreditRule
 from ..errors import OptionError
+from ..stream import default_jobs
 from .options import parse_type_map, parse_types, reading_options
-from .render import print_report
 
 
 def _credit(value: str) -> CreditRule:
@@ -114,6 +112,12 @@ def _credit(value: str) -> CreditRule:
 @click.option("--scheduler", help="Dask scheduler address (tcp://host:8786); without it a local cluster starts.")
 @click.option("--workers", type=int, default=2, show_default=True, help="Workers of a local Dask cluster.")
 @click.option("--chunk-size", type=int, default=1 << 19, show_default=True, help="Bytes of GOLD per chunk.")
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Processes counting chunks with the stream engine (default 0: one per CPU).",
+)
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when a terminal).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--no-per-type", is_flag=True, help="Leave the per-type table out.")
@@ -141,6 +145,7 @@ def evaluate_command(
     scheduler: str | None,
     workers: int,
     chunk_size: int,
+    jobs: int,
     progress: bool | None,
     as_json: bool,
     no_per_type: bool,
@@ -193,6 +198,7 @@ def evaluate_command(
             judge_name=judge_name,
             keep_details=engine == "memory",
             chunk_bytes=chunk_size,
+            jobs=jobs or default_jobs(),
             progress=tick,
         )
     _output(report, report_dir, as_json, no_per_type)
@@ -203,6 +209,10 @@ def _progress_bar(show: bool) -> Iterator[Callable[[int, int], None] | None]:
     if not show:
         yield None
         return
+    # rich is imported only for a terminal: --json runs in scripts start sooner without it.
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
+
     columns = (TextColumn("scoring"), BarColumn(), DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("scoring", total=None)
@@ -222,6 +232,8 @@ def _output(report: Any, report_dir: Path | None, as_json: bool, no_per_type: bo
     if as_json:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:
+        from .render import print_report
+
         print_report(data, per_type=not no_per_type)
 
 

@@ -1,4 +1,4 @@
-"""``spanscore`` command group: every subcommand module registers its commands here.
+"""``spanscore`` command group: subcommand modules are imported when their command runs.
 
 Library errors (``SpanscoreError``) become one line on stderr and exit status 2; nothing else is
 caught, so a bug still shows its traceback.
@@ -15,12 +15,41 @@ import click
 from .. import __version__
 from ..errors import InputError, SpanscoreError
 
-# Each module defines ``commands``: a list of click commands. Modules of optional features may be
-# absent in a trimmed install; a module that exists but fails to import is a bug and raises.
-COMMAND_MODULES = ("evaluate", "corpus", "transform", "tagger", "judge", "demo", "review")
+# Command name -> the module that defines it (in its ``commands`` list). Modules are imported when
+# their command runs, so that ``spanscore evaluate`` does not pay for the tagger's or the judge's
+# imports. Modules of optional features may be absent in a trimmed install.
+COMMANDS = {
+    "evaluate": "evaluate",
+    "summarize": "corpus",
+    "validate": "corpus",
+    "repair": "corpus",
+    "convert": "corpus",
+    "transform": "transform",
+    "train": "tagger",
+    "predict": "tagger",
+    "judge": "judge",
+    "demo": "demo",
+}
+
+
+def _load(module_name: str) -> dict[str, click.Command]:
+    try:
+        module = importlib.import_module(f"{__package__}.{module_name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__package__}.{module_name}":
+            raise  # a module that exists but fails to import is a bug
+        return {}
+    return {c.name: c for c in module.commands if c.name}
 
 
 class Group(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module_name = COMMANDS.get(cmd_name)
+        return None if module_name is None else _load(module_name).get(cmd_name)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -41,17 +70,6 @@ class Group(click.Group):
 @click.version_option(__version__, prog_name="spanscore")
 def cli() -> None:
     """Evaluate named-entity recognition and any span labelling under every criterion."""
-
-
-for _name in COMMAND_MODULES:
-    try:
-        _module = importlib.import_module(f"{__package__}.{_name}")
-    except ModuleNotFoundError as _exc:
-        if _exc.name != f"{__package__}.{_name}":
-            raise
-        continue
-    for _command in _module.commands:
-        cli.add_command(_command)
 
 
 def main() -> None:
