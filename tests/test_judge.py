@@ -339,6 +339,18 @@ def test_evaluate_with_a_judge_adds_learned_between_strict_and_overlap(
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["metrics"]["strict"]["f1"] <= data["metrics"]["learned"]["f1"] <= data["metrics"]["overlap"]["f1"]
+    # The verdicts per type (004, figures 7 and 8): accepted + rejected = matched Type-5 pairs, and the
+    # types add up to the whole.
+    verdicts = data["judge"]
+    assert verdicts["accepted"] > 0 and verdicts["rejected"] > 0
+    assert verdicts["accepted"] == data["metrics"]["learned"]["partial"]  # rejected pairs stay unmatched
+    assert verdicts["accepted"] + verdicts["rejected"] == verdicts["type5"] == data["metrics"]["overlap"]["partial"]
+    assert sum(r["accepted"] for r in verdicts["per_type"].values()) == verdicts["accepted"]
+    assert verdicts["strict_f1"] == data["metrics"]["strict"]["f1"]
+    assert verdicts["learned_f1"] == data["metrics"]["learned"]["f1"]
+    assert all(float(r["accepted"]).is_integer() for r in verdicts["per_type"].values())
+    table = CliRunner().invoke(cli, args[:-1])
+    assert table.exit_code == 0 and "Type-5" in table.output and "accepted" in table.output
 
 
 def test_callable_judge_bounds(run: tuple[Path, Path]) -> None:
@@ -421,3 +433,14 @@ def test_minilm_backend(corpus: Corpus, judgements: list[Judgement], tmp_path: P
     loaded = load_judge(tmp_path / "minilm.npz")
     items = [j.mismatch() for j in judgements[:40]]
     np.testing.assert_allclose(loaded.accept_probability(items), judge.accept_probability(items), atol=1e-6)
+
+
+def test_a_type_named_other_trains(tmp_path: Path) -> None:
+    """WNUT-16 has a type called "other": the judge's non-entity class must not clash with it."""
+    rows = []
+    for i in range(30):
+        rows.append(f"see O\nthe O\nshow{i % 5} B-other\nwith O\nann{i % 7} B-person\nsmith I-person\n")
+    path = tmp_path / "train.conll"
+    path.write_text("\n".join(rows), encoding="utf-8")
+    judge = train_judge(read_corpus(path))
+    assert {"other", "person"} <= set(judge.classifier.classes)

@@ -82,6 +82,8 @@ class Report:
             "errors": dict(s["errors"]),
             "options": self.options,
         }
+        if "judge" in s:
+            out["judge"] = s["judge"]
         if self.details is not None and self.text is not None:
             out["errors"]["examples"] = self.error_examples(self.example_limit)
         return _clean(out)  # type: ignore[no-any-return]

@@ -190,10 +190,34 @@ def score_counts(counts: Counts, *, zero_division: float = 0.0) -> dict[str, Any
     errors["per_type"] = {
         t: {f: int(counts.errors[i, j]) for i, f in enumerate(ERROR_FIELDS)} for j, t in enumerate(counts.types)
     }
-    return {
+    out = {
         "metrics": metrics,
         "semeval": semeval,
         "per_type": per_type,
         "macro": macro_avg,
         "errors": errors,
     }
+    if "learned" in metrics:
+        out["judge"] = judge_block(metrics, per_type)
+    return out
+
+
+def judge_block(metrics: dict[str, Any], per_type: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The judge's verdicts on right-label/overlap (Type-5) pairs next to the strict, learned and
+    overlap F1 (004, figures 7 and 8). ``type5`` counts the pairs the overlap criterion matches with
+    partial credit, ``accepted`` the judge's credit on the learned matching (with ``--judge-credit
+    probability``, the expected number of acceptances), ``rejected`` the rest."""
+
+    def row(m: dict[str, Any]) -> dict[str, Any]:
+        learned, overlap = m["learned"], m["overlap"]
+        accepted = round(learned["credit"] - learned["full"], 9)
+        return {
+            "type5": overlap["partial"],
+            "accepted": accepted,
+            "rejected": round(max(overlap["partial"] - accepted, 0.0), 9),
+            "strict_f1": m["strict"]["f1"],
+            "learned_f1": learned["f1"],
+            "overlap_f1": overlap["f1"],
+        }
+
+    return {**row(metrics), "per_type": {t: row(b["metrics"]) for t, b in per_type.items()}}

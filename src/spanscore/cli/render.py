@@ -8,15 +8,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-CRITERIA_HELP = {
-    "strict": "span and type",
-    "boundary": "span, any type",
-    "left": "type and start",
-    "right": "type and end",
-    "overlap": "type, any overlap",
-    "learned": "judge-accepted overlaps",
-    "token": "entity tokens",
-}
+from ..reporting.common import CRITERION_HELP, JUDGE_HEADER, corpus_line, judge_rows
 
 
 def _pct(x: float | None) -> str:
@@ -26,12 +18,7 @@ def _pct(x: float | None) -> str:
 def render(data: dict[str, Any], *, per_type: bool = True) -> Group:
     parts: list[Any] = []
     corpus = data["corpus"]
-    parts.append(
-        Text(
-            f"{corpus['documents']} documents, {corpus['sentences']} sentences, {corpus['tokens']} tokens; "
-            f"{corpus['reference_mentions']} reference and {corpus['predicted_mentions']} predicted mentions"
-        )
-    )
+    parts.append(Text(corpus_line(corpus)))
     t = Table(title="Mention scores (%)", title_justify="left")
     for col in ("criterion", "matches", "P", "R", "F1", "full", "partial", "credit"):
         t.add_column(col, justify="left" if col in ("criterion", "matches") else "right")
@@ -39,7 +26,7 @@ def render(data: dict[str, Any], *, per_type: bool = True) -> Group:
         if name == "token":
             t.add_row(
                 name,
-                CRITERIA_HELP[name],
+                CRITERION_HELP[name],
                 _pct(m["precision"]),
                 _pct(m["recall"]),
                 _pct(m["f1"]),
@@ -50,7 +37,7 @@ def render(data: dict[str, Any], *, per_type: bool = True) -> Group:
             continue
         t.add_row(
             name,
-            CRITERIA_HELP.get(name, ""),
+            CRITERION_HELP.get(name, ""),
             _pct(m["precision"]),
             _pct(m["recall"]),
             _pct(m["f1"]),
@@ -111,8 +98,20 @@ def render(data: dict[str, Any], *, per_type: bool = True) -> Group:
     for label, key in rows:
         et.add_row(label, str(e[key]))
     parts.append(et)
+    if "judge" in data:
+        parts.append(_judge_table(data["judge"]))
     parts.append(Text(data["signature"], style="dim"))
     return Group(*parts)
+
+
+def _judge_table(judge: dict[str, Any]) -> Table:
+    j = Table(title="Judge: matched right-label/overlap (Type-5) pairs, and F1 (%)", title_justify="left")
+    for col in JUDGE_HEADER:
+        j.add_column(col, justify="left" if col == "type" else "right")
+    rows = judge_rows(judge)
+    for i, row in enumerate(rows):
+        j.add_row(*row, style="bold" if i == len(rows) - 1 else None)
+    return j
 
 
 def print_report(data: dict[str, Any], *, per_type: bool = True) -> None:

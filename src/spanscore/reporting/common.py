@@ -86,6 +86,18 @@ def share(count: int, whole: int) -> str:
     return f"{100 * count / whole:.1f}%" if whole else "–"
 
 
+JUDGE_HEADER = ("type", "Type-5", "accepted", "rejected", "strict F1", "learned F1", "overlap F1")
+
+
+def judge_rows(judge: dict[str, Any]) -> list[list[str]]:
+    """The judge's verdicts on Type-5 pairs per type, then over all types (last row)."""
+    return [
+        [name, str(r["type5"]), number(r["accepted"]), number(r["rejected"]),
+         pct(r["strict_f1"]), pct(r["learned_f1"]), pct(r["overlap_f1"])]
+        for name, r in [*judge["per_type"].items(), ("all", judge)]
+    ]
+
+
 def partial_label(data: dict[str, Any]) -> str:
     """How a partial match is credited, in words, for legends and headings."""
     credit = str(data.get("options", {}).get("credit", "0.5"))

@@ -16,10 +16,12 @@ from typing import Any
 from .common import (
     CRITERION_HELP,
     ERROR_KEYS,
+    JUDGE_HEADER,
     SEMEVAL_COLUMNS,
     TAXONOMY,
     TAXONOMY_DETAIL,
     corpus_line,
+    judge_rows,
     number,
     partial_label,
     pct,
@@ -227,6 +229,15 @@ def _taxonomy(data: dict[str, Any]) -> str:
     return table + "<h3>By reference type (Type-1 by predicted type)</h3>" + per
 
 
+def _judge(judge: dict[str, Any]) -> str:
+    table = judge_rows(judge)
+    rows = []
+    for i, row in enumerate(table):
+        css = ' class="total"' if i == len(table) - 1 else ""
+        rows.append(f"<tr{css}><td><b>{escape(row[0])}</b></td>{''.join(_num(c) for c in row[1:])}</tr>")
+    return f"<table>{_head(list(JUDGE_HEADER))}<tbody>{''.join(rows)}</tbody></table>"
+
+
 def _examples(examples: dict[str, list[dict[str, Any]]], tokens: bool) -> str:
     parts = []
     for key, code, text in TAXONOMY:
@@ -346,6 +357,13 @@ def render_html(
         "preferred) and every mention that is not correct gets one error type.</p>"
     )
     out.append(_taxonomy(data))
+    if "judge" in data:
+        out.append("<h3>Judge: right-label/overlap (Type-5) pairs</h3>")
+        out.append(
+            '<p class="lead">How many matched Type-5 pairs the judge accepted and rejected, per type, next to '
+            "the F1 that accepts none of them (strict), the judge's choice (learned) and all (overlap).</p>"
+        )
+        out.append(_judge(data["judge"]))
     legend = (
         '<p class="legend"><span><span class="g">reference</span> highlighted</span>'
         '<span><span class="p">prediction</span> underlined</span></p>'

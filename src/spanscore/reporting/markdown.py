@@ -6,10 +6,12 @@ from typing import Any
 
 from .common import (
     CRITERION_HELP,
+    JUDGE_HEADER,
     SEMEVAL_COLUMNS,
     TAXONOMY,
     TAXONOMY_DETAIL,
     corpus_line,
+    judge_rows,
     number,
     pct,
     share,
@@ -96,6 +98,13 @@ def render_markdown(
             rows.append(["", f"&nbsp;&nbsp;{label}", str(e[sub]), ""])
     lines += _table(["type", "kind", "count", "share of errors"], rows, right=2)
     lines.append("")
+
+    if "judge" in data:
+        lines += ["## Judge: right-label/overlap (Type-5) pairs", ""]
+        rows = judge_rows(data["judge"])
+        rows[-1][0] = "**all**"
+        lines += _table(list(JUDGE_HEADER), rows)
+        lines.append("")
 
     lines += ["## Files", ""]
     lines += _table(["file", "holds"], [[f"[{name}]({name})", what] for name, what in files.items()], right=2)
