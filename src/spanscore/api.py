@@ -15,7 +15,7 @@ from .judging import Judge, JudgeCredit, learned_credit
 from .matching import Method
 from .report import Report
 from .scores import check_zero_division
-from .stream import DEFAULT_CHUNK, count_plan, plan_chunks
+from .stream import DEFAULT_CHUNK, ChunkCounter, count_plan, plan_chunks
 
 
 def load(
@@ -91,6 +91,7 @@ def _evaluate_stream(
     chunk_bytes: int,
     jobs: int,
     progress: Callable[[int, int], None] | None,
+    counter: ChunkCounter | None,
 ) -> Counts:
     for name, value in (("reference", reference), ("predicted", predicted)):
         if (value is not None or not merged) and not isinstance(value, str | Path):
@@ -98,13 +99,7 @@ def _evaluate_stream(
     if merged and predicted is not None:
         raise OptionError("with merged=True give only reference (the merged file)")
     pred = None if merged else predicted
-    return count_plan(
-        reference,
-        pred,
-        plan_chunks(reference, pred, chunk_bytes),
-        opts,
-        jobs=jobs,
-        progress=progress,
+    read = dict(
         labels=labels,
         repair=repair,
         delimiter=delimiter,
@@ -113,6 +108,10 @@ def _evaluate_stream(
         type_map=mapping,
         types=types,
     )
+    if counter is not None:
+        return counter(reference, pred, opts, read, chunk_bytes=chunk_bytes, progress=progress)
+    plan = plan_chunks(reference, pred, chunk_bytes)
+    return count_plan(reference, pred, plan, opts, jobs=jobs, progress=progress, **read)
 
 
 def _evaluate_memory(
@@ -178,6 +177,7 @@ def evaluate(
     chunk_bytes: int = DEFAULT_CHUNK,
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    counter: ChunkCounter | None = None,
 ) -> Report:
     """Score predicted mentions against reference mentions under every criterion.
 
@@ -186,7 +186,8 @@ def evaluate(
     ``(start, end, label)`` per document. Nothing is guessed from Python types. With
     ``keep_details=False`` CoNLL files are streamed in chunks of ``chunk_bytes`` (bounded memory);
     the report then has counts and scores but no matched pairs, and ``jobs`` > 1 counts the chunks
-    in that many worker processes (the same numbers, sooner).
+    in that many worker processes (the same numbers, sooner), or ``counter`` counts them elsewhere
+    (``spanscore.engines.dask_engine.DaskCounter``: on a Dask cluster).
 
     >>> r = evaluate(reference=[["B-ORG", "I-ORG", "I-ORG", "I-ORG"]],
     ...              predicted=[["O", "B-ORG", "I-ORG", "I-ORG"]], format="labels")
@@ -210,7 +211,10 @@ def evaluate(
     mapping = _parse_type_map(type_map)
     details: Details | None = None
     text: Text | None = None
-    if format == "conll" and not keep_details and judge is None:
+    streams = format == "conll" and not keep_details and judge is None
+    if counter is not None and not streams:
+        raise OptionError("a chunk counter streams CoNLL files: use format='conll', keep_details=False and no judge")
+    if streams:
         counts = _evaluate_stream(
             reference,
             predicted,
@@ -226,6 +230,7 @@ def evaluate(
             chunk_bytes=chunk_bytes,
             jobs=jobs,
             progress=progress,
+            counter=counter,
         )
     else:
         counts, details, text = _evaluate_memory(

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -265,6 +265,24 @@ def count_chunk(
     counts, _ = count(r, p, options)
     counts.documents, counts.sentences, counts.tokens = cs.documents, cs.sentences, cs.tokens
     return counts
+
+
+class ChunkCounter(Protocol):
+    """Counts two CoNLL files chunk by chunk somewhere else (a cluster, say) and sums the counts.
+
+    ``read`` holds ``count_chunk``'s keywords; the result must equal ``count_plan`` on the same plan.
+    """
+
+    def __call__(
+        self,
+        reference: str | Path,
+        predicted: str | Path | None,
+        options: Options,
+        read: Mapping[str, Any],
+        *,
+        chunk_bytes: int,
+        progress: Callable[[int, int], None] | None,
+    ) -> Counts: ...
 
 
 def count_plan(

@@ -183,13 +183,12 @@ def evaluate_command(
         token_column=token_column,
         label_column=label_column,
     )
+    counter = None
     if engine == "dask":
         dask_engine = importlib.import_module("spanscore.engines.dask_engine")
-        report = dask_engine.evaluate_dask(**common, scheduler=scheduler, n_workers=workers, chunk_bytes=chunk_size)
-        _output(report, report_dir, as_json, no_per_type)
-        return
+        counter = dask_engine.DaskCounter(scheduler=scheduler, n_workers=workers)
     show = sys.stderr.isatty() if progress is None else progress
-    with _progress_bar(show and engine == "stream") as tick:
+    with _progress_bar(show and engine != "memory") as tick:
         report = run_evaluate(
             **common,
             format=fmt,  # type: ignore[arg-type]
@@ -200,6 +199,7 @@ def evaluate_command(
             chunk_bytes=chunk_size,
             jobs=jobs or default_jobs(),
             progress=tick,
+            counter=counter,
         )
     _output(report, report_dir, as_json, no_per_type)
 

@@ -30,18 +30,16 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..api import _parse_type_map, score_options, signature
-from ..counts import Counts, CreditRule, MinOverlapOf, Options
+from ..api import evaluate
+from ..counts import Counts, Options
 from ..encoding import check_repair, get_encoding
 from ..errors import OptionError
-from ..io.conll import Delimiter
-from ..matching import Method
 from ..report import Report
-from ..scores import check_zero_division
-from ..stream import DEFAULT_CHUNK, Chunk, count_chunk, merge_all, plan_chunks
+from ..stream import Chunk, count_chunk, merge_all, plan_chunks
 
 MISSING = "--engine dask needs: pip install 'spanscore[dask]'"
 # Dask's nannies start workers with MALLOC_TRIM_THRESHOLD_=65536. Setting it also freezes glibc's
@@ -116,139 +114,109 @@ def _slots(client: Any, fallback: int) -> int:
     return threads if threads > 0 else max(1, fallback)
 
 
-def evaluate_dask(
-    *,
-    reference: str | Path,
-    predicted: str | Path | None = None,
-    labels: str = "BIO",
-    repair: str = "conlleval",
-    merged: bool = False,
-    credit: CreditRule = 0.5,
-    matching: Method = "optimal",
-    min_overlap: float = 0.0,
-    min_overlap_of: MinOverlapOf = "reference",
-    types: Sequence[str] | None = None,
-    type_map: Mapping[str, str] | None = None,
-    zero_division: float = 0.0,
-    delimiter: Delimiter = "auto",
-    token_column: int = 0,
-    label_column: int = -1,
-    scheduler: str | None = None,
-    n_workers: int = 2,
-    chunk_bytes: int = DEFAULT_CHUNK,
-    partition_bytes: int = DEFAULT_PARTITION,
-    progress: Callable[[int, int], None] | None = None,
-) -> Report:
-    """Score CoNLL files on a Dask cluster; the report equals ``evaluate(..., keep_details=False)``.
+@dataclass(frozen=True)
+class DaskCounter:
+    """A ``stream.ChunkCounter`` that counts the chunks on a Dask cluster.
 
     ``scheduler`` is the address of a running scheduler (``tcp://host:8786``); without it a local
-    cluster of ``n_workers`` single-threaded processes starts and stops here. ``chunk_bytes`` is the
-    reference bytes per chunk (as in the streaming engine), ``partition_bytes`` the most reference
-    bytes one task counts. ``progress(done_bytes, total_bytes)`` is called as partitions finish.
-    The files must be readable at the same path on every worker.
+    cluster of ``n_workers`` single-threaded processes starts and stops with each call.
+    ``partition_bytes`` is the most reference bytes one task counts.
     """
-    # The same checks, in the same order, as ``evaluate`` and its streaming path.
-    if isinstance(credit, str):
-        if credit not in ("dice", "iou"):
+
+    scheduler: str | None = None
+    n_workers: int = 2
+    partition_bytes: int = DEFAULT_PARTITION
+
+    def __call__(
+        self,
+        reference: str | Path,
+        predicted: str | Path | None,
+        options: Options,
+        read: Mapping[str, Any],
+        *,
+        chunk_bytes: int,
+        progress: Callable[[int, int], None] | None,
+    ) -> Counts:
+        # Every check that can fail runs before a cluster starts.
+        get_encoding(read["labels"])
+        check_repair(read["repair"])
+        if self.n_workers < 1:
+            raise OptionError(f"--workers must be at least 1, not {self.n_workers}")
+        if chunk_bytes < 1 or self.partition_bytes < 1:
+            raise OptionError("chunk and partition sizes must be positive")
+        dist = _import_distributed()
+        for path in (reference, predicted):
+            if path is not None and not os.path.isfile(path):
+                plan_chunks(reference, predicted, chunk_bytes)  # raises the stream engine's error
+        ref_path, pred_path = str(reference), None if predicted is None else str(predicted)
+        if self.scheduler is not None:
+            # Remote workers do not share this process's working directory.
+            ref_path = os.path.abspath(ref_path)
+            pred_path = None if pred_path is None else os.path.abspath(pred_path)
+
+        with ExitStack() as stack:
+            # Plan while the cluster starts: both take seconds on large files.
+            pool = stack.enter_context(ThreadPoolExecutor(max_workers=1))
+            planned = pool.submit(plan_chunks, reference, predicted, chunk_bytes)
             try:
-                credit = float(credit)
-            except ValueError:
-                raise OptionError(f"credit must be a number in [0, 1], dice or iou, not {credit!r}") from None
-    else:
-        credit = float(credit)
-    opts = Options(credit=credit, matching=matching, min_overlap=float(min_overlap), min_overlap_of=min_overlap_of)
-    zd = check_zero_division(float(zero_division))
-    mapping = _parse_type_map(type_map)
-    for name, value in (("reference", reference), ("predicted", predicted)):
-        if (value is not None or not merged) and not isinstance(value, str | Path):
-            raise OptionError(f"format='conll' expects {name} as a file path, not {type(value).__name__}")
-    if merged and predicted is not None:
-        raise OptionError("with merged=True give only reference (the merged file)")
-    get_encoding(labels)
-    check_repair(repair)
-    if n_workers < 1:
-        raise OptionError(f"--workers must be at least 1, not {n_workers}")
-    if chunk_bytes < 1 or partition_bytes < 1:
-        raise OptionError("chunk and partition sizes must be positive")
-    dist = _import_distributed()
+                client = self._client(dist, stack)
+            except BaseException:
+                planned.cancel()
+                raise
+            plan = planned.result()
+            total_bytes = plan[-1].ref_end
+            slots = _slots(client, self.n_workers)
+            n_parts = max(slots * TASKS_PER_WORKER, math.ceil(total_bytes / self.partition_bytes))
+            groups = partitions(plan, n_parts)
+            futures = [
+                client.submit(count_partition, ref_path, pred_path, group, options, read, pure=False)
+                for group in groups
+            ]
+            sizes = {f.key: sum(c.ref_end - c.ref_start for c in g) for f, g in zip(futures, groups, strict=True)}
+            parts: dict[str, Counts] = {}
+            done = 0
+            for future in dist.as_completed(futures):
+                parts[future.key] = future.result()
+                done += sizes[future.key]
+                if progress is not None:
+                    progress(done, total_bytes)
+            return merge_all([parts[f.key] for f in futures])  # in file order, as the stream engine adds
 
-    pred = None if merged else predicted
-    ref_path, pred_path = str(reference), None if pred is None else str(pred)
-    if scheduler is not None:
-        # Remote workers do not share this process's working directory.
-        ref_path = os.path.abspath(ref_path)
-        pred_path = None if pred_path is None else os.path.abspath(pred_path)
-    reading: dict[str, Any] = dict(
-        labels=labels,
-        repair=repair,
-        delimiter=delimiter,
-        token_column=token_column,
-        label_column=label_column,
-        type_map=mapping,
-        types=types,
-    )
+    def _client(self, dist: Any, stack: ExitStack) -> Any:
+        if self.scheduler is not None:
+            client = stack.enter_context(dist.Client(self.scheduler))
+            if sys.platform.startswith("linux"):
+                slow = sum(bool(v) for v in client.run(_malloc_env).values())
+                if slow:
+                    warnings.warn(SLOW_MALLOC.format(n=slow), RuntimeWarning, stacklevel=3)
+            return client
+        with importlib.import_module("dask").config.set(LOCAL_WORKER_CONFIG):
+            cluster = dist.LocalCluster(
+                n_workers=self.n_workers,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+                # No dashboard; the scheduler's small HTTP server takes any free loopback port.
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                silence_logs=logging.ERROR,
+            )
+        stack.enter_context(cluster)
+        return stack.enter_context(dist.Client(cluster))
 
-    for path in (reference, pred):
-        if path is not None and not os.path.isfile(path):
-            plan_chunks(reference, pred, chunk_bytes)  # raises the stream engine's error, before any cluster starts
-    with ExitStack() as stack:
-        # Plan while the cluster starts: both take seconds on large files.
-        pool = stack.enter_context(ThreadPoolExecutor(max_workers=1))
-        planned = pool.submit(plan_chunks, reference, pred, chunk_bytes)
-        try:
-            if scheduler is None:
-                dask_config = importlib.import_module("dask").config
-                with dask_config.set(LOCAL_WORKER_CONFIG):
-                    cluster = dist.LocalCluster(
-                        n_workers=n_workers,
-                        threads_per_worker=1,
-                        processes=True,
-                        host="127.0.0.1",
-                        dashboard_address=None,
-                        # No dashboard; the scheduler's small HTTP server takes any free loopback port.
-                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-                        silence_logs=logging.ERROR,
-                    )
-                stack.enter_context(cluster)
-                client = stack.enter_context(dist.Client(cluster))
-            else:
-                client = stack.enter_context(dist.Client(scheduler))
-                if sys.platform.startswith("linux"):
-                    slow = sum(bool(v) for v in client.run(_malloc_env).values())
-                    if slow:
-                        warnings.warn(SLOW_MALLOC.format(n=slow), RuntimeWarning, stacklevel=2)
-        except BaseException:
-            planned.cancel()
-            raise
-        plan = planned.result()
-        total_bytes = plan[-1].ref_end
-        slots = _slots(client, n_workers)
-        n_parts = max(slots * TASKS_PER_WORKER, math.ceil(total_bytes / partition_bytes))
-        groups = partitions(plan, n_parts)
-        futures = [
-            client.submit(count_partition, ref_path, pred_path, group, opts, reading, pure=False) for group in groups
-        ]
-        sizes = {f.key: sum(c.ref_end - c.ref_start for c in g) for f, g in zip(futures, groups, strict=True)}
-        parts: dict[str, Counts] = {}
-        done = 0
-        for future in dist.as_completed(futures):
-            parts[future.key] = future.result()
-            done += sizes[future.key]
-            if progress is not None:
-                progress(done, total_bytes)
-        counts = merge_all([parts[f.key] for f in futures])  # in file order, as the stream engine adds
 
-    options = score_options(
-        format="conll",
-        merged=merged,
-        labels=labels,
-        repair=repair,
-        credit=credit,
-        matching=matching,
-        min_overlap=min_overlap,
-        min_overlap_of=min_overlap_of,
-        types=types,
-        mapping=mapping,
-        zero_division=zd,
-    )
-    return Report(counts=counts, signature=signature(options), options=options, zero_division=zd, details=None)
+def evaluate_dask(
+    *,
+    scheduler: str | None = None,
+    n_workers: int = 2,
+    partition_bytes: int = DEFAULT_PARTITION,
+    **evaluate_options: Any,
+) -> Report:
+    """``spanscore.evaluate(..., keep_details=False)`` of CoNLL files, counted on a Dask cluster.
+
+    ``evaluate_options`` are ``evaluate``'s (reference, predicted, labels, credit, chunk_bytes,
+    progress...); the report, and so its JSON, equals the streaming engine's. The files must be
+    readable at the same path on every worker.
+    """
+    counter = DaskCounter(scheduler=scheduler, n_workers=n_workers, partition_bytes=partition_bytes)
+    return evaluate(**evaluate_options, keep_details=False, counter=counter)
