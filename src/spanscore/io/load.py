@@ -47,11 +47,17 @@ class ConllText:
     def __init__(self, table: ConllTable | None, sentence_bounds: IntArray) -> None:
         self.table = table
         self.bounds = sentence_bounds
+        self._words: list[str] | None = None
 
     def _tokens(self, start: int, end: int) -> list[str]:
         if self.table is None:
             return [f"<{i}>" for i in range(start, end)]
-        return self.table.tokens(start, end)
+        if self._words is None:
+            # Decoded once: a report asks for every mention and sentence several times.
+            raw = self.table.buffer.tobytes()
+            spans = zip(self.table.token_start.tolist(), self.table.token_end.tolist(), strict=True)
+            self._words = [raw[a:b].decode("utf-8", errors="replace") for a, b in spans]
+        return self._words[start:end]
 
     def mention(self, start: int, end: int) -> str:
         return " ".join(self._tokens(start, end))
