@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import spanscore
 from spanscore.cli.main import cli
@@ -358,3 +360,18 @@ def test_every_cli_command_is_in_the_lazy_table() -> None:
     assert found == main.COMMANDS
     result = CliRunner().invoke(cli, ["--help"])
     assert all(name in result.output for name in found)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="BIO-PERLOCxé", min_size=1, max_size=20), min_size=1, max_size=300))
+def test_label_ids_name_every_label(labels: list[str]) -> None:
+    """Labels of any length (one word or several per label) map to ids that name them back."""
+    data = "".join(f"t{i} {lab}\n" for i, lab in enumerate(labels)).encode("utf-8")
+    col = parse_conll(data, "x").columns[0]
+    assert [col.vocab[i] for i in col.ids.tolist()] == labels
+    assert len(set(col.vocab)) == len(col.vocab)
+
+
+def test_nul_byte_in_a_label_is_an_error() -> None:
+    with pytest.raises(InputError, match=r"x:2: label contains a NUL byte"):
+        parse_conll(b"a X\nb X\x00\n", "x")

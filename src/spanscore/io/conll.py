@@ -315,33 +315,55 @@ def _column_ids(
         i = int(np.flatnonzero(lengths == 0)[0])
         raise InputError("empty label", path=path, line=int(lines[i]) + 1 + line_offset)
     width = max(8, int(-(-int(lengths.max()) // 8) * 8))
-    # Each label's bytes as 64-bit words, zero-padded: rows of a strided view of the buffer.
     padded = np.concatenate((buf, np.zeros(width, dtype=np.uint8)))
-    windows = np.lib.stride_tricks.as_strided(padded, shape=(len(buf), width), strides=(1, 1), writeable=False)
-    packed = windows[start]
-    words = packed.view(np.uint64)
-    masks = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
-    for j in range(words.shape[1]):
-        words[:, j] &= masks[np.clip(lengths - 8 * j, 0, 8)]
-    key = words[:, 0].copy()
-    for j in range(1, words.shape[1]):
-        key = key * np.uint64(0x9E3779B97F4A7C15) ^ words[:, j]
-    # Few distinct labels: find them in a sample, then place every key by binary search.
-    uniq = np.unique(key[: 1 << 16])
-    inverse = np.searchsorted(uniq, key)
-    inverse[inverse >= uniq.shape[0]] = 0
-    if not np.array_equal(uniq[inverse], key):
-        uniq, inverse = np.unique(key, return_inverse=True)
+    packed: npt.NDArray[np.uint8] | None = None
+    if width == 8:
+        # Labels of up to 8 bytes (BIO labels nearly always): a label's bytes are its key, read as
+        # one little-endian word from a view with a word at every byte offset.
+        at_every_byte = np.ndarray((len(buf),), dtype="<u8", buffer=padded.data, strides=(1,))
+        key = at_every_byte[start] & _MASKS[lengths]
+    else:
+        # Each label's bytes as 64-bit words, zero-padded: rows of a strided view of the buffer.
+        windows = np.lib.stride_tricks.as_strided(padded, shape=(len(buf), width), strides=(1, 1), writeable=False)
+        packed = windows[start]
+        words = packed.view(np.uint64)
+        for j in range(words.shape[1]):
+            words[:, j] &= _MASKS[np.clip(lengths - 8 * j, 0, 8)]
+        key = words[:, 0].copy()
+        for j in range(1, words.shape[1]):
+            key = key * np.uint64(0x9E3779B97F4A7C15) ^ words[:, j]
+    # Few distinct labels: find them in a small sample (a chunk is scored in a few ms, a large
+    # sample's sort would dominate), place every key by binary search, and add what the sample missed.
+    uniq = np.unique(key[:4096])
+    while True:
+        inverse = np.minimum(np.searchsorted(uniq, key), uniq.shape[0] - 1)
+        missed = uniq[inverse] != key
+        if not missed.any():
+            break
+        uniq = np.union1d(uniq, key[missed])
     first = np.zeros(uniq.shape[0], dtype=np.int64)
     first[inverse[::-1]] = np.arange(inverse.shape[0] - 1, -1, -1)
-    # Hash collisions are checked, not assumed away.
-    if not np.array_equal(packed, packed[first[inverse]]):
+    if packed is None:
+        # A short label's key is its bytes, so keys of different labels differ unless one of them
+        # ends in NUL bytes; its length then tells them apart. NUL bytes in a label are corruption.
+        clash = np.flatnonzero(lengths[first][inverse] != lengths)
+        if clash.shape[0]:
+            raise InputError("label contains a NUL byte", path=path, line=int(lines[clash[0]]) + 1 + line_offset)
+    elif np.array_equal(packed, packed[first[inverse]]):  # hash collisions are checked, not assumed away
+        packed = None
+    if packed is not None:
         labels_all = packed.view(f"S{width}").ravel()
         uniq_s, inverse = np.unique(labels_all, return_inverse=True)
         vocab = tuple(s.decode("utf-8", errors="replace").strip() for s in uniq_s)
     else:
-        vocab = tuple(packed[f].tobytes().rstrip(b"\x00").decode("utf-8", errors="replace").strip() for f in first)
+        vocab = tuple(
+            buf[start[f] : start[f] + lengths[f]].tobytes().decode("utf-8", errors="replace").strip() for f in first
+        )
     return _dedupe(Column(ids=inverse.astype(np.int64).ravel(), vocab=vocab))
+
+
+# _MASKS[k] keeps the first k bytes of a little-endian 64-bit word.
+_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 
 
 def _dedupe(col: Column) -> Column:
