@@ -111,7 +111,8 @@ def parse_conll(
     if not data.endswith(b"\n"):
         data += b"\n"
     buf = np.frombuffer(data, dtype=np.uint8)
-    newline = np.flatnonzero(buf == _NL)
+    is_nl = buf == _NL
+    newline = np.flatnonzero(is_nl)
     line_start = np.empty(newline.shape[0], dtype=np.int64)
     line_start[0] = 0
     line_start[1:] = newline[:-1] + 1
@@ -124,7 +125,7 @@ def parse_conll(
     if delimiter not in ("tab", "whitespace"):
         raise InputError(f"unknown delimiter {delimiter!r}: use auto, tab or whitespace", path=path)
     # Per-byte temporaries live only inside _fields, which keeps memory at a few times the input.
-    field_starts, field_ends, n_fields, blank = _fields(buf, delimiter, line_start, line_end)
+    field_starts, field_ends, n_fields, blank = _fields(buf, is_nl, delimiter, line_end)
     first_field = np.concatenate(([0], np.cumsum(n_fields)))[:-1]
 
     content = ~blank
@@ -202,25 +203,34 @@ def parse_conll(
 
 
 def _fields(
-    buf: npt.NDArray[np.uint8], delimiter: str, line_start: IntArray, line_end: IntArray
+    buf: npt.NDArray[np.uint8], is_nl: npt.NDArray[np.bool_], delimiter: str, line_end: IntArray
 ) -> tuple[IntArray, IntArray, IntArray, npt.NDArray[np.bool_]]:
-    """Field boundaries, fields per line, and which lines are blank."""
-    n_lines = line_start.shape[0]
-    is_nl = buf == _NL
-    line_of = np.cumsum(is_nl, dtype=np.int32)
-    line_of -= is_nl  # line index of every byte
-    del is_nl
-    # A blank line holds nothing but spaces and tabs: count those per line (they are few).
-    space = np.flatnonzero((buf == _TAB) | (buf == _SPACE) | (buf == _CR))
-    # line_end already excludes a trailing CR, which is counted among the spaces.
-    cr = buf[np.maximum(line_end, 0)] == _CR
-    blank = np.bincount(line_of[space], minlength=n_lines) - cr == line_end - line_start
-    del space
-    if delimiter == "tab":
-        starts, ends, _, n_fields = _tab_fields(buf == _TAB, line_of, line_start, line_end)
-    else:
-        starts, ends, _, n_fields = _space_fields((buf == _TAB) | (buf == _SPACE), buf, line_of, n_lines)
-    return starts, ends, n_fields, blank
+    """Field boundaries, fields per line, and which lines are blank (nothing but spaces, tabs, CR).
+
+    Works on events in byte order (field starts and newlines, or tabs and newlines) rather than on
+    a line number per byte: a line's fields are the events before its newline.
+    """
+    sep = (buf == _SPACE) | (buf == _TAB) | (buf == _CR) | is_nl
+    edge = np.empty(buf.shape[0] + 2, dtype=np.int8)
+    edge[0] = edge[-1] = 1
+    edge[1:-1] = sep
+    step = np.diff(edge)  # -1 where a run of non-separators starts, +1 where it ends
+    event = np.flatnonzero((step[:-1] == -1) | is_nl)
+    event_nl = is_nl[event]
+    newline_at = np.flatnonzero(event_nl)
+    n_words = np.diff(newline_at, prepend=-1) - 1
+    blank = n_words == 0
+    if delimiter == "whitespace":
+        return event[~event_nl].astype(np.int64), np.flatnonzero(step == 1).astype(np.int64), n_words, blank
+    # Tabs: every tab or newline ends a field (possibly empty); a field starts after the previous one.
+    event = np.flatnonzero((buf == _TAB) | is_nl)
+    newline_at = np.flatnonzero(is_nl[event])
+    starts = np.empty(event.shape[0], dtype=np.int64)
+    starts[0] = 0
+    starts[1:] = event[:-1] + 1
+    ends = event.astype(np.int64)
+    ends[newline_at] = line_end  # a line's last field stops before its CR
+    return starts, ends, np.diff(newline_at, prepend=-1), blank
 
 
 def _empty(path: str, buf: npt.NDArray[np.uint8], n_cols: int, n_docstarts: int, line_offset: int) -> ConllTable:
@@ -239,43 +249,6 @@ def _empty(path: str, buf: npt.NDArray[np.uint8], n_cols: int, n_docstarts: int,
         line_offset=line_offset,
         n_docstarts=n_docstarts,
     )
-
-
-def _tab_fields(
-    is_sep: npt.NDArray[np.bool_], line_of: npt.NDArray[np.int32], line_start: IntArray, line_end: IntArray
-) -> tuple[IntArray, IntArray, IntArray, IntArray]:
-    tabs = np.flatnonzero(is_sep).astype(np.int64)
-    n_tabs = np.bincount(line_of[tabs], minlength=line_start.shape[0]).astype(np.int64)
-    first_tab = np.concatenate(([0], np.cumsum(n_tabs)))[:-1]
-    n_fields = n_tabs + 1
-    total = int(n_fields.sum())
-    line_of_field = np.repeat(np.arange(len(line_start), dtype=np.int64), n_fields)
-    first_field = np.concatenate(([0], np.cumsum(n_fields)))[:-1]
-    k = np.arange(total, dtype=np.int64) - first_field[line_of_field]
-    tab_index = first_tab[line_of_field] + k  # the tab that ends field k
-    starts = np.where(k == 0, line_start[line_of_field], tabs[np.maximum(tab_index - 1, 0)] + 1)
-    last = k == n_fields[line_of_field] - 1
-    ends = np.where(last, line_end[line_of_field], tabs[np.minimum(tab_index, max(len(tabs) - 1, 0))])
-    return starts.astype(np.int64), ends.astype(np.int64), line_of_field, n_fields.astype(np.int64)
-
-
-def _space_fields(
-    is_sep: npt.NDArray[np.bool_],
-    buf: npt.NDArray[np.uint8],
-    line_of: npt.NDArray[np.int32],
-    n_lines: int,
-) -> tuple[IntArray, IntArray, IntArray, IntArray]:
-    boundary = is_sep | (buf == _NL) | (buf == _CR)
-    inner = ~boundary
-    prev_boundary = np.ones_like(inner)
-    prev_boundary[1:] = boundary[:-1]
-    next_boundary = np.ones_like(inner)
-    next_boundary[:-1] = boundary[1:]
-    starts = np.flatnonzero(inner & prev_boundary).astype(np.int64)
-    ends = (np.flatnonzero(inner & next_boundary) + 1).astype(np.int64)
-    line_of_field = line_of[starts].astype(np.int64)
-    n_fields = np.bincount(line_of_field, minlength=n_lines).astype(np.int64)
-    return starts, ends, line_of_field, n_fields
 
 
 def _starts_with(buf: npt.NDArray[np.uint8], at: IntArray, prefix: bytes) -> npt.NDArray[np.bool_]:
