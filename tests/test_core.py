@@ -84,6 +84,12 @@ def test_token_mismatch_names_both_files(tmp_path: Path) -> None:
         spanscore.evaluate(reference=g, predicted=short)
     with pytest.raises(InputError, match="sentence 1 has 4 tokens here but 5"):
         spanscore.evaluate(reference=g, predicted=short, keep_details=False)
+    # Tokens are compared a word of 8 bytes at a time, then the tails of longer ones: a difference
+    # past the 8th byte, and one between two long tokens' tails, are found as well.
+    lg = write(tmp_path / "lg", "Internationalisation\tB-X\nis\tO\nlong\tO\n\n")
+    lp = write(tmp_path / "lp", "Internationalizationn\tB-X\nis\tO\nlong\tO\n\n".replace("nn", "n"))
+    with pytest.raises(InputError, match=r"lp:1: token 'Internationalization' differs"):
+        spanscore.evaluate(reference=lg, predicted=lp, keep_details=False)
 
 
 def test_repair_none_lists_every_invalid_transition(tmp_path: Path) -> None:

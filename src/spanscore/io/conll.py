@@ -263,7 +263,7 @@ def _starts_with(buf: npt.NDArray[np.uint8], at: IntArray, prefix: bytes) -> npt
     return ok
 
 
-def _gather(buf: npt.NDArray[np.uint8], start: IntArray, end: IntArray) -> npt.NDArray[np.uint8]:
+def gather(buf: npt.NDArray[np.uint8], start: IntArray, end: IntArray) -> npt.NDArray[np.uint8]:
     """Concatenate buf[start[i]:end[i]] for every i without a Python loop."""
     lengths = end - start
     total = int(lengths.sum())
@@ -288,14 +288,11 @@ def _column_ids(
         i = int(np.flatnonzero(lengths == 0)[0])
         raise InputError("empty label", path=path, line=int(lines[i]) + 1 + line_offset)
     width = max(8, int(-(-int(lengths.max()) // 8) * 8))
-    padded = np.concatenate((buf, np.zeros(width, dtype=np.uint8)))
     packed: npt.NDArray[np.uint8] | None = None
     if width == 8:
-        # Labels of up to 8 bytes (BIO labels nearly always): a label's bytes are its key, read as
-        # one little-endian word from a view with a word at every byte offset.
-        at_every_byte = np.ndarray((len(buf),), dtype="<u8", buffer=padded.data, strides=(1,))
-        key = at_every_byte[start] & _MASKS[lengths]
+        key = prefix_words(buf, start, lengths)  # labels of up to 8 bytes: their bytes are their keys
     else:
+        padded = np.concatenate((buf, np.zeros(width, dtype=np.uint8)))
         # Each label's bytes as 64-bit words, zero-padded: rows of a strided view of the buffer.
         windows = np.lib.stride_tricks.as_strided(padded, shape=(len(buf), width), strides=(1, 1), writeable=False)
         packed = windows[start]
@@ -337,6 +334,15 @@ def _column_ids(
 
 # _MASKS[k] keeps the first k bytes of a little-endian 64-bit word.
 _MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+
+
+def prefix_words(buf: npt.NDArray[np.uint8], start: IntArray, lengths: IntArray) -> npt.NDArray[np.uint64]:
+    """The first (up to) 8 bytes of each field as one integer, read from a view with a
+    little-endian word at every byte offset; bytes past a field's end are zero."""
+    padded = np.concatenate((buf, np.zeros(8, dtype=np.uint8)))
+    at_every_byte = np.ndarray((len(buf),), dtype="<u8", buffer=padded.data, strides=(1,))
+    words: npt.NDArray[np.uint64] = at_every_byte[start] & _MASKS[np.minimum(lengths, 8)]
+    return words
 
 
 def _dedupe(col: Column) -> Column:
