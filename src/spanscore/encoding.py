@@ -185,14 +185,17 @@ def decode(
     last = np.zeros(n, dtype=bool)
     last[sentence_bounds[1:][sentence_bounds[1:] > 0] - 1] = True
 
-    starts = np.flatnonzero(start_t[prev, ids])
-    closes = np.flatnonzero(end_t[prev, ids] | first)
+    # The four tables as bits of one, so that each token's transition is looked up once.
+    table = (start_t | end_t << 1 | blame_cur_t << 2 | blame_prev_t << 3).astype(np.uint8)
+    code = table.ravel()[prev * table.shape[1] + ids]
+    starts = np.flatnonzero(code & 1)
+    closes = np.flatnonzero((code & 2).astype(bool) | first)
     close_pos = np.concatenate((closes, [n]))
     ends = close_pos[np.searchsorted(close_pos, starts, side="right")]
     types = labels.type[ids[starts]]
 
-    cur_bad = blame_cur_t[prev, ids]
-    prev_bad = blame_prev_t[prev, ids]  # never true at a sentence start: the edge needs nothing
+    cur_bad = (code & 4).astype(bool)
+    prev_bad = (code & 8).astype(bool)  # never true at a sentence start: the edge needs nothing
     end_bad = blame_prev_t[ids, edge] & last
     blamed = cur_bad | end_bad
     blamed[:-1] |= prev_bad[1:]
