@@ -15,7 +15,7 @@ from .judging import Judge, JudgeCredit, learned_credit
 from .matching import Method
 from .report import Report
 from .scores import check_zero_division
-from .stream import DEFAULT_CHUNK, ChunkCounter, count_plan, plan_chunks
+from .stream import DEFAULT_CHUNK, ChunkCounter, count_plan, iter_chunks
 
 
 def load(
@@ -110,8 +110,8 @@ def _evaluate_stream(
     )
     if counter is not None:
         return counter(reference, pred, opts, read, chunk_bytes=chunk_bytes, progress=progress)
-    plan = plan_chunks(reference, pred, chunk_bytes)
-    return count_plan(reference, pred, plan, opts, jobs=jobs, progress=progress, **read)
+    chunks = iter_chunks(reference, pred, chunk_bytes)
+    return count_plan(reference, pred, chunks, opts, jobs=jobs, progress=progress, **read)
 
 
 def _evaluate_memory(

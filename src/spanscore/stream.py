@@ -9,9 +9,11 @@ exactly the counts of the whole files. The sequential engine and the Dask engine
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import itertools
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
@@ -132,11 +134,14 @@ class _Scanner:
         self.file.close()
 
 
-def plan_chunks(reference: str | Path, predicted: str | Path | None, chunk_bytes: int = DEFAULT_CHUNK) -> list[Chunk]:
-    """Cut both files at the same sentence breaks, about ``chunk_bytes`` of reference per chunk."""
+def iter_chunks(
+    reference: str | Path, predicted: str | Path | None, chunk_bytes: int = DEFAULT_CHUNK
+) -> Iterator[Chunk]:
+    """Cut both files at the same sentence breaks, about ``chunk_bytes`` of reference per chunk,
+    handing out each chunk as soon as it is known (counting can start while the rest is cut)."""
     ref = _Scanner(reference)
     pred = _Scanner(predicted) if predicted is not None else None
-    plan: list[Chunk] = []
+    pending: Chunk | None = None  # held back one step: the last chunk takes what is left of pred
     try:
         while True:
             got = ref.by_size(chunk_bytes)
@@ -144,23 +149,30 @@ def plan_chunks(reference: str | Path, predicted: str | Path | None, chunk_bytes
                 break
             r0, r1, rl, n = got
             if pred is None:
-                plan.append(Chunk(r0, r1, 0, 0, rl, 0))
-                continue
-            at_end = ref.eof and ref.left == 0
-            p0, p1, pl = pred.by_breaks(0 if at_end else n, r1 - r0)
-            plan.append(Chunk(r0, r1, p0, p1, rl, pl))
+                chunk = Chunk(r0, r1, 0, 0, rl, 0)
+            else:
+                at_end = ref.eof and ref.left == 0
+                p0, p1, pl = pred.by_breaks(0 if at_end else n, r1 - r0)
+                chunk = Chunk(r0, r1, p0, p1, rl, pl)
+            if pending is not None:
+                yield pending
+            pending = chunk
+        if pending is None:
+            raise InputError("file is empty: expected token lines in CoNLL columns", path=str(reference))
         if pred is not None:
             rest = pred.by_breaks(0, 0)
-            if rest[1] > rest[0] and plan:
-                last = plan[-1]
-                plan[-1] = Chunk(last.ref_start, last.ref_end, last.pred_start, rest[1], last.ref_line, last.pred_line)
+            if rest[1] > rest[0]:
+                pending = dataclasses.replace(pending, pred_end=rest[1])
+        yield pending
     finally:
         ref.close()
         if pred is not None:
             pred.close()
-    if not plan:
-        raise InputError("file is empty: expected token lines in CoNLL columns", path=str(reference))
-    return plan
+
+
+def plan_chunks(reference: str | Path, predicted: str | Path | None, chunk_bytes: int = DEFAULT_CHUNK) -> list[Chunk]:
+    """Every chunk of ``iter_chunks``."""
+    return list(iter_chunks(reference, predicted, chunk_bytes))
 
 
 def _read(path: str | Path, start: int, end: int) -> bytes:
@@ -288,42 +300,49 @@ class ChunkCounter(Protocol):
 def count_plan(
     reference: str | Path,
     predicted: str | Path | None,
-    plan: Sequence[Chunk],
+    chunks: Iterable[Chunk],
     options: Options,
     *,
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
     **read: Any,
 ) -> Counts:
-    """The counts of every chunk of ``plan``, summed; ``read`` holds ``count_chunk``'s keywords.
+    """The counts of every chunk, summed; ``read`` holds ``count_chunk``'s keywords.
 
     With ``jobs`` > 1 the chunks are counted in that many forked worker processes (where the
-    platform can fork); results come back in plan order, so the first bad chunk's error is the one
+    platform can fork); results come back in chunk order, so the first bad chunk's error is the one
     raised, as in one process.
     """
     work = functools.partial(count_chunk, reference, predicted, options=options, **read)
-    total = plan[-1].ref_end if plan else 0
+    handed_out: list[Chunk] = []
+
+    def tracked() -> Iterator[Chunk]:
+        for chunk in chunks:
+            handed_out.append(chunk)
+            yield chunk
 
     def counted() -> Iterator[Counts]:
-        for chunk, counts in zip(plan, _map(work, plan, jobs), strict=True):
+        for k, counts in enumerate(_map(work, tracked(), jobs)):
             if progress is not None:
-                progress(chunk.ref_end, total)
+                progress(handed_out[k].ref_end, os.path.getsize(reference))  # the last chunk ends there
             yield counts
 
     return merge_all(counted())
 
 
-def _map(work: Callable[[Chunk], Counts], plan: Sequence[Chunk], jobs: int) -> Iterator[Counts]:
+def _map(work: Callable[[Chunk], Counts], chunks: Iterable[Chunk], jobs: int) -> Iterator[Counts]:
     import multiprocessing  # here: a one-process run need not pay for importing it
     from concurrent.futures import ProcessPoolExecutor
 
-    if jobs <= 1 or len(plan) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        yield from map(work, plan)
+    it = iter(chunks)
+    head = list(itertools.islice(it, 2))
+    if jobs <= 1 or len(head) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        yield from map(work, itertools.chain(head, it))
         return
     # fork, not spawn: a spawned worker would spend longer importing numpy than counting a chunk.
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=min(jobs, len(plan)), mp_context=context) as pool:
-        yield from pool.map(work, plan)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        yield from pool.map(work, itertools.chain(head, it))
 
 
 def default_jobs() -> int:
