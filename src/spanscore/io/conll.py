@@ -111,7 +111,30 @@ def parse_conll(
     if not data.endswith(b"\n"):
         data += b"\n"
     buf = np.frombuffer(data, dtype=np.uint8)
+    if delimiter == "auto":
+        delimiter = "tab" if b"\t" in data else "whitespace"
+    if delimiter not in ("tab", "whitespace"):
+        raise InputError(f"unknown delimiter {delimiter!r}: use auto, tab or whitespace", path=path)
     is_nl = buf == _NL
+    lines = _simple_lines(data, buf, is_nl, delimiter) or _lines(buf, is_nl, delimiter)
+    return _table(lines, data, buf, path, columns, token_column, delimiter, line_offset, allow_empty)
+
+
+@dataclass(frozen=True)
+class Lines:
+    """Lines and their fields. Content line ``i`` has the fields ``first_field[i]`` to
+    ``first_field[i] + n_fields[i] - 1`` of the field arrays; a blank line has none."""
+
+    field_starts: IntArray
+    field_ends: IntArray
+    first_field: IntArray
+    n_fields: IntArray
+    blank: npt.NDArray[np.bool_]
+    line_start: IntArray
+
+
+def _lines(buf: npt.NDArray[np.uint8], is_nl: npt.NDArray[np.bool_], delimiter: str) -> Lines:
+    """Any file: runs of spaces and tabs (or single tabs), CR line ends, whitespace-only blank lines."""
     newline = np.flatnonzero(is_nl)
     line_start = np.empty(newline.shape[0], dtype=np.int64)
     line_start[0] = 0
@@ -119,34 +142,95 @@ def parse_conll(
     line_end = newline.astype(np.int64)
     has_cr = (line_end > line_start) & (buf[np.maximum(line_end - 1, 0)] == _CR)
     line_end = line_end - has_cr
-
-    if delimiter == "auto":
-        delimiter = "tab" if bool((buf == _TAB).any()) else "whitespace"
-    if delimiter not in ("tab", "whitespace"):
-        raise InputError(f"unknown delimiter {delimiter!r}: use auto, tab or whitespace", path=path)
     # Per-byte temporaries live only inside _fields, which keeps memory at a few times the input.
     field_starts, field_ends, n_fields, blank = _fields(buf, is_nl, delimiter, line_end)
     first_field = np.concatenate(([0], np.cumsum(n_fields)))[:-1]
+    return Lines(field_starts, field_ends, first_field, n_fields, blank, line_start)
 
-    content = ~blank
-    first_len = np.where(n_fields > 0, field_ends[np.minimum(first_field, len(field_ends) - 1)], 0)
-    first_len = first_len - np.where(n_fields > 0, field_starts[np.minimum(first_field, len(field_starts) - 1)], 0)
-    docstart = content & (first_len == len(_DOCSTART)) & _starts_with(buf, line_start, _DOCSTART)
-    hashed = content & (buf[np.minimum(line_start, len(buf) - 1)] == _HASH)
 
-    candidates = content & ~docstart & ~hashed
+def _simple_lines(
+    data: bytes, buf: npt.NDArray[np.uint8], is_nl: npt.NDArray[np.bool_], delimiter: str
+) -> Lines | None:
+    """The usual layout in a few passes over the bytes, or None for the general reader (``_lines``).
+
+    Usual: no CR, fields split by exactly one separator (a space in a file without tabs, or a
+    tab), no empty field, blank lines empty. Both readers give the same ``Lines`` on such files.
+    """
+    if b"\r" in data:
+        return None
+    sep = _TAB if delimiter == "tab" else _SPACE
+    if sep == _SPACE and b"\t" in data:
+        return None
+    ends = np.flatnonzero(is_nl | (buf == sep))  # where every field ends
+    starts = np.empty_like(ends)
+    starts[0] = 0
+    starts[1:] = ends[:-1] + 1
+    ends_line = is_nl[ends]
+    newline_at = np.flatnonzero(ends_line)
+    n_fields = np.diff(newline_at, prepend=-1)
+    empty = np.flatnonzero(ends == starts)
+    # An empty field is allowed only as a blank line: a newline right after a newline or at the start.
+    if empty.shape[0] and not (ends_line[empty] & (ends_line[empty - 1] | (empty == 0))).all():
+        return None
+    first_field = newline_at - n_fields + 1
+    line_start = starts[first_field]
+    blank = ends[newline_at] == line_start
+    if sep == _TAB and b" " in data:
+        # A line of nothing but spaces and tabs is blank to the general reader: leave such files to it.
+        line = np.searchsorted(ends[newline_at], np.flatnonzero(buf == _SPACE))
+        spaces = np.bincount(line, minlength=newline_at.shape[0])
+        if ((spaces > 0) & (spaces + n_fields - 1 == ends[newline_at] - line_start)).any():
+            return None
+    n_fields[blank] = 0
+    return Lines(starts, ends, first_field, n_fields, blank, line_start)
+
+
+def _table(
+    lines: Lines,
+    data: bytes,
+    buf: npt.NDArray[np.uint8],
+    path: str,
+    columns: Sequence[int],
+    token_column: int,
+    delimiter: str,
+    line_offset: int,
+    allow_empty: bool,
+) -> ConllTable:
+    """Token lines, sentences, documents and label ids from the lines' fields."""
+    field_starts, field_ends = lines.field_starts, lines.field_ends
+    first_field, n_fields = lines.first_field, lines.n_fields
+    content = ~lines.blank
+    # Only lines starting with "-" or "#" can be -DOCSTART- or comments: look at those alone.
+    first_byte = buf[lines.line_start]
+    docstart = np.zeros(content.shape[0], dtype=bool)
+    dash = np.flatnonzero((first_byte == _DOCSTART[0]) & content)
+    if dash.shape[0]:
+        f = first_field[dash]
+        docstart[dash] = (field_ends[f] - field_starts[f] == len(_DOCSTART)) & _starts_with(
+            buf, lines.line_start[dash], _DOCSTART
+        )
+    hashed = np.flatnonzero((first_byte == _HASH) & content)
+    n_docstart = int(docstart.sum())
+
+    # The number of columns is the most common one among token lines (lines of "#" may be comments).
+    histogram = np.bincount(n_fields)
+    histogram -= np.bincount(n_fields[lines.blank], minlength=histogram.shape[0])
+    set_aside = np.concatenate((np.flatnonzero(docstart), hashed)) if n_docstart else hashed
+    candidates = histogram - np.bincount(n_fields[set_aside], minlength=histogram.shape[0])
     if not candidates.any():
-        candidates = content & ~docstart
+        candidates = histogram - np.bincount(n_fields[docstart], minlength=histogram.shape[0])
     if not candidates.any():
         if allow_empty:  # a chunk of a larger file may hold only -DOCSTART- lines
-            return _empty(path, buf, len(columns), int(docstart.sum()), line_offset)
+            return _empty(path, buf, len(columns), n_docstart, line_offset)
         raise InputError("file has no token lines", path=path)
-    n_columns = int(np.bincount(n_fields[candidates]).argmax())
-    comment = hashed & (n_fields != n_columns)
-    token_line = content & ~docstart & ~comment
+    n_columns = int(candidates.argmax())
+    comment = np.zeros(content.shape[0], dtype=bool)
+    comment[hashed[n_fields[hashed] != n_columns]] = True
+    has_comment = bool(comment.any())
+    token_line = content & ~docstart & ~comment if n_docstart or has_comment else content
 
-    bad = token_line & (n_fields != n_columns)
-    if bad.any():
+    bad = token_line & (n_fields != n_columns) if candidates[n_columns] != candidates.sum() else None
+    if bad is not None and bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InputError(
             f"expected {n_columns} columns like the lines before, found {int(n_fields[i])}"
@@ -158,47 +242,51 @@ def parse_conll(
         if not -n_columns <= col < n_columns:
             raise InputError(f"column {col} does not exist: lines have {n_columns} columns", path=path)
 
-    lines = np.flatnonzero(token_line)
-    if lines.shape[0] == 0:
+    token_lines = np.flatnonzero(token_line)
+    if token_lines.shape[0] == 0:
         raise InputError("file has no token lines", path=path)
-    base = first_field[lines]
+    base = first_field[token_lines]
 
-    tok_s, tok_e = field_starts[base + token_column % n_columns], field_ends[base + token_column % n_columns]
+    tok = base + token_column % n_columns
     cols = tuple(
-        _column_ids(buf, field_starts[base + c % n_columns], field_ends[base + c % n_columns], lines, path, line_offset)
-        for c in columns
+        _column_ids(data, buf, field_starts[f], field_ends[f], token_lines, path, line_offset)
+        for f in (base + c % n_columns for c in columns)
     )
 
     # A sentence starts at a token line whose previous non-comment line is blank, a -DOCSTART-, or none.
-    breaks = blank | docstart
-    kept = np.flatnonzero(~comment)
-    prev_is_break = np.ones(kept.shape[0], dtype=bool)
-    prev_is_break[1:] = breaks[kept[:-1]]
-    starts_sentence = np.zeros(len(line_start), dtype=bool)
-    starts_sentence[kept] = prev_is_break
-    new_sentence = starts_sentence[lines]
+    breaks = lines.blank | docstart
+    if has_comment:
+        kept = np.flatnonzero(~comment)
+        prev_is_break = np.ones(kept.shape[0], dtype=bool)
+        prev_is_break[1:] = breaks[kept[:-1]]
+        starts_sentence = np.zeros(content.shape[0], dtype=bool)
+        starts_sentence[kept] = prev_is_break
+        new_sentence = starts_sentence[token_lines]
+    else:
+        new_sentence = breaks[token_lines - 1]
+        new_sentence[token_lines == 0] = True
     sentence_first = np.flatnonzero(new_sentence)
-    sentence_bounds = np.concatenate((sentence_first, [lines.shape[0]])).astype(np.int64)
-    doc_cum = np.cumsum(docstart)
-    sentence_doc = doc_cum[lines[sentence_first]].astype(np.int64)
-    n_documents = int(doc_cum[-1]) if doc_cum[-1] > 0 else 1
-    if doc_cum[-1] > 0:
-        sentence_doc = sentence_doc - 1
+    sentence_bounds = np.concatenate((sentence_first, [token_lines.shape[0]])).astype(np.int64)
+    if n_docstart:
+        doc_cum = np.cumsum(docstart)
+        sentence_doc = doc_cum[token_lines[sentence_first]].astype(np.int64) - 1
         sentence_doc[sentence_doc < 0] = 0
+    else:
+        sentence_doc = np.zeros(sentence_first.shape[0], dtype=np.int64)
 
     return ConllTable(
         path=path,
         buffer=buf,
-        token_start=tok_s.astype(np.int64),
-        token_end=tok_e.astype(np.int64),
-        token_line=(lines + 1 + line_offset).astype(np.int64),
+        token_start=field_starts[tok].astype(np.int64, copy=False),
+        token_end=field_ends[tok].astype(np.int64, copy=False),
+        token_line=token_lines + (1 + line_offset),
         sentence_bounds=sentence_bounds,
         sentence_doc=sentence_doc,
-        n_documents=n_documents,
+        n_documents=max(n_docstart, 1),
         columns=cols,
         n_columns=n_columns,
         line_offset=line_offset,
-        n_docstarts=int(doc_cum[-1]),
+        n_docstarts=n_docstart,
     )
 
 
@@ -275,6 +363,7 @@ def gather(buf: npt.NDArray[np.uint8], start: IntArray, end: IntArray) -> npt.ND
 
 
 def _column_ids(
+    data: bytes,
     buf: npt.NDArray[np.uint8],
     start: IntArray,
     end: IntArray,
@@ -284,10 +373,11 @@ def _column_ids(
 ) -> Column:
     """Map each label's bytes to an integer id; ids index a vocabulary of distinct label strings."""
     lengths = end - start
-    if (lengths == 0).any():
+    longest = int(lengths.max())
+    if int(lengths.min()) == 0:
         i = int(np.flatnonzero(lengths == 0)[0])
         raise InputError("empty label", path=path, line=int(lines[i]) + 1 + line_offset)
-    width = max(8, int(-(-int(lengths.max()) // 8) * 8))
+    width = max(8, -(-longest // 8) * 8)
     packed: npt.NDArray[np.uint8] | None = None
     if width == 8:
         key = prefix_words(buf, start, lengths)  # labels of up to 8 bytes: their bytes are their keys
@@ -304,19 +394,23 @@ def _column_ids(
             key = key * np.uint64(0x9E3779B97F4A7C15) ^ words[:, j]
     # Few distinct labels: find them in a small sample (a chunk is scored in a few ms, a large
     # sample's sort would dominate), place every key by binary search, and add what the sample missed.
-    uniq = np.unique(key[:4096])
+    uniq, first = np.unique(key[:4096], return_index=True)
     while True:
-        inverse = np.minimum(np.searchsorted(uniq, key), uniq.shape[0] - 1)
-        missed = uniq[inverse] != key
-        if not missed.any():
+        inverse = np.searchsorted(uniq, key)
+        np.minimum(inverse, uniq.shape[0] - 1, out=inverse)
+        missed = np.flatnonzero(uniq[inverse] != key)
+        if not missed.shape[0]:
             break
-        uniq = np.union1d(uniq, key[missed])
-    first = np.zeros(uniq.shape[0], dtype=np.int64)
-    first[inverse[::-1]] = np.arange(inverse.shape[0] - 1, -1, -1)
+        # A key missed is new; its first miss is its first occurrence.
+        new, at = np.unique(key[missed], return_index=True)
+        uniq = np.concatenate((uniq, new))
+        first = np.concatenate((first, missed[at]))
+        order = np.argsort(uniq)
+        uniq, first = uniq[order], first[order]
     if packed is None:
         # A short label's key is its bytes, so keys of different labels differ unless one of them
         # ends in NUL bytes; its length then tells them apart. NUL bytes in a label are corruption.
-        clash = np.flatnonzero(lengths[first][inverse] != lengths)
+        clash = np.flatnonzero(lengths[first][inverse] != lengths) if b"\0" in data else np.zeros(0, np.int64)
         if clash.shape[0]:
             raise InputError("label contains a NUL byte", path=path, line=int(lines[clash[0]]) + 1 + line_offset)
     elif np.array_equal(packed, packed[first[inverse]]):  # hash collisions are checked, not assumed away
@@ -329,7 +423,7 @@ def _column_ids(
         vocab = tuple(
             buf[start[f] : start[f] + lengths[f]].tobytes().decode("utf-8", errors="replace").strip() for f in first
         )
-    return _dedupe(Column(ids=inverse.astype(np.int64).ravel(), vocab=vocab))
+    return _dedupe(Column(ids=inverse.astype(np.int64, copy=False).ravel(), vocab=vocab))
 
 
 # _MASKS[k] keeps the first k bytes of a little-endian 64-bit word.
@@ -341,7 +435,8 @@ def prefix_words(buf: npt.NDArray[np.uint8], start: IntArray, lengths: IntArray)
     little-endian word at every byte offset; bytes past a field's end are zero."""
     padded = np.concatenate((buf, np.zeros(8, dtype=np.uint8)))
     at_every_byte = np.ndarray((len(buf),), dtype="<u8", buffer=padded.data, strides=(1,))
-    words: npt.NDArray[np.uint64] = at_every_byte[start] & _MASKS[np.minimum(lengths, 8)]
+    words: npt.NDArray[np.uint64] = at_every_byte[start]
+    words &= np.take(_MASKS, np.minimum(lengths, 8))
     return words
 
 

@@ -1,0 +1,115 @@
+"""The fast reader of usual CoNLL layouts against the general one, on generated files."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from spanscore.errors import InputError
+from spanscore.io.conll import Lines, _lines, _simple_lines, parse_conll
+
+# Bytes that matter to line and field splitting, plus ordinary ones.
+PIECES = ["a", "B-X", "I-X", "O", "#", "-DOCSTART-", " ", "  ", "\t", "\r", "\n", "\n\n", "é", "\x00"]
+
+
+def both(data: bytes, delimiter: str) -> tuple[Lines | None, Lines]:
+    buf = np.frombuffer(data, dtype=np.uint8)
+    is_nl = buf == 10
+    return _simple_lines(data, buf, is_nl, delimiter), _lines(buf, is_nl, delimiter)
+
+
+def same_lines(a: Lines, b: Lines) -> None:
+    assert np.array_equal(a.blank, b.blank)
+    content = ~a.blank
+    assert np.array_equal(a.n_fields[content], b.n_fields[content])
+    assert np.array_equal(a.line_start[content], b.line_start[content])
+    for i in np.flatnonzero(content).tolist():
+        fa = range(int(a.first_field[i]), int(a.first_field[i] + a.n_fields[i]))
+        fb = range(int(b.first_field[i]), int(b.first_field[i] + b.n_fields[i]))
+        assert [(int(a.field_starts[k]), int(a.field_ends[k])) for k in fa] == [
+            (int(b.field_starts[k]), int(b.field_ends[k])) for k in fb
+        ]
+
+
+def table_or_error(data: bytes, **kw: object) -> object:
+    try:
+        t = parse_conll(data, "x", **kw)  # type: ignore[arg-type]
+    except InputError as exc:
+        return str(exc)
+    return (
+        t.token_start.tolist(),
+        t.token_end.tolist(),
+        t.token_line.tolist(),
+        t.sentence_bounds.tolist(),
+        t.sentence_doc.tolist(),
+        [(c.ids.tolist(), c.vocab) for c in t.columns],
+        (t.n_documents, t.n_docstarts, t.n_columns),
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=40), st.sampled_from(["tab", "whitespace"]))
+@example(["a", " ", "O", "\n", " ", "\n"], "whitespace")
+@example(["a", "\t", "O", "\n", " ", "\t", " ", "\n"], "tab")
+def test_fast_reader_agrees_with_the_general_one(pieces: list[str], delimiter: str) -> None:
+    data = "".join(pieces).encode() + b"\n"
+    fast, general = both(data, delimiter)
+    if fast is not None:
+        same_lines(fast, general)
+
+
+def usual_file(rows: list[list[str]], sep: str) -> bytes:
+    return "".join(sep.join(r) + "\n" if r else "\n" for r in rows).encode()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.just([]),
+            st.lists(st.sampled_from(["a", "#", "-DOCSTART-", "O", "B-X", "I-Y", "x y"]), min_size=1, max_size=4),
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    st.sampled_from(["\t", " "]),
+)
+def test_usual_files_take_the_fast_reader_and_parse_alike(rows: list[list[str]], sep: str) -> None:
+    """Files of the usual layout (with comments, -DOCSTART- and ragged lines) parse the same either way."""
+    data = usual_file(rows, sep)
+    delimiter = "tab" if sep == "\t" else "whitespace"
+    fast, general = both(data, delimiter)
+    if sep == "\t" or not any(" " in cell for r in rows for cell in r):
+        assert fast is not None
+    if fast is not None:
+        same_lines(fast, general)
+    # The whole table (or the error) is the same whichever reader produced the lines.
+    import spanscore.io.conll as conll
+
+    got = table_or_error(data, delimiter=delimiter, columns=(-1,))
+    saved = conll._simple_lines
+    conll._simple_lines = lambda *a: None  # type: ignore[assignment]
+    try:
+        want = table_or_error(data, delimiter=delimiter, columns=(-1,))
+    finally:
+        conll._simple_lines = saved
+    assert got == want
+
+
+@pytest.mark.parametrize(
+    ("data", "delimiter"),
+    [
+        (b"a O\r\n", "whitespace"),  # CR line ends
+        (b"a  O\n", "whitespace"),  # a run of spaces
+        (b" a O\n", "whitespace"),  # leading space
+        (b"a O \n", "whitespace"),  # trailing space
+        (b"a\tO\n", "whitespace"),  # a tab in a space-separated file
+        (b"\tO\n", "tab"),  # empty token
+        (b"a\tO\n \t \n", "tab"),  # a line of spaces and tabs is blank
+        (b"a\tO\n\t\n", "tab"),
+    ],
+)
+def test_unusual_layouts_go_to_the_general_reader(data: bytes, delimiter: str) -> None:
+    assert both(data, delimiter)[0] is None
