@@ -21,6 +21,7 @@ from .criteria import (
     SCHEMES,
     TAXONOMY,
     WRONG_LABEL_OVERLAP_KINDS,
+    Criterion,
 )
 from .errors import OptionError
 from .matching import (
@@ -30,12 +31,16 @@ from .matching import (
     SAME_END,
     SAME_SPAN,
     SAME_START,
+    SAME_TYPE,
     ZERO,
     Matching,
     Method,
     Pairs,
+    choose,
     find_pairs,
     fixed_exact,
+    free_pairs,
+    pair_credit,
 )
 from .matching import assign as assign_pairs
 from .spans import IntArray, Spans
@@ -255,17 +260,46 @@ def count(
     counts.predicted = np.bincount(predicted.type, minlength=n_types).astype(np.int64)
 
     pairs = find_pairs(reference, predicted)
+    counts.token = _token_counts(reference, predicted, pairs, n_types)  # before any pair is dropped
     if options.min_overlap > 0 and len(pairs):
         pairs = pairs.select(_enough_overlap(pairs, options))
     partial = _partial_credit(pairs, options.credit)
     half = np.full(len(pairs), 0.5)
+    # Same-span same-type pairs are matched first, alike under every criterion (each gives them
+    # full credit): count them once, and match each criterion only among the pairs left free.
     fixed = fixed_exact(pairs)
+    free = free_pairs(pairs, fixed)
+    fixed_types = np.bincount(reference.type[pairs.ref[fixed]], minlength=n_types).astype(np.int64)
+    free_kind = pairs.kind[free]
+    free_rt = reference.type[pairs.ref[free]]
+    free_pt = predicted.type[pairs.pred[free]]
+
+    def match(crit: Criterion, partial_credit: FloatArray) -> tuple[IntArray, Matching | None]:
+        if crit.table[EXACT] != FULL:  # not so for any criterion here; kept correct all the same
+            m = assign_pairs(pairs, crit.levels(pairs.kind), partial_credit, options.matching, fixed=fixed)
+            return _tally(m, pairs, reference, predicted, n_types), m
+        level = crit.levels(free_kind)
+        credit = pair_credit(level, partial_credit[free])
+        chosen = choose(pairs, free, level, credit, options.matching)
+        level, credit = level[chosen], credit[chosen]
+        tally = _tally_free(free_rt[chosen], free_pt[chosen], level, credit, n_types)
+        tally[0] += fixed_types  # full credit, reference side
+        tally[4] += fixed_types  # and predicted side (same type)
+        if not (keep_details or crit is TAXONOMY):
+            return tally, None
+        picked = np.concatenate((fixed, free[chosen]))
+        order = np.argsort(picked)
+        return tally, Matching(
+            pair=picked[order],
+            level=np.concatenate((np.full(fixed.shape[0], FULL, dtype=np.int64), level))[order],
+            credit=np.concatenate((np.ones(fixed.shape[0]), credit))[order],
+        )
 
     matchings: dict[str, Matching] = {}
     for crit in CRITERIA:
-        m = assign_pairs(pairs, crit.levels(pairs.kind), partial, options.matching, fixed=fixed)
-        counts.criteria[crit.name] = _tally(m, pairs, reference, predicted, n_types)
-        matchings[crit.name] = m
+        counts.criteria[crit.name], m = match(crit, partial)
+        if m is not None:
+            matchings[crit.name] = m
     if learned is not None:
         levels = LEARNED.levels(pairs.kind)
         judged = np.flatnonzero(levels == PARTIAL)
@@ -277,13 +311,10 @@ def count(
         matchings[LEARNED.name] = m
     schemes: dict[str, Matching] = {}
     for scheme in SCHEMES:
-        m = assign_pairs(
-            pairs, scheme.levels(pairs.kind), half if scheme.fixed_half else partial, options.matching, fixed=fixed
-        )
-        counts.schemes[scheme.name] = _tally(m, pairs, reference, predicted, n_types)
-        schemes[scheme.name] = m
+        counts.schemes[scheme.name], m = match(scheme, half if scheme.fixed_half else partial)
+        if m is not None:
+            schemes[scheme.name] = m
     counts.errors = _taxonomy(schemes[TAXONOMY.name], pairs, reference, predicted, n_types)
-    counts.token = _token_counts(reference, predicted, n_types)
     details = Details(reference, predicted, pairs, matchings, schemes) if keep_details else None
     return counts.without_empty_types(), details
 
@@ -315,6 +346,21 @@ def _tally(m: Matching, pairs: Pairs, reference: Spans, predicted: Spans, n_type
         out[side + 1] = np.bincount(t, weights=(m.level == PARTIAL), minlength=n_types)
         out[side + 2] = np.bincount(t, weights=(m.level == ZERO), minlength=n_types)
         out[side + 3] = _bincount_int(t, units, n_types)
+    return out
+
+
+def _tally_free(rt: IntArray, pt: IntArray, level: IntArray, credit: FloatArray, n_types: int) -> IntArray:
+    """``_tally`` of matched pairs given by their types, levels and credits."""
+    out = np.zeros((len(MATCH_FIELDS), n_types), dtype=np.int64)
+    if level.shape[0] == 0:
+        return out
+    partial = level == PARTIAL
+    units = np.rint(credit * UNITS).astype(np.int64) * partial
+    row = (level - FULL) * n_types  # FULL, PARTIAL, ZERO are consecutive, like their fields
+    for side, t in ((0, rt), (4, pt)):
+        out[side : side + 3] = np.bincount(row + t, minlength=3 * n_types).reshape(3, n_types)
+        if partial.any():
+            out[side + 3] = _bincount_int(t, units, n_types)
     return out
 
 
@@ -367,10 +413,18 @@ def _taxonomy(m: Matching, pairs: Pairs, reference: Spans, predicted: Spans, n_t
     return out
 
 
-def _token_counts(reference: Spans, predicted: Spans, n_types: int) -> IntArray:
+def _token_counts(reference: Spans, predicted: Spans, pairs: Pairs, n_types: int) -> IntArray:
     """Units (tokens, or characters for offset input) covered per type, and covered by both sides."""
     out = np.zeros((len(TOKEN_FIELDS), n_types), dtype=np.int64)
     if n_types == 0:
+        return out
+    if _disjoint(reference) and _disjoint(predicted):
+        # Each unit lies in at most one mention per side: a unit covered by both sides with one
+        # type lies in exactly one same-type pair's overlap.
+        same = (pairs.kind & SAME_TYPE) > 0
+        out[0] = _bincount_int(reference.type[pairs.ref[same]], pairs.overlap[same], n_types)
+        out[1] = _bincount_int(reference.type, reference.end - reference.start, n_types)
+        out[2] = _bincount_int(predicted.type, predicted.end - predicted.start, n_types)
         return out
     stride = int(max(reference.end.max(initial=0), predicted.end.max(initial=0))) + 1
     ev_pos: list[IntArray] = []
@@ -400,3 +454,8 @@ def _token_counts(reference: Spans, predicted: Spans, n_types: int) -> IntArray:
     for row, mask in ((0, in_ref & in_pred), (1, in_ref), (2, in_pred)):
         out[row] = np.bincount(seg_type[mask], weights=seg[mask], minlength=n_types).astype(np.int64)
     return out
+
+
+def _disjoint(spans: Spans) -> bool:
+    """Whether no two mentions share a unit (mentions are sorted by start)."""
+    return bool((spans.start[1:] >= spans.end[:-1]).all())

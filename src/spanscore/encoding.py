@@ -16,6 +16,7 @@ All of it runs on arrays: a label-pair lookup table gives chunk starts and ends 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -174,34 +175,30 @@ def decode(
     """Decode one label column into mentions; ``Decoded.invalid`` lists invalid transitions."""
     n = ids.shape[0]
     edge = labels.prefix.shape[0]
-    start_t, end_t, blame_cur_t, blame_prev_t = _tables(labels, spec)
-    first = np.zeros(n, dtype=bool)
-    first[sentence_bounds[:-1][sentence_bounds[:-1] < n]] = True
+    table, blame_end = _packed_tables(labels, spec)
+    firsts = sentence_bounds[:-1][sentence_bounds[:-1] < n]
+    lasts = sentence_bounds[1:][sentence_bounds[1:] > sentence_bounds[:-1]] - 1  # of non-empty sentences
     prev = np.empty(n, dtype=np.int64)
     if n:
         prev[0] = edge
         prev[1:] = ids[:-1]
-    prev[first] = edge
-    last = np.zeros(n, dtype=bool)
-    last[sentence_bounds[1:][sentence_bounds[1:] > 0] - 1] = True
+    prev[firsts] = edge
 
-    # The four tables as bits of one, so that each token's transition is looked up once.
-    table = (start_t | end_t << 1 | blame_cur_t << 2 | blame_prev_t << 3).astype(np.uint8)
-    code = table.ravel()[prev * table.shape[1] + ids]
+    # One lookup per token: bit 1 starts a mention, 2 ends the one before, 4 and 8 blame this
+    # token and the one before for an invalid transition. A sentence start also ends a mention.
+    code = table.ravel()[prev * (edge + 1) + ids]
+    code[firsts] |= 2
     starts = np.flatnonzero(code & 1)
-    closes = np.flatnonzero((code & 2).astype(bool) | first)
-    close_pos = np.concatenate((closes, [n]))
+    close_pos = np.append(np.flatnonzero(code & 2), n)
     ends = close_pos[np.searchsorted(close_pos, starts, side="right")]
     types = labels.type[ids[starts]]
 
-    cur_bad = (code & 4).astype(bool)
-    prev_bad = (code & 8).astype(bool)  # never true at a sentence start: the edge needs nothing
-    end_bad = blame_prev_t[ids, edge] & last
-    blamed = cur_bad | end_bad
-    blamed[:-1] |= prev_bad[1:]
-    into = np.flatnonzero(cur_bad | prev_bad)
-    out = np.flatnonzero(end_bad)
+    into = np.flatnonzero(code & 12)
+    out = lasts[blame_end[ids[lasts]]]
     if repair == "discard" and (into.shape[0] or out.shape[0]):
+        blamed = (code & 4) > 0
+        blamed[:-1] |= (code[1:] & 8) > 0  # never true at a sentence start: the edge needs nothing
+        blamed[out] = True
         cum = np.concatenate(([0], np.cumsum(blamed)))
         keep = (cum[ends] - cum[starts]) == 0
         starts, ends, types = starts[keep], ends[keep], types[keep]
@@ -209,6 +206,25 @@ def decode(
     unit = np.searchsorted(sentence_bounds, starts, side="right") - 1
     spans = Spans.build(starts.astype(np.int64), ends.astype(np.int64), types, unit.astype(np.int64), labels.types)
     return Decoded(spans=spans, invalid_into=into.astype(np.int64), invalid_end=out.astype(np.int64))
+
+
+def _packed_tables(labels: LabelSet, spec: EncodingSpec) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.bool_]]:
+    """The four tables as bits of one, and which labels cannot end a sentence (cached: every chunk
+    of a file has the same few labels)."""
+    return _packed_tables_of(tuple(labels.prefix.tolist()), tuple(labels.type.tolist()), spec.name)
+
+
+@functools.lru_cache(maxsize=64)
+def _packed_tables_of(
+    prefix: tuple[int, ...], types: tuple[int, ...], encoding: str
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.bool_]]:
+    labels = LabelSet(np.array(prefix, dtype=np.int64), np.array(types, dtype=np.int64), ())
+    start, end, blame_cur, blame_prev = _tables(labels, ENCODINGS[encoding])
+    table = (start | end << 1 | blame_cur << 2 | blame_prev << 3).astype(np.uint8)
+    table.flags.writeable = False
+    blame_end = blame_prev[:, len(prefix)].copy()
+    blame_end.flags.writeable = False
+    return table, blame_end
 
 
 def invalid_messages(

@@ -125,6 +125,42 @@ def fixed_exact(pairs: Pairs) -> IntArray:
     return _greedy_unique(np.flatnonzero(pairs.kind == EXACT), pairs)
 
 
+def free_pairs(pairs: Pairs, fixed: IntArray) -> IntArray:
+    """Pairs whose reference and prediction both lie outside the ``fixed`` pairs: the only ones
+    left to choose from once same-span same-type pairs are matched."""
+    ref_used = np.zeros(int(pairs.ref.max()) + 1 if len(pairs) else 0, dtype=bool)
+    pred_used = np.zeros(int(pairs.pred.max()) + 1 if len(pairs) else 0, dtype=bool)
+    ref_used[pairs.ref[fixed]] = True
+    pred_used[pairs.pred[fixed]] = True
+    return np.flatnonzero(~ref_used[pairs.ref] & ~pred_used[pairs.pred])
+
+
+def pair_credit(level: IntArray, partial_credit: FloatArray) -> FloatArray:
+    """Credit of each pair at its level: 1 when full, the partial credit when partial, else 0."""
+    credit: FloatArray = np.where(level == FULL, 1.0, np.where(level == PARTIAL, partial_credit, 0.0))
+    return credit
+
+
+def choose(pairs: Pairs, free: IntArray, level: IntArray, credit: FloatArray, method: Method = "optimal") -> IntArray:
+    """Step 2 of the matching: which of the ``free`` pairs (with their ``level`` and ``credit``) are
+    matched. Returns positions in ``free``, ascending."""
+    eligible = (level == FULL) | (level == ZERO) | ((level == PARTIAL) & (credit > 0))
+    cand = np.flatnonzero(eligible)
+    if cand.shape[0] == 0:
+        return cand
+    r, p = pairs.ref[free[cand]], pairs.pred[free[cand]]
+    alone = (np.bincount(r)[r] == 1) & (np.bincount(p)[p] == 1)
+    if alone.all():
+        return cand
+    grouped = cand[~alone]
+    by_pair = np.zeros(len(pairs))
+    by_pair[free[grouped]] = credit[grouped]
+    solve = _solve_greedy if method == "greedy" else _solve_optimal
+    picked = np.array(_by_group(free[grouped], pairs, by_pair, solve), dtype=np.int64)
+    # Back from pair indices to positions in free (free is ascending).
+    return np.sort(np.concatenate((cand[alone], np.searchsorted(free, picked))))
+
+
 def assign(
     pairs: Pairs,
     levels: IntArray,
@@ -139,33 +175,14 @@ def assign(
     ``partial_credit[pair]`` the credit of a PARTIAL pair; a PARTIAL pair with no credit is excluded.
     """
     level = levels
-    credit = np.where(level == FULL, 1.0, np.where(level == PARTIAL, partial_credit, 0.0))
-    eligible = (level == FULL) | (level == ZERO) | ((level == PARTIAL) & (credit > 0))
-    idx = np.flatnonzero(eligible)
-    chosen: list[IntArray] = []
-
+    credit = pair_credit(level, partial_credit)
     # 1. Same span and type first.
     exact = fixed_exact(pairs) if fixed is None else fixed
     exact = exact[level[exact] != NONE]
-    chosen.append(exact)
-    ref_used = np.zeros(int(pairs.ref.max()) + 1 if len(pairs) else 0, dtype=bool)
-    pred_used = np.zeros(int(pairs.pred.max()) + 1 if len(pairs) else 0, dtype=bool)
-    ref_used[pairs.ref[exact]] = True
-    pred_used[pairs.pred[exact]] = True
-
     # 2. The rest: isolated pairs directly, connected groups exactly (or greedily).
-    rest = idx[~ref_used[pairs.ref[idx]] & ~pred_used[pairs.pred[idx]]]
-    if rest.shape[0]:
-        r, p = pairs.ref[rest], pairs.pred[rest]
-        deg_r = np.bincount(r, minlength=ref_used.shape[0])[r]
-        deg_p = np.bincount(p, minlength=pred_used.shape[0])[p]
-        alone = (deg_r == 1) & (deg_p == 1)
-        chosen.append(rest[alone])
-        grouped = rest[~alone]
-        if grouped.shape[0]:
-            solve = _solve_greedy if method == "greedy" else _solve_optimal
-            chosen.append(np.array(_by_group(grouped, pairs, credit, solve), dtype=np.int64))
-    picked = np.sort(np.concatenate(chosen)) if chosen else np.zeros(0, dtype=np.int64)
+    free = free_pairs(pairs, exact)
+    chosen = free[choose(pairs, free, level[free], credit[free], method)]
+    picked = np.sort(np.concatenate((exact, chosen)))
     return Matching(pair=picked, level=level[picked], credit=credit[picked].astype(np.float64))
 
 

@@ -31,6 +31,14 @@ class Spans:
 
     @staticmethod
     def build(start: IntArray, end: IntArray, type_: IntArray, unit: IntArray, types: Sequence[str]) -> Spans:
+        if bool((start[1:] > start[:-1]).all()):  # distinct starts in order (decoded labels): sorted
+            return Spans(
+                start=np.ascontiguousarray(start, dtype=np.int64),
+                end=np.ascontiguousarray(end, dtype=np.int64),
+                type=np.ascontiguousarray(type_, dtype=np.int64),
+                unit=np.ascontiguousarray(unit, dtype=np.int64),
+                types=tuple(types),
+            )
         order = np.lexsort((type_, end, start))
         return Spans(
             start=np.ascontiguousarray(start[order], dtype=np.int64),
