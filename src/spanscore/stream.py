@@ -19,17 +19,16 @@ from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
 import numpy as np
-import numpy.typing as npt
 
 from .counts import Counts, Options, count
 from .encoding import check_repair
 from .errors import InputError
 from .io.conll import Delimiter, parse_conll
 from .io.load import check_same_tokens, decode_column, unify
-from .spans import Spans
+from .memory import keep_freed_memory
+from .spans import IntArray, Spans
 
 DEFAULT_CHUNK = 1 << 19
-_BLOCK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -44,25 +43,31 @@ class Chunk:
     pred_line: int
 
 
-def _breaks(data: bytes | memoryview) -> np.ndarray:
-    """Offsets just past each sentence break: a blank line that follows a non-blank one."""
+def _breaks(data: bytes) -> tuple[IntArray, IntArray]:
+    """Offsets just past each sentence break (a blank line that follows a non-blank one), and the
+    offset of every newline."""
     buf = np.frombuffer(data, dtype=np.uint8)
     nl = np.flatnonzero(buf == 10)
     if nl.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64)
-    starts = np.concatenate(([0], nl[:-1] + 1))
-    length = nl - starts
+        return nl, nl
+    length = np.diff(nl, prepend=-1) - 1
     blank = length == 0
     for k in np.flatnonzero((length > 0) & (length <= 2)).tolist():  # "\r" or a stray space
-        if not bytes(buf[starts[k] : nl[k]]).strip():
+        if not data[nl[k] - length[k] : nl[k]].strip():
             blank[k] = True
-    prev_blank = np.concatenate(([True], blank[:-1]))
-    ends: npt.NDArray[np.int64] = (nl[blank & ~prev_blank] + 1).astype(np.int64)
-    return ends
+    prev_blank = np.empty_like(blank)
+    prev_blank[0] = True
+    prev_blank[1:] = blank[:-1]
+    ends: IntArray = nl[blank & ~prev_blank] + 1
+    return ends, nl
 
 
 class _Scanner:
-    """Walks a file, handing out byte ranges that end at sentence breaks."""
+    """Walks a file, handing out byte ranges that end at sentence breaks.
+
+    Each range is found in a window read afresh at the current offset (from the page cache after
+    the first time), so nothing is kept between ranges.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
@@ -72,62 +77,50 @@ class _Scanner:
             raise InputError("no such file", path=self.path) from None
         except IsADirectoryError:
             raise InputError("is a directory, not a file", path=self.path) from None
-        self.data = b""
-        self.pos = 0  # start of the unconsumed part of data
-        self.offset = 0  # file offset of data[pos]
-        self.line = 0  # lines before data[pos]
-        self.eof = False
+        self.size = os.fstat(self.file.fileno()).st_size
+        self.offset = 0
+        self.line = 0  # lines before offset
 
     @property
     def left(self) -> int:
-        return len(self.data) - self.pos
+        return max(self.size - self.offset, 0)
 
-    def _ensure(self, n: int) -> None:
-        """Buffer at least ``n`` unconsumed bytes, unless the file ends first."""
-        while self.left < n and not self.eof:
-            block = self.file.read(max(n - self.left, _BLOCK))
-            if not block:
-                self.eof = True
-                break
-            self.data = self.data[self.pos :] + block
-            self.pos = 0
+    def _window(self, n: int) -> bytes:
+        self.file.seek(self.offset)
+        return self.file.read(n)
 
-    def _breaks_within(self, n: int) -> np.ndarray:
-        return _breaks(memoryview(self.data)[self.pos : self.pos + n])
-
-    def _advance(self, cut: int) -> tuple[int, int, int]:
+    def _advance(self, cut: int, newlines: IntArray | int) -> tuple[int, int, int]:
+        """Move past ``cut`` bytes; ``newlines`` holds the window's newline offsets (or their count)."""
         start, line = self.offset, self.line
-        self.line += self.data.count(b"\n", self.pos, self.pos + cut)
-        self.pos += cut
+        self.line += newlines if isinstance(newlines, int) else int(np.searchsorted(newlines, cut))
         self.offset += cut
         return start, self.offset, line
 
     def by_size(self, size: int) -> tuple[int, int, int, int] | None:
         """The range up to the last break within ``size`` bytes (or the first one after); its break count."""
-        self._ensure(size)
-        if self.left == 0:
-            return None
         window = size
         while True:
-            ends = self._breaks_within(window)
+            data = self._window(window)
+            if not data:
+                return None
+            ends, nl = _breaks(data)
             if ends.shape[0]:
-                return (*self._advance(int(ends[-1])), int(ends.shape[0]))
-            if self.eof and window >= self.left:
-                return (*self._advance(self.left), 0)
+                return (*self._advance(int(ends[-1]), nl), int(ends.shape[0]))
+            if len(data) < window:  # the rest of the file holds no break
+                return (*self._advance(len(data), nl.shape[0]), 0)
             window *= 2
-            self._ensure(window)
 
     def by_breaks(self, k: int, hint: int) -> tuple[int, int, int]:
         """The range holding the next ``k`` breaks (everything left when ``k`` is 0)."""
         window = max(hint + hint // 4, 1 << 16)
         while True:
-            self._ensure(window)
+            data = self._window(window)
             if k:
-                ends = self._breaks_within(window)
+                ends, nl = _breaks(data)
                 if ends.shape[0] >= k:
-                    return self._advance(int(ends[k - 1]))
-            if self.eof and window >= self.left:
-                return self._advance(self.left)
+                    return self._advance(int(ends[k - 1]), nl)
+            if len(data) < window:
+                return self._advance(len(data), data.count(b"\n"))
             window *= 2
 
     def close(self) -> None:
@@ -151,7 +144,7 @@ def iter_chunks(
             if pred is None:
                 chunk = Chunk(r0, r1, 0, 0, rl, 0)
             else:
-                at_end = ref.eof and ref.left == 0
+                at_end = ref.left == 0
                 p0, p1, pl = pred.by_breaks(0 if at_end else n, r1 - r0)
                 chunk = Chunk(r0, r1, p0, p1, rl, pl)
             if pending is not None:
@@ -341,7 +334,7 @@ def _map(work: Callable[[Chunk], Counts], chunks: Iterable[Chunk], jobs: int) ->
         return
     # fork, not spawn: a spawned worker would spend longer importing numpy than counting a chunk.
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=keep_freed_memory) as pool:
         yield from pool.map(work, itertools.chain(head, it))
 
 

@@ -14,6 +14,7 @@ import click
 
 from .. import __version__
 from ..errors import InputError, SpanscoreError
+from ..memory import keep_freed_memory
 
 # Command name -> the module that defines it (in its ``commands`` list). Modules are imported when
 # their command runs, so that ``spanscore evaluate`` does not pay for the tagger's or the judge's
@@ -73,6 +74,7 @@ def cli() -> None:
 
 
 def main() -> None:
+    keep_freed_memory()  # this process is ours: see spanscore.memory
     cli(prog_name="spanscore")
 
 
