@@ -113,3 +113,32 @@ def test_usual_files_take_the_fast_reader_and_parse_alike(rows: list[list[str]],
 )
 def test_unusual_layouts_go_to_the_general_reader(data: bytes, delimiter: str) -> None:
     assert both(data, delimiter)[0] is None
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sets(st.integers(0, 2**64 - 1), min_size=1, max_size=300), st.data())
+def test_label_key_lookup_finds_every_key(keys: set[int], data: st.DataObject) -> None:
+    from spanscore.io import conll
+
+    uniq = np.array(sorted(keys), dtype=np.uint64)
+    idx = np.array(data.draw(st.lists(st.integers(0, len(uniq) - 1), max_size=50)), dtype=np.int64)
+    assert np.array_equal(conll._find(uniq, uniq[idx]), idx)
+
+
+def test_label_key_lookup_without_a_perfect_hash(monkeypatch: pytest.MonkeyPatch) -> None:
+    from spanscore.io import conll
+
+    monkeypatch.setattr(conll, "_MULTIPLIERS", np.array([1], dtype=np.uint64))  # small keys all collide
+    uniq = np.arange(10, dtype=np.uint64) * np.uint64(3)
+    assert conll._find(uniq, uniq[::-1].copy()).tolist() == list(range(9, -1, -1))
+    table = parse_conll(b"a B-X\nb I-X\nc O\n\nd B-Y\n", "x")
+    assert [table.columns[0].vocab[i] for i in table.columns[0].ids] == ["B-X", "I-X", "O", "B-Y"]
+
+
+def test_labels_first_seen_after_the_sample_get_ids() -> None:
+    """Label ids come from the first 4096 labels, then from what that sample missed."""
+    labels = ["O"] * 5000 + ["B-LATE", "I-LATE", "B-X" * 3, "O", "B-LATER"] + ["O"] * 10 + ["B-LATER"]
+    data = "".join(f"t{i} {lab}\n" for i, lab in enumerate(labels)).encode()
+    col = parse_conll(data, "x").columns[0]
+    assert [col.vocab[i] for i in col.ids.tolist()] == labels
+    assert len(set(col.vocab)) == len(col.vocab) == 5

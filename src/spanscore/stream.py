@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import gc
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -334,8 +335,18 @@ def _map(work: Callable[[Chunk], Counts], chunks: Iterable[Chunk], jobs: int) ->
         return
     # fork, not spawn: a spawned worker would spend longer importing numpy than counting a chunk.
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=keep_freed_memory) as pool:
-        yield from pool.map(work, itertools.chain(head, it))
+    # A worker shares the parent's pages until it writes to them; a garbage collection in the
+    # worker would write to every object the parent made, copying the whole heap page by page.
+    gc.freeze()
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_start) as pool:
+            yield from pool.map(work, itertools.chain(head, it))
+    finally:
+        gc.unfreeze()
+
+
+def _worker_start() -> None:
+    keep_freed_memory()
 
 
 def default_jobs() -> int:

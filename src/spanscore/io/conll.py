@@ -396,8 +396,7 @@ def _column_ids(
     # sample's sort would dominate), place every key by binary search, and add what the sample missed.
     uniq, first = np.unique(key[:4096], return_index=True)
     while True:
-        inverse = np.searchsorted(uniq, key)
-        np.minimum(inverse, uniq.shape[0] - 1, out=inverse)
+        inverse = _find(uniq, key)
         missed = np.flatnonzero(uniq[inverse] != key)
         if not missed.shape[0]:
             break
@@ -424,6 +423,32 @@ def _column_ids(
             buf[start[f] : start[f] + lengths[f]].tobytes().decode("utf-8", errors="replace").strip() for f in first
         )
     return _dedupe(Column(ids=inverse.astype(np.int64, copy=False).ravel(), vocab=vocab))
+
+
+# Odd 64-bit multipliers for _find's hash, tried in turn.
+_MULTIPLIERS = np.array(
+    [0x9E3779B97F4A7C15, 0xD6E8FEB86659FD93, 0xA0761D6478BD642F, 0xE7037ED1A0B428DB, 0x8EBC6AF09C88C6E3],
+    dtype=np.uint64,
+)
+
+
+def _find(uniq: npt.NDArray[np.uint64], key: npt.NDArray[np.uint64]) -> IntArray:
+    """Where each key is in the sorted ``uniq`` (any index for a key that is not there), through a
+    collision-free multiplicative hash of the few distinct keys: one multiply and one lookup per
+    key, against a dozen branchy comparisons for a binary search."""
+    bits = max(int(uniq.shape[0]).bit_length() + 2, 4)
+    shift = np.uint64(64 - bits)
+    for m in _MULTIPLIERS:
+        slots = ((uniq * m) >> shift).astype(np.int64)
+        if np.unique(slots).shape[0] == uniq.shape[0]:
+            table = np.zeros(1 << bits, dtype=np.int64)
+            table[slots] = np.arange(uniq.shape[0])
+            hashed = key * m
+            hashed >>= shift
+            found: IntArray = np.take(table, hashed.view(np.int64))
+            return found
+    nearest: IntArray = np.minimum(np.searchsorted(uniq, key), uniq.shape[0] - 1)
+    return nearest
 
 
 # _MASKS[k] keeps the first k bytes of a little-endian 64-bit word.
