@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import gc
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -335,18 +334,8 @@ def _map(work: Callable[[Chunk], Counts], chunks: Iterable[Chunk], jobs: int) ->
         return
     # fork, not spawn: a spawned worker would spend longer importing numpy than counting a chunk.
     context = multiprocessing.get_context("fork")
-    # A worker shares the parent's pages until it writes to them; a garbage collection in the
-    # worker would write to every object the parent made, copying the whole heap page by page.
-    gc.freeze()
-    try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_start) as pool:
-            yield from pool.map(work, itertools.chain(head, it))
-    finally:
-        gc.unfreeze()
-
-
-def _worker_start() -> None:
-    keep_freed_memory()
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=keep_freed_memory) as pool:
+        yield from pool.map(work, itertools.chain(head, it))
 
 
 def default_jobs() -> int:
