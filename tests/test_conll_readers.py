@@ -142,3 +142,18 @@ def test_labels_first_seen_after_the_sample_get_ids() -> None:
     col = parse_conll(data, "x").columns[0]
     assert [col.vocab[i] for i in col.ids.tolist()] == labels
     assert len(set(col.vocab)) == len(col.vocab) == 5
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.booleans(), max_size=40))
+def test_sentence_starts_from_blank_lines(blank: list[bool]) -> None:
+    """The first token of each sentence: a token line right after a blank line or at the start."""
+    from spanscore.io.conll import _sentence_starts
+
+    want, token = [], 0
+    for i, is_blank in enumerate(blank):
+        if not is_blank:
+            if i == 0 or blank[i - 1]:
+                want.append(token)
+            token += 1
+    assert _sentence_starts(np.array(blank, dtype=bool)).tolist() == want

@@ -200,16 +200,20 @@ def _table(
     field_starts, field_ends = lines.field_starts, lines.field_ends
     first_field, n_fields = lines.first_field, lines.n_fields
     content = ~lines.blank
-    # Only lines starting with "-" or "#" can be -DOCSTART- or comments: look at those alone.
-    first_byte = buf[lines.line_start]
+    # Only lines starting with "-" or "#" can be -DOCSTART- or comments: look at those alone, and
+    # only when the bytes are there at all.
+    first_byte = buf[lines.line_start] if _DOCSTART in data or b"#" in data else None
     docstart = np.zeros(content.shape[0], dtype=bool)
-    dash = np.flatnonzero((first_byte == _DOCSTART[0]) & content)
-    if dash.shape[0]:
+    if first_byte is not None and _DOCSTART in data:
+        dash = np.flatnonzero((first_byte == _DOCSTART[0]) & content)
         f = first_field[dash]
         docstart[dash] = (field_ends[f] - field_starts[f] == len(_DOCSTART)) & _starts_with(
             buf, lines.line_start[dash], _DOCSTART
         )
-    hashed = np.flatnonzero((first_byte == _HASH) & content)
+    if first_byte is not None and b"#" in data:
+        hashed = np.flatnonzero((first_byte == _HASH) & content)
+    else:
+        hashed = np.zeros(0, dtype=np.int64)
     n_docstart = int(docstart.sum())
 
     # The number of columns is the most common one among token lines (lines of "#" may be comments).
@@ -261,11 +265,13 @@ def _table(
         prev_is_break[1:] = breaks[kept[:-1]]
         starts_sentence = np.zeros(content.shape[0], dtype=bool)
         starts_sentence[kept] = prev_is_break
-        new_sentence = starts_sentence[token_lines]
-    else:
+        sentence_first = np.flatnonzero(starts_sentence[token_lines])
+    elif n_docstart:
         new_sentence = breaks[token_lines - 1]
         new_sentence[token_lines == 0] = True
-    sentence_first = np.flatnonzero(new_sentence)
+        sentence_first = np.flatnonzero(new_sentence)
+    else:
+        sentence_first = _sentence_starts(lines.blank)
     sentence_bounds = np.concatenate((sentence_first, [token_lines.shape[0]])).astype(np.int64)
     if n_docstart:
         doc_cum = np.cumsum(docstart)
@@ -288,6 +294,21 @@ def _table(
         line_offset=line_offset,
         n_docstarts=n_docstart,
     )
+
+
+def _sentence_starts(blank: npt.NDArray[np.bool_]) -> IntArray:
+    """Index of each sentence's first token in a file of token lines and blank lines only: the
+    token after each run of blank lines. Works on the few blank lines, not on every token."""
+    at = np.flatnonzero(blank)
+    # The line after blank line at[k] is token number at[k] - k, if it is a token line at all.
+    followed = np.ones(at.shape[0], dtype=bool)
+    followed[:-1] = at[1:] != at[:-1] + 1
+    if at.shape[0] and at[-1] == blank.shape[0] - 1:
+        followed[-1] = False
+    firsts = (at - np.arange(at.shape[0]))[followed]
+    if blank.shape[0] and not blank[0]:
+        firsts = np.concatenate(([0], firsts))
+    return firsts.astype(np.int64, copy=False)
 
 
 def _fields(
