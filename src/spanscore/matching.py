@@ -148,17 +148,55 @@ def choose(pairs: Pairs, free: IntArray, level: IntArray, credit: FloatArray, me
     cand = np.flatnonzero(eligible)
     if cand.shape[0] == 0:
         return cand
-    r, p = pairs.ref[free[cand]], pairs.pred[free[cand]]
-    alone = (np.bincount(r)[r] == 1) & (np.bincount(p)[p] == 1)
+    at = free[cand]
+    r, p = pairs.ref[at], pairs.pred[at]
+    deg_r, deg_p = np.bincount(r)[r], np.bincount(p)[p]
+    alone = (deg_r == 1) & (deg_p == 1)
     if alone.all():
         return cand
-    grouped = cand[~alone]
-    by_pair = np.zeros(len(pairs))
-    by_pair[free[grouped]] = credit[grouped]
-    solve = _solve_greedy if method == "greedy" else _solve_optimal
-    picked = np.array(_by_group(free[grouped], pairs, by_pair, solve), dtype=np.int64)
-    # Back from pair indices to positions in free (free is ascending).
-    return np.sort(np.concatenate((cand[alone], np.searchsorted(free, picked))))
+    grouped = np.flatnonzero(~alone)
+    x, y, in_larger = _groups_of_two(r[grouped], p[grouped], deg_r[grouped], deg_p[grouped])
+    x, y, rest = grouped[x], grouped[y], grouped[in_larger]
+    if method == "greedy":
+        winners = x  # the first found in position order
+    else:
+        # The better pair by credit, then overlap, then closeness; a tie goes to the earlier one
+        # (what the exact solver does on a group of two).
+        q = np.rint(credit[cand] * CREDIT_STEPS)
+        ov, d = pairs.overlap[at], pairs.distance[at]
+        better = (q[y] > q[x]) | (
+            (q[y] == q[x]) & ((ov[y] > ov[x]) | ((ov[y] == ov[x]) & (d[y] < d[x])))
+        )
+        winners = np.where(better, y, x)
+    chosen = [cand[alone], cand[winners]]
+    if rest.shape[0]:
+        by_pair = np.zeros(len(pairs))
+        by_pair[at[rest]] = credit[cand[rest]]
+        solve = _solve_greedy if method == "greedy" else _solve_optimal
+        picked = np.array(_by_group(at[rest], pairs, by_pair, solve), dtype=np.int64)
+        chosen.append(np.searchsorted(free, picked))  # back from pair indices to positions in free
+    return np.sort(np.concatenate(chosen))
+
+
+def _groups_of_two(
+    r: IntArray, p: IntArray, deg_r: IntArray, deg_p: IntArray
+) -> tuple[IntArray, IntArray, npt.NDArray[np.bool_]]:
+    """Groups of exactly two candidate pairs: a reference whose two predictions overlap nothing
+    else, or a prediction whose two references overlap nothing else. Candidates are in pair order.
+
+    Returns the positions of each group's earlier and later pair, and which positions are left
+    (in larger groups)."""
+    by_ref = (deg_r == 2) & (deg_p == 1)
+    x_ref = np.flatnonzero(by_ref[:-1] & by_ref[1:] & (r[:-1] == r[1:]))
+    by_pred = np.flatnonzero((deg_p == 2) & (deg_r == 1))
+    order = by_pred[np.argsort(p[by_pred], kind="stable")]
+    same = p[order[:-1]] == p[order[1:]]
+    x = np.concatenate((x_ref, order[:-1][same]))
+    y = np.concatenate((x_ref + 1, order[1:][same]))
+    rest = np.ones(r.shape[0], dtype=bool)
+    rest[x] = False
+    rest[y] = False
+    return x, y, rest
 
 
 def assign(
