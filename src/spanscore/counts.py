@@ -377,6 +377,11 @@ def _bincount_int(index: IntArray, weights: IntArray, n: int) -> IntArray:
     return out
 
 
+# Whether each of the 8 pair kinds is a wrong-label (right-label) overlap.
+_WRONG_LABEL_OVERLAP = np.isin(np.arange(8), WRONG_LABEL_OVERLAP_KINDS)
+_RIGHT_LABEL_OVERLAP = np.isin(np.arange(8), RIGHT_LABEL_OVERLAP_KINDS)
+
+
 def _taxonomy(m: Matching, pairs: Pairs, reference: Spans, predicted: Spans, n_types: int) -> IntArray:
     """The error types of 004 over a one-to-one matching (see docs/criteria.md)."""
     out = np.zeros((len(ERROR_FIELDS), n_types), dtype=np.int64)
@@ -389,8 +394,8 @@ def _taxonomy(m: Matching, pairs: Pairs, reference: Spans, predicted: Spans, n_t
 
     add("correct", rt, kind == EXACT)
     add("wrong_label_same_span", rt, kind == SAME_SPAN)
-    add("wrong_label_overlap", rt, np.isin(kind, WRONG_LABEL_OVERLAP_KINDS))
-    rlo = np.isin(kind, RIGHT_LABEL_OVERLAP_KINDS)
+    add("wrong_label_overlap", rt, _WRONG_LABEL_OVERLAP[kind])
+    rlo = _RIGHT_LABEL_OVERLAP[kind]
     add("right_label_overlap", rt, rlo)
     add("right_label_overlap_longer", rt, rlo & (rel == 1))
     add("right_label_overlap_shorter", rt, rlo & (rel == 2))

@@ -188,12 +188,12 @@ def decode(
     # token and the one before for an invalid transition. A sentence start also ends a mention.
     code = table.ravel()[prev * (edge + 1) + ids]
     code[firsts] |= 2
-    starts = np.flatnonzero(code & 1)
-    close_pos = np.append(np.flatnonzero(code & 2), n)
+    starts = np.flatnonzero((code & 1).view(bool))  # nonzero is quickest on booleans
+    close_pos = np.append(np.flatnonzero((code & 2) != 0), n)
     ends = close_pos[np.searchsorted(close_pos, starts, side="right")]
     types = labels.type[ids[starts]]
 
-    into = np.flatnonzero(code & 12)
+    into = np.flatnonzero(code >= 4)  # bit 4 or 8
     out = lasts[blame_end[ids[lasts]]]
     if repair == "discard" and (into.shape[0] or out.shape[0]):
         blamed = (code & 4) > 0

@@ -7,6 +7,7 @@ caught, so a bug still shows its traceback.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import Any
 
@@ -74,7 +75,12 @@ def cli() -> None:
 
 
 def main() -> None:
-    keep_freed_memory()  # this process is ours: see spanscore.memory
+    # This process is ours to set up, before numpy loads. No command does linear algebra that
+    # needs BLAS threads (the judge's classifier trains on a few thousand rows); OpenBLAS would
+    # start one per core at import, and they compete with the worker processes for the cores.
+    for name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
+    keep_freed_memory()  # see spanscore.memory
     cli(prog_name="spanscore")
 
 
