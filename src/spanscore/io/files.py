@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -36,6 +35,8 @@ def atomic_output(path: str | Path) -> Iterator[IO[bytes]]:
     folder = target.parent if str(target.parent) else Path(".")
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        import tempfile  # here: scoring, which writes nothing, need not import it
+
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=folder)
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", path=str(target)) from None
