@@ -27,6 +27,7 @@ from .io.conll import Delimiter, parse_conll
 from .io.load import check_same_tokens, decode_column, unify
 from .memory import keep_freed_memory
 from .spans import IntArray, Spans
+from .workers import can_fork, forked_map
 
 DEFAULT_CHUNK = 1 << 19
 
@@ -324,18 +325,13 @@ def count_plan(
 
 
 def _map(work: Callable[[Chunk], Counts], chunks: Iterable[Chunk], jobs: int) -> Iterator[Counts]:
-    import multiprocessing  # here: a one-process run need not pay for importing it
-    from concurrent.futures import ProcessPoolExecutor
-
     it = iter(chunks)
     head = list(itertools.islice(it, 2))
-    if jobs <= 1 or len(head) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if jobs <= 1 or len(head) < 2 or not can_fork():
         yield from map(work, itertools.chain(head, it))
         return
-    # fork, not spawn: a spawned worker would spend longer importing numpy than counting a chunk.
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=keep_freed_memory) as pool:
-        yield from pool.map(work, itertools.chain(head, it))
+    # Forked, not spawned: a spawned worker would spend longer importing numpy than counting a chunk.
+    yield from forked_map(work, itertools.chain(head, it), jobs, start=keep_freed_memory)
 
 
 def default_jobs() -> int:

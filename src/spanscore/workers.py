@@ -1,0 +1,204 @@
+"""A function mapped over items in forked worker processes, results in item order.
+
+Counting 100k sentences takes about a quarter of a second, so the pool must cost little: the
+workers are forked (they share the parent's imports, numpy included), tasks and results travel
+as pickles over one pipe per direction per worker, and nothing else is imported. multiprocessing
+and concurrent.futures, which would do the same, take about 20 ms to import and 10 ms to start.
+
+Each worker holds at most two tasks, so it never waits for the next one while the parent is
+still producing items. Results are handed out in item order; an exception raised by ``work``
+is raised in the parent when its item's turn comes, so the first bad item's error is the one
+seen, as in one process. A worker that dies is an error too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import select
+import signal
+import struct
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_HEADER = struct.Struct("<Q")
+_IN_FLIGHT = 2  # tasks a worker holds at once
+
+
+class WorkerDied(RuntimeError):
+    """A worker process ended without sending back its result."""
+
+
+def can_fork() -> bool:
+    return hasattr(os, "fork")
+
+
+def forked_map(
+    work: Callable[[T], R], items: Iterable[T], jobs: int, *, start: Callable[[], object] | None = None
+) -> Iterator[R]:
+    """``map(work, items)`` in ``jobs`` forked processes; ``start`` runs first in each worker."""
+    workers: list[_Worker] = []
+    finished = False
+    try:
+        for _ in range(jobs):
+            # A worker must not hold the pipes of the workers before it, or they never see the end.
+            others = [fd for w in workers for fd in (w.tasks, w.results)]
+            workers.append(_Worker.fork(work, start, others))
+        yield from _run(workers, iter(items))
+        finished = True
+    finally:
+        for w in workers:
+            w.stop(wait=finished)
+
+
+class _Worker:
+    def __init__(self, pid: int, tasks: int, results: int) -> None:
+        self.pid = pid
+        self.tasks = tasks  # parent's write end
+        self.results = results  # parent's read end
+        self.pending: list[int] = []  # item numbers sent and not yet answered
+
+    @staticmethod
+    def fork(work: Callable[[Any], Any], start: Callable[[], object] | None, others: list[int]) -> _Worker:
+        task_r, task_w = os.pipe()
+        result_r, result_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the worker: never returns
+            for fd in (task_w, result_r, *others):
+                os.close(fd)
+            code = 0
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends us
+                if start is not None:
+                    start()
+                _serve(work, task_r, result_w)
+            except BaseException:  # a worker must never return into the parent's code
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(task_r)
+        os.close(result_w)
+        return _Worker(pid, task_w, result_r)
+
+    def send(self, number: int, item: object) -> None:
+        _write(self.tasks, pickle.dumps((number, item), protocol=pickle.HIGHEST_PROTOCOL))
+        self.pending.append(number)
+
+    def receive(self) -> tuple[int, bool, Any]:
+        payload = _read(self.results)
+        if payload is None:
+            raise WorkerDied(f"a worker process (pid {self.pid}) ended before it sent back its result")
+        number, ok, value = pickle.loads(payload)
+        self.pending.remove(number)
+        return number, ok, value
+
+    def stop(self, *, wait: bool) -> None:
+        """Close the pipes (an idle worker then exits) and reap the worker; unless ``wait``, end
+        it first (the parent is leaving early, on an error or an interrupt)."""
+        for fd in (self.tasks, self.results):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        try:
+            if not wait:
+                os.kill(self.pid, signal.SIGTERM)
+            os.waitpid(self.pid, 0)
+        except (ChildProcessError, ProcessLookupError):
+            pass
+
+
+def _run(workers: list[_Worker], items: Iterator[Any]) -> Iterator[Any]:
+    done: dict[int, tuple[bool, Any]] = {}
+    sent = 0
+    wanted = 0  # the next result to hand out
+    exhausted = False
+
+    def feed(w: _Worker) -> None:
+        nonlocal sent, exhausted
+        while not exhausted and len(w.pending) < _IN_FLIGHT:
+            try:
+                item = next(items)
+            except StopIteration:
+                exhausted = True
+                return
+            except Exception as exc:  # raised in its turn, after the items before it
+                done[sent] = (False, exc)
+                sent += 1
+                exhausted = True
+                return
+            w.send(sent, item)
+            sent += 1
+
+    for w in workers:
+        feed(w)
+    by_fd = {w.results: w for w in workers}
+    while wanted < sent or not exhausted:
+        while wanted in done:
+            ok, value = done.pop(wanted)
+            wanted += 1
+            if not ok:
+                raise value
+            yield value
+        if wanted == sent and exhausted:
+            break
+        busy = [w.results for w in workers if w.pending]
+        if not busy:  # every worker idle, items left: a worker's queue was drained by feed's order
+            for w in workers:
+                feed(w)
+            continue
+        ready, _, _ = select.select(busy, [], [])
+        for fd in ready:
+            w = by_fd[fd]
+            number, ok, value = w.receive()
+            done[number] = (ok, value)
+            feed(w)
+
+
+def _serve(work: Callable[[Any], Any], tasks: int, results: int) -> None:
+    while True:
+        payload = _read(tasks)
+        if payload is None:  # the parent closed the pipe: no more work
+            return
+        number, item = pickle.loads(payload)
+        try:
+            reply = (number, True, work(item))
+        except Exception as exc:  # handed to the parent, which raises it
+            reply = (number, False, exc)
+        try:
+            data = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:  # an unpicklable exception still gets home
+            data = pickle.dumps((number, False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+        _write(results, data)
+
+
+def _write(fd: int, payload: bytes) -> None:
+    view = memoryview(_HEADER.pack(len(payload)) + payload)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _read(fd: int) -> bytes | None:
+    """One message, or None at the end of the pipe."""
+    head = _read_exactly(fd, _HEADER.size)
+    if head is None:
+        return None
+    (n,) = _HEADER.unpack(head)
+    body = _read_exactly(fd, n)
+    if body is None:
+        return None
+    return body
+
+
+def _read_exactly(fd: int, n: int) -> bytes | None:
+    parts: list[bytes] = []
+    left = n
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            return None
+        parts.append(chunk)
+        left -= len(chunk)
+    return b"".join(parts)

@@ -1,0 +1,94 @@
+"""The forked worker pool: order, errors, dead workers, early exits."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from spanscore.workers import WorkerDied, can_fork, forked_map
+
+pytestmark = pytest.mark.skipif(not can_fork(), reason="needs os.fork")
+
+STARTED = {"pid": 0}
+
+
+def square(x: int) -> int:
+    return x * x
+
+
+def square_or_fail(x: int) -> int:
+    if x in (7, 11):
+        raise ValueError(f"item {x} is bad")
+    return x * x
+
+
+def pid_and_start(_: int) -> tuple[int, int]:
+    return os.getpid(), STARTED["pid"]
+
+
+def mark_start() -> None:
+    STARTED["pid"] = os.getpid()
+
+
+def die_on_five(x: int) -> int:
+    if x == 5:
+        os._exit(3)
+    return x
+
+
+def unpicklable(x: int) -> object:
+    return lambda: x
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_results_come_in_item_order(jobs: int) -> None:
+    assert list(forked_map(square, range(50), jobs)) == [x * x for x in range(50)]
+
+
+def test_work_runs_in_other_processes_after_the_start_hook() -> None:
+    seen = list(forked_map(pid_and_start, range(20), 2, start=mark_start))
+    pids = {pid for pid, _ in seen}
+    assert os.getpid() not in pids and 1 <= len(pids) <= 2
+    assert all(pid == started for pid, started in seen)
+    assert STARTED["pid"] == 0  # the parent never ran it
+
+
+def test_the_first_bad_item_raises_after_the_results_before_it() -> None:
+    got: list[int] = []
+    with pytest.raises(ValueError, match="item 7 is bad"):
+        for value in forked_map(square_or_fail, range(20), 2):
+            got.append(value)
+    assert got == [x * x for x in range(7)]
+
+
+def test_an_error_of_the_items_themselves_comes_in_its_turn() -> None:
+    def items() -> Iterator[int]:
+        yield from range(4)
+        raise OSError("cannot read item 4")
+
+    got: list[int] = []
+    with pytest.raises(OSError, match="cannot read item 4"):
+        for value in forked_map(square, items(), 2):
+            got.append(value)
+    assert got == [0, 1, 4, 9]
+
+
+def test_a_dead_worker_is_an_error() -> None:
+    with pytest.raises(WorkerDied, match="ended before it sent back its result"):
+        list(forked_map(die_on_five, range(10), 2))
+
+
+def test_a_result_that_cannot_travel_is_an_error() -> None:
+    with pytest.raises(RuntimeError, match=r"PicklingError|AttributeError|pickle"):
+        list(forked_map(unpicklable, range(3), 2))
+
+
+def test_leaving_early_ends_and_reaps_every_worker() -> None:
+    results = forked_map(pid_and_start, range(1000), 2)
+    pids = {next(results)[0] for _ in range(3)}
+    results.close()
+    for pid in pids:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # already reaped: not our child any more
