@@ -35,7 +35,7 @@ LABELS = ("O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG")
 def scheduler() -> Iterator[str]:
     """One cluster shared by the tests that pass ``scheduler=`` (the engine starts its own otherwise).
 
-    Its workers are started as the docs advise for any cluster (glibc's malloc defaults)."""
+    Its workers are started as the engine starts its own (malloc keeps freed memory for reuse)."""
     with (
         dask.config.set(dask_engine.LOCAL_WORKER_CONFIG),
         distributed.LocalCluster(

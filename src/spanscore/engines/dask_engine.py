@@ -38,6 +38,7 @@ from ..api import evaluate
 from ..counts import Counts, Options
 from ..encoding import check_repair, get_encoding
 from ..errors import OptionError
+from ..memory import MMAP_THRESHOLD, TOP_PAD, TRIM_THRESHOLD
 from ..report import Report
 from ..stream import Chunk, count_chunk, merge_all, plan_chunks
 
@@ -45,9 +46,15 @@ MISSING = "--engine dask needs: pip install 'spanscore[dask]'"
 # Dask's nannies start workers with MALLOC_TRIM_THRESHOLD_=65536. Setting it also freezes glibc's
 # mmap threshold at 128 KiB, so every large numpy temporary is mapped and unmapped again, and
 # counting runs 2-3 times slower (measured: 0.84 s -> 2.2 s of CPU for 100k sentences). The workers
-# of the local cluster get glibc's defaults, like the single-process engine; MALLOC_MMAP_THRESHOLD_
-# (or MALLOC_TOP_PAD_) set as well also restores the speed, and is what we advise for other clusters.
-LOCAL_WORKER_CONFIG = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+# of the local cluster get what the stream engine's workers get (spanscore.memory: freed memory kept
+# for reuse); MALLOC_MMAP_THRESHOLD_ set as well also restores the speed, and is what we advise for
+# other clusters.
+_ENVIRON = "distributed.nanny.pre-spawn-environ."
+LOCAL_WORKER_CONFIG = {
+    _ENVIRON + "MALLOC_TRIM_THRESHOLD_": TRIM_THRESHOLD,
+    _ENVIRON + "MALLOC_MMAP_THRESHOLD_": MMAP_THRESHOLD,
+    _ENVIRON + "MALLOC_TOP_PAD_": TOP_PAD,
+}
 SLOW_MALLOC = (
     "{n} Dask worker(s) run with MALLOC_TRIM_THRESHOLD_ set and no MALLOC_MMAP_THRESHOLD_: counting there is"
     " 2-3x slower; start them with MALLOC_MMAP_THRESHOLD_=33554432 in the environment (docs/benchmarks.md)"
