@@ -104,6 +104,47 @@ def run_once(tool: str, cmd: list[str], keep: Path | None = None) -> dict[str, A
     }
 
 
+def tree_memory(cmd: list[str], every: float = 0.01) -> dict[str, float]:
+    """Peak memory of a command and every process it starts, summed over the tree while it runs:
+    resident set (pages shared between the forked workers counted once per process) and
+    proportional set (shared pages split between the processes that share them), in MB."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak_rss = peak_pss = 0.0
+    while proc.poll() is None:
+        rss = pss = 0
+        for pid in _tree(proc.pid):
+            try:
+                for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                    if line.startswith("Rss:"):
+                        rss += int(line.split()[1])
+                    elif line.startswith("Pss:"):
+                        pss += int(line.split()[1])
+            except (OSError, ValueError):
+                continue  # ended between the listing and the read
+        peak_rss, peak_pss = max(peak_rss, rss / 1024), max(peak_pss, pss / 1024)
+        time.sleep(every)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {proc.stderr.read().decode()[-2000:] if proc.stderr else ''}")
+    return {"tree_rss_mb": round(peak_rss, 1), "tree_pss_mb": round(peak_pss, 1)}
+
+
+def _tree(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo += children.get(pid, [])
+    return out
+
+
 def corpus(out: Path, sentences: int) -> Path:
     """The synthetic corpus of ``sentences`` (made once; a .meta file says it is complete)."""
     prefix = out / f"synth-{sentences}"
@@ -154,6 +195,8 @@ def compare(out: Path, sentences: int, rounds: dict[str, int]) -> dict[str, Any]
             )
             runs[tool].append(res)
     table = {t: best(v) for t, v in runs.items()}
+    if "spanscore" in table:  # the worker processes' memory, summed (the table's RSS is per process)
+        table["spanscore"].update(tree_memory(command("spanscore", gold, pred)))
     if "spanscore" in table:
         base = table["spanscore"]["wall_s"]
         for row in table.values():
@@ -211,6 +254,13 @@ def markdown(results: dict[str, Any]) -> str:
                 f" {_f1(row['strict_f1'])} |"
                 f" {', '.join(f'{x:.2f}' for x in row['runs_s'])} | {', '.join(str(x) for x in row['loads'])} |"
             )
+        ours = comp["tools"].get("spanscore", {})
+        if "tree_pss_mb" in ours:
+            lines += [
+                "",
+                f"spanscore's processes together (parent and workers, sampled every 10 ms): peak RSS"
+                f" {ours['tree_rss_mb']:.0f} MB, peak PSS {ours['tree_pss_mb']:.0f} MB (shared pages split).",
+            ]
         lines.append("")
     st = results.get("streaming")
     if st:

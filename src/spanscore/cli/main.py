@@ -76,10 +76,10 @@ def cli() -> None:
 
 def main() -> None:
     # This process is ours to set up, before numpy loads. No command does linear algebra that
-    # needs BLAS threads (the judge's classifier trains on a few thousand rows); OpenBLAS would
-    # start one per core at import, and they compete with the worker processes for the cores.
-    for name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(name, "1")
+    # needs BLAS threads (the judge's classifier trains on a few thousand sparse rows); numpy's
+    # OpenBLAS would start one per core at import (0.1 s of CPU here) that compete with the worker
+    # processes for the cores. torch (the flair and transformer extras) has threads of its own.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     keep_freed_memory()  # see spanscore.memory
     cli(prog_name="spanscore")
 
