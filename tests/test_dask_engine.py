@@ -103,7 +103,7 @@ def test_btc_equals_stream(scheduler: str, btc_pair: tuple[Path, Path], options:
 def test_synth_many_partitions_equals_stream(scheduler: str, synth: Path) -> None:
     gold, pred = synth.with_suffix(".gold"), synth.with_suffix(".pred")
     plan = plan_chunks(gold, pred, 2048)
-    assert len(partitions(plan, 40)) == 40  # many tasks, each of a few chunks
+    assert len(list(partitions(plan, plan[-1].ref_end, 40))) == 40  # many tasks, each of a few chunks
     got = evaluate_dask(
         reference=gold, predicted=pred, scheduler=scheduler, chunk_bytes=2048, partition_bytes=4096
     ).to_dict()
@@ -176,11 +176,14 @@ def test_slow_malloc_setting_is_detected(monkeypatch: pytest.MonkeyPatch, schedu
 
 def test_partitions_are_consecutive_and_balanced(synth: Path) -> None:
     plan = plan_chunks(synth.with_suffix(".gold"), synth.with_suffix(".pred"), 1000)
+    total = plan[-1].ref_end
     for n in (1, 2, 7, len(plan), len(plan) + 5):
-        groups = partitions(plan, n)
+        groups = list(partitions(iter(plan), total, n))  # chunks as they are planned
         assert [c for g in groups for c in g] == plan
-        assert len(groups) == min(n, len(plan))
-    sizes = [sum(c.ref_end - c.ref_start for c in g) for g in partitions(plan, 4)]
+        assert all(groups)
+        assert len(groups) == n if n <= len(plan) // 2 else len(groups) <= min(n, len(plan))
+    sizes = [sum(c.ref_end - c.ref_start for c in g) for g in partitions(plan, total, 4)]
+    assert len(sizes) == 4
     assert max(sizes) - min(sizes) <= 2 * max(c.ref_end - c.ref_start for c in plan)
 
 
@@ -195,3 +198,11 @@ def test_cli_local_cluster_equals_stream(synth: Path, monkeypatch: pytest.Monkey
     assert stream_run.exit_code == 0, stream_run.output
     assert dask_run.output == stream_run.output
     assert json.loads(dask_run.output)["corpus"]["sentences"] == 3000
+
+
+def test_an_error_found_while_planning_reaches_the_caller(scheduler: str, tmp_path: Path) -> None:
+    """The plan runs in a thread beside the cluster; its error is raised in the caller's thread."""
+    (tmp_path / "empty").write_bytes(b"\n\n")
+    (tmp_path / "one").write_bytes(b"a\tO\n\n")
+    with pytest.raises(InputError, match="empty: file is empty"):
+        evaluate_dask(reference=tmp_path / "empty", predicted=tmp_path / "one", scheduler=scheduler)

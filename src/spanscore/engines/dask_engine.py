@@ -1,7 +1,8 @@
 """The Dask engine: the streaming counts of CoNLL files, computed on a Dask distributed cluster.
 
-The client cuts both files at the same sentence breaks (``stream.plan_chunks``), groups the chunks
-into partitions of about ``partition_bytes`` of reference, and submits one task per partition. A
+The client cuts both files at the same sentence breaks (``stream.iter_chunks``, in a thread), groups
+the chunks into partitions of about ``partition_bytes`` of reference, and submits each partition's
+task as soon as its chunks are planned. A
 task reads its byte ranges *by path*, runs ``stream.count_chunk`` on each chunk and returns the
 sum of their ``Counts``; the client adds the partitions up (``stream.merge_all``) and builds the
 same ``Report`` that ``spanscore.evaluate(..., keep_details=False)`` builds, so the JSON of the two
@@ -19,16 +20,15 @@ Dask is an optional dependency (``pip install 'spanscore[dask]'``) and is import
 
 from __future__ import annotations
 
-import bisect
 import importlib
-import itertools
 import logging
 import math
 import os
+import queue
 import sys
+import threading
 import warnings
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +40,7 @@ from ..encoding import check_repair, get_encoding
 from ..errors import OptionError
 from ..memory import MMAP_THRESHOLD, TOP_PAD, TRIM_THRESHOLD
 from ..report import Report
-from ..stream import Chunk, count_chunk, merge_all, plan_chunks
+from ..stream import Chunk, count_chunk, iter_chunks, merge_all, plan_chunks
 
 MISSING = "--engine dask needs: pip install 'spanscore[dask]'"
 # Dask's nannies start workers with MALLOC_TRIM_THRESHOLD_=65536. Setting it also freezes glibc's
@@ -71,25 +71,24 @@ def _import_distributed() -> Any:
         raise OptionError(MISSING) from None
 
 
-def partitions(plan: Sequence[Chunk], n_parts: int) -> list[list[Chunk]]:
-    """Cut the plan into ``n_parts`` runs of consecutive chunks (fewer when there are fewer chunks).
+def partitions(chunks: Iterable[Chunk], total_bytes: int, n_parts: int) -> Iterator[list[Chunk]]:
+    """Cut chunks, as they come, into at most ``n_parts`` runs of consecutive chunks.
 
-    Each cut falls at the chunk end nearest after an equal share of the reference bytes, so the runs
-    differ by at most about one chunk; every run holds at least one chunk.
+    A run ends with the first chunk that reaches the next equal share of ``total_bytes`` (the
+    reference's size), so runs differ by at most about one chunk; every run holds a chunk.
     """
-    n = len(plan)
-    n_parts = max(1, min(n_parts, n))
-    if n == 0:
-        return []
-    base = plan[0].ref_start
-    ends = [c.ref_end - base for c in plan]
-    total = ends[-1]
-    cuts = [0]
-    for k in range(1, n_parts):
-        j = bisect.bisect_left(ends, k * total / n_parts) + 1
-        cuts.append(max(cuts[-1] + 1, min(j, n - (n_parts - k))))
-    cuts.append(n)
-    return [list(plan[a:b]) for a, b in itertools.pairwise(cuts)]
+    share = total_bytes / max(n_parts, 1)
+    k = 1  # the share the current run ends at
+    run: list[Chunk] = []
+    for chunk in chunks:
+        run.append(chunk)
+        if k < n_parts and chunk.ref_end >= k * share:
+            yield run
+            run = []
+            while k < n_parts and chunk.ref_end >= k * share:
+                k += 1
+    if run:
+        yield run
 
 
 def count_partition(
@@ -107,6 +106,34 @@ def count_partition(
     if total is None:
         raise ValueError("a partition needs at least one chunk")
     return total
+
+
+def _plan_into(
+    out: queue.Queue[Chunk | BaseException | None],
+    stop: threading.Event,
+    reference: str | Path,
+    predicted: str | Path | None,
+    chunk_bytes: int,
+) -> None:
+    """Runs in a thread of the client: every chunk of the plan, then None (or the error)."""
+    try:
+        for chunk in iter_chunks(reference, predicted, chunk_bytes):
+            if stop.is_set():  # the client gave up (its cluster failed to start, say)
+                return
+            out.put(chunk)
+        out.put(None)
+    except BaseException as exc:  # raised again in the client's thread
+        out.put(exc)
+
+
+def _drain(planned: queue.Queue[Chunk | BaseException | None]) -> Iterator[Chunk]:
+    while True:
+        item = planned.get()
+        if item is None:
+            return
+        if isinstance(item, BaseException):
+            raise item
+        yield item
 
 
 def _malloc_env() -> bool:
@@ -162,24 +189,23 @@ class DaskCounter:
             pred_path = None if pred_path is None else os.path.abspath(pred_path)
 
         with ExitStack() as stack:
-            # Plan while the cluster starts: both take seconds on large files.
-            pool = stack.enter_context(ThreadPoolExecutor(max_workers=1))
-            planned = pool.submit(plan_chunks, reference, predicted, chunk_bytes)
-            try:
-                client = self._client(dist, stack)
-            except BaseException:
-                planned.cancel()
-                raise
-            plan = planned.result()
-            total_bytes = plan[-1].ref_end
+            # Plan while the cluster starts, and hand out each partition as soon as it is planned:
+            # planning large files takes seconds, and the workers count meanwhile.
+            planned: queue.Queue[Chunk | BaseException | None] = queue.Queue()
+            stop = threading.Event()
+            thread = threading.Thread(target=_plan_into, args=(planned, stop, reference, predicted, chunk_bytes))
+            thread.start()
+            stack.callback(thread.join)
+            stack.callback(stop.set)
+            client = self._client(dist, stack)
+            total_bytes = os.path.getsize(reference)
             slots = _slots(client, self.n_workers)
             n_parts = max(slots * TASKS_PER_WORKER, math.ceil(total_bytes / self.partition_bytes))
-            groups = partitions(plan, n_parts)
-            futures = [
-                client.submit(count_partition, ref_path, pred_path, group, options, read, pure=False)
-                for group in groups
-            ]
-            sizes = {f.key: sum(c.ref_end - c.ref_start for c in g) for f, g in zip(futures, groups, strict=True)}
+            futures, sizes = [], {}
+            for group in partitions(_drain(planned), total_bytes, n_parts):
+                future = client.submit(count_partition, ref_path, pred_path, group, options, read, pure=False)
+                futures.append(future)
+                sizes[future.key] = sum(c.ref_end - c.ref_start for c in group)
             parts: dict[str, Counts] = {}
             done = 0
             for future in dist.as_completed(futures):
