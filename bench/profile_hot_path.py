@@ -80,6 +80,9 @@ def main() -> None:
     gold, pred = prefix.with_suffix(".gold"), prefix.with_suffix(".pred")
 
     import spanscore
+    from spanscore.memory import keep_freed_memory
+
+    keep_freed_memory()  # as the CLI and its workers run
 
     def run() -> None:
         spanscore.evaluate(reference=gold, predicted=pred, keep_details=False)
