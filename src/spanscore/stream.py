@@ -63,6 +63,51 @@ def _breaks(data: bytes) -> tuple[IntArray, IntArray]:
     return ends, nl
 
 
+class _Window:
+    """The sentence breaks of bytes read from a file: how many, where the k-th ends, and the
+    newlines before a cut.
+
+    Where no line starts with white space (the usual case), a blank line is an empty one and a
+    break is "\n\n" after a non-newline: a few comparisons over the bytes, counted without listing
+    every newline. Otherwise ``_breaks`` looks at every line.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        b = np.frombuffer(data, dtype=np.uint8)
+        self.nl = b == 10
+        self.ends: IntArray | None = None
+        self.newlines: IntArray | None = None
+        self.mask = np.zeros(0, dtype=bool)
+        # Bytes up to 32 other than "\n" at a line start: white space (or a control byte) that may
+        # make a line blank without its being empty.
+        if ((b[:1] <= 32).any() and not self.nl[0]) or (self.nl[:-1] & (b[1:] <= 32) & ~self.nl[1:]).any():
+            self.ends, self.newlines = _breaks(data)
+            self.count = int(self.ends.shape[0])
+        else:
+            # mask[i]: a break ends at i + 3 (b[i] is in a non-blank line, b[i + 2] ends an empty one).
+            self.mask = ~self.nl[:-2] & self.nl[1:-1] & self.nl[2:]
+            self.count = int(np.count_nonzero(self.mask))
+
+    def end(self, k: int) -> int:
+        """Where the k-th break (1-based; -1 for the last) ends."""
+        if self.ends is not None:
+            return int(self.ends[k - 1] if k > 0 else self.ends[-1])
+        if k < 0:
+            return int(self.mask.shape[0] - 1 - np.argmax(self.mask[::-1])) + 3
+        # A window is read for a few more breaks than wanted: the k-th is most often in its last
+        # quarter, where listing the breaks costs a quarter as much.
+        start = self.mask.shape[0] * 3 // 4
+        before = self.count - int(np.count_nonzero(self.mask[start:]))
+        if k > before:
+            return int(np.flatnonzero(self.mask[start:])[k - 1 - before]) + start + 3
+        return int(np.flatnonzero(self.mask)[k - 1]) + 3
+
+    def newlines_before(self, cut: int) -> int:
+        if self.newlines is not None:
+            return int(np.searchsorted(self.newlines, cut))
+        return int(np.count_nonzero(self.nl[:cut]))
+
+
 class _Scanner:
     """Walks a file, handing out byte ranges that end at sentence breaks.
 
@@ -90,10 +135,10 @@ class _Scanner:
         self.file.seek(self.offset)
         return self.file.read(n)
 
-    def _advance(self, cut: int, newlines: IntArray | int) -> tuple[int, int, int]:
-        """Move past ``cut`` bytes; ``newlines`` holds the window's newline offsets (or their count)."""
+    def _advance(self, cut: int, newlines: int) -> tuple[int, int, int]:
+        """Move past ``cut`` bytes holding ``newlines`` newlines."""
         start, line = self.offset, self.line
-        self.line += newlines if isinstance(newlines, int) else int(np.searchsorted(newlines, cut))
+        self.line += newlines
         self.offset += cut
         return start, self.offset, line
 
@@ -104,11 +149,12 @@ class _Scanner:
             data = self._window(window)
             if not data:
                 return None
-            ends, nl = _breaks(data)
-            if ends.shape[0]:
-                return (*self._advance(int(ends[-1]), nl), int(ends.shape[0]))
+            w = _Window(data)
+            if w.count:
+                cut = w.end(-1)
+                return (*self._advance(cut, w.newlines_before(cut)), w.count)
             if len(data) < window:  # the rest of the file holds no break
-                return (*self._advance(len(data), nl.shape[0]), 0)
+                return (*self._advance(len(data), data.count(b"\n")), 0)
             window *= 2
 
     def by_breaks(self, k: int, hint: int) -> tuple[int, int, int]:
@@ -117,9 +163,10 @@ class _Scanner:
         while True:
             data = self._window(window)
             if k:
-                ends, nl = _breaks(data)
-                if ends.shape[0] >= k:
-                    return self._advance(int(ends[k - 1]), nl)
+                w = _Window(data)
+                if w.count >= k:
+                    cut = w.end(k)
+                    return self._advance(cut, w.newlines_before(cut))
             if len(data) < window:
                 return self._advance(len(data), data.count(b"\n"))
             window *= 2

@@ -2,12 +2,12 @@
 
 The client cuts both files at the same sentence breaks (``stream.iter_chunks``, in a thread), groups
 the chunks into partitions of about ``partition_bytes`` of reference, and submits each partition's
-task as soon as its chunks are planned. A
-task reads its byte ranges *by path*, runs ``stream.count_chunk`` on each chunk and returns the
-sum of their ``Counts``; the client adds the partitions up (``stream.merge_all``) and builds the
-same ``Report`` that ``spanscore.evaluate(..., keep_details=False)`` builds, so the JSON of the two
-is identical. Counts are integers (proportional credit included), so the order in which the
-partitions finish cannot change a number.
+task as soon as its chunks are planned. A task reads its byte ranges *by path*, runs
+``stream.count_chunk`` on each chunk and returns the sum of their ``Counts``; the client adds the
+partitions up (``stream.merge_all``) and builds the same ``Report`` that
+``spanscore.evaluate(..., keep_details=False)`` builds, so the JSON of the two is identical. Counts
+are integers (proportional credit included), so the order in which the partitions finish cannot
+change a number.
 
 Workers open the files themselves: with a cluster of several machines the files must be readable
 at the same path on every worker (a shared or network filesystem), and spanscore must be
@@ -21,6 +21,7 @@ Dask is an optional dependency (``pip install 'spanscore[dask]'``) and is import
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import logging
 import math
 import os
@@ -178,7 +179,8 @@ class DaskCounter:
             raise OptionError(f"--workers must be at least 1, not {self.n_workers}")
         if chunk_bytes < 1 or self.partition_bytes < 1:
             raise OptionError("chunk and partition sizes must be positive")
-        dist = _import_distributed()
+        if importlib.util.find_spec("distributed") is None:
+            raise OptionError(MISSING)
         for path in (reference, predicted):
             if path is not None and not os.path.isfile(path):
                 plan_chunks(reference, predicted, chunk_bytes)  # raises the stream engine's error
@@ -189,14 +191,15 @@ class DaskCounter:
             pred_path = None if pred_path is None else os.path.abspath(pred_path)
 
         with ExitStack() as stack:
-            # Plan while the cluster starts, and hand out each partition as soon as it is planned:
-            # planning large files takes seconds, and the workers count meanwhile.
+            # Plan while distributed loads and the cluster starts, and hand out each partition as
+            # soon as it is planned: planning large files takes seconds, and the workers count meanwhile.
             planned: queue.Queue[Chunk | BaseException | None] = queue.Queue()
             stop = threading.Event()
             thread = threading.Thread(target=_plan_into, args=(planned, stop, reference, predicted, chunk_bytes))
             thread.start()
             stack.callback(thread.join)
             stack.callback(stop.set)
+            dist = _import_distributed()
             client = self._client(dist, stack)
             total_bytes = os.path.getsize(reference)
             slots = _slots(client, self.n_workers)
