@@ -92,3 +92,35 @@ def test_leaving_early_ends_and_reaps_every_worker() -> None:
     for pid in pids:
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)  # already reaped: not our child any more
+
+
+def _in_fresh_python(code: str, **env: str) -> str:
+    import subprocess
+    import sys
+
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    environ.update(env)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environ, check=True).stdout
+
+
+def test_freed_memory_is_kept_unless_malloc_was_set_up_already() -> None:
+    code = "from spanscore.memory import keep_freed_memory; print(keep_freed_memory())"
+    try:
+        glibc = bool(os.confstr("CS_GNU_LIBC_VERSION"))
+    except (ValueError, OSError):
+        glibc = False
+    expected = "True" if glibc else "False"  # only glibc's malloc is set up
+    assert _in_fresh_python(code).strip() == expected
+    assert _in_fresh_python(code, MALLOC_TRIM_THRESHOLD_="65536").strip() == "False"
+
+
+def test_the_cli_starts_numpy_with_one_openblas_thread_unless_told_otherwise() -> None:
+    code = (
+        "import os, sys; sys.argv = ['spanscore', '--version']\n"
+        "from spanscore.cli import main\n"
+        "assert 'numpy' not in sys.modules  # nothing loaded numpy before the CLI set up the process\n"
+        "try:\n    main.main()\nexcept SystemExit:\n    pass\n"
+        "print(os.environ['OPENBLAS_NUM_THREADS'])"
+    )
+    assert _in_fresh_python(code).strip().splitlines()[-1] == "1"
+    assert _in_fresh_python(code, OPENBLAS_NUM_THREADS="4").strip().splitlines()[-1] == "4"
