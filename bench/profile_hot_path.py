@@ -46,7 +46,18 @@ def stages(gold: Path, pred: Path) -> dict[str, float]:
     from spanscore.counts import Options, count
     from spanscore.io.conll import parse_conll
     from spanscore.io.load import check_same_tokens, decode_column, unify
-    from spanscore.stream import _read, count_chunk, plan_chunks
+    from spanscore.engines import PartCounter
+    from spanscore.engines.conll_plan import plan_chunks
+    from spanscore.engines.parts import Wanted
+    from spanscore.engines.sources import ConllSource
+    from spanscore.io.reading import Reading
+
+    def _read(path: Path, start: int, end: int) -> bytes:
+        with open(path, "rb") as f:
+            f.seek(start)
+            return f.read(end - start)
+
+    count_chunk = PartCounter(ConllSource(str(gold), str(pred), Reading()), Options(), Wanted(examples=0))
 
     plan = plan_chunks(gold, pred)
     c = plan[len(plan) // 2]
@@ -62,7 +73,7 @@ def stages(gold: Path, pred: Path) -> dict[str, float]:
         "token_bytes x2 (inside check_same_tokens)": best(lambda: (r.token_bytes(), p.token_bytes())),
         "decode_column x2": best(lambda: [decode_column(t, 0, "BIO", "conlleval") for t in (r, p)]),
         "count (every criterion)": best(lambda: count(rs, ps, Options())),
-        "count_chunk (all of it)": best(lambda: count_chunk(gold, pred, c, Options())),
+        "count_chunk (all of it)": best(lambda: count_chunk(c)),
     }
     out["chunks"] = len(plan)
     out["tokens per chunk"] = r.n_tokens

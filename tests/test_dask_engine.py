@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 import spanscore
 from spanscore.errors import InputError, OptionError
-from spanscore.stream import plan_chunks
+from spanscore.engines.conll_plan import plan_chunks
 
 distributed = pytest.importorskip("distributed")
 import dask  # noqa: E402  (installed with distributed)

@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .counts import Counts, CreditRule, Details, MinOverlapOf, Options, count, credit_label
+from .counts import CreditRule, MinOverlapOf, Options, credit_label
+from .criteria import CRITERIA
+from .engines import Engine, LocalEngine, PartCounter, run
+from .engines.conll_plan import DEFAULT_CHUNK
+from .engines.parts import EXAMPLE_LIMIT, JudgeSpec, RowSink, Source, Wanted
+from .engines.sources import ConllSource, JsonlSource, LabelsSource, SpansSource, TypeSelection
 from .errors import OptionError
-from .io.conll import Delimiter
-from .io.load import FORMATS, Format, Loaded, Text, load_conll, load_jsonl, load_labels, load_spans, unify
-from .judging import Judge, JudgeCredit, learned_credit
+from .io.load import Loaded
+from .io.reading import Delimiter, Format, Reading
+from .judging import Judge, JudgeCredit
 from .matching import Method
 from .report import Report
 from .scores import check_zero_division
-from .stream import DEFAULT_CHUNK, ChunkCounter, count_plan, iter_chunks
 
 
 def load(
@@ -29,35 +35,34 @@ def load(
     delimiter: Delimiter = "auto",
     token_column: int = 0,
     label_column: int = -1,
+    reading: Reading | None = None,
 ) -> Loaded:
-    """Read a reference and a prediction into two span sets over the same text."""
-    if format not in FORMATS:
-        raise OptionError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
-    if merged and format != "conll":
-        raise OptionError("merged=True reads one CoNLL file with token, gold and predicted columns")
-    if format in ("conll", "jsonl"):
-        for name, value in (("reference", reference), ("predicted", predicted)):
-            if value is None and name == "predicted" and merged:
-                continue
-            if not isinstance(value, str | Path):
-                raise OptionError(f"format={format!r} expects {name} as a file path, not {type(value).__name__}")
-    if format == "conll":
-        if merged and predicted is not None:
-            raise OptionError("with merged=True give only reference (the merged file)")
-        return load_conll(
-            reference,
-            None if merged else predicted,
-            labels=labels,
-            repair=repair,
-            delimiter=delimiter,
-            token_column=token_column,
-            label_column=label_column,
-        )
-    if format == "jsonl":
-        return load_jsonl(reference, predicted)
-    if format == "labels":
-        return load_labels(reference, predicted, labels=labels, repair=repair)
-    return load_spans(reference, predicted)
+    """Read a reference and a prediction into two span sets over the same text (the whole corpus
+    in memory: ``evaluate`` streams instead)."""
+    if reading is None:
+        reading = Reading(format, labels, repair, delimiter, token_column, label_column, merged)  # type: ignore[arg-type]
+    whole = 1 << 40
+    if isinstance(reference, str | Path) and os.path.isfile(reference):
+        whole = os.path.getsize(reference) + 1  # one chunk: the planner reads a window this big
+    source = open_source(reference, predicted, reading, TypeSelection(), chunk_bytes=whole)
+    if isinstance(source, LabelsSource | SpansSource):
+        source = dataclasses.replace(source, per_part=max(len(source.reference), 1))
+    part = next(iter(source.parts()))
+    data = source.load(part)
+    return Loaded(data.reference, data.predicted, data.text, max(data.documents, 1), data.sentences, data.tokens)
+
+
+def open_source(
+    reference: Any, predicted: Any, reading: Reading, selection: TypeSelection, chunk_bytes: int = DEFAULT_CHUNK
+) -> Source:
+    """The source that reads ``reference`` and ``predicted`` as ``reading`` says."""
+    if reading.format == "conll":
+        return ConllSource.open(reference, predicted, reading, selection, chunk_bytes)
+    if reading.format == "jsonl":
+        return JsonlSource.open(reference, predicted, reading, selection, chunk_bytes)
+    if reading.format == "labels":
+        return LabelsSource.open(reference, predicted, reading, selection)
+    return SpansSource.open(reference, predicted, selection)
 
 
 def signature(options: Mapping[str, Any]) -> str:
@@ -73,83 +78,6 @@ def _parse_type_map(type_map: Mapping[str, str] | None) -> dict[str, str | None]
     if not isinstance(type_map, Mapping):
         raise OptionError("type_map must be a mapping from old type to new type")
     return {str(k): (None if v in (None, "", "O") else str(v)) for k, v in type_map.items()}
-
-
-def _evaluate_stream(
-    reference: Any,
-    predicted: Any,
-    opts: Options,
-    *,
-    merged: bool,
-    labels: str,
-    repair: str,
-    delimiter: Delimiter,
-    token_column: int,
-    label_column: int,
-    mapping: dict[str, str | None],
-    types: Sequence[str] | None,
-    chunk_bytes: int,
-    jobs: int,
-    progress: Callable[[int, int], None] | None,
-    counter: ChunkCounter | None,
-) -> Counts:
-    for name, value in (("reference", reference), ("predicted", predicted)):
-        if (value is not None or not merged) and not isinstance(value, str | Path):
-            raise OptionError(f"format='conll' expects {name} as a file path, not {type(value).__name__}")
-    if merged and predicted is not None:
-        raise OptionError("with merged=True give only reference (the merged file)")
-    pred = None if merged else predicted
-    read = dict(
-        labels=labels,
-        repair=repair,
-        delimiter=delimiter,
-        token_column=token_column,
-        label_column=label_column,
-        type_map=mapping,
-        types=types,
-    )
-    if counter is not None:
-        return counter(reference, pred, opts, read, chunk_bytes=chunk_bytes, progress=progress)
-    chunks = iter_chunks(reference, pred, chunk_bytes)
-    return count_plan(reference, pred, chunks, opts, jobs=jobs, progress=progress, **read)
-
-
-def _evaluate_memory(
-    reference: Any,
-    predicted: Any,
-    opts: Options,
-    *,
-    format: Format,
-    merged: bool,
-    labels: str,
-    repair: str,
-    delimiter: Delimiter,
-    token_column: int,
-    label_column: int,
-    mapping: dict[str, str | None],
-    types: Sequence[str] | None,
-    judge: Judge | None,
-    judge_credit: JudgeCredit,
-    keep_details: bool,
-) -> tuple[Counts, Details | None, Text]:
-    loaded = load(
-        reference=reference,
-        predicted=predicted,
-        format=format,
-        labels=labels,
-        repair=repair,
-        merged=merged,
-        delimiter=delimiter,
-        token_column=token_column,
-        label_column=label_column,
-    )
-    ref, pred = loaded.reference, loaded.predicted
-    if mapping or types is not None:
-        ref, pred = unify(ref.map_types(mapping, types), pred.map_types(mapping, types))
-    learned = learned_credit(judge, ref, pred, loaded.text, judge_credit) if judge is not None else None
-    counts, details = count(ref, pred, opts, learned=learned, keep_details=keep_details)
-    counts.documents, counts.sentences, counts.tokens = loaded.documents, loaded.sentences, loaded.tokens
-    return counts, details, loaded.text
 
 
 def evaluate(
@@ -170,91 +98,63 @@ def evaluate(
     delimiter: Delimiter = "auto",
     token_column: int = 0,
     label_column: int = -1,
+    reading: Reading | None = None,
     judge: Judge | None = None,
     judge_credit: JudgeCredit = "accept",
     judge_name: str = "none",
     keep_details: bool = True,
+    documents: bool = False,
+    rows: RowSink | None = None,
     chunk_bytes: int = DEFAULT_CHUNK,
     jobs: int = 1,
+    engine: Engine | None = None,
     progress: Callable[[int, int], None] | None = None,
-    counter: ChunkCounter | None = None,
 ) -> Report:
     """Score predicted mentions against reference mentions under every criterion.
 
     ``format`` says what ``reference`` and ``predicted`` are: ``"conll"`` and ``"jsonl"`` take file
     paths, ``"labels"`` takes lists of label lists (one per sentence), ``"spans"`` takes lists of
-    ``(start, end, label)`` per document. Nothing is guessed from Python types. With
-    ``keep_details=False`` CoNLL files are streamed in chunks of ``chunk_bytes`` (bounded memory);
-    the report then has counts and scores but no matched pairs, and ``jobs`` > 1 counts the chunks
-    in that many worker processes (the same numbers, sooner), or ``counter`` counts them elsewhere
-    (``spanscore.engines.dask_engine.DaskCounter``: on a Dask cluster).
+    ``(start, end, label)`` per document. Nothing is guessed from Python types. ``reading`` may
+    give every reading option at once (a ``spanscore.io.reading.Reading``) instead.
+
+    Every input is read and counted in chunks (``chunk_bytes`` of reference for files) in bounded
+    memory, in this process, in ``jobs`` forked worker processes, or by ``engine`` (a Dask
+    cluster: ``spanscore.engines.dask_engine.DaskEngine``); the numbers never depend on which.
+    ``keep_details`` keeps each chunk's matched pairs and text for ``Report.pair_rows`` and the
+    error examples; ``documents`` keeps every statistic per document (``Report.document_rows``,
+    and the macro average over documents); ``rows`` receives the rendered report rows of each
+    chunk in corpus order (``spanscore.reporting.ReportWriter``).
 
     >>> r = evaluate(reference=[["B-ORG", "I-ORG", "I-ORG", "I-ORG"]],
     ...              predicted=[["O", "B-ORG", "I-ORG", "I-ORG"]], format="labels")
     >>> r.metrics["strict"]["f1"], r.metrics["overlap"]["f1"]
     (0.0, 0.5)
     """
-    if format not in FORMATS:
-        raise OptionError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
-    if isinstance(credit, str):
-        if credit not in ("dice", "iou"):
-            try:
-                credit = float(credit)
-            except ValueError:
-                raise OptionError(f"credit must be a number in [0, 1], dice or iou, not {credit!r}") from None
-    else:
-        credit = float(credit)
+    if reading is None:
+        reading = Reading(format, labels, repair, delimiter, token_column, label_column, merged)  # type: ignore[arg-type]
+    credit = _credit(credit)
+    if not isinstance(min_overlap, int | float) or isinstance(min_overlap, bool):
+        raise OptionError(f"min_overlap must be a number between 0 and 1, not {min_overlap!r}")
     opts = Options(credit=credit, matching=matching, min_overlap=float(min_overlap), min_overlap_of=min_overlap_of)
     zd = check_zero_division(float(zero_division))
     if judge_credit not in ("accept", "probability"):
         raise OptionError("judge_credit must be accept or probability")
+    if isinstance(types, str):
+        raise OptionError(f"types must be a list of type names, not the string {types!r}")
     mapping = _parse_type_map(type_map)
-    details: Details | None = None
-    text: Text | None = None
-    streams = format == "conll" and not keep_details and judge is None
-    if counter is not None and not streams:
-        raise OptionError("a chunk counter streams CoNLL files: use format='conll', keep_details=False and no judge")
-    if streams:
-        counts = _evaluate_stream(
-            reference,
-            predicted,
-            opts,
-            merged=merged,
-            labels=labels,
-            repair=repair,
-            delimiter=delimiter,
-            token_column=token_column,
-            label_column=label_column,
-            mapping=mapping,
-            types=types,
-            chunk_bytes=chunk_bytes,
-            jobs=jobs,
-            progress=progress,
-            counter=counter,
-        )
-    else:
-        counts, details, text = _evaluate_memory(
-            reference,
-            predicted,
-            opts,
-            format=format,
-            merged=merged,
-            labels=labels,
-            repair=repair,
-            delimiter=delimiter,
-            token_column=token_column,
-            label_column=label_column,
-            mapping=mapping,
-            types=types,
-            judge=judge,
-            judge_credit=judge_credit,
-            keep_details=keep_details,
-        )
+    selection = TypeSelection(tuple(sorted(mapping.items())), None if types is None else tuple(types))
+    source = open_source(reference, predicted, reading, selection, chunk_bytes)
+    report_rows = rows is not None
+    wanted = Wanted(
+        documents=documents,
+        rows=tuple(c.name for c in CRITERIA) + (("learned",) if judge is not None else ()) if report_rows else (),
+        details=keep_details,
+        examples=EXAMPLE_LIMIT if keep_details or report_rows else 0,
+    )
+    counter = PartCounter(source, opts, wanted, JudgeSpec(judge, judge_credit) if judge is not None else None)
+    total = run(counter, engine if engine is not None else LocalEngine(jobs), sink=rows, progress=progress)
     options = score_options(
-        format=format,
-        merged=merged,
-        labels=labels,
-        repair=repair,
+        reading=reading,
         credit=credit,
         matching=matching,
         min_overlap=min_overlap,
@@ -266,16 +166,33 @@ def evaluate(
     if judge is not None:
         options["judge"] = f"{judge_name}/{judge_credit}"
     return Report(
-        counts=counts, signature=signature(options), options=options, zero_division=zd, details=details, text=text
+        counts=total.counts,
+        signature=signature(options),
+        options=options,
+        zero_division=zd,
+        examples=total.examples if keep_details or report_rows else None,
+        kept=total.details if keep_details else None,
+        documents=total.docs,
+        unit_kind="sentence" if reading.format in ("conll", "labels") else "document",
     )
+
+
+def _credit(credit: Any) -> CreditRule:
+    if isinstance(credit, str):
+        if credit in ("dice", "iou"):
+            return credit  # type: ignore[return-value]
+        try:
+            return float(credit)
+        except ValueError:
+            raise OptionError(f"credit must be a number in [0, 1], dice or iou, not {credit!r}") from None
+    if not isinstance(credit, int | float) or isinstance(credit, bool):
+        raise OptionError(f"credit must be a number in [0, 1], dice or iou, not {credit!r}")
+    return float(credit)
 
 
 def score_options(
     *,
-    format: str,
-    merged: bool,
-    labels: str,
-    repair: str,
+    reading: Reading,
     credit: CreditRule,
     matching: str,
     min_overlap: float,
@@ -285,11 +202,11 @@ def score_options(
     zero_division: float,
 ) -> dict[str, Any]:
     """Every option that can change a number, as the signature records it."""
-    token_based = format in ("conll", "labels")
+    token_based = reading.token_based
     return {
-        "format": format + ("-merged" if merged else ""),
-        "labels": labels.upper() if token_based else "spans",
-        "repair": repair if token_based else "n/a",
+        "format": reading.format + ("-merged" if reading.merged else ""),
+        "labels": reading.labels if token_based else "spans",
+        "repair": reading.repair if token_based else "n/a",
         "credit": credit_label(credit),
         "matching": matching,
         "min-overlap": f"{min_overlap:g}" + (f"/{min_overlap_of}" if min_overlap else ""),

@@ -250,17 +250,68 @@ def count(
     keep_details: bool = False,
 ) -> tuple[Counts, Details | None]:
     """Match and count two span sets that share a type vocabulary and a position space."""
+    counted = count_grouped(reference, predicted, options, learned=learned, keep_details=keep_details)
+    return counted.counts, counted.details
+
+
+@dataclass(frozen=True)
+class Groups:
+    """A group (a document, say) for every reference and predicted mention, ``size`` groups in all."""
+
+    reference: IntArray
+    predicted: IntArray
+    size: int
+
+
+@dataclass(frozen=True)
+class Counted:
+    counts: Counts
+    details: Details | None
+    taxonomy: Matching  # the one-to-one matching the error taxonomy reads
+    pairs: Pairs
+    groups: IntArray | None  # [groups, len(group_fields(...))]: every statistic per group, over all types
+
+
+def group_fields(criteria: tuple[str, ...]) -> tuple[str, ...]:
+    """The statistics of one group, in the column order of ``Counted.groups``."""
+    return (
+        "reference",
+        "predicted",
+        *(f"{c}.{f}" for c in criteria for f in MATCH_FIELDS),
+        *(f"semeval_{s.name}.{f}" for s in SCHEMES for f in MATCH_FIELDS),
+        *(f"token.{f}" for f in TOKEN_FIELDS),
+        *(f"errors.{f}" for f in ERROR_FIELDS),
+    )
+
+
+@dataclass(frozen=True)
+class _Chosen:
+    """One criterion's matching among the free pairs (``free[chosen]``), plus the fixed pairs."""
+
+    chosen: IntArray | None  # None: matched over every pair, in ``whole``
+    level: IntArray
+    credit: FloatArray
+    whole: Matching | None = None
+
+
+def count_grouped(
+    reference: Spans,
+    predicted: Spans,
+    options: Options = Options(),
+    *,
+    learned: LearnedCredit | None = None,
+    keep_details: bool = False,
+    groups: Groups | None = None,
+) -> Counted:
+    """``count``, and with ``groups`` every statistic per group too (summed over types)."""
     if reference.types != predicted.types:
         raise OptionError("reference and predicted spans must share one type vocabulary")
     types = reference.types
     n_types = len(types)
     names = tuple(c.name for c in CRITERIA) + ((LEARNED.name,) if learned is not None else ())
-    counts = Counts.zeros(types, credit_label(options.credit), names)
-    counts.reference = np.bincount(reference.type, minlength=n_types).astype(np.int64)
-    counts.predicted = np.bincount(predicted.type, minlength=n_types).astype(np.int64)
 
     pairs = find_pairs(reference, predicted)
-    counts.token = _token_counts(reference, predicted, pairs, n_types)  # before any pair is dropped
+    all_pairs = pairs  # the token counts read every pair, before any is dropped
     if options.min_overlap > 0 and len(pairs):
         pairs = pairs.select(_enough_overlap(pairs, options))
     partial = _partial_credit(pairs, options.credit)
@@ -269,37 +320,30 @@ def count(
     # full credit): count them once, and match each criterion only among the pairs left free.
     fixed = fixed_exact(pairs)
     free = free_pairs(pairs, fixed)
-    fixed_types = np.bincount(reference.type[pairs.ref[fixed]], minlength=n_types).astype(np.int64)
     free_kind = pairs.kind[free]
-    free_rt = reference.type[pairs.ref[free]]
-    free_pt = predicted.type[pairs.pred[free]]
 
-    def match(crit: Criterion, partial_credit: FloatArray) -> tuple[IntArray, Matching | None]:
+    def match(crit: Criterion, partial_credit: FloatArray) -> _Chosen:
         if crit.table[EXACT] != FULL:  # not so for any criterion here; kept correct all the same
             m = assign_pairs(pairs, crit.levels(pairs.kind), partial_credit, options.matching, fixed=fixed)
-            return _tally(m, pairs, reference, predicted, n_types), m
+            return _Chosen(None, m.level, m.credit, m)
         level = crit.levels(free_kind)
         credit = pair_credit(level, partial_credit[free])
         chosen = choose(pairs, free, level, credit, options.matching)
-        level, credit = level[chosen], credit[chosen]
-        tally = _tally_free(free_rt[chosen], free_pt[chosen], level, credit, n_types)
-        tally[0] += fixed_types  # full credit, reference side
-        tally[4] += fixed_types  # and predicted side (same type)
-        if not (keep_details or crit is TAXONOMY):
-            return tally, None
-        picked = np.concatenate((fixed, free[chosen]))
+        return _Chosen(chosen, level[chosen], credit[chosen])
+
+    def matching_of(c: _Chosen) -> Matching:
+        if c.whole is not None:
+            return c.whole
+        assert c.chosen is not None
+        picked = np.concatenate((fixed, free[c.chosen]))
         order = np.argsort(picked)
-        return tally, Matching(
+        return Matching(
             pair=picked[order],
-            level=np.concatenate((np.full(fixed.shape[0], FULL, dtype=np.int64), level))[order],
-            credit=np.concatenate((np.ones(fixed.shape[0]), credit))[order],
+            level=np.concatenate((np.full(fixed.shape[0], FULL, dtype=np.int64), c.level))[order],
+            credit=np.concatenate((np.ones(fixed.shape[0]), c.credit))[order],
         )
 
-    matchings: dict[str, Matching] = {}
-    for crit in CRITERIA:
-        counts.criteria[crit.name], m = match(crit, partial)
-        if m is not None:
-            matchings[crit.name] = m
+    chosen: dict[str, _Chosen] = {crit.name: match(crit, partial) for crit in CRITERIA}
     if learned is not None:
         levels = LEARNED.levels(pairs.kind)
         judged = np.flatnonzero(levels == PARTIAL)
@@ -307,16 +351,60 @@ def count(
         if judged.shape[0]:
             credit[judged] = np.clip(np.asarray(learned(pairs, judged), dtype=np.float64), 0.0, 1.0)
         m = assign_pairs(pairs, levels, credit, options.matching, fixed=fixed)
-        counts.criteria[LEARNED.name] = _tally(m, pairs, reference, predicted, n_types)
-        matchings[LEARNED.name] = m
-    schemes: dict[str, Matching] = {}
-    for scheme in SCHEMES:
-        counts.schemes[scheme.name], m = match(scheme, half if scheme.fixed_half else partial)
-        if m is not None:
-            schemes[scheme.name] = m
-    counts.errors = _taxonomy(schemes[TAXONOMY.name], pairs, reference, predicted, n_types)
-    details = Details(reference, predicted, pairs, matchings, schemes) if keep_details else None
-    return counts.without_empty_types(), details
+        chosen[LEARNED.name] = _Chosen(None, m.level, m.credit, m)
+    scheme_chosen = {s.name: match(s, half if s.fixed_half else partial) for s in SCHEMES}
+    taxonomy = matching_of(scheme_chosen[TAXONOMY.name])
+
+    def tally(c: _Chosen, ref_key: IntArray, pred_key: IntArray, n: int) -> IntArray:
+        if c.whole is not None:
+            return _tally(c.whole, pairs, ref_key, pred_key, n)
+        assert c.chosen is not None
+        sel = free[c.chosen]
+        out = _tally_free(ref_key[pairs.ref[sel]], pred_key[pairs.pred[sel]], c.level, c.credit, n)
+        out[0] += np.bincount(ref_key[pairs.ref[fixed]], minlength=n)  # full credit, reference side
+        out[4] += np.bincount(pred_key[pairs.pred[fixed]], minlength=n)  # and predicted side
+        return out
+
+    def tally_all(ref_key: IntArray, pred_key: IntArray, n: int, token: IntArray) -> Counts:
+        out = Counts.zeros(types, credit_label(options.credit), names)
+        out.reference = np.bincount(ref_key, minlength=n).astype(np.int64)
+        out.predicted = np.bincount(pred_key, minlength=n).astype(np.int64)
+        out.criteria = {name: tally(c, ref_key, pred_key, n) for name, c in chosen.items()}
+        out.schemes = {name: tally(c, ref_key, pred_key, n) for name, c in scheme_chosen.items()}
+        out.token = token
+        out.errors = _taxonomy(taxonomy, pairs, ref_key, pred_key, n, len(reference), len(predicted))
+        return out
+
+    token = _token_counts(reference, predicted, all_pairs, reference.type, predicted.type, n_types)
+    counts = tally_all(reference.type, predicted.type, n_types, token)
+    per_group: IntArray | None = None
+    if groups is not None:
+        by_group = tally_all(
+            groups.reference,
+            groups.predicted,
+            groups.size,
+            _token_counts(reference, predicted, all_pairs, groups.reference, groups.predicted, groups.size),
+        )
+        per_group = np.concatenate(
+            (
+                by_group.reference[None, :],
+                by_group.predicted[None, :],
+                *(by_group.criteria[n] for n in names),
+                *(by_group.schemes[s.name] for s in SCHEMES),
+                by_group.token,
+                by_group.errors,
+            )
+        ).T.copy()
+    details = None
+    if keep_details:
+        details = Details(
+            reference,
+            predicted,
+            pairs,
+            {name: matching_of(c) for name, c in chosen.items()},
+            {name: matching_of(c) for name, c in scheme_chosen.items()},
+        )
+    return Counted(counts.without_empty_types(), details, taxonomy, pairs, per_group)
 
 
 def _enough_overlap(pairs: Pairs, options: Options) -> npt.NDArray[np.bool_]:
@@ -336,16 +424,16 @@ def _partial_credit(pairs: Pairs, rule: CreditRule) -> FloatArray:
     return np.full(len(pairs), float(rule))
 
 
-def _tally(m: Matching, pairs: Pairs, reference: Spans, predicted: Spans, n_types: int) -> IntArray:
-    rt = reference.type[pairs.ref[m.pair]]
-    pt = predicted.type[pairs.pred[m.pair]]
+def _tally(m: Matching, pairs: Pairs, ref_key: IntArray, pred_key: IntArray, n: int) -> IntArray:
+    rt = ref_key[pairs.ref[m.pair]]
+    pt = pred_key[pairs.pred[m.pair]]
     units = np.rint(m.credit * UNITS).astype(np.int64) * (m.level == PARTIAL)
-    out = np.zeros((len(MATCH_FIELDS), n_types), dtype=np.int64)
+    out = np.zeros((len(MATCH_FIELDS), n), dtype=np.int64)
     for side, t in ((0, rt), (4, pt)):
-        out[side + 0] = np.bincount(t, weights=(m.level == FULL), minlength=n_types)
-        out[side + 1] = np.bincount(t, weights=(m.level == PARTIAL), minlength=n_types)
-        out[side + 2] = np.bincount(t, weights=(m.level == ZERO), minlength=n_types)
-        out[side + 3] = _bincount_int(t, units, n_types)
+        out[side + 0] = np.bincount(t, weights=(m.level == FULL), minlength=n)
+        out[side + 1] = np.bincount(t, weights=(m.level == PARTIAL), minlength=n)
+        out[side + 2] = np.bincount(t, weights=(m.level == ZERO), minlength=n)
+        out[side + 3] = _bincount_int(t, units, n)
     return out
 
 
@@ -382,15 +470,18 @@ _WRONG_LABEL_OVERLAP = np.isin(np.arange(8), WRONG_LABEL_OVERLAP_KINDS)
 _RIGHT_LABEL_OVERLAP = np.isin(np.arange(8), RIGHT_LABEL_OVERLAP_KINDS)
 
 
-def _taxonomy(m: Matching, pairs: Pairs, reference: Spans, predicted: Spans, n_types: int) -> IntArray:
-    """The error types of 004 over a one-to-one matching (see docs/criteria.md)."""
-    out = np.zeros((len(ERROR_FIELDS), n_types), dtype=np.int64)
+def _taxonomy(
+    m: Matching, pairs: Pairs, ref_key: IntArray, pred_key: IntArray, n: int, n_ref: int, n_pred: int
+) -> IntArray:
+    """The error types of Nejadgholi et al. (2020) over a one-to-one matching, tallied by the
+    reference's key (the prediction's for false positives); see docs/criteria.md."""
+    out = np.zeros((len(ERROR_FIELDS), n), dtype=np.int64)
     kind = pairs.kind[m.pair]
-    rt = reference.type[pairs.ref[m.pair]]
+    rt = ref_key[pairs.ref[m.pair]]
     rel = pairs.relation().astype(np.int64)[m.pair]
 
-    def add(name: str, types: IntArray, where: npt.NDArray[np.bool_]) -> None:
-        out[ERROR_FIELDS.index(name)] += np.bincount(types[where], minlength=n_types)
+    def add(name: str, keys: IntArray, where: npt.NDArray[np.bool_]) -> None:
+        out[ERROR_FIELDS.index(name)] += np.bincount(keys[where], minlength=n)
 
     add("correct", rt, kind == EXACT)
     add("wrong_label_same_span", rt, kind == SAME_SPAN)
@@ -403,44 +494,51 @@ def _taxonomy(m: Matching, pairs: Pairs, reference: Spans, predicted: Spans, n_t
     add("right_label_overlap_left_match", rt, rlo & ((kind & SAME_START) > 0))
     add("right_label_overlap_right_match", rt, rlo & ((kind & SAME_END) > 0))
 
-    ref_matched = np.zeros(len(reference), dtype=bool)
+    ref_matched = np.zeros(n_ref, dtype=bool)
     ref_matched[pairs.ref[m.pair]] = True
-    pred_matched = np.zeros(len(predicted), dtype=bool)
+    pred_matched = np.zeros(n_pred, dtype=bool)
     pred_matched[pairs.pred[m.pair]] = True
-    ref_overlaps = np.zeros(len(reference), dtype=bool)
+    ref_overlaps = np.zeros(n_ref, dtype=bool)
     ref_overlaps[pairs.ref] = True
-    pred_overlaps = np.zeros(len(predicted), dtype=bool)
+    pred_overlaps = np.zeros(n_pred, dtype=bool)
     pred_overlaps[pairs.pred] = True
-    add("false_positive", predicted.type, ~pred_matched)
-    add("false_positive_overlapping", predicted.type, ~pred_matched & pred_overlaps)
-    add("false_negative", reference.type, ~ref_matched)
-    add("false_negative_overlapping", reference.type, ~ref_matched & ref_overlaps)
+    add("false_positive", pred_key, ~pred_matched)
+    add("false_positive_overlapping", pred_key, ~pred_matched & pred_overlaps)
+    add("false_negative", ref_key, ~ref_matched)
+    add("false_negative_overlapping", ref_key, ~ref_matched & ref_overlaps)
     return out
 
 
-def _token_counts(reference: Spans, predicted: Spans, pairs: Pairs, n_types: int) -> IntArray:
-    """Units (tokens, or characters for offset input) covered per type, and covered by both sides."""
-    out = np.zeros((len(TOKEN_FIELDS), n_types), dtype=np.int64)
-    if n_types == 0:
+def _token_counts(
+    reference: Spans, predicted: Spans, pairs: Pairs, ref_key: IntArray, pred_key: IntArray, n: int
+) -> IntArray:
+    """Units (tokens, or characters for offset input) covered per type, and covered by both sides
+    with the same type; tallied by ``ref_key`` / ``pred_key`` (the type, or a group whose mentions
+    never share a unit with another group's)."""
+    out = np.zeros((len(TOKEN_FIELDS), n), dtype=np.int64)
+    if n == 0 or len(reference.types) == 0:
         return out
     if _disjoint(reference) and _disjoint(predicted):
         # Each unit lies in at most one mention per side: a unit covered by both sides with one
         # type lies in exactly one same-type pair's overlap.
         same = (pairs.kind & SAME_TYPE) > 0
-        out[0] = _bincount_int(reference.type[pairs.ref[same]], pairs.overlap[same], n_types)
-        out[1] = _bincount_int(reference.type, reference.end - reference.start, n_types)
-        out[2] = _bincount_int(predicted.type, predicted.end - predicted.start, n_types)
+        out[0] = _bincount_int(ref_key[pairs.ref[same]], pairs.overlap[same], n)
+        out[1] = _bincount_int(ref_key, reference.end - reference.start, n)
+        out[2] = _bincount_int(pred_key, predicted.end - predicted.start, n)
         return out
+    # Nested or overlapping mentions: sweep the positions of each (type, key) stratum. A key never
+    # splits a type's coverage, so strata of (type, key) add up to the key's counts.
+    n_types = len(reference.types)
     stride = int(max(reference.end.max(initial=0), predicted.end.max(initial=0))) + 1
     ev_pos: list[IntArray] = []
     ev_ref: list[IntArray] = []
     ev_pred: list[IntArray] = []
-    for spans, is_ref in ((reference, True), (predicted, False)):
-        key = spans.type * stride
-        n = len(spans)
-        ev_pos += [key + spans.start, key + spans.end]
-        one = np.ones(n, dtype=np.int64)
-        zero = np.zeros(n, dtype=np.int64)
+    for spans, key, is_ref in ((reference, ref_key, True), (predicted, pred_key, False)):
+        stratum = (key * n_types + spans.type) * stride
+        m = len(spans)
+        ev_pos += [stratum + spans.start, stratum + spans.end]
+        one = np.ones(m, dtype=np.int64)
+        zero = np.zeros(m, dtype=np.int64)
         ev_ref += [one, -one] if is_ref else [zero, zero]
         ev_pred += [zero, zero] if is_ref else [one, -one]
     pos = np.concatenate(ev_pos)
@@ -455,9 +553,9 @@ def _token_counts(reference: Spans, predicted: Spans, pairs: Pairs, n_types: int
     seg = np.diff(pos)  # length of the stretch after each event, up to the next one
     in_ref = c_ref[:-1] > 0
     in_pred = c_pred[:-1] > 0
-    seg_type = pos[:-1] // stride
+    seg_key = pos[:-1] // stride // n_types
     for row, mask in ((0, in_ref & in_pred), (1, in_ref), (2, in_pred)):
-        out[row] = np.bincount(seg_type[mask], weights=seg[mask], minlength=n_types).astype(np.int64)
+        out[row] = np.bincount(seg_key[mask], weights=seg[mask], minlength=n).astype(np.int64)
     return out
 
 

@@ -30,16 +30,17 @@ def _table(levels: dict[int, int], default: int = NONE) -> tuple[int, ...]:
     return tuple(levels.get(k, default) for k in range(8))
 
 
-# The paper's criteria (000, 002): P = (full + credit x partial) / predictions, R = ... / references.
+# The criteria of Kong and Sullivan: P = (full + credit x partial) / predictions, R = ... / references.
 STRICT = Criterion("strict", _table({EXACT: FULL}))
 BOUNDARY = Criterion("boundary", _table({EXACT: FULL, SAME_SPAN: FULL}))
 LEFT = Criterion("left", _table({EXACT: FULL, SAME_TYPE | SAME_START: PARTIAL}))
 RIGHT = Criterion("right", _table({EXACT: FULL, SAME_TYPE | SAME_END: PARTIAL}))
 OVERLAP = Criterion("overlap", _table({EXACT: FULL, **dict.fromkeys(_SAME_TYPE_OVERLAP, PARTIAL)}))
-# Judge-refined Type-5 pairs (004); the judge supplies each pair's credit.
+# Judge-refined Type-5 pairs (Nejadgholi et al. 2020); the judge supplies each pair's credit.
 LEARNED = Criterion("learned", _table({EXACT: FULL, **dict.fromkeys(_SAME_TYPE_OVERLAP, PARTIAL)}))
 
-# SemEval-2013 (001, 003): every overlapping pair may be matched; unmatched ones are MIS / SPU.
+# SemEval-2013 (Segura-Bedmar et al. 2013; the MUC categories of Chinchor and Sundheim 1993): every
+# overlapping pair may be matched; unmatched ones are MIS / SPU.
 SEMEVAL_STRICT = Criterion("strict", _table({EXACT: FULL}, default=ZERO))
 SEMEVAL_EXACT = Criterion("exact", _table({EXACT: FULL, SAME_SPAN: FULL}, default=ZERO))
 SEMEVAL_PARTIAL = Criterion("partial", _table({EXACT: FULL, SAME_SPAN: FULL}, default=PARTIAL), fixed_half=True)
@@ -52,3 +53,20 @@ TAXONOMY = SEMEVAL_TYPE
 
 RIGHT_LABEL_OVERLAP_KINDS = _SAME_TYPE_OVERLAP
 WRONG_LABEL_OVERLAP_KINDS = _WRONG_TYPE_OVERLAP
+
+# The error taxonomy's name for a matched pair of each kind (None: correct).
+ERROR_OF_KIND: tuple[str | None, ...] = tuple(
+    None
+    if k == EXACT
+    else "wrong_label_same_span"
+    if k == SAME_SPAN
+    else "wrong_label_overlap"
+    if k in WRONG_LABEL_OVERLAP_KINDS
+    else "right_label_overlap"
+    for k in range(8)
+)
+
+
+def error_kind(kind: int) -> str | None:
+    """What is wrong with a matched pair of this kind under the error taxonomy (None: nothing)."""
+    return ERROR_OF_KIND[kind]

@@ -8,16 +8,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-from .counts import Counts, Details
-from .criteria import RIGHT_LABEL_OVERLAP_KINDS, WRONG_LABEL_OVERLAP_KINDS
-from .io.load import Text
-from .matching import FULL, PARTIAL, SAME_SPAN, ZERO
+from .counts import Counts
+from .documents import DocCounts, document_rows, macro_over_documents
+from .errors import OptionError
+from .reporting.pairs import KeptDetails, pair_fields, pair_values
 from .scores import score_counts
-
-RELATIONS = ("same", "longer", "shorter", "shifted")
-LEVEL_NAMES = {FULL: "full", PARTIAL: "partial", ZERO: "none"}
 
 
 def _clean(value: Any) -> Any:
@@ -33,14 +28,21 @@ def _clean(value: Any) -> Any:
 
 @dataclass
 class Report:
-    """Everything an evaluation found. ``to_dict`` is the JSON the CLI prints with ``--json``."""
+    """Everything an evaluation found. ``to_dict`` is the JSON the CLI prints with ``--json``.
+
+    ``examples`` (the first few of each error kind, in corpus order) and ``kept`` (each chunk's
+    matching and text, for ``pair_rows``) are there when the evaluation kept details;
+    ``documents`` when it was asked for per-document counts.
+    """
 
     counts: Counts
     signature: str
     options: dict[str, Any]
     zero_division: float = 0.0
-    details: Details | None = None
-    text: Text | None = None
+    examples: dict[str, list[dict[str, Any]]] | None = None
+    kept: list[KeptDetails] | None = None
+    documents: DocCounts | None = None
+    unit_kind: str = "sentence"
     example_limit: int = 3
     _scores: dict[str, Any] | None = field(default=None, repr=False)
 
@@ -58,10 +60,14 @@ class Report:
     def semeval(self) -> dict[str, Any]:
         return dict(self.scores["semeval"])
 
+    @property
+    def has_details(self) -> bool:
+        return self.kept is not None
+
     def merge(self, other: Report) -> Report:
         """Reports of two parts of a corpus, made with the same options, combined."""
         if self.signature != other.signature:
-            raise ValueError(f"cannot merge reports with signatures {self.signature} and {other.signature}")
+            raise OptionError(f"cannot merge reports with signatures {self.signature} and {other.signature}")
         return Report(self.counts.merge(other.counts), self.signature, self.options, self.zero_division)
 
     def to_dict(self) -> dict[str, Any]:
@@ -84,89 +90,34 @@ class Report:
         }
         if "judge" in s:
             out["judge"] = s["judge"]
-        if self.details is not None and self.text is not None:
+        if self.examples is not None:
             out["errors"]["examples"] = self.error_examples(self.example_limit)
+        if self.documents is not None:
+            out["macro_documents"] = macro_over_documents(self.documents, self.zero_division, self.counts.credit)
         return _clean(out)  # type: ignore[no-any-return]
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
-    # Pairs and examples need the matching details and the text.
-
-    def _span(self, side: str, i: int) -> dict[str, Any]:
-        if self.details is None or self.text is None:
-            raise ValueError("this report was made without details; evaluate with keep_details=True")
-        spans = self.details.reference if side == "reference" else self.details.predicted
-        start, end, unit = int(spans.start[i]), int(spans.end[i]), int(spans.unit[i])
-        return {
-            "text": self.text.mention(start, end),
-            "type": spans.types[int(spans.type[i])],
-            "start": self.text.local(unit, start),
-            "end": self.text.local(unit, end),
-        }
-
     def pair_rows(self, criterion: str, *, scheme: bool = False) -> Iterator[dict[str, Any]]:
         """Every matched pair of a criterion (or SemEval scheme) as a flat row, in position order."""
-        if self.details is None or self.text is None:
-            raise ValueError("this report was made without details; evaluate with keep_details=True")
-        d = self.details
-        m = (d.schemes if scheme else d.matchings)[criterion]
-        rel = d.pairs.relation()
-        for k, level, credit in zip(m.pair.tolist(), m.level.tolist(), m.credit.tolist(), strict=True):
-            r, p = int(d.pairs.ref[k]), int(d.pairs.pred[k])
-            unit = int(d.reference.unit[r])
-            ref, pred = self._span("reference", r), self._span("predicted", p)
-            yield {
-                self.text.unit_kind: unit,
-                "reference_text": ref["text"],
-                "reference_type": ref["type"],
-                "reference_start": ref["start"],
-                "reference_end": ref["end"],
-                "predicted_text": pred["text"],
-                "predicted_type": pred["type"],
-                "predicted_start": pred["start"],
-                "predicted_end": pred["end"],
-                "match": LEVEL_NAMES[level],
-                "credit": credit,
-                "relation": RELATIONS[int(rel[k])],
-                "context": self.text.context(unit),
-            }
+        if self.kept is None:
+            raise OptionError("this report was made without details; evaluate with keep_details=True")
+        names = pair_fields(self.unit_kind)
+        for part in self.kept:
+            for values in pair_values(part.details, part.text, criterion, scheme=scheme):
+                row = dict(zip(names, values, strict=True))
+                row[self.unit_kind] += part.unit_offset
+                yield row
 
     def error_examples(self, limit: int = 3) -> dict[str, list[dict[str, Any]]]:
         """The first ``limit`` examples of each error kind, in position order."""
-        if self.details is None or self.text is None:
-            raise ValueError("this report was made without details; evaluate with keep_details=True")
-        d = self.details
-        m = d.schemes["type"]
-        kind = d.pairs.kind[m.pair]
-        out: dict[str, list[dict[str, Any]]] = {}
-        groups = {
-            "wrong_label_same_span": kind == SAME_SPAN,
-            "wrong_label_overlap": np.isin(kind, WRONG_LABEL_OVERLAP_KINDS),
-            "right_label_overlap": np.isin(kind, RIGHT_LABEL_OVERLAP_KINDS),
-        }
-        for name, mask in groups.items():
-            rows = []
-            for k in m.pair[mask][:limit].tolist():
-                r, p = int(d.pairs.ref[k]), int(d.pairs.pred[k])
-                rows.append(
-                    {
-                        "reference": self._span("reference", r),
-                        "predicted": self._span("predicted", p),
-                        "context": self.text.context(int(d.reference.unit[r])),
-                    }
-                )
-            out[name] = rows
-        matched_r = np.zeros(len(d.reference), dtype=bool)
-        matched_r[d.pairs.ref[m.pair]] = True
-        matched_p = np.zeros(len(d.predicted), dtype=bool)
-        matched_p[d.pairs.pred[m.pair]] = True
-        out["false_positive"] = [
-            {"predicted": self._span("predicted", i), "context": self.text.context(int(d.predicted.unit[i]))}
-            for i in np.flatnonzero(~matched_p)[:limit].tolist()
-        ]
-        out["false_negative"] = [
-            {"reference": self._span("reference", i), "context": self.text.context(int(d.reference.unit[i]))}
-            for i in np.flatnonzero(~matched_r)[:limit].tolist()
-        ]
-        return out
+        if self.examples is None:
+            raise OptionError("this report was made without details; evaluate with keep_details=True")
+        return {kind: rows[:limit] for kind, rows in self.examples.items()}
+
+    def document_rows(self) -> Iterator[dict[str, Any]]:
+        """Every statistic of each document (or sentence, where there are no documents), in corpus order."""
+        if self.documents is None:
+            raise OptionError("this report was made without per-document counts; evaluate with documents=True")
+        yield from document_rows(self.documents, self.zero_division, self.counts.credit)

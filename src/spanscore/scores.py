@@ -1,7 +1,8 @@
 """Scores from counts: precision, recall and F1 for every criterion, scheme, type and average.
 
 Precision divides the credit earned by predictions by the number of predictions; recall divides
-the credit earned by reference mentions by the number of reference mentions (000, eq. 1 and 2).
+the credit earned by reference mentions by the number of reference mentions (Kong and Sullivan,
+eq. 1 and 2).
 A pair earns 1 when it matches fully and the partial credit when it matches partially. Where a
 denominator is zero, the score is ``zero_division`` (0.0 by default; 1.0 and NaN are allowed),
 as in scikit-learn; F1 is 0 when precision and recall are both 0.
@@ -10,13 +11,28 @@ as in scikit-learn; F1 is 0 when precision and recall are both 0.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from .counts import ERROR_FIELDS, MATCH_FIELDS, UNITS, Counts
 from .errors import OptionError
+from .results import (
+    CriterionScores,
+    ErrorCounts,
+    Errors,
+    Judge,
+    JudgeScores,
+    MacroScores,
+    MatchScores,
+    ScoreKey,
+    Scores,
+    SemEvalScores,
+    TokenScores,
+    TypeScores,
+)
 from .spans import IntArray
 
 F = {name: i for i, name in enumerate(MATCH_FIELDS)}
@@ -74,14 +90,14 @@ def credit_of(
 
 def match_scores(
     table: IntArray, counts: Counts, credit: str, zero_division: float, fixed_half: bool = False
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+) -> tuple[MatchScores, list[MatchScores]]:
     """Micro-averaged block and one block per type for one criterion's match table."""
     cp = credit_of(table, credit, "pred", fixed_half)
     cr = credit_of(table, credit, "ref", fixed_half)
     total = prf(
         float(cp.sum()), float(cr.sum()), int(counts.predicted.sum()), int(counts.reference.sum()), zero_division
     )
-    micro = {
+    micro: MatchScores = {
         "precision": total.precision,
         "recall": total.recall,
         "f1": total.f1,
@@ -91,7 +107,7 @@ def match_scores(
         "predicted": int(counts.predicted.sum()),
         "reference": int(counts.reference.sum()),
     }
-    per_type = []
+    per_type: list[MatchScores] = []
     for t in range(len(counts.types)):
         s = prf(float(cp[t]), float(cr[t]), int(counts.predicted[t]), int(counts.reference[t]), zero_division)
         per_type.append(
@@ -109,7 +125,7 @@ def match_scores(
     return micro, per_type
 
 
-def semeval_block(table: IntArray, n_pred: int, n_ref: int, zero_division: float, t: int | None) -> dict[str, Any]:
+def semeval_block(table: IntArray, n_pred: int, n_ref: int, zero_division: float, t: int | None) -> SemEvalScores:
     """MUC categories and scores; for one type, COR/INC/PAR count matched reference mentions of it."""
 
     def get(name: str) -> int:
@@ -121,7 +137,7 @@ def semeval_block(table: IntArray, n_pred: int, n_ref: int, zero_division: float
     mis = n_ref - cor - par - inc
     spu = n_pred - cor_p - par_p - inc_p
     s = prf(cor_p + 0.5 * par_p, cor + 0.5 * par, n_pred, n_ref, zero_division)
-    block: dict[str, Any] = {
+    block: SemEvalScores = {
         "correct": cor,
         "incorrect": inc,
         "partial": par,
@@ -134,11 +150,13 @@ def semeval_block(table: IntArray, n_pred: int, n_ref: int, zero_division: float
         "f1": s.f1,
     }
     if t is not None and (cor_p, par_p, inc_p) != (cor, par, inc):
-        block.update(correct_predicted=cor_p, partial_predicted=par_p, incorrect_predicted=inc_p)
+        block["correct_predicted"] = cor_p
+        block["partial_predicted"] = par_p
+        block["incorrect_predicted"] = inc_p
     return block
 
 
-def token_block(row_tp: int, row_ref: int, row_pred: int, zero_division: float) -> dict[str, Any]:
+def token_block(row_tp: int, row_ref: int, row_pred: int, zero_division: float) -> TokenScores:
     s = prf(row_tp, row_tp, row_pred, row_ref, zero_division)
     return {
         "precision": s.precision,
@@ -150,19 +168,21 @@ def token_block(row_tp: int, row_ref: int, row_pred: int, zero_division: float) 
     }
 
 
-def macro(blocks: list[dict[str, Any]]) -> dict[str, float]:
+def macro(blocks: Sequence[CriterionScores]) -> MacroScores:
     """Unweighted mean over types of per-type precision, recall and F1."""
     if not blocks:
         return {"precision": 0.0, "recall": 0.0, "f1": 0.0}
-    return {k: float(np.mean([b[k] for b in blocks])) for k in ("precision", "recall", "f1")}
+    # Before the JSON is written a score is a float (NaN where undefined), never None.
+    keys: tuple[ScoreKey, ...] = ("precision", "recall", "f1")
+    return cast(MacroScores, {k: float(np.mean([cast(float, b[k]) for b in blocks])) for k in keys})
 
 
-def score_counts(counts: Counts, *, zero_division: float = 0.0) -> dict[str, Any]:
+def score_counts(counts: Counts, *, zero_division: float = 0.0) -> Scores:
     """Every score as plain data: the body of a report's JSON."""
     zd = check_zero_division(zero_division)
-    metrics: dict[str, Any] = {}
-    per_type: dict[str, dict[str, Any]] = {t: {"metrics": {}, "semeval": {}} for t in counts.types}
-    macro_avg: dict[str, Any] = {}
+    metrics: dict[str, CriterionScores] = {}
+    per_type: dict[str, TypeScores] = {t: {"metrics": {}, "semeval": {}} for t in counts.types}
+    macro_avg: dict[str, MacroScores] = {}
     credit = counts.credit
     for name, table in counts.criteria.items():
         rule = "judge" if name == "learned" else credit
@@ -173,13 +193,13 @@ def score_counts(counts: Counts, *, zero_division: float = 0.0) -> dict[str, Any
             per_type[t]["metrics"][name] = block
     tp, ref, pred = (counts.token[i] for i in range(3))
     metrics["token"] = token_block(int(tp.sum()), int(ref.sum()), int(pred.sum()), zd)
-    token_types = []
+    token_types: list[TokenScores] = []
     for i, t in enumerate(counts.types):
-        per_type[t]["metrics"]["token"] = token_block(int(tp[i]), int(ref[i]), int(pred[i]), zd)
-        token_types.append(per_type[t]["metrics"]["token"])
+        token = per_type[t]["metrics"]["token"] = token_block(int(tp[i]), int(ref[i]), int(pred[i]), zd)
+        token_types.append(token)
     macro_avg["token"] = macro(token_types)
 
-    semeval: dict[str, Any] = {}
+    semeval: dict[str, SemEvalScores] = {}
     for name, table in counts.schemes.items():
         semeval[name] = semeval_block(table, int(counts.predicted.sum()), int(counts.reference.sum()), zd, None)
         for i, t in enumerate(counts.types):
@@ -188,28 +208,29 @@ def score_counts(counts: Counts, *, zero_division: float = 0.0) -> dict[str, Any
             )
     errors: dict[str, Any] = {f: int(counts.errors[i].sum()) for i, f in enumerate(ERROR_FIELDS)}
     errors["per_type"] = {
-        t: {f: int(counts.errors[i, j]) for i, f in enumerate(ERROR_FIELDS)} for j, t in enumerate(counts.types)
+        t: cast(ErrorCounts, {f: int(counts.errors[i, j]) for i, f in enumerate(ERROR_FIELDS)})
+        for j, t in enumerate(counts.types)
     }
-    out = {
+    out: Scores = {
         "metrics": metrics,
         "semeval": semeval,
         "per_type": per_type,
         "macro": macro_avg,
-        "errors": errors,
+        "errors": cast(Errors, errors),
     }
     if "learned" in metrics:
         out["judge"] = judge_block(metrics, per_type)
     return out
 
 
-def judge_block(metrics: dict[str, Any], per_type: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def judge_block(metrics: dict[str, CriterionScores], per_type: dict[str, TypeScores]) -> Judge:
     """The judge's verdicts on right-label/overlap (Type-5) pairs next to the strict, learned and
-    overlap F1 (004, figures 7 and 8). ``type5`` counts the pairs the overlap criterion matches with
-    partial credit, ``accepted`` the judge's credit on the learned matching (with ``--judge-credit
-    probability``, the expected number of acceptances), ``rejected`` the rest."""
+    overlap F1 (Nejadgholi et al. (2020), figures 7 and 8). ``type5`` counts the pairs the overlap
+    criterion matches with partial credit, ``accepted`` the judge's credit on the learned matching
+    (with ``--judge-credit probability``, the expected number of acceptances), ``rejected`` the rest."""
 
-    def row(m: dict[str, Any]) -> dict[str, Any]:
-        learned, overlap = m["learned"], m["overlap"]
+    def row(m: dict[str, CriterionScores]) -> JudgeScores:
+        learned, overlap = cast(MatchScores, m["learned"]), cast(MatchScores, m["overlap"])
         accepted = round(learned["credit"] - learned["full"], 9)
         return {
             "type5": overlap["partial"],

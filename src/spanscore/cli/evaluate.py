@@ -14,8 +14,10 @@ import click
 
 from ..api import evaluate as run_evaluate
 from ..counts import CreditRule
+from ..engines import default_jobs, make_engine
 from ..errors import OptionError
-from ..stream import default_jobs
+from ..io.files import atomic_output
+from ..io.reading import Reading
 from .options import parse_type_map, parse_types, reading_options
 
 
@@ -33,23 +35,7 @@ def _credit(value: str) -> CreditRule:
 @click.command("evaluate")
 @click.argument("gold", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("pred", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["conll", "jsonl"]),
-    default="conll",
-    show_default=True,
-    help="Input format of GOLD and PRED.",
-)
-@reading_options
-@click.option(
-    "--repair",
-    type=click.Choice(["conlleval", "discard", "none"]),
-    default="conlleval",
-    show_default=True,
-    help="What to do with invalid label transitions.",
-)
-@click.option("--merged", is_flag=True, help="GOLD is one file with token, gold and predicted columns.")
+@reading_options(merged=True, formats=True)
 @click.option(
     "--credit",
     default="0.5",
@@ -102,21 +88,30 @@ def _credit(value: str) -> CreditRule:
     help="Write summary, matched-pair CSVs, charts and report.html to this folder.",
 )
 @click.option(
+    "--per-document",
+    "per_document",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write every statistic of each document (each sentence where there are no -DOCSTART- lines) to this "
+    "JSONL file, and add the macro average over documents to the output.",
+)
+@click.option(
     "--engine",
-    type=click.Choice(["auto", "memory", "stream", "dask"]),
-    default="auto",
+    type=click.Choice(["local", "dask", "stream"]),
+    default="local",
     show_default=True,
-    help="memory: load whole files (keeps matched pairs); stream: bounded memory; dask: partitions on a Dask "
-    "cluster; auto: memory when pairs are needed (--report, --judge, tables), else stream.",
+    help="local: chunks counted here, in --jobs processes (stream is another name for it); dask: on a Dask "
+    "cluster. Every output is the same.",
 )
 @click.option("--scheduler", help="Dask scheduler address (tcp://host:8786); without it a local cluster starts.")
 @click.option("--workers", type=int, default=2, show_default=True, help="Workers of a local Dask cluster.")
-@click.option("--chunk-size", type=int, default=1 << 19, show_default=True, help="Bytes of GOLD per chunk.")
+@click.option(
+    "--chunk-size", type=click.IntRange(min=1), default=1 << 19, show_default=True, help="Bytes of GOLD per chunk."
+)
 @click.option(
     "--jobs",
     type=click.IntRange(min=0),
     default=0,
-    help="Processes counting chunks with the stream engine (default 0: one per CPU).",
+    help="Processes counting chunks with the local engine (default 0: one per CPU).",
 )
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when a terminal).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
@@ -124,13 +119,7 @@ def _credit(value: str) -> CreditRule:
 def evaluate_command(
     gold: Path,
     pred: Path | None,
-    fmt: str,
-    labels: str,
-    delimiter: str,
-    token_column: int,
-    label_column: int,
-    repair: str,
-    merged: bool,
+    reading: Reading,
     credit: str,
     matching: str,
     min_overlap: float,
@@ -141,6 +130,7 @@ def evaluate_command(
     judge_path: Path | None,
     judge_credit: str,
     report_dir: Path | None,
+    per_document: Path | None,
     engine: str,
     scheduler: str | None,
     workers: int,
@@ -151,9 +141,9 @@ def evaluate_command(
     no_per_type: bool,
 ) -> None:
     """Score PRED against GOLD under every criterion (PRED is left out with --merged)."""
-    if pred is None and not merged:
+    if pred is None and not reading.merged:
         raise OptionError("give GOLD and PRED, or one merged file with --merged")
-    if pred is not None and merged:
+    if pred is not None and reading.merged:
         raise OptionError("--merged reads one file: give only GOLD")
     judge: Any = None
     judge_name = "none"
@@ -161,47 +151,52 @@ def evaluate_command(
         judge_mod = importlib.import_module("spanscore.judge")
         judge = judge_mod.load_judge(judge_path)
         judge_name = getattr(judge, "name", judge_path.name)
-    needs_pairs = report_dir is not None or judge is not None or not as_json
-    if engine == "auto":
-        engine = "memory" if needs_pairs or fmt != "conll" else "stream"
-    if engine in ("stream", "dask") and (report_dir is not None or judge is not None or fmt != "conll"):
-        raise OptionError(f"--engine {engine} reads CoNLL and keeps no matched pairs: drop --report/--judge")
-    common: dict[str, Any] = dict(
-        reference=gold,
-        predicted=pred,
-        labels=labels,
-        repair=repair,
-        merged=merged,
-        credit=_credit(credit),
-        matching=matching,
-        min_overlap=min_overlap,
-        min_overlap_of=min_overlap_of,
-        types=parse_types(types),
-        type_map=parse_type_map(type_map),
-        zero_division=float(zero_division),
-        delimiter=delimiter,
-        token_column=token_column,
-        label_column=label_column,
+    chosen = make_engine(
+        "local" if engine == "stream" else engine, jobs=jobs or default_jobs(), scheduler=scheduler, workers=workers
     )
-    counter = None
-    if engine == "dask":
-        dask_engine = importlib.import_module("spanscore.engines.dask_engine")
-        counter = dask_engine.DaskCounter(scheduler=scheduler, n_workers=workers)
+    writer = None
+    if report_dir is not None:
+        writer = importlib.import_module("spanscore.reporting").ReportWriter(report_dir)
     show = sys.stderr.isatty() if progress is None else progress
-    with _progress_bar(show and engine != "memory") as tick:
-        report = run_evaluate(
-            **common,
-            format=fmt,  # type: ignore[arg-type]
-            judge=judge,
-            judge_credit=judge_credit,  # type: ignore[arg-type]
-            judge_name=judge_name,
-            keep_details=engine == "memory",
-            chunk_bytes=chunk_size,
-            jobs=jobs or default_jobs(),
-            progress=tick,
-            counter=counter,
-        )
-    _output(report, report_dir, as_json, no_per_type)
+    try:
+        with _progress_bar(show) as tick:
+            report = run_evaluate(
+                reference=gold,
+                predicted=pred,
+                reading=reading,
+                credit=_credit(credit),
+                matching=matching,  # type: ignore[arg-type]
+                min_overlap=min_overlap,
+                min_overlap_of=min_overlap_of,  # type: ignore[arg-type]
+                types=parse_types(types),
+                type_map=parse_type_map(type_map),
+                zero_division=float(zero_division),
+                judge=judge,
+                judge_credit=judge_credit,  # type: ignore[arg-type]
+                judge_name=judge_name,
+                keep_details=False,
+                documents=per_document is not None,
+                rows=writer,
+                chunk_bytes=chunk_size,
+                engine=chosen,
+                progress=tick,
+            )
+        if per_document is not None:
+            _write_documents(report, per_document)
+        if writer is not None:
+            written = writer.finish(report)
+            click.echo(f"report written to {written}", err=True)
+    except BaseException:
+        if writer is not None:
+            writer.abandon()
+        raise
+    _output(report, as_json, no_per_type)
+
+
+def _write_documents(report: Any, path: Path) -> None:
+    with atomic_output(path) as handle:
+        for row in report.document_rows():
+            handle.write(json.dumps(row, ensure_ascii=False).encode("utf-8") + b"\n")
 
 
 @contextmanager
@@ -223,12 +218,8 @@ def _progress_bar(show: bool) -> Iterator[Callable[[int, int], None] | None]:
         yield tick
 
 
-def _output(report: Any, report_dir: Path | None, as_json: bool, no_per_type: bool) -> None:
+def _output(report: Any, as_json: bool, no_per_type: bool) -> None:
     data = report.to_dict()
-    if report_dir is not None:
-        writer = importlib.import_module("spanscore.reporting")
-        written = writer.write_report(report, report_dir)
-        click.echo(f"report written to {written}", err=True)
     if as_json:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:

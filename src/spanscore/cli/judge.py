@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from ..io.reading import Reading
 from .options import reading_options
 
 BACKEND_CHOICES = ["tfidf", "minilm"]
@@ -36,7 +37,7 @@ def judge_group() -> None:
 @click.argument("train", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Where to write the judge file.")
-@reading_options
+@reading_options(repair=False)
 @click.option("--backend", type=click.Choice(BACKEND_CHOICES), default="tfidf", show_default=True,
               help="Entity classifier: character n-gram TF-IDF, or MiniLM embeddings (needs torch).")
 @click.option("--rule", type=click.Choice(["contains", "classifier"]), default="contains", show_default=True,
@@ -52,10 +53,7 @@ def judge_group() -> None:
 def train_command(
     train: Path,
     output: Path,
-    labels: str,
-    delimiter: str,
-    token_column: int,
-    label_column: int,
+    reading: Reading,
     backend: str,
     rule: str,
     scores_path: Path | None,
@@ -66,8 +64,8 @@ def train_command(
     """Train a judge on the gold mentions of TRAIN (CoNLL) and write it to a file."""
     jm = _judge_module()
     t0 = time.perf_counter()
-    corpus = jm.read_corpus(train, labels=labels, delimiter=delimiter, token_column=token_column,
-                            label_column=label_column)
+    corpus = jm.read_corpus(train, labels=reading.labels, delimiter=reading.delimiter,
+                            token_column=reading.token_column, label_column=reading.label_column)
     rows = jm.read_judgements(scores_path) if scores_path is not None else None
     judge = jm.train_judge(corpus, backend=backend, rule=rule, judgements=rows, user=user, folds=folds, seed=seed,
                            judgements_path=str(scores_path))
@@ -79,7 +77,7 @@ def train_command(
 @click.argument("judgements", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--train", "train_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="The corpus the judged sentences come from (CoNLL); judges are cross-fitted over it.")
-@reading_options
+@reading_options(repair=False)
 @click.option("--backend", type=click.Choice(BACKEND_CHOICES), default="tfidf", show_default=True,
               help="Entity classifier backend.")
 @click.option("--rule", type=click.Choice(["contains", "classifier"]), default="contains", show_default=True,
@@ -95,10 +93,7 @@ def train_command(
 def benchmark_command(
     judgements: Path,
     train_path: Path,
-    labels: str,
-    delimiter: str,
-    token_column: int,
-    label_column: int,
+    reading: Reading,
     backend: str,
     rule: str,
     learn: bool,
@@ -110,8 +105,8 @@ def benchmark_command(
 ) -> None:
     """Measure a judge against the human scores in JUDGEMENTS, cross-fitted over --train."""
     jm = _judge_module()
-    corpus = jm.read_corpus(train_path, labels=labels, delimiter=delimiter, token_column=token_column,
-                            label_column=label_column)
+    corpus = jm.read_corpus(train_path, labels=reading.labels, delimiter=reading.delimiter,
+                            token_column=reading.token_column, label_column=reading.label_column)
     rows = jm.read_judgements(judgements)
     result = jm.benchmark(corpus, rows, backend=backend, rule=rule, learn=learn, user=user, folds=folds, seed=seed,
                           path=str(judgements))
@@ -138,9 +133,7 @@ def benchmark_command(
 @click.argument("pred", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--scores", "scores_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="JSONL: sentence_index, gold_start, gold_end, pred_start, pred_end (characters) and score 1-5.")
-@click.option("--format", "fmt", type=click.Choice(["conll", "jsonl"]), default="conll", show_default=True,
-              help="Input format of GOLD and PRED.")
-@reading_options
+@reading_options(repair=False, formats=True)
 @click.option("--judge", "judge_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A judge file: adds the learned criterion.")
 @click.option("--judge-credit", type=click.Choice(["accept", "probability"]), default="accept", show_default=True,
@@ -152,11 +145,7 @@ def user_f_command(
     gold: Path,
     pred: Path,
     scores_path: Path,
-    fmt: str,
-    labels: str,
-    delimiter: str,
-    token_column: int,
-    label_column: int,
+    reading: Reading,
     judge_path: Path | None,
     judge_credit: str,
     missing: str,
@@ -172,7 +161,7 @@ def user_f_command(
     data = user_f(
         gold, pred, scores_path, judge=judge, judge_credit=judge_credit,  # type: ignore[arg-type]
         judge_name=judge.name if judge is not None else "none", missing=missing,  # type: ignore[arg-type]
-        format=fmt, labels=labels, delimiter=delimiter, token_column=token_column, label_column=label_column,
+        reading=reading,
     )
     if as_json:
         click.echo(json.dumps(data, indent=2))

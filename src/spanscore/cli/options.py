@@ -8,40 +8,93 @@ from typing import Any, TypeVar
 
 import click
 
-from ..encoding import ALIASES, ENCODINGS
+from ..encoding import ALIASES, ENCODINGS, REPAIRS
 from ..errors import OptionError
+from ..io.reading import DELIMITERS, FILE_FORMATS, Reading
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 ENCODING_CHOICES = [*ENCODINGS, *ALIASES]
 
 
-def reading_options(f: F) -> F:
-    """--labels, --delimiter and the column options of every command that reads CoNLL."""
-    f = click.option(
-        "--label-column",
-        type=int,
-        default=-1,
-        show_default=True,
-        help="Column of the label (0-based; negative counts from the end).",
-    )(f)
-    f = click.option("--token-column", type=int, default=0, show_default=True, help="Column of the token.")(f)
-    f = click.option(
-        "--delimiter",
-        type=click.Choice(["auto", "tab", "whitespace"]),
-        default="auto",
-        show_default=True,
-        help="Column separator; auto means tab when the file has a tab, else runs of spaces.",
-    )(f)
-    f = click.option(
-        "--labels",
-        "labels",
-        type=click.Choice(ENCODING_CHOICES, case_sensitive=False),
-        default="BIO",
-        show_default=True,
-        help="Label encoding.",
-    )(f)
-    return f
+def reading_options(*, repair: bool = True, merged: bool = False, formats: bool = False) -> Callable[[F], F]:
+    """The options that say how input is read (--labels, --delimiter, --token-column,
+    --label-column, and where asked --repair, --merged, --format), with choices from the library's
+    own lists. The command receives them as one ``Reading`` in the parameter ``reading``."""
+
+    def decorate(f: F) -> F:
+        def command(*args: Any, **kwargs: Any) -> Any:
+            kwargs["reading"] = reading_from(kwargs)
+            return f(*args, **kwargs)
+
+        command.__name__ = f.__name__
+        command.__doc__ = f.__doc__
+        wrapped: Any = command
+        if merged:
+            wrapped = click.option(
+                "--merged", is_flag=True, help="GOLD is one file with token, gold and predicted columns."
+            )(wrapped)
+        if repair:
+            wrapped = click.option(
+                "--repair",
+                type=click.Choice(REPAIRS),
+                default="conlleval",
+                show_default=True,
+                help="What to do with invalid label transitions.",
+            )(wrapped)
+        wrapped = click.option(
+            "--label-column",
+            type=int,
+            default=-1,
+            show_default=True,
+            help="Column of the label (0-based; negative counts from the end).",
+        )(wrapped)
+        wrapped = click.option(
+            "--token-column", type=int, default=0, show_default=True, help="Column of the token (0-based)."
+        )(wrapped)
+        wrapped = click.option(
+            "--delimiter",
+            type=click.Choice(DELIMITERS),
+            default="auto",
+            show_default=True,
+            help="Column separator; auto means tab when the file has a tab, else runs of spaces.",
+        )(wrapped)
+        wrapped = click.option(
+            "--labels",
+            "labels",
+            type=click.Choice(ENCODING_CHOICES, case_sensitive=False),
+            default="BIO",
+            show_default=True,
+            help="Label encoding.",
+        )(wrapped)
+        if formats:
+            wrapped = click.option(
+                "--format",
+                "fmt",
+                type=click.Choice(FILE_FORMATS),
+                default="conll",
+                show_default=True,
+                help="Input format of GOLD and PRED.",
+            )(wrapped)
+        params = getattr(f, "__click_params__", [])
+        wrapped.__click_params__ = [*getattr(wrapped, "__click_params__", []), *params]
+        result: F = wrapped
+        return result
+
+    return decorate
+
+
+def reading_from(kwargs: dict[str, Any]) -> Reading:
+    """Take the reading options out of a command's keyword arguments."""
+    return Reading(
+        format=kwargs.pop("fmt", "conll"),
+        labels=kwargs.pop("labels"),
+        repair=kwargs.pop("repair", "conlleval"),
+        delimiter=kwargs.pop("delimiter"),
+        token_column=kwargs.pop("token_column"),
+        label_column=kwargs.pop("label_column"),
+        merged=kwargs.pop("merged", False),
+    )
 
 
 def parse_type_map(value: str | None) -> dict[str, str] | None:

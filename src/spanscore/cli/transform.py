@@ -9,6 +9,7 @@ import click
 
 from ..errors import InputError, OptionError
 from ..io.files import write_atomic
+from ..io.reading import Reading
 from ..transform import transform_bytes
 from .options import parse_type_map, parse_types, reading_options
 
@@ -22,7 +23,7 @@ from .options import parse_type_map, parse_types, reading_options
 @click.option("--type-map", help="Rename types: OLD=NEW,... or a file of OLD<TAB>NEW lines (NEW=O drops).")
 @click.option("--keep-types", help="Keep only these types (comma-separated), after --type-map; others become O.")
 @click.option("--remove-types", help="Turn these types (comma-separated) into O, after --type-map.")
-@reading_options
+@reading_options(repair=False)
 def transform_command(
     source: Path,
     output: Path,
@@ -30,10 +31,7 @@ def transform_command(
     type_map: str | None,
     keep_types: str | None,
     remove_types: str | None,
-    labels: str,
-    delimiter: str,
-    token_column: int,
-    label_column: int,
+    reading: Reading,
 ) -> None:
     """Rewrite the label column of SOURCE; every other byte is copied as it is."""
     if not (merge_at_mentions or type_map or keep_types or remove_types):
@@ -46,10 +44,10 @@ def transform_command(
         type_map=parse_type_map(type_map),
         keep_types=parse_types(keep_types),
         remove_types=parse_types(remove_types),
-        labels=labels,
-        delimiter=delimiter,  # type: ignore[arg-type]
-        token_column=token_column,
-        label_column=label_column,
+        labels=reading.labels,
+        delimiter=reading.delimiter,
+        token_column=reading.token_column,
+        label_column=reading.label_column,
     )
     if str(output) == "-":
         sys.stdout.buffer.write(result.data)

@@ -1,13 +1,12 @@
-"""The Dask engine: the streaming counts of CoNLL files, computed on a Dask distributed cluster.
+"""The Dask engine: the parts of a source counted on a Dask distributed cluster.
 
-The client cuts both files at the same sentence breaks (``stream.iter_chunks``, in a thread), groups
-the chunks into partitions of about ``partition_bytes`` of reference, and submits each partition's
-task as soon as its chunks are planned. A task reads its byte ranges *by path*, runs
-``stream.count_chunk`` on each chunk and returns the sum of their ``Counts``; the client adds the
-partitions up (``stream.merge_all``) and builds the same ``Report`` that
-``spanscore.evaluate(..., keep_details=False)`` builds, so the JSON of the two is identical. Counts
-are integers (proportional credit included), so the order in which the partitions finish cannot
-change a number.
+The client plans the parts (``source.parts()``, in a thread), groups them into partitions of about
+``partition_bytes`` of reference, and submits each partition's task as soon as its parts are
+planned. A task reads its parts (CoNLL byte ranges are read *by path*), counts each one with the
+same ``PartCounter`` that the local engine runs, and returns them folded into one result; the
+client hands the partitions back in plan order, so every output (counts, per-document counts,
+report rows, examples) is identical to the local engine's. Counts are integers (proportional
+credit included), so the order in which the partitions finish cannot change a number.
 
 Workers open the files themselves: with a cluster of several machines the files must be readable
 at the same path on every worker (a shared or network filesystem), and spanscore must be
@@ -15,7 +14,7 @@ installed on every worker. Without ``scheduler`` a ``LocalCluster`` of ``n_worke
 (one thread each) starts on 127.0.0.1 with the dashboard off, and is closed at the end.
 
 Dask is an optional dependency (``pip install 'spanscore[dask]'``) and is imported only here, when
-``evaluate_dask`` runs.
+this engine runs.
 """
 
 from __future__ import annotations
@@ -29,19 +28,18 @@ import queue
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..api import evaluate
-from ..counts import Counts, Options
-from ..encoding import check_repair, get_encoding
 from ..errors import OptionError
 from ..memory import MMAP_THRESHOLD, TOP_PAD, TRIM_THRESHOLD
 from ..report import Report
-from ..stream import Chunk, count_chunk, iter_chunks, merge_all, plan_chunks
+from . import PartCounter
+from .parts import PartResult, fold
+from .sources import ConllSource
 
 MISSING = "--engine dask needs: pip install 'spanscore[dask]'"
 # Dask's nannies start workers with MALLOC_TRIM_THRESHOLD_=65536. Setting it also freezes glibc's
@@ -64,6 +62,18 @@ DEFAULT_PARTITION = 16 << 20  # bytes of reference per task, at most (there are 
 TASKS_PER_WORKER = 4
 
 
+def _chunk_end(part: Any) -> int:
+    return int(part.ref_end)
+
+
+class _Failed:
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+_END = object()
+
+
 def _import_distributed() -> Any:
     """``distributed``, typed loosely: parts of its API are untyped and vary between releases."""
     try:
@@ -72,68 +82,54 @@ def _import_distributed() -> Any:
         raise OptionError(MISSING) from None
 
 
-def partitions(chunks: Iterable[Chunk], total_bytes: int, n_parts: int) -> Iterator[list[Chunk]]:
-    """Cut chunks, as they come, into at most ``n_parts`` runs of consecutive chunks.
+def partitions(
+    parts: Iterable[Any], total_bytes: int, n_parts: int, position: Callable[[Any], int] = _chunk_end
+) -> Iterator[list[Any]]:
+    """Cut parts, as they come, into at most ``n_parts`` runs of consecutive parts.
 
-    A run ends with the first chunk that reaches the next equal share of ``total_bytes`` (the
-    reference's size), so runs differ by at most about one chunk; every run holds a chunk.
+    A run ends with the first part whose ``position`` reaches the next equal share of
+    ``total_bytes`` (the reference's size), so runs differ by at most about one part; every run
+    holds a part.
     """
     share = total_bytes / max(n_parts, 1)
     k = 1  # the share the current run ends at
-    run: list[Chunk] = []
-    for chunk in chunks:
-        run.append(chunk)
-        if k < n_parts and chunk.ref_end >= k * share:
+    run: list[Any] = []
+    for part in parts:
+        run.append(part)
+        at = position(part)
+        if k < n_parts and at >= k * share:
             yield run
             run = []
-            while k < n_parts and chunk.ref_end >= k * share:
+            while k < n_parts and at >= k * share:
                 k += 1
     if run:
         yield run
 
 
-def count_partition(
-    reference: str,
-    predicted: str | None,
-    chunks: Sequence[Chunk],
-    options: Options,
-    reading: Mapping[str, Any],
-) -> Counts:
-    """Runs on a worker: the summed counts of consecutive chunks (-DOCSTART- lines kept as counted)."""
-    total: Counts | None = None
-    for chunk in chunks:
-        part = count_chunk(reference, predicted, chunk, options, **reading)
-        total = part if total is None else total.merge(part)
-    if total is None:
-        raise ValueError("a partition needs at least one chunk")
-    return total
+def count_partition(counter: PartCounter, parts: Sequence[Any]) -> PartResult:
+    """Runs on a worker: consecutive parts counted and folded."""
+    return fold([counter(part) for part in parts], counter.wanted.examples)
 
 
-def _plan_into(
-    out: queue.Queue[Chunk | BaseException | None],
-    stop: threading.Event,
-    reference: str | Path,
-    predicted: str | Path | None,
-    chunk_bytes: int,
-) -> None:
-    """Runs in a thread of the client: every chunk of the plan, then None (or the error)."""
+def _plan_into(out: queue.Queue[Any], stop: threading.Event, parts: Iterator[Any]) -> None:
+    """Runs in a thread of the client: every part of the plan, then the end mark (or the error)."""
     try:
-        for chunk in iter_chunks(reference, predicted, chunk_bytes):
+        for part in parts:
             if stop.is_set():  # the client gave up (its cluster failed to start, say)
                 return
-            out.put(chunk)
-        out.put(None)
+            out.put(part)
+        out.put(_END)
     except BaseException as exc:  # raised again in the client's thread
-        out.put(exc)
+        out.put(_Failed(exc))
 
 
-def _drain(planned: queue.Queue[Chunk | BaseException | None]) -> Iterator[Chunk]:
+def _drain(planned: queue.Queue[Any]) -> Iterator[Any]:
     while True:
         item = planned.get()
-        if item is None:
+        if item is _END:
             return
-        if isinstance(item, BaseException):
-            raise item
+        if isinstance(item, _Failed):
+            raise item.error
         yield item
 
 
@@ -150,11 +146,11 @@ def _slots(client: Any, fallback: int) -> int:
 
 
 @dataclass(frozen=True)
-class DaskCounter:
-    """A ``stream.ChunkCounter`` that counts the chunks on a Dask cluster.
+class DaskEngine:
+    """Counts the parts of a source on a Dask cluster (an ``engines.Engine``).
 
     ``scheduler`` is the address of a running scheduler (``tcp://host:8786``); without it a local
-    cluster of ``n_workers`` single-threaded processes starts and stops with each call.
+    cluster of ``n_workers`` single-threaded processes starts and stops with each run.
     ``partition_bytes`` is the most reference bytes one task counts.
     """
 
@@ -162,61 +158,58 @@ class DaskCounter:
     n_workers: int = 2
     partition_bytes: int = DEFAULT_PARTITION
 
-    def __call__(
-        self,
-        reference: str | Path,
-        predicted: str | Path | None,
-        options: Options,
-        read: Mapping[str, Any],
-        *,
-        chunk_bytes: int,
-        progress: Callable[[int, int], None] | None,
-    ) -> Counts:
+    def results(self, counter: PartCounter, progress: Callable[[int, int], None] | None) -> Iterator[PartResult]:
         # Every check that can fail runs before a cluster starts.
-        get_encoding(read["labels"])
-        check_repair(read["repair"])
         if self.n_workers < 1:
             raise OptionError(f"--workers must be at least 1, not {self.n_workers}")
-        if chunk_bytes < 1 or self.partition_bytes < 1:
-            raise OptionError("chunk and partition sizes must be positive")
+        if self.partition_bytes < 1:
+            raise OptionError("the partition size must be positive")
         if importlib.util.find_spec("distributed") is None:
             raise OptionError(MISSING)
-        for path in (reference, predicted):
-            if path is not None and not os.path.isfile(path):
-                plan_chunks(reference, predicted, chunk_bytes)  # raises the stream engine's error
-        ref_path, pred_path = str(reference), None if predicted is None else str(predicted)
-        if self.scheduler is not None:
-            # Remote workers do not share this process's working directory.
-            ref_path = os.path.abspath(ref_path)
-            pred_path = None if pred_path is None else os.path.abspath(pred_path)
+        source = counter.source
+        if isinstance(source, ConllSource):
+            for path in (source.reference, source.predicted):
+                if path is not None and not os.path.isfile(path):
+                    next(iter(source.parts()))  # raises the local engine's error
+            if self.scheduler is not None:
+                # Remote workers do not share this process's working directory.
+                source = replace(
+                    source,
+                    reference=os.path.abspath(source.reference),
+                    predicted=None if source.predicted is None else os.path.abspath(source.predicted),
+                )
+                counter = replace(counter, source=source)
 
         with ExitStack() as stack:
             # Plan while distributed loads and the cluster starts, and hand out each partition as
             # soon as it is planned: planning large files takes seconds, and the workers count meanwhile.
-            planned: queue.Queue[Chunk | BaseException | None] = queue.Queue()
+            planned: queue.Queue[Any] = queue.Queue()
             stop = threading.Event()
-            thread = threading.Thread(target=_plan_into, args=(planned, stop, reference, predicted, chunk_bytes))
+            thread = threading.Thread(target=_plan_into, args=(planned, stop, source.parts()))
             thread.start()
             stack.callback(thread.join)
             stack.callback(stop.set)
             dist = _import_distributed()
             client = self._client(dist, stack)
-            total_bytes = os.path.getsize(reference)
+            total_bytes = source.size()
             slots = _slots(client, self.n_workers)
             n_parts = max(slots * TASKS_PER_WORKER, math.ceil(total_bytes / self.partition_bytes))
-            futures, sizes = [], {}
-            for group in partitions(_drain(planned), total_bytes, n_parts):
-                future = client.submit(count_partition, ref_path, pred_path, group, options, read, pure=False)
+            futures, ends = [], {}
+            for group in partitions(_drain(planned), total_bytes, n_parts, source.position):
+                future = client.submit(count_partition, counter, group, pure=False)
                 futures.append(future)
-                sizes[future.key] = sum(c.ref_end - c.ref_start for c in group)
-            parts: dict[str, Counts] = {}
-            done = 0
+                ends[future.key] = source.position(group[-1])
+            done: dict[str, PartResult] = {}
+            finished = 0
+            # Hand results back in plan order as soon as the next one in order is in.
             for future in dist.as_completed(futures):
-                parts[future.key] = future.result()
-                done += sizes[future.key]
-                if progress is not None:
-                    progress(done, total_bytes)
-            return merge_all([parts[f.key] for f in futures])  # in file order, as the stream engine adds
+                done[future.key] = future.result()
+                while finished < len(futures) and futures[finished].key in done:
+                    key = futures[finished].key
+                    if progress is not None:
+                        progress(ends[key], total_bytes)
+                    yield done.pop(key)
+                    finished += 1
 
     def _client(self, dist: Any, stack: ExitStack) -> Any:
         if self.scheduler is not None:
@@ -248,11 +241,12 @@ def evaluate_dask(
     partition_bytes: int = DEFAULT_PARTITION,
     **evaluate_options: Any,
 ) -> Report:
-    """``spanscore.evaluate(..., keep_details=False)`` of CoNLL files, counted on a Dask cluster.
+    """``spanscore.evaluate(..., keep_details=False)``, counted on a Dask cluster.
 
     ``evaluate_options`` are ``evaluate``'s (reference, predicted, labels, credit, chunk_bytes,
-    progress...); the report, and so its JSON, equals the streaming engine's. The files must be
-    readable at the same path on every worker.
+    progress...); the report, and so its JSON, equals the local engine's. Files must be readable
+    at the same path on every worker.
     """
-    counter = DaskCounter(scheduler=scheduler, n_workers=n_workers, partition_bytes=partition_bytes)
-    return evaluate(**evaluate_options, keep_details=False, counter=counter)
+    engine = DaskEngine(scheduler=scheduler, n_workers=n_workers, partition_bytes=partition_bytes)
+    evaluate_options.setdefault("keep_details", False)
+    return evaluate(**evaluate_options, engine=engine)

@@ -53,6 +53,8 @@ class ConllTable:
     n_columns: int
     line_offset: int = 0
     n_docstarts: int = 0
+    # -DOCSTART- lines before each sentence in this table (None: no -DOCSTART- line at all).
+    sentence_docstarts: IntArray | None = None
 
     @property
     def n_tokens(self) -> int:
@@ -273,9 +275,11 @@ def _table(
     else:
         sentence_first = _sentence_starts(lines.blank)
     sentence_bounds = np.concatenate((sentence_first, [token_lines.shape[0]])).astype(np.int64)
+    sentence_docstarts = None
     if n_docstart:
         doc_cum = np.cumsum(docstart)
-        sentence_doc = doc_cum[token_lines[sentence_first]].astype(np.int64) - 1
+        sentence_docstarts = doc_cum[token_lines[sentence_first]].astype(np.int64)
+        sentence_doc = sentence_docstarts - 1
         sentence_doc[sentence_doc < 0] = 0
     else:
         sentence_doc = np.zeros(sentence_first.shape[0], dtype=np.int64)
@@ -293,6 +297,7 @@ def _table(
         n_columns=n_columns,
         line_offset=line_offset,
         n_docstarts=n_docstart,
+        sentence_docstarts=sentence_docstarts,
     )
 
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .files import read_bytes
 
 
 @dataclass(frozen=True)
@@ -25,41 +24,59 @@ class Document:
 
 
 def json_objects(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each non-blank line; anything but a JSON object is an InputError."""
+    """(line number, object) for each non-blank line, read a line at a time; anything but a JSON
+    object is an InputError.
+
+    Lines end at "\\n" alone: U+2028, U+0085 and the like are characters inside JSON strings. A
+    UTF-8 byte order mark at the start is skipped.
+    """
     name = str(path)
-    raw = read_bytes(path)
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=name) from None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"malformed JSON: {exc.msg} at column {exc.colno}", path=name, line=number) from None
-        if not isinstance(obj, dict):
-            raise InputError("expected one JSON object per line", path=name, line=number)
-        yield number, obj
+        handle = open(path, "rb")  # noqa: SIM115 - closed below
+    except FileNotFoundError:
+        raise InputError("no such file", path=name) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", path=name) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=name) from None
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=name, line=number) from None
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"malformed JSON: {exc.msg} at column {exc.colno}", path=name, line=number) from None
+            if not isinstance(obj, dict):
+                raise InputError("expected one JSON object per line", path=name, line=number)
+            yield number, obj
 
 
-def read_jsonl(path: str | Path) -> list[Document]:
+def iter_documents(path: str | Path) -> Iterator[Document]:
+    """The documents of a file in order; ids must be unique and the file not empty."""
     name = str(path)
-    docs: list[Document] = []
     seen: dict[str, int] = {}
     for number, obj in json_objects(path):
-        doc = _document(obj, name, number)
+        doc = parse_document(obj, name, number)
         if doc.id in seen:
             raise InputError(f"document id {doc.id!r} also on line {seen[doc.id]}", path=name, line=number)
         seen[doc.id] = number
-        docs.append(doc)
-    if not docs:
+        yield doc
+    if not seen:
         raise InputError("file is empty: expected one JSON document per line", path=name)
-    return docs
 
 
-def _document(obj: Any, path: str, line: int) -> Document:
+def read_jsonl(path: str | Path) -> list[Document]:
+    return list(iter_documents(path))
+
+
+def parse_document(obj: Any, path: str, line: int) -> Document:
     def fail(what: str) -> InputError:
         return InputError(what, path=path, line=line)
 

@@ -4,19 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
-from ..encoding import Repair, check_repair, decode, get_encoding, invalid_messages, split_labels
+from ..encoding import Repair, decode, get_encoding, invalid_messages, split_labels
 from ..errors import InputError, OptionError
 from ..spans import IntArray, Spans, union_types
-from .conll import ConllTable, Delimiter, gather, prefix_words, read_conll
-from .jsonl import Document, read_jsonl
-
-Format = Literal["conll", "jsonl", "labels", "spans"]
-FORMATS: tuple[str, ...] = ("conll", "jsonl", "labels", "spans")
+from .conll import ConllTable, gather, prefix_words
+from .jsonl import Document
 
 
 class Text(Protocol):
@@ -183,46 +179,7 @@ def unify(reference: Spans, predicted: Spans) -> tuple[Spans, Spans]:
     return reference.with_types(types), predicted.with_types(types)
 
 
-def load_conll(
-    reference: str | Path,
-    predicted: str | Path | None,
-    *,
-    labels: str = "BIO",
-    repair: str = "conlleval",
-    delimiter: Delimiter = "auto",
-    token_column: int = 0,
-    label_column: int = -1,
-) -> Loaded:
-    """Two CoNLL files, or one merged ``token gold pred`` file when ``predicted`` is None."""
-    rep = check_repair(repair)
-    if predicted is None:
-        table = read_conll(reference, columns=(-2, -1), token_column=token_column, delimiter=delimiter)
-        if table.n_columns < 3:
-            raise InputError(
-                f"a merged file needs token, gold and predicted columns; lines have {table.n_columns}",
-                path=table.path,
-            )
-        ref_spans = decode_column(table, 0, labels, rep)
-        pred_spans = decode_column(table, 1, labels, rep)
-        ref_table = table
-    else:
-        ref_table = read_conll(reference, columns=(label_column,), token_column=token_column, delimiter=delimiter)
-        pred_table = read_conll(predicted, columns=(label_column,), token_column=token_column, delimiter=delimiter)
-        check_same_tokens(ref_table, pred_table)
-        ref_spans = decode_column(ref_table, 0, labels, rep)
-        pred_spans = decode_column(pred_table, 0, labels, rep)
-    ref_spans, pred_spans = unify(ref_spans, pred_spans)
-    return Loaded(
-        reference=ref_spans,
-        predicted=pred_spans,
-        text=ConllText(ref_table, ref_table.sentence_bounds),
-        documents=ref_table.n_documents,
-        sentences=ref_table.n_sentences,
-        tokens=ref_table.n_tokens,
-    )
-
-
-def _docs_to_spans(docs: Sequence[Document], bases: IntArray) -> Spans:
+def docs_to_spans(docs: Sequence[Document], bases: IntArray) -> Spans:
     starts, ends, labels, units = [], [], [], []
     for i, doc in enumerate(docs):
         for s, e, label in doc.spans:
@@ -241,89 +198,7 @@ def _docs_to_spans(docs: Sequence[Document], bases: IntArray) -> Spans:
     )
 
 
-def load_jsonl(reference: str | Path, predicted: str | Path) -> Loaded:
-    ref_docs = read_jsonl(reference)
-    pred_docs = {d.id: d for d in read_jsonl(predicted)}
-    ref_ids = {d.id for d in ref_docs}
-    for doc in ref_docs:
-        other = pred_docs.get(doc.id)
-        if other is None:
-            raise InputError(f"document {doc.id!r} is missing from {predicted}", path=str(reference), line=doc.line)
-        if other.text != doc.text:
-            k = next(
-                (i for i, (a, b) in enumerate(zip(doc.text, other.text, strict=False)) if a != b),
-                min(len(doc.text), len(other.text)),
-            )
-            raise InputError(
-                f"text of document {doc.id!r} differs from {reference}:{doc.line} at character {k}:"
-                f" {other.text[k : k + 20]!r} vs {doc.text[k : k + 20]!r}",
-                path=str(predicted),
-                line=other.line,
-            )
-    for doc_id, doc in pred_docs.items():
-        if doc_id not in ref_ids:
-            raise InputError(f"document {doc_id!r} is not in {reference}", path=str(predicted), line=doc.line)
-    lengths = np.array([len(d.text) + 1 for d in ref_docs], dtype=np.int64)
-    bases = np.concatenate(([0], np.cumsum(lengths)))[:-1]
-    ordered_pred = [pred_docs[d.id] for d in ref_docs]
-    ref_spans, pred_spans = unify(_docs_to_spans(ref_docs, bases), _docs_to_spans(ordered_pred, bases))
-    return Loaded(
-        reference=ref_spans,
-        predicted=pred_spans,
-        text=OffsetText([d.text for d in ref_docs], bases),
-        documents=len(ref_docs),
-        sentences=len(ref_docs),
-        tokens=sum(len(d.text.split()) for d in ref_docs),
-    )
-
-
-def _label_table(name: str, sequences: Sequence[Sequence[str]]) -> ConllTable:
-    if isinstance(sequences, str) or not all(
-        isinstance(s, Sequence) and not isinstance(s, str) and all(isinstance(x, str) for x in s) for s in sequences
-    ):
-        raise OptionError(f"format='labels' expects {name} as a list of sentences, each a list of label strings")
-    flat = [x for s in sequences for x in s]
-    vocab, ids = np.unique(np.array(flat, dtype=object), return_inverse=True) if flat else (np.array([]), np.zeros(0))
-    lengths = np.array([len(s) for s in sequences], dtype=np.int64)
-    bounds = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-    from .conll import Column
-
-    n = len(flat)
-    return ConllTable(
-        path=name,
-        buffer=np.zeros(0, dtype=np.uint8),
-        token_start=np.zeros(n, dtype=np.int64),
-        token_end=np.zeros(n, dtype=np.int64),
-        token_line=np.arange(1, n + 1, dtype=np.int64),
-        sentence_bounds=bounds,
-        sentence_doc=np.zeros(len(sequences), dtype=np.int64),
-        n_documents=1,
-        columns=(Column(ids=np.asarray(ids, dtype=np.int64).ravel(), vocab=tuple(str(v) for v in vocab)),),
-        n_columns=2,
-    )
-
-
-def load_labels(
-    reference: Sequence[Sequence[str]],
-    predicted: Sequence[Sequence[str]],
-    *,
-    labels: str = "BIO",
-    repair: str = "conlleval",
-) -> Loaded:
-    """Label sequences given in Python: one list of label strings per sentence."""
-    rep = check_repair(repair)
-    ref = _label_table("reference", reference)
-    pred = _label_table("predicted", predicted)
-    if not np.array_equal(ref.sentence_bounds, pred.sentence_bounds):
-        if ref.n_sentences != pred.n_sentences:
-            raise InputError(f"{ref.n_sentences} reference sentences but {pred.n_sentences} predicted")
-        s = int(np.flatnonzero(np.diff(ref.sentence_bounds) != np.diff(pred.sentence_bounds))[0])
-        raise InputError(f"sentence {s}: {len(reference[s])} reference labels but {len(predicted[s])} predicted")
-    ref_spans, pred_spans = unify(decode_column(ref, 0, labels, rep), decode_column(pred, 0, labels, rep))
-    return Loaded(ref_spans, pred_spans, ConllText(None, ref.sentence_bounds), 1, ref.n_sentences, ref.n_tokens)
-
-
-def _span_docs(name: str, docs: Any) -> list[list[tuple[int, int, str]]]:
+def span_docs(name: str, docs: Any) -> list[list[tuple[int, int, str]]]:
     if isinstance(docs, str | bytes) or not isinstance(docs, Sequence):
         raise OptionError(f"format='spans' expects {name} as a list of documents, each a list of spans")
     out = []
@@ -342,20 +217,3 @@ def _span_docs(name: str, docs: Any) -> list[list[tuple[int, int, str]]]:
             spans.append((s, e, label))
         out.append(spans)
     return out
-
-
-def load_spans(reference: Any, predicted: Any) -> Loaded:
-    """Span lists given in Python: per document, (start, end, label) with end exclusive."""
-    ref = _span_docs("reference", reference)
-    pred = _span_docs("predicted", predicted)
-    if len(ref) != len(pred):
-        raise InputError(f"{len(ref)} reference documents but {len(pred)} predicted")
-    lengths = np.array(
-        [max([e for _, e, _ in r + p], default=0) + 1 for r, p in zip(ref, pred, strict=True)], dtype=np.int64
-    )
-    bases = np.concatenate(([0], np.cumsum(lengths)))[:-1].astype(np.int64)
-    texts = [" " * int(n - 1) for n in lengths]
-    as_docs = [Document(str(i), texts[i], tuple(r), i + 1) for i, r in enumerate(ref)]
-    as_pred = [Document(str(i), texts[i], tuple(p), i + 1) for i, p in enumerate(pred)]
-    ref_spans, pred_spans = unify(_docs_to_spans(as_docs, bases), _docs_to_spans(as_pred, bases))
-    return Loaded(ref_spans, pred_spans, OffsetText(texts, bases), len(ref), len(ref), 0)

@@ -20,6 +20,7 @@ from ..api import evaluate
 from ..criteria import RIGHT_LABEL_OVERLAP_KINDS
 from ..errors import InputError, OptionError
 from ..io.jsonl import json_objects
+from ..io.load import Text
 from ..judging import Judge, JudgeCredit
 from ..matching import EXACT
 from ..report import Report
@@ -77,31 +78,34 @@ class Type5Pair:
 
 def type5_pairs(report: Report) -> tuple[list[Type5Pair], int]:
     """The Type-5 pairs of a report (made with ``keep_details=True``), and its exact matches."""
-    if report.details is None or report.text is None:
+    if report.kept is None:
         raise OptionError("the report has no matching details: evaluate with keep_details=True")
-    d, text = report.details, report.text
-    m = d.schemes["type"]
-    kind = d.pairs.kind[m.pair]
     tokens = report.options.get("units") == "tokens"
-
-    def char_offset(unit: int, global_pos: int, local_pos: int) -> int:
-        if not tokens:
-            return local_pos
-        prefix = text.mention(global_pos - local_pos, global_pos)
-        return len(prefix) + 1 if prefix else 0
-
     out = []
-    for k in m.pair[np.isin(kind, RIGHT_LABEL_OVERLAP_KINDS)].tolist():
-        r, p = int(d.pairs.ref[k]), int(d.pairs.pred[k])
-        unit = int(d.reference.unit[r])
-        rs, re_ = int(d.reference.start[r]), int(d.reference.end[r])
-        ps, pe = int(d.predicted.start[p]), int(d.predicted.end[p])
-        gold_text, pred_text = text.mention(rs, re_), text.mention(ps, pe)
-        gs = char_offset(unit, rs, text.local(unit, rs))
-        pstart = char_offset(unit, ps, text.local(unit, ps))
-        key: PairKey = (unit, gs, gs + len(gold_text), pstart, pstart + len(pred_text))
-        out.append(Type5Pair(key, gold_text, pred_text, r, p))
-    return out, int((kind == EXACT).sum())
+    exact = 0
+    for kept in report.kept:
+        d, text = kept.details, kept.text
+        m = d.schemes["type"]
+        kind = d.pairs.kind[m.pair]
+        exact += int((kind == EXACT).sum())
+
+        def char_offset(global_pos: int, local_pos: int, text: Text = text) -> int:
+            if not tokens:
+                return local_pos
+            prefix = text.mention(global_pos - local_pos, global_pos)
+            return len(prefix) + 1 if prefix else 0
+
+        for k in m.pair[np.isin(kind, RIGHT_LABEL_OVERLAP_KINDS)].tolist():
+            r, p = int(d.pairs.ref[k]), int(d.pairs.pred[k])
+            unit = int(d.reference.unit[r])
+            rs, re_ = int(d.reference.start[r]), int(d.reference.end[r])
+            ps, pe = int(d.predicted.start[p]), int(d.predicted.end[p])
+            gold_text, pred_text = text.mention(rs, re_), text.mention(ps, pe)
+            gs = char_offset(rs, text.local(unit, rs))
+            pstart = char_offset(ps, text.local(unit, ps))
+            key: PairKey = (unit + kept.unit_offset, gs, gs + len(gold_text), pstart, pstart + len(pred_text))
+            out.append(Type5Pair(key, gold_text, pred_text, r, p))
+    return out, exact
 
 
 def user_scores(

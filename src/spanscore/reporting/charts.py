@@ -8,9 +8,10 @@ program that already uses matplotlib.
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal
 
-from .common import PARTIAL_CRITERIA, partial_label, total_errors
+from ..results import ErrorKey, EvaluationResult, ScoreKey
+from .common import PARTIAL_CRITERIA, match_metrics, partial_label, total_errors
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -74,22 +75,25 @@ def _tidy(ax: Axes, counts: str = "") -> None:
     ax.set_axisbelow(True)
 
 
-def scores_chart(data: dict[str, Any]) -> bytes:
-    """Figure 2 of the paper: precision, recall and F1 per criterion, as grouped bars."""
+def scores_chart(data: EvaluationResult) -> bytes:
+    """Figure 2 of Kong and Sullivan: precision, recall and F1 per criterion, as grouped bars."""
     metrics = data["metrics"]
     names = [n for n in CHART_ORDER if n in metrics]
     fig = _figure(9.0, 4.8)
     ax = fig.add_subplot()
     width = 0.27
-    for j, (key, label, colour) in enumerate(
-        (("precision", "precision", BLUE), ("recall", "recall", ORANGE), ("f1", "F1", GREEN))
-    ):
+    bars_of: tuple[tuple[ScoreKey, str, str], ...] = (
+        ("precision", "precision", BLUE),
+        ("recall", "recall", ORANGE),
+        ("f1", "F1", GREEN),
+    )
+    for j, (key, label, colour) in enumerate(bars_of):
         xs = [i + (j - 1) * width for i in range(len(names))]
-        values = [100 * (metrics[n][key] or 0.0) for n in names]
-        bars = ax.bar(xs, values, width, label=label, color=colour)
+        scores = [metrics[n][key] for n in names]
+        bars = ax.bar(xs, [100 * (x or 0.0) for x in scores], width, label=label, color=colour)
         ax.bar_label(
             bars,
-            labels=[f"{100 * metrics[n][key]:.1f}" if metrics[n][key] is not None else "n/a" for n in names],
+            labels=[f"{100 * x:.1f}" if x is not None else "n/a" for x in scores],
             padding=2,
             fontsize=7,
         )
@@ -104,17 +108,19 @@ def scores_chart(data: dict[str, Any]) -> bytes:
     return _png(fig)
 
 
-def credit_chart(data: dict[str, Any]) -> bytes:
-    """Figure 1 of the paper: matches with full and with partial credit per criterion."""
-    metrics = data["metrics"]
+def credit_chart(data: EvaluationResult) -> bytes:
+    """Figure 1 of Kong and Sullivan: matches with full and with partial credit per criterion."""
+    metrics = match_metrics(data["metrics"])
     names = [n for n in PARTIAL_CRITERIA if n in metrics]
     fig = _figure(7.5, 4.5)
     ax = fig.add_subplot()
     width = 0.38
     top = max([metrics[n]["full"] for n in names] + [metrics[n]["partial"] for n in names] + [1])
-    for j, (key, label, colour) in enumerate(
-        (("full", "exact (1.0 credit)", BLUE), ("partial", partial_label(data), ORANGE))
-    ):
+    kinds: tuple[tuple[Literal["full", "partial"], str, str], ...] = (
+        ("full", "exact (1.0 credit)", BLUE),
+        ("partial", partial_label(data), ORANGE),
+    )
+    for j, (key, label, colour) in enumerate(kinds):
         xs = [i + (j - 0.5) * width for i in range(len(names))]
         bars = ax.bar(xs, [metrics[n][key] for n in names], width, label=label, color=colour)
         ax.bar_label(bars, padding=2, fontsize=9)
@@ -128,15 +134,15 @@ def credit_chart(data: dict[str, Any]) -> bytes:
     return _png(fig)
 
 
-def errors_chart(data: dict[str, Any]) -> bytes:
-    """The error taxonomy of 004 as horizontal bars; Type-5 split by how the span differs.
+def errors_chart(data: EvaluationResult) -> bytes:
+    """The error taxonomy of Nejadgholi et al. (2020) as horizontal bars; Type-5 split by how the span differs.
 
     Correct mentions usually outnumber every error type many times over; drawn to one scale they
     would flatten the errors, so their bar is then cut (marked, with its count written on it).
     """
     e = data["errors"]
     n_errors = total_errors(e)
-    rows = [
+    rows: list[tuple[ErrorKey, str, str | None]] = [
         ("correct", "correct\n(same span and type)", GREEN),
         ("false_positive", "Type-1 false positive", VERMILION),
         ("false_negative", "Type-2 false negative", PURPLE),
@@ -167,11 +173,12 @@ def errors_chart(data: dict[str, Any]) -> bytes:
             ax.barh(y, count, color=colour, height=height)
         else:
             left = 0
-            for sub, label, c in (
+            parts: tuple[tuple[ErrorKey, str, str], ...] = (
                 ("right_label_overlap_longer", "Type-5: prediction longer", BLUE),
                 ("right_label_overlap_shorter", "Type-5: prediction shorter", ORANGE),
                 ("right_label_overlap_shifted", "Type-5: prediction shifted", YELLOW),
-            ):
+            )
+            for sub, label, c in parts:
                 n = int(e[sub])
                 ax.barh(y, n, left=left, color=c, height=height, label=f"{label} ({n})")
                 left += n
@@ -205,6 +212,6 @@ CHARTS = {
 }
 
 
-def draw_all(data: dict[str, Any]) -> dict[str, bytes]:
+def draw_all(data: EvaluationResult) -> dict[str, bytes]:
     """Every chart as PNG bytes by file name; raises ChartsUnavailable without matplotlib."""
     return {name: draw(data) for name, (draw, _) in CHARTS.items()}

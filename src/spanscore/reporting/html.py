@@ -13,20 +13,16 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from .common import (
-    CRITERION_HELP,
-    ERROR_KEYS,
-    JUDGE_HEADER,
-    SEMEVAL_COLUMNS,
-    TAXONOMY,
-    TAXONOMY_DETAIL,
-    corpus_line,
-    judge_rows,
-    number,
-    partial_label,
-    pct,
-    share,
-    total_errors,
+from ..results import EvaluationResult
+from .common import CRITERION_HELP, ERROR_KEYS, TAXONOMY, corpus_line, number, partial_label
+from .tables import (
+    TableModel,
+    errors_by_type_table,
+    judge_table,
+    per_type_table,
+    scores_table,
+    semeval_table,
+    taxonomy_table,
 )
 
 CONTEXT_CHARS = 150  # characters of context shown either side of the marked mentions
@@ -159,83 +155,23 @@ def _side(row: dict[str, Any], side: str) -> dict[str, Any]:
     return {k: row[f"{side}_{k}"] for k in ("text", "type", "start", "end")}
 
 
-def _scores(data: dict[str, Any]) -> str:
-    rows = []
-    for name, m in data["metrics"].items():
-        if name == "token":
-            tail = _num(m["true_positive"]) + '<td class="n"></td><td class="n"></td>'
-        else:
-            tail = _num(m["full"]) + _num(m["partial"]) + _num(number(m["credit"]))
-        rows.append(
-            f"<tr><td><b>{escape(name)}</b></td><td>{escape(CRITERION_HELP.get(name, ''))}</td>"
-            + _num(pct(m["precision"]))
-            + _num(pct(m["recall"]))
-            + _num(pct(m["f1"]))
-            + tail
-            + "</tr>"
-        )
-    head = _head(["criterion", "matches", "P", "R", "F1", "full", "partial", "credit"], numeric_from=2)
-    return f"<table>{head}<tbody>{''.join(rows)}</tbody></table>"
-
-
-def _semeval(data: dict[str, Any]) -> str:
-    rows = []
-    for name, b in data["semeval"].items():
-        cells = "".join(_num(b[k]) for _, k in SEMEVAL_COLUMNS)
-        cells += _num(pct(b["precision"])) + _num(pct(b["recall"])) + _num(pct(b["f1"]))
-        rows.append(f"<tr><td><b>{escape(name)}</b></td>{cells}</tr>")
-    head = _head(["scheme", *(h for h, _ in SEMEVAL_COLUMNS), "P", "R", "F1"])
-    return f"<table>{head}<tbody>{''.join(rows)}</tbody></table>"
-
-
-def _per_type(data: dict[str, Any]) -> str:
-    names = list(data["metrics"])
-    rows = []
-    for typ, b in data["per_type"].items():
-        m = b["metrics"]
-        cells = _num(m["strict"]["reference"]) + _num(m["strict"]["predicted"])
-        cells += "".join(_num(pct(m[n]["f1"])) for n in names)
-        rows.append(f"<tr><td><b>{escape(typ)}</b></td>{cells}</tr>")
-    macro = "".join(_num(pct(data["macro"][n]["f1"])) for n in names)
-    rows.append(f'<tr class="total"><td>macro</td><td></td><td></td>{macro}</tr>')
-    return f"<table>{_head(['type', 'ref', 'pred', *names])}<tbody>{''.join(rows)}</tbody></table>"
-
-
-def _taxonomy(data: dict[str, Any]) -> str:
-    e = data["errors"]
-    n_errors = total_errors(e)
-    rows = []
-    for key, code, text in TAXONOMY:
-        rows.append(
-            f"<tr><td>{escape(code) or '–'}</td><td>{escape(text)}</td>"
-            + _num(e[key])
-            + _num(share(int(e[key]), n_errors) if code else "")
-            + "</tr>"
-        )
-        for sub, label in TAXONOMY_DETAIL.get(key, ()):
-            rows.append(f'<tr class="sub"><td></td><td>{escape(label)}</td>{_num(e[sub])}<td></td></tr>')
-    rows.append(f'<tr class="total"><td></td><td>errors</td>{_num(n_errors)}<td></td></tr>')
-    head = _head(["type", "kind", "count", "share of errors"], 2)
-    table = f"<table>{head}<tbody>{''.join(rows)}</tbody></table>"
-    per_type = e.get("per_type") or {}
-    if not per_type:
-        return table
-    codes = [(key, code or "correct") for key, code, _ in TAXONOMY]
-    body = "".join(
-        f"<tr><td><b>{escape(typ)}</b></td>" + "".join(_num(counts[k]) for k, _ in codes) + "</tr>"
-        for typ, counts in per_type.items()
+def _table(table: TableModel) -> str:
+    """A table model as HTML: numbers right-aligned, row names bold, total and detail rows styled."""
+    head = "".join(
+        f'<th class="n">{escape(h)}</th>' if a == "right" else f"<th>{escape(h)}</th>"
+        for h, a in zip(table.header, table.align, strict=True)
     )
-    per = f"<table>{_head(['type', *(c for _, c in codes)])}<tbody>{body}</tbody></table>"
-    return table + "<h3>By reference type (Type-1 by predicted type)</h3>" + per
-
-
-def _judge(judge: dict[str, Any]) -> str:
-    table = judge_rows(judge)
     rows = []
-    for i, row in enumerate(table):
-        css = ' class="total"' if i == len(table) - 1 else ""
-        rows.append(f"<tr{css}><td><b>{escape(row[0])}</b></td>{''.join(_num(c) for c in row[1:])}</tr>")
-    return f"<table>{_head(list(JUDGE_HEADER))}<tbody>{''.join(rows)}</tbody></table>"
+    for row in table.rows:
+        tds = []
+        for i, (text, align) in enumerate(zip(table.cells(row), table.align, strict=True)):
+            if i == 0 and table.row_header and text:
+                tds.append(f"<td><b>{escape(text)}</b></td>")
+            else:
+                tds.append(_num(text) if align == "right" else f"<td>{escape(text)}</td>")
+        css = f' class="{row.style}"' if row.style else ""
+        rows.append(f"<tr{css}>{''.join(tds)}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
 def _examples(examples: dict[str, list[dict[str, Any]]], tokens: bool) -> str:
@@ -296,7 +232,7 @@ def _partials(samples: Sequence[PartialSample], unit_kind: str, tokens: bool) ->
 
 
 def render_html(
-    data: dict[str, Any],
+    data: EvaluationResult,
     *,
     charts: dict[str, tuple[bytes, str]],
     notes: Sequence[str],
@@ -329,7 +265,11 @@ def render_html(
     ]
     out += [f'<p class="note">{escape(n)}</p>' for n in notes]
 
-    out += ['<h2 id="scores">Mention scores (%)</h2>', _scores(data)]
+    def section(anchor: str, table: TableModel) -> str:
+        return f'<h2 id="{anchor}">{escape(table.title)}</h2>'
+
+    scores = scores_table(data)
+    out += [section("scores", scores), _table(scores)]
     out.append(
         '<p class="lead">Precision divides the credit earned by the number of predictions, recall by the '
         f"number of reference mentions; a full match earns 1, a {escape(partial_label(data))} match its "
@@ -347,23 +287,30 @@ def render_html(
     else:
         out.append('<p class="lead">No charts were drawn.</p>')
 
-    out += ['<h2 id="semeval">SemEval-2013 schemes (MUC categories)</h2>', _semeval(data)]
-    out.append('<h2 id="per-type">Per type: F1 (%) by criterion</h2>')
-    out.append(_per_type(data) if data["per_type"] else '<p class="lead">No types.</p>')
+    semeval = semeval_table(data)
+    out += [section("semeval", semeval), _table(semeval)]
+    per_type = per_type_table(data)
+    out.append(section("per-type", per_type))
+    out.append(_table(per_type) if per_type.rows else '<p class="lead">No types.</p>')
 
-    out += ['<h2 id="errors">Error taxonomy</h2>']
+    taxonomy = taxonomy_table(data)
+    out.append(section("errors", taxonomy))
     out.append(
         '<p class="lead">Each reference and prediction is matched one to one (a same-type overlap is '
         "preferred) and every mention that is not correct gets one error type.</p>"
     )
-    out.append(_taxonomy(data))
-    if "judge" in data:
-        out.append("<h3>Judge: right-label/overlap (Type-5) pairs</h3>")
+    out.append(_table(taxonomy))
+    by_type = errors_by_type_table(data)
+    if by_type.rows:
+        out += [f"<h3>{escape(by_type.title)}</h3>", _table(by_type)]
+    judge = judge_table(data)
+    if judge.rows:
+        out.append(f"<h3>{escape(judge.title)}</h3>")
         out.append(
             '<p class="lead">How many matched Type-5 pairs the judge accepted and rejected, per type, next to '
             "the F1 that accepts none of them (strict), the judge's choice (learned) and all (overlap).</p>"
         )
-        out.append(_judge(data["judge"]))
+        out.append(_table(judge))
     legend = (
         '<p class="legend"><span><span class="g">reference</span> highlighted</span>'
         '<span><span class="p">prediction</span> underlined</span></p>'

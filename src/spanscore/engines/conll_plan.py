@@ -1,33 +1,25 @@
-"""Streaming: score CoNLL files of any size in bounded memory.
+"""Planning CoNLL files: byte ranges of the reference and the prediction that hold the same sentences.
 
-``plan_chunks`` cuts the reference and the prediction into byte ranges that end at the same
-sentence break in both files (the k-th blank line after a token line); ``count_chunk`` reads one
-pair of ranges and returns its ``Counts``. Counts are additive, so summing the chunks gives
-exactly the counts of the whole files. The sequential engine and the Dask engine both map
-``count_chunk`` over the same plan.
+``iter_chunks`` cuts both files at the same sentence break (the k-th blank line after a token
+line), about ``chunk_bytes`` of reference at a time, without parsing them: only the breaks are
+found, by comparisons over the bytes. Each chunk is then read and counted on its own
+(``engines.sources.ConllSource``); counts are additive, so the sum over chunks is exactly the count
+of the whole files.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
-import itertools
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol
+from typing import BinaryIO
 
 import numpy as np
 
-from .counts import Counts, Options, count
-from .encoding import check_repair
-from .errors import InputError
-from .io.conll import Delimiter, parse_conll
-from .io.load import check_same_tokens, decode_column, unify
-from .memory import keep_freed_memory
-from .spans import IntArray, Spans
-from .workers import can_fork, forked_map
+from ..errors import InputError
+from ..spans import IntArray
 
 DEFAULT_CHUNK = 1 << 19
 
@@ -214,187 +206,3 @@ def iter_chunks(
 def plan_chunks(reference: str | Path, predicted: str | Path | None, chunk_bytes: int = DEFAULT_CHUNK) -> list[Chunk]:
     """Every chunk of ``iter_chunks``."""
     return list(iter_chunks(reference, predicted, chunk_bytes))
-
-
-def _read(path: str | Path, start: int, end: int) -> bytes:
-    with open(path, "rb") as f:
-        f.seek(start)
-        return f.read(end - start)
-
-
-@dataclass(frozen=True)
-class ChunkSpans:
-    reference: Spans
-    predicted: Spans
-    documents: int  # -DOCSTART- lines in the chunk
-    sentences: int
-    tokens: int
-
-
-def load_chunk(
-    reference: str | Path,
-    predicted: str | Path | None,
-    chunk: Chunk,
-    *,
-    labels: str = "BIO",
-    repair: str = "conlleval",
-    delimiter: Delimiter = "auto",
-    token_column: int = 0,
-    label_column: int = -1,
-) -> ChunkSpans:
-    rep = check_repair(repair)
-    ref_bytes = _read(reference, chunk.ref_start, chunk.ref_end)
-    if predicted is None:
-        table = parse_conll(
-            ref_bytes,
-            str(reference),
-            columns=(-2, -1),
-            token_column=token_column,
-            delimiter=delimiter,
-            line_offset=chunk.ref_line,
-            allow_empty=True,
-        )
-        if 0 < table.n_columns < 3:
-            raise InputError(
-                f"a merged file needs token, gold and predicted columns; lines have {table.n_columns}",
-                path=str(reference),
-            )
-        r, p = decode_column(table, 0, labels, rep), decode_column(table, 1, labels, rep)
-        ref_table = table
-    else:
-        ref_table = parse_conll(
-            ref_bytes,
-            str(reference),
-            columns=(label_column,),
-            token_column=token_column,
-            delimiter=delimiter,
-            line_offset=chunk.ref_line,
-            allow_empty=True,
-        )
-        pred_table = parse_conll(
-            _read(predicted, chunk.pred_start, chunk.pred_end),
-            str(predicted),
-            columns=(label_column,),
-            token_column=token_column,
-            delimiter=delimiter,
-            line_offset=chunk.pred_line,
-            allow_empty=True,
-        )
-        check_same_tokens(ref_table, pred_table)
-        r, p = decode_column(ref_table, 0, labels, rep), decode_column(pred_table, 0, labels, rep)
-    r, p = unify(r, p)
-    return ChunkSpans(r, p, ref_table.n_docstarts, ref_table.n_sentences, ref_table.n_tokens)
-
-
-def count_chunk(
-    reference: str | Path,
-    predicted: str | Path | None,
-    chunk: Chunk,
-    options: Options,
-    *,
-    labels: str = "BIO",
-    repair: str = "conlleval",
-    delimiter: Delimiter = "auto",
-    token_column: int = 0,
-    label_column: int = -1,
-    type_map: Mapping[str, str | None] | None = None,
-    types: Sequence[str] | None = None,
-) -> Counts:
-    """The counts of one chunk; ``Counts.documents`` holds its -DOCSTART- lines."""
-    cs = load_chunk(
-        reference,
-        predicted,
-        chunk,
-        labels=labels,
-        repair=repair,
-        delimiter=delimiter,
-        token_column=token_column,
-        label_column=label_column,
-    )
-    r, p = cs.reference, cs.predicted
-    if type_map or types is not None:
-        r, p = unify(r.map_types(type_map or {}, types), p.map_types(type_map or {}, types))
-        cs = ChunkSpans(r, p, cs.documents, cs.sentences, cs.tokens)
-    counts, _ = count(r, p, options)
-    counts.documents, counts.sentences, counts.tokens = cs.documents, cs.sentences, cs.tokens
-    return counts
-
-
-class ChunkCounter(Protocol):
-    """Counts two CoNLL files chunk by chunk somewhere else (a cluster, say) and sums the counts.
-
-    ``read`` holds ``count_chunk``'s keywords; the result must equal ``count_plan`` on the same plan.
-    """
-
-    def __call__(
-        self,
-        reference: str | Path,
-        predicted: str | Path | None,
-        options: Options,
-        read: Mapping[str, Any],
-        *,
-        chunk_bytes: int,
-        progress: Callable[[int, int], None] | None,
-    ) -> Counts: ...
-
-
-def count_plan(
-    reference: str | Path,
-    predicted: str | Path | None,
-    chunks: Iterable[Chunk],
-    options: Options,
-    *,
-    jobs: int = 1,
-    progress: Callable[[int, int], None] | None = None,
-    **read: Any,
-) -> Counts:
-    """The counts of every chunk, summed; ``read`` holds ``count_chunk``'s keywords.
-
-    With ``jobs`` > 1 the chunks are counted in that many forked worker processes (where the
-    platform can fork); results come back in chunk order, so the first bad chunk's error is the one
-    raised, as in one process.
-    """
-    work = functools.partial(count_chunk, reference, predicted, options=options, **read)
-    handed_out: list[Chunk] = []
-
-    def tracked() -> Iterator[Chunk]:
-        for chunk in chunks:
-            handed_out.append(chunk)
-            yield chunk
-
-    def counted() -> Iterator[Counts]:
-        for k, counts in enumerate(_map(work, tracked(), jobs)):
-            if progress is not None:
-                progress(handed_out[k].ref_end, os.path.getsize(reference))  # the last chunk ends there
-            yield counts
-
-    return merge_all(counted())
-
-
-def _map(work: Callable[[Chunk], Counts], chunks: Iterable[Chunk], jobs: int) -> Iterator[Counts]:
-    it = iter(chunks)
-    head = list(itertools.islice(it, 2))
-    if jobs <= 1 or len(head) < 2 or not can_fork():
-        yield from map(work, itertools.chain(head, it))
-        return
-    # Forked, not spawned: a spawned worker would spend longer importing numpy than counting a chunk.
-    yield from forked_map(work, itertools.chain(head, it), jobs, start=keep_freed_memory)
-
-
-def default_jobs() -> int:
-    """The CPUs this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-def merge_all(parts: Iterator[Counts] | Sequence[Counts]) -> Counts:
-    total: Counts | None = None
-    for c in parts:
-        total = c if total is None else total.merge(c)
-    if total is None:
-        raise InputError("nothing to score")
-    if total.documents == 0:
-        total.documents = 1  # a file without -DOCSTART- lines is one document
-    return total

@@ -1,0 +1,214 @@
+"""The report's tables, built once from the evaluation JSON and formatted by each writer.
+
+A ``TableModel`` holds a title, typed columns and rows of raw values; the terminal (rich), Markdown
+and HTML writers only format it: they choose how a percentage reads (``pct`` by default), how a
+total row is emphasised and how a detail row is indented. Every number a writer shows comes from
+these rows, so the three outputs agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from ..results import ErrorKey, EvaluationResult, JudgeScores, Score, ScoreKey, SemEvalKey
+from .common import CRITERION_HELP, TAXONOMY, number, pct, share, total_errors
+
+Kind = Literal["text", "number", "percent"]
+Align = Literal["left", "right"]
+Style = Literal["", "total", "sub"]
+Cell = str | int | float | None
+"""A raw value: text as it is shown ("" is a blank cell), a count, or a score (``None``: undefined)."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """``kind`` says how a value is formatted: text as it is, a number with ``number``, a score (0 to 1)
+    as a percentage. Text columns are left-aligned unless ``align`` says otherwise; numbers right."""
+
+    name: str
+    kind: Kind = "text"
+    align: Align | None = None
+
+    @property
+    def justify(self) -> Align:
+        if self.align is not None:
+            return self.align
+        return "left" if self.kind == "text" else "right"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of raw values. ``total``: a summary row (macro, all types, all errors), shown in
+    bold; ``sub``: a detail of the row above, its label indented."""
+
+    cells: tuple[Cell, ...]
+    style: Style = ""
+
+    @property
+    def label_index(self) -> int:
+        """The column of the row's label: its first cell holding text."""
+        return next((i for i, c in enumerate(self.cells) if isinstance(c, str) and c), 0)
+
+
+@dataclass(frozen=True)
+class TableModel:
+    """A table as plain data. ``row_header``: the first column names each row (HTML shows it bold)."""
+
+    title: str
+    columns: tuple[Column, ...]
+    rows: tuple[Row, ...]
+    row_header: bool = True
+
+    @property
+    def header(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+    @property
+    def align(self) -> tuple[Align, ...]:
+        return tuple(c.justify for c in self.columns)
+
+    def cells(self, row: Row, percent: Callable[[Score], str] = pct) -> list[str]:
+        """The row's values as text; ``percent`` formats the scores."""
+        out = []
+        for value, column in zip(row.cells, self.columns, strict=True):
+            if isinstance(value, str):
+                out.append(value)
+            elif column.kind == "percent":
+                out.append(percent(value))
+            else:
+                out.append("" if value is None else number(value))
+        return out
+
+
+def _text(name: str) -> Column:
+    return Column(name)
+
+
+def _number(name: str) -> Column:
+    return Column(name, "number")
+
+
+def _percent(name: str) -> Column:
+    return Column(name, "percent")
+
+
+PRF_COLUMNS: tuple[tuple[str, ScoreKey], ...] = (("P", "precision"), ("R", "recall"), ("F1", "f1"))
+SEMEVAL_COLUMNS: tuple[tuple[str, SemEvalKey], ...] = (
+    ("COR", "correct"),
+    ("INC", "incorrect"),
+    ("PAR", "partial"),
+    ("MIS", "missed"),
+    ("SPU", "spurious"),
+    ("POS", "possible"),
+    ("ACT", "actual"),
+)
+# Finer counts of the error taxonomy, shown under their parent row.
+TAXONOMY_DETAIL: dict[ErrorKey, tuple[tuple[ErrorKey, str], ...]] = {
+    "false_positive": (("false_positive_overlapping", "of which overlap a reference"),),
+    "false_negative": (("false_negative_overlapping", "of which overlap a prediction"),),
+    "right_label_overlap": (
+        ("right_label_overlap_longer", "prediction longer"),
+        ("right_label_overlap_shorter", "prediction shorter"),
+        ("right_label_overlap_shifted", "prediction shifted"),
+        ("right_label_overlap_left_match", "left boundary matches"),
+        ("right_label_overlap_right_match", "right boundary matches"),
+    ),
+}
+
+
+def scores_table(data: EvaluationResult) -> TableModel:
+    """Precision, recall and F1 of every criterion, with its matches (true positives for ``token``)."""
+    rows = []
+    for name, m in data["metrics"].items():
+        prf = tuple(m[k] for _, k in PRF_COLUMNS)
+        if "true_positive" in m:
+            rows.append(Row((name, CRITERION_HELP.get(name, ""), *prf, m["true_positive"], "", "")))
+        else:
+            rows.append(Row((name, CRITERION_HELP.get(name, ""), *prf, m["full"], m["partial"], m["credit"])))
+    columns = (
+        _text("criterion"),
+        _text("matches"),
+        *(_percent(h) for h, _ in PRF_COLUMNS),
+        _number("full"),
+        _number("partial"),
+        _number("credit"),
+    )
+    return TableModel("Mention scores (%)", columns, tuple(rows))
+
+
+def semeval_table(data: EvaluationResult) -> TableModel:
+    """The SemEval-2013 schemes with the MUC categories."""
+    rows = tuple(
+        Row((name, *(b[k] for _, k in SEMEVAL_COLUMNS), *(b[k] for _, k in PRF_COLUMNS)))
+        for name, b in data["semeval"].items()
+    )
+    columns = (
+        _text("scheme"),
+        *(_number(h) for h, _ in SEMEVAL_COLUMNS),
+        *(_percent(h) for h, _ in PRF_COLUMNS),
+    )
+    return TableModel("SemEval-2013 schemes (MUC categories)", columns, rows)
+
+
+def per_type_table(data: EvaluationResult) -> TableModel:
+    """F1 per type under every criterion, then the macro average; no rows when there are no types."""
+    names = list(data["metrics"])
+    rows = [
+        Row((typ, b["metrics"]["strict"]["reference"], b["metrics"]["strict"]["predicted"],
+             *(b["metrics"][n]["f1"] for n in names)))
+        for typ, b in data["per_type"].items()
+    ]
+    if rows:
+        rows.append(Row(("macro", "", "", *(data["macro"][n]["f1"] for n in names)), "total"))
+    columns = (_text("type"), _number("ref"), _number("pred"), *(_percent(n) for n in names))
+    return TableModel("Per type: F1 (%) by criterion", columns, tuple(rows))
+
+
+def taxonomy_table(data: EvaluationResult) -> TableModel:
+    """The error taxonomy's counts with their details and each error type's share of all errors."""
+    e = data["errors"]
+    n_errors = total_errors(e)
+    rows = []
+    for key, code, text in TAXONOMY:
+        rows.append(Row((code or "–", text, e[key], share(e[key], n_errors) if code else "")))
+        rows += [Row(("", label, e[sub], ""), "sub") for sub, label in TAXONOMY_DETAIL.get(key, ())]
+    rows.append(Row(("", "errors", n_errors, ""), "total"))
+    columns = (_text("type"), _text("kind"), _number("count"), Column("share of errors", align="right"))
+    return TableModel(
+        "Error taxonomy of Nejadgholi et al. (2020), one-to-one matching", columns, tuple(rows), row_header=False
+    )
+
+
+def errors_by_type_table(data: EvaluationResult) -> TableModel:
+    """The taxonomy's counts per type: by reference type, false positives by predicted type."""
+    codes = [(key, code or "correct") for key, code, _ in TAXONOMY]
+    rows = tuple(
+        Row((typ, *(counts[k] for k, _ in codes))) for typ, counts in data["errors"].get("per_type", {}).items()
+    )
+    columns = (_text("type"), *(_number(c) for _, c in codes))
+    return TableModel("By reference type (Type-1 by predicted type)", columns, rows)
+
+
+def judge_table(data: EvaluationResult) -> TableModel:
+    """The judge's verdicts on Type-5 pairs per type, then over all types; no rows without a judge."""
+
+    def row(name: str, r: JudgeScores, style: Style = "") -> Row:
+        return Row((name, r["type5"], r["accepted"], r["rejected"], r["strict_f1"], r["learned_f1"], r["overlap_f1"]),
+                   style)
+
+    rows = []
+    if "judge" in data:
+        rows = [row(name, r) for name, r in data["judge"]["per_type"].items()]
+        rows.append(row("all", data["judge"], "total"))
+    columns = (
+        _text("type"),
+        _number("Type-5"),
+        _number("accepted"),
+        _number("rejected"),
+        _percent("strict F1"),
+        _percent("learned F1"),
+        _percent("overlap F1"),
+    )
+    return TableModel("Judge: right-label/overlap (Type-5) pairs and F1 (%)", columns, tuple(rows))

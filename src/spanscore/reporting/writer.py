@@ -1,0 +1,169 @@
+"""Writing a report folder: CSVs row by row as chunks finish, then summaries, charts and report.html."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import IO, Any
+
+from ..errors import InputError, OptionError
+from ..report import Report
+from .charts import CHARTS, ChartsUnavailable, draw_all
+from .common import CRITERION_HELP, PARTIAL_CRITERIA
+from .html import PartialSample, render_html
+from .markdown import render_markdown
+from .pairs import ERRORS_FILE, TYPE5_FILE, PartRows, error_fields, header_line, pair_fields, render_rows, rows_text
+
+HTML_PARTIAL_LIMIT = 200  # partial pairs listed per criterion in report.html; the CSVs hold all
+HTML_EXAMPLE_LIMIT = 5  # examples per error type in report.html
+
+
+class _RowFile:
+    """One CSV file being written, under a temporary name until the report is complete."""
+
+    def __init__(self, path: Path, fields: list[str]) -> None:
+        self.path = path
+        self.part = path.with_name(f".{path.name}.part")
+        self.handle: IO[str] = self.part.open("w", encoding="utf-8", newline="")
+        self.handle.write(header_line(fields))
+        self.full = 0
+        self.partial = 0
+        self.sample: list[dict[str, Any]] = []
+
+
+class ReportWriter:
+    """Writes a report folder while an evaluation runs: pass it as ``evaluate(rows=...)``, then
+    call ``finish`` with the report.
+
+    Each chunk's rows are appended to the CSV files as soon as the chunk's turn comes (corpus
+    order), so no file needs the corpus in memory; report.html lists the first
+    ``HTML_PARTIAL_LIMIT`` partial pairs of each criterion.
+    """
+
+    def __init__(self, out_dir: str | Path) -> None:
+        self.out_dir = Path(out_dir)
+        try:
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            raise OptionError(f"cannot write a report to {self.out_dir}: it is not a folder") from None
+        except OSError as exc:
+            raise InputError(f"cannot write a report here: {exc.strerror}", path=str(self.out_dir)) from None
+        self.files: dict[str, _RowFile] = {}
+        self.unit_kind = "sentence"
+
+    def __call__(self, rows: PartRows, offset: int) -> None:
+        self.unit_kind = rows.unit_kind
+        try:
+            for name, part in rows.files.items():
+                f = self.files.get(name)
+                if f is None:
+                    is_error = name in (ERRORS_FILE, TYPE5_FILE)
+                    fields = error_fields(rows.unit_kind) if is_error else pair_fields(rows.unit_kind)
+                    f = self.files[name] = _RowFile(self.out_dir / name, fields)
+                f.handle.write(rows_text(part, offset))
+                f.full += part.full
+                f.partial += part.partial
+                for row in part.partial_rows[: max(HTML_PARTIAL_LIMIT - len(f.sample), 0)]:
+                    sample = {rows.unit_kind: row["_unit"] + offset}
+                    sample.update((k, v) for k, v in row.items() if k != "_unit")
+                    f.sample.append(sample)
+        except OSError as exc:
+            self.abandon()
+            raise InputError(f"cannot write the report: {exc.strerror}", path=str(self.out_dir)) from None
+
+    def abandon(self) -> None:
+        """Remove what was written (after a failure)."""
+        for f in self.files.values():
+            f.handle.close()
+            if f.part.exists():
+                os.unlink(f.part)
+        self.files = {}
+
+    def finish(self, report: Report) -> Path:
+        """Complete the folder: CSVs under their names, summary files, charts and report.html."""
+        try:
+            return self._finish(report)
+        except OSError as exc:
+            self.abandon()
+            raise InputError(f"cannot write the report: {exc.strerror}", path=str(self.out_dir)) from None
+
+    def _finish(self, report: Report) -> Path:
+        out_dir = self.out_dir
+        data = report.to_dict()
+        files: dict[str, str] = {
+            "report.html": "the whole report on one page, charts embedded",
+            "summary.md": "scores, SemEval table, per-type F1 and error taxonomy as Markdown tables",
+            "summary.json": "the evaluation JSON (spanscore evaluate --json) plus this index of files",
+        }
+        notes: list[str] = []
+        try:
+            charts = draw_all(data)
+        except ChartsUnavailable as exc:
+            charts = {}
+            notes.append(f"No charts were drawn: {exc}.")
+        captions = {name: caption for name, (_, caption) in CHARTS.items() if name in charts}
+        for name, png in charts.items():
+            (out_dir / name).write_bytes(png)
+            files[name] = captions[name]
+
+        partials: list[PartialSample] | None = None
+        examples = None
+        if self.files:
+            for name, f in self.files.items():
+                f.handle.close()
+                os.replace(f.part, f.path)
+                criterion = name.removesuffix(".csv")
+                if name == ERRORS_FILE:
+                    files[name] = "every mention that is not correct, with its error type (Type-1 to Type-5)"
+                elif name == TYPE5_FILE:
+                    files[name] = "the Type-5 pairs: right label, overlapping span"
+                else:
+                    files[name] = f"every matched pair under {criterion} ({CRITERION_HELP.get(criterion, criterion)})"
+            partials = [
+                PartialSample(c, self.files[f"{c}.csv"].sample, self.files[f"{c}.csv"].partial, f"{c}.csv")
+                for c in PARTIAL_CRITERIA
+                if f"{c}.csv" in self.files
+            ]
+            if report.examples is not None:
+                examples = report.error_examples(HTML_EXAMPLE_LIMIT)
+        else:
+            notes.append(
+                "This report was made without matching details, so no pair files were written; "
+                "evaluate with keep_details=True for them."
+            )
+        # The index lists the CSVs after the charts, as the files were always listed.
+        ordered = {k: v for k, v in files.items() if not k.endswith(".csv")}
+        ordered.update((k, v) for k, v in files.items() if k.endswith(".csv"))
+        files = ordered
+        summary = dict(data)
+        summary["files"] = files
+        text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
+        (out_dir / "summary.json").write_text(text, encoding="utf-8")
+        (out_dir / "summary.md").write_text(render_markdown(data, files, captions, notes), encoding="utf-8")
+        page = render_html(
+            data,
+            charts={name: (png, captions[name]) for name, png in charts.items()},
+            notes=notes,
+            files=files,
+            examples=examples,
+            partials=partials,
+            unit_kind=self.unit_kind if self.files else report.unit_kind,
+        )
+        html_path = out_dir / "report.html"
+        html_path.write_text(page, encoding="utf-8")
+        return html_path
+
+
+def write_report(report: Report, out_dir: Path) -> Path:
+    """Write every analysis file of ``report`` into ``out_dir`` and return the path of report.html.
+
+    Pair files and error examples need a report made with ``keep_details=True`` (its chunks'
+    matchings are rendered now); without details the scores, charts and pages are still written.
+    To write a report while evaluating, without keeping details, use ``ReportWriter``.
+    """
+    writer = ReportWriter(out_dir)
+    for kept in report.kept or ():
+        criteria = tuple(kept.details.matchings)
+        writer(render_rows(kept.details, kept.text, criteria, HTML_PARTIAL_LIMIT), kept.unit_offset)
+    return writer.finish(report)

@@ -1,0 +1,229 @@
+"""The evaluation JSON as types: what ``Report.to_dict`` returns and ``spanscore evaluate --json`` prints.
+
+Every reader of the JSON (the terminal tables, summary.md, report.html, the charts) takes an
+``EvaluationResult`` so that ``mypy --strict`` checks each key it reads. These are ``TypedDict``s:
+at run time they are plain dicts, and nothing here changes the JSON.
+
+A score is ``None`` where it is undefined (``zero_division=nan``): the JSON has no NaN. Optional keys
+use a total base class and a ``total=False`` subclass (``NotRequired`` needs Python 3.11 or
+typing_extensions). Blocks are ``@final`` so that ``"true_positive" in block`` tells a token block
+from a criterion block.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypedDict, final
+
+Score = float | None
+"""A precision, recall or F1 in [0, 1]; ``None`` (null in the JSON) where it is NaN."""
+
+ScoreKey = Literal["precision", "recall", "f1"]
+SemEvalKey = Literal["correct", "incorrect", "partial", "missed", "spurious", "possible", "actual"]
+ErrorKey = Literal[
+    "correct",
+    "false_positive",
+    "false_positive_overlapping",
+    "false_negative",
+    "false_negative_overlapping",
+    "wrong_label_same_span",
+    "wrong_label_overlap",
+    "right_label_overlap",
+    "right_label_overlap_longer",
+    "right_label_overlap_shorter",
+    "right_label_overlap_shifted",
+    "right_label_overlap_left_match",
+    "right_label_overlap_right_match",
+]
+
+
+class MacroScores(TypedDict):
+    """Unweighted mean over types of the per-type scores (``macro`` in the JSON)."""
+
+    precision: Score
+    recall: Score
+    f1: Score
+
+
+class _Counted(MacroScores):
+    predicted: int
+    reference: int
+
+
+@final
+class MatchScores(_Counted):
+    """One criterion's scores: ``full`` and ``partial`` count matched reference mentions, ``credit``
+    is the credit they earned (the numerator of recall)."""
+
+    full: int
+    partial: int
+    credit: float
+
+
+@final
+class TokenScores(_Counted):
+    """Scores over entity tokens (the criterion ``token``)."""
+
+    true_positive: int
+
+
+CriterionScores = MatchScores | TokenScores
+"""A block of ``metrics``: ``TokenScores`` under ``token``, ``MatchScores`` under every other name."""
+
+
+class _SemEvalCounts(TypedDict):
+    correct: int
+    incorrect: int
+    partial: int
+    missed: int
+    spurious: int
+    possible: int
+    actual: int
+    precision: Score
+    recall: Score
+    f1: Score
+
+
+@final
+class SemEvalScores(_SemEvalCounts, total=False):
+    """A SemEval-2013 scheme with the MUC categories. For one type, COR/INC/PAR count its matched
+    reference mentions; where its matched predictions count differently, those are added."""
+
+    correct_predicted: int
+    partial_predicted: int
+    incorrect_predicted: int
+
+
+class TypeScores(TypedDict):
+    """One entry of ``per_type``: the type's blocks under every criterion and scheme."""
+
+    metrics: dict[str, CriterionScores]
+    semeval: dict[str, SemEvalScores]
+
+
+class ErrorCounts(TypedDict):
+    """The error taxonomy of Nejadgholi et al. (2020) over the one-to-one (SemEval ``type``) matching."""
+
+    correct: int
+    false_positive: int
+    false_positive_overlapping: int
+    false_negative: int
+    false_negative_overlapping: int
+    wrong_label_same_span: int
+    wrong_label_overlap: int
+    right_label_overlap: int
+    right_label_overlap_longer: int
+    right_label_overlap_shorter: int
+    right_label_overlap_shifted: int
+    right_label_overlap_left_match: int
+    right_label_overlap_right_match: int
+
+
+class Mention(TypedDict):
+    """A mention of an example: ``start`` and ``end`` count tokens or characters in its unit."""
+
+    text: str
+    type: str
+    start: int
+    end: int
+
+
+class _ExampleContext(TypedDict):
+    context: str
+
+
+@final
+class ErrorExample(_ExampleContext, total=False):
+    """One example of an error: a false positive has no reference, a false negative no prediction."""
+
+    reference: Mention
+    predicted: Mention
+
+
+class _ErrorsByType(ErrorCounts):
+    per_type: dict[str, ErrorCounts]
+
+
+@final
+class Errors(_ErrorsByType, total=False):
+    """The taxonomy counts, per type, and (for a report made with details) the first examples of
+    each error kind."""
+
+    examples: dict[str, list[ErrorExample]]
+
+
+class JudgeScores(TypedDict):
+    """The judge's verdicts on right-label/overlap (Type-5) pairs next to three F1 scores."""
+
+    type5: int
+    accepted: float
+    rejected: float
+    strict_f1: Score
+    learned_f1: Score
+    overlap_f1: Score
+
+
+@final
+class Judge(JudgeScores):
+    """``judge`` in the JSON: over all types, and per type."""
+
+    per_type: dict[str, JudgeScores]
+
+
+@final
+class Corpus(TypedDict):
+    documents: int
+    sentences: int
+    tokens: int
+    reference_mentions: int
+    predicted_mentions: int
+
+
+class _ScoresRequired(TypedDict):
+    metrics: dict[str, CriterionScores]
+    semeval: dict[str, SemEvalScores]
+    per_type: dict[str, TypeScores]
+    macro: dict[str, MacroScores]
+    errors: Errors
+
+
+class Scores(_ScoresRequired, total=False):
+    """Every score computed from counts (``score_counts``); ``judge`` only with the criterion ``learned``."""
+
+    judge: Judge
+
+
+class _EvaluationRequired(Scores):
+    signature: str
+    corpus: Corpus
+    options: dict[str, Any]
+
+
+@final
+class EvaluationResult(_EvaluationRequired, total=False):
+    """The whole evaluation JSON (``Report.to_dict``). ``macro_documents`` (mean and standard deviation
+    of each score over documents or sentences) only where per-document counts were asked for."""
+
+    macro_documents: dict[str, Any]
+
+
+__all__ = [
+    "Corpus",
+    "CriterionScores",
+    "ErrorCounts",
+    "ErrorExample",
+    "ErrorKey",
+    "Errors",
+    "EvaluationResult",
+    "Judge",
+    "JudgeScores",
+    "MacroScores",
+    "MatchScores",
+    "Mention",
+    "Score",
+    "ScoreKey",
+    "Scores",
+    "SemEvalKey",
+    "SemEvalScores",
+    "TokenScores",
+    "TypeScores",
+]
