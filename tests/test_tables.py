@@ -6,15 +6,17 @@ from __future__ import annotations
 import io
 import math
 from html.parser import HTMLParser
-from typing import Any, cast
+from typing import Any, cast, get_args, is_typeddict
 
 import pytest
 from rich.console import Console
 
 import spanscore
+from spanscore import results
 from spanscore.cli.render import render
+from spanscore.counts import ERROR_FIELDS
 from spanscore.judge import CallableJudge
-from spanscore.reporting.common import pct
+from spanscore.reporting.common import TAXONOMY, pct
 from spanscore.reporting.html import render_html
 from spanscore.reporting.markdown import render_markdown
 from spanscore.reporting.tables import (
@@ -26,7 +28,7 @@ from spanscore.reporting.tables import (
     semeval_table,
     taxonomy_table,
 )
-from spanscore.results import EvaluationResult
+from spanscore.results import ErrorKey, EvaluationResult
 
 REFERENCE = [
     ["B-PER", "I-PER", "O", "B-LOC", "O", "B-ORG", "I-ORG"],
@@ -38,14 +40,7 @@ PREDICTED = [
     ["O", "B-PER", "O", "O", "B-LOC", "B-MISC", "O"],
     ["O", "O", "O", "B-LOC"],
 ]
-TAXONOMY_KEYS = (
-    "correct",
-    "false_positive",
-    "false_negative",
-    "wrong_label_same_span",
-    "wrong_label_overlap",
-    "right_label_overlap",
-)
+TAXONOMY_KEYS = tuple(key for key, _, _ in TAXONOMY)
 ERROR_KEYS = TAXONOMY_KEYS[1:]
 
 
@@ -62,6 +57,42 @@ def data() -> EvaluationResult:
 @pytest.fixture(scope="module")
 def judged() -> EvaluationResult:
     return _evaluate(judge=CallableJudge(lambda m: 1.0))
+
+
+def _keys(typed: Any, value: dict[str, Any]) -> None:
+    """``value`` has every required key of the TypedDict ``typed`` and no key it does not name."""
+    assert is_typeddict(typed)
+    assert typed.__required_keys__ <= set(value) <= typed.__required_keys__ | typed.__optional_keys__, typed
+
+
+def test_result_types_describe_the_json(judged: EvaluationResult) -> None:
+    assert get_args(ErrorKey) == ERROR_FIELDS
+    _keys(results.EvaluationResult, dict(judged))
+    _keys(results.Corpus, dict(judged["corpus"]))
+    for name, block in judged["metrics"].items():
+        _keys(results.TokenScores if name == "token" else results.MatchScores, dict(block))
+    for scheme in judged["semeval"].values():
+        _keys(results.SemEvalScores, dict(scheme))
+    for entry in judged["per_type"].values():
+        _keys(results.TypeScores, dict(entry))
+        for s in entry["semeval"].values():
+            _keys(results.SemEvalScores, dict(s))
+    for averages in judged["macro"].values():
+        _keys(results.MacroScores, dict(averages))
+    errors = judged["errors"]
+    _keys(results.Errors, dict(errors))
+    assert "examples" in errors
+    for counts in errors["per_type"].values():
+        _keys(results.ErrorCounts, dict(counts))
+    for examples in errors["examples"].values():
+        for example in examples:
+            _keys(results.ErrorExample, dict(example))
+            for side in ("reference", "predicted"):
+                if side in example:
+                    _keys(results.Mention, example[side])
+    _keys(results.Judge, dict(judged["judge"]))
+    for verdicts in judged["judge"]["per_type"].values():
+        _keys(results.JudgeScores, dict(verdicts))
 
 
 def _labels(table: TableModel) -> list[Any]:

@@ -148,6 +148,7 @@ def evaluate(
     wanted = Wanted(
         documents=documents,
         rows=tuple(c.name for c in CRITERIA) + (("learned",) if judge is not None else ()) if report_rows else (),
+        rows_dir=rows.rows_dir if rows is not None else None,
         details=keep_details,
         examples=EXAMPLE_LIMIT if keep_details or report_rows else 0,
     )

@@ -36,8 +36,35 @@ class PartCounter:
     wanted: Wanted
     judge: JudgeSpec | None = None
 
-    def __call__(self, part: Any) -> PartResult:
-        return count_part(self.source.load(part), self.options, self.wanted, self.judge)
+    def plan(self) -> Iterator[Numbered]:
+        """The source's parts, each with the number of its first unit (counted only when report
+        rows need them: a CoNLL part's sentences are found by reading its reference bytes)."""
+        first = 0
+        for part in self.source.parts():
+            if not self.wanted.rows:
+                yield Numbered(part, first)
+                continue
+            n = self.source.units(part)
+            yield Numbered(part, first, n)
+            first += n
+
+    def position(self, item: Numbered) -> int:
+        return self.source.position(item.part)
+
+    def __call__(self, item: Numbered) -> PartResult:
+        data = self.source.load(item.part)
+        if item.units is not None and item.units != data.units:
+            raise RuntimeError(f"spanscore bug: a part was planned with {item.units} units but holds {data.units}")
+        return count_part(data, self.options, self.wanted, self.judge, item.first_unit)
+
+
+@dataclass(frozen=True)
+class Numbered:
+    """A part of the plan and the number of its first unit in the corpus."""
+
+    part: Any
+    first_unit: int
+    units: int | None = None  # as the plan counted them (report rows only)
 
 
 class Engine(Protocol):
@@ -68,18 +95,17 @@ class LocalEngine:
     def results(self, counter: PartCounter, progress: Progress | None) -> Iterator[PartResult]:
         if not isinstance(self.jobs, int) or self.jobs < 1:
             raise OptionError(f"jobs must be a positive number of processes, not {self.jobs!r}")
-        source = counter.source
-        handed_out: list[Any] = []
+        handed_out: list[Numbered] = []
 
-        def tracked() -> Iterator[Any]:
-            for part in source.parts():
-                handed_out.append(part)
-                yield part
+        def tracked() -> Iterator[Numbered]:
+            for item in counter.plan():
+                handed_out.append(item)
+                yield item
 
-        total = source.size() if progress is not None else 0
+        total = counter.source.size() if progress is not None else 0
         for k, result in enumerate(self._map(counter, tracked())):
             if progress is not None:
-                progress(source.position(handed_out[k]), total)
+                progress(counter.position(handed_out[k]), total)
             yield result
 
     def _map(self, counter: PartCounter, parts: Iterable[Any]) -> Iterator[PartResult]:

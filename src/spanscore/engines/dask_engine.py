@@ -166,6 +166,9 @@ class DaskEngine:
             raise OptionError("the partition size must be positive")
         if importlib.util.find_spec("distributed") is None:
             raise OptionError(MISSING)
+        if counter.wanted.rows_dir is not None and self.scheduler is not None:
+            # Workers elsewhere cannot write beside the report: they send the rows back.
+            counter = replace(counter, wanted=replace(counter.wanted, rows_dir=None))
         source = counter.source
         if isinstance(source, ConllSource):
             for path in (source.reference, source.predicted):
@@ -185,7 +188,7 @@ class DaskEngine:
             # soon as it is planned: planning large files takes seconds, and the workers count meanwhile.
             planned: queue.Queue[Any] = queue.Queue()
             stop = threading.Event()
-            thread = threading.Thread(target=_plan_into, args=(planned, stop, source.parts()))
+            thread = threading.Thread(target=_plan_into, args=(planned, stop, counter.plan()))
             thread.start()
             stack.callback(thread.join)
             stack.callback(stop.set)
@@ -195,10 +198,10 @@ class DaskEngine:
             slots = _slots(client, self.n_workers)
             n_parts = max(slots * TASKS_PER_WORKER, math.ceil(total_bytes / self.partition_bytes))
             futures, ends = [], {}
-            for group in partitions(_drain(planned), total_bytes, n_parts, source.position):
+            for group in partitions(_drain(planned), total_bytes, n_parts, counter.position):
                 future = client.submit(count_partition, counter, group, pure=False)
                 futures.append(future)
-                ends[future.key] = source.position(group[-1])
+                ends[future.key] = counter.position(group[-1])
             done: dict[str, PartResult] = {}
             finished = 0
             # Hand results back in plan order as soon as the next one in order is in.

@@ -9,7 +9,7 @@ size, the number of worker processes or the cluster, the fold gives the same res
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -47,7 +47,6 @@ class ChunkData:
     doc_key: IntArray
     doc_advance: int  # how many keys this chunk moves the global key on
     doc_ids: tuple[str, ...] | None = None  # the name of each key, where the format gives one
-    unit_ids: tuple[str, ...] | None = None
     doc_unit: str = "document"  # what a per-document row is: "document", or "sentence" where there are none
 
 
@@ -57,6 +56,7 @@ class Wanted:
 
     documents: bool = False  # per-document (or per-sentence) statistics
     rows: tuple[str, ...] = ()  # criteria whose matched pairs are rendered as CSV rows; plus errors
+    rows_dir: str | None = None  # where workers leave the rows (scratch files); None: in the result
     details: bool = False  # keep the matching and the text (Python's Report.pair_rows)
     examples: int = EXAMPLE_LIMIT
     partial_sample: int = PARTIAL_SAMPLE
@@ -79,8 +79,11 @@ class PartResult:
     details: list[KeptDetails] = field(default_factory=list)
 
 
-def count_part(data: ChunkData, options: Options, wanted: Wanted, judge: JudgeSpec | None = None) -> PartResult:
-    """Match and count one chunk, and produce what ``wanted`` asks for."""
+def count_part(
+    data: ChunkData, options: Options, wanted: Wanted, judge: JudgeSpec | None = None, first_unit: int = 0
+) -> PartResult:
+    """Match and count one chunk, and produce what ``wanted`` asks for; report rows number the
+    chunk's units from ``first_unit``."""
     r, p = data.reference, data.predicted
     learned = learned_credit(judge.judge, r, p, data.text, judge.credit) if judge is not None else None
     groups = None
@@ -104,7 +107,7 @@ def count_part(data: ChunkData, options: Options, wanted: Wanted, judge: JudgeSp
     rows = None
     details = counted.details
     if wanted.rows and details is not None:
-        rows = render_rows(details, data.text, wanted.rows, wanted.partial_sample, data.unit_ids)
+        rows = render_rows(details, data.text, wanted.rows, wanted.partial_sample, first_unit, wanted.rows_dir)
     examples = (
         error_examples(counted.taxonomy, counted.pairs, r, p, data.text, wanted.examples) if wanted.examples else {}
     )
@@ -112,7 +115,12 @@ def count_part(data: ChunkData, options: Options, wanted: Wanted, judge: JudgeSp
     return PartResult(counts, data.units, data.doc_advance, docs, rows, examples, kept)
 
 
-RowSink = Callable[[PartRows, int], None]
+class RowSink(Protocol):
+    """Receives each chunk's report rows in corpus order (``reporting.ReportWriter``)."""
+
+    rows_dir: str | None  # where local workers may leave the rows as scratch files
+
+    def __call__(self, rows: PartRows) -> None: ...
 
 
 def _first(a: dict[str, list[dict[str, Any]]], b: dict[str, list[dict[str, Any]]], limit: int) -> None:
@@ -132,7 +140,7 @@ class Folder:
 
     def add(self, part: PartResult) -> None:
         if part.rows is not None and self.sink is not None:
-            self.sink(part.rows, 0 if self.result is None else self.result.units)
+            self.sink(part.rows)
             part = replace(part, rows=None)
         if self.result is None:
             self.result = part
@@ -144,7 +152,7 @@ class Folder:
             docs = docs.then(part.docs, doc_offset)
         rows = a.rows
         if rows is not None and part.rows is not None:
-            rows = rows.then(part.rows, unit_offset)
+            rows = rows.then(part.rows)
         _first(a.examples, part.examples, self.limit)
         self.result = PartResult(
             counts=a.counts.merge(part.counts),
@@ -180,6 +188,10 @@ class Source(Protocol):
     def parts(self) -> Any: ...
 
     def load(self, part: Any) -> ChunkData: ...
+
+    def units(self, part: Any) -> int:
+        """How many units (sentences or documents) ``load(part)`` will hold, found cheaply."""
+        ...
 
     def size(self) -> int: ...
 

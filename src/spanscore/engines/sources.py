@@ -76,6 +76,23 @@ def _starts_with_documents(path: str) -> bool:
     return head.startswith(b"-DOCSTART-") or b"\n-DOCSTART-" in head
 
 
+def _simple_sentences(data: bytes) -> int | None:
+    """The sentences of CoNLL bytes in the plainest layout (token lines and empty lines only: no
+    -DOCSTART-, "#", carriage return or line starting with white space), counted from the bytes;
+    None for any other layout (the parser counts those)."""
+    if not data or b"-DOCSTART-" in data or b"#" in data or b"\r" in data:
+        return None
+    b = np.frombuffer(data, dtype=np.uint8)
+    nl = b == 10
+    if b[0] <= 32 or bool((nl[:-1] & (b[1:] <= 32) & ~nl[1:]).any()):
+        return None
+    # A sentence ends where a token line is followed by an empty line, or at the end of the data.
+    ends = int(np.count_nonzero(~nl[:-2] & nl[1:-1] & nl[2:]))
+    last = data.rstrip(b"\n")
+    tail = len(data) - len(last)
+    return ends + (1 if last and tail < 2 else 0)
+
+
 @dataclass(frozen=True)
 class ConllSource:
     reference: str
@@ -108,6 +125,26 @@ class ConllSource:
 
     def by_documents(self) -> bool:
         return _starts_with_documents(self.reference)
+
+    def units(self, part: Chunk) -> int:
+        rd = self.reading
+        data = _read(self.reference, part.ref_start, part.ref_end)
+        simple = _simple_sentences(data)
+        if simple is not None:
+            return simple
+        try:
+            table = parse_conll(
+                data,
+                self.reference,
+                columns=(),
+                token_column=rd.token_column,
+                delimiter=rd.delimiter,
+                line_offset=part.ref_line,
+                allow_empty=True,
+            )
+        except InputError:
+            return 0  # counting the part raises the error, in its turn
+        return table.n_sentences
 
     def load(self, part: Chunk) -> ChunkData:
         rd = self.reading
@@ -200,6 +237,9 @@ class JsonlSource:
 
     def position(self, part: JsonlPart) -> int:
         return part.end
+
+    def units(self, part: JsonlPart) -> int:
+        return len(part.reference)
 
     def parts(self) -> Iterator[JsonlPart]:
         """Blocks of reference documents with their predictions, paired by id.
@@ -353,6 +393,9 @@ class LabelsSource:
     def position(self, part: tuple[int, int]) -> int:
         return part[1]
 
+    def units(self, part: tuple[int, int]) -> int:
+        return part[1] - part[0]
+
     def parts(self) -> Iterator[tuple[int, int]]:
         n = len(self.reference)
         for start in range(0, max(n, 1), self.per_part):
@@ -407,6 +450,9 @@ class SpansSource:
 
     def position(self, part: tuple[int, int]) -> int:
         return part[1]
+
+    def units(self, part: tuple[int, int]) -> int:
+        return part[1] - part[0]
 
     def parts(self) -> Iterator[tuple[int, int]]:
         n = len(self.reference)

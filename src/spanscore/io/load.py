@@ -20,9 +20,21 @@ class Text(Protocol):
 
     unit_kind: str
 
+    def unit_starts(self) -> IntArray:
+        """Where each unit starts: a mention's position within its unit is its position minus this."""
+        ...
+
     def mention(self, start: int, end: int) -> str: ...
 
+    def mentions(self, start: IntArray, end: IntArray) -> list[str]:
+        """``mention`` of many spans at once."""
+        ...
+
     def context(self, unit: int) -> str: ...
+
+    def contexts(self) -> list[str]:
+        """``context`` of every unit."""
+        ...
 
     def local(self, unit: int, position: int) -> int: ...
 
@@ -44,22 +56,59 @@ class ConllText:
         self.table = table
         self.bounds = sentence_bounds
         self._words: list[str] | None = None
+        self._joined: tuple[str, list[int]] | None = None
 
     def _tokens(self, start: int, end: int) -> list[str]:
         if self.table is None:
             return [f"<{i}>" for i in range(start, end)]
         if self._words is None:
-            # Decoded once: a report asks for every mention and sentence several times.
-            raw = self.table.buffer.tobytes()
-            spans = zip(self.table.token_start.tolist(), self.table.token_end.tolist(), strict=True)
-            self._words = [raw[a:b].decode("utf-8", errors="replace") for a, b in spans]
+            self._words = self._decode_all()
         return self._words[start:end]
 
+    def _text(self) -> tuple[str, list[int]]:
+        """Every token joined by single spaces, and where each token starts in that string."""
+        if self._joined is None:
+            words = self._tokens(0, int(self.bounds[-1]))
+            starts = np.zeros(len(words) + 1, dtype=np.int64)
+            np.cumsum(np.fromiter(map(len, words), dtype=np.int64, count=len(words)) + 1, out=starts[1:])
+            self._joined = (" ".join(words), starts.tolist())
+        return self._joined
+
+    def _decode_all(self) -> list[str]:
+        """Every token, decoded once: a report asks for every mention and sentence several times.
+
+        The tokens are gathered into one buffer with a newline after each (no token holds one) and
+        decoded at once; an invalid byte sequence cannot reach across a newline, so each token
+        decodes as it would alone."""
+        t = self.table
+        assert t is not None
+        n = t.n_tokens
+        if n == 0:
+            return []
+        lengths = t.token_end - t.token_start
+        out = np.full(int(lengths.sum()) + n, 10, dtype=np.uint8)
+        keep = np.ones(out.shape[0], dtype=bool)
+        keep[np.cumsum(lengths + 1) - 1] = False
+        out[keep] = gather(t.buffer, t.token_start, t.token_end)
+        return out.tobytes().decode("utf-8", errors="replace").split("\n")[:n]
+
+    def unit_starts(self) -> IntArray:
+        return self.bounds[:-1]
+
     def mention(self, start: int, end: int) -> str:
-        return " ".join(self._tokens(start, end))
+        text, starts = self._text()
+        return text[starts[start] : starts[end] - 1] if end > start else ""
+
+    def mentions(self, start: IntArray, end: IntArray) -> list[str]:
+        text, starts = self._text()
+        pairs = zip(start.tolist(), end.tolist(), strict=True)
+        return [text[starts[a] : starts[b] - 1] if b > a else "" for a, b in pairs]
 
     def context(self, unit: int) -> str:
-        return " ".join(self._tokens(int(self.bounds[unit]), int(self.bounds[unit + 1])))
+        return self.mention(int(self.bounds[unit]), int(self.bounds[unit + 1]))
+
+    def contexts(self) -> list[str]:
+        return self.mentions(self.bounds[:-1], self.bounds[1:])
 
     def local(self, unit: int, position: int) -> int:
         return position - int(self.bounds[unit])
@@ -72,10 +121,24 @@ class OffsetText:
         self.texts = texts
         self.bases = bases
 
+    def unit_starts(self) -> IntArray:
+        return self.bases
+
     def mention(self, start: int, end: int) -> str:
         unit = int(np.searchsorted(self.bases, start, side="right") - 1)
         base = int(self.bases[unit])
         return self.texts[unit][start - base : end - base]
+
+    def mentions(self, start: IntArray, end: IntArray) -> list[str]:
+        unit = np.searchsorted(self.bases, start, side="right") - 1
+        base = self.bases[unit] if start.shape[0] else start
+        texts = self.texts
+        return [
+            texts[u][a:b] for u, a, b in zip(unit.tolist(), (start - base).tolist(), (end - base).tolist(), strict=True)
+        ]
+
+    def contexts(self) -> list[str]:
+        return list(self.texts)
 
     def context(self, unit: int) -> str:
         return self.texts[unit]

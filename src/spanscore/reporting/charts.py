@@ -11,6 +11,7 @@ import io
 from typing import TYPE_CHECKING, Literal
 
 from ..results import ErrorKey, EvaluationResult, ScoreKey
+from ..workers import can_fork, forked_map
 from .common import PARTIAL_CRITERIA, match_metrics, partial_label, total_errors
 
 if TYPE_CHECKING:
@@ -198,11 +199,11 @@ def errors_chart(data: EvaluationResult) -> bytes:
 
 # file name -> (drawing function, caption)
 CHARTS = {
-    "scores.png": (scores_chart, "Precision, recall and F1 under each criterion (the paper's Figure 2)."),
+    "scores.png": (scores_chart, "Precision, recall and F1 under each criterion (Kong and Sullivan, Figure 2)."),
     "credit.png": (
         credit_chart,
         "Matched pairs with exact (full) and partial credit under each partial-credit criterion "
-        "(the paper's Figure 1).",
+        "(Kong and Sullivan, Figure 1).",
     ),
     "errors.png": (
         errors_chart,
@@ -212,6 +213,18 @@ CHARTS = {
 }
 
 
-def draw_all(data: EvaluationResult) -> dict[str, bytes]:
-    """Every chart as PNG bytes by file name; raises ChartsUnavailable without matplotlib."""
-    return {name: draw(data) for name, (draw, _) in CHARTS.items()}
+def draw_all(data: EvaluationResult, jobs: int = 1) -> dict[str, bytes]:
+    """Every chart as PNG bytes by file name; raises ChartsUnavailable without matplotlib.
+
+    With ``jobs`` > 1 the charts are drawn in that many forked processes (each takes a few
+    tenths of a second); matplotlib must be imported before, so that no fork happens mid-import.
+    """
+    names = list(CHARTS)
+    if jobs <= 1 or not can_fork():
+        return {name: CHARTS[name][0](data) for name in names}
+    _figure(1, 1)  # raises ChartsUnavailable here, not in a worker
+
+    def draw(name: str) -> bytes:
+        return CHARTS[name][0](data)
+
+    return dict(zip(names, forked_map(draw, names, min(jobs, len(names))), strict=True))

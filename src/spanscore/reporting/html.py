@@ -324,7 +324,7 @@ def render_html(
     else:
         out.append(
             '<p class="lead">The pairs that earned partial credit under each partial-credit criterion '
-            "(the pairs the paper reviews by hand).</p>"
+            "(the pairs Kong and Sullivan review by hand).</p>"
         )
         out += [legend, _partials(partials, unit_kind, tokens)]
 

@@ -1,27 +1,28 @@
 """Matched pairs and errors as rows: CSV text made where a chunk is counted, and examples.
 
-A chunk's rows are rendered where the chunk is counted (a worker process, a Dask worker) as CSV
-text around the sentence (or document) number, which only the process that folds the chunks in
-corpus order knows: ``PartRows`` holds, per file, the text before that number, the chunk-local
-number and the text after it. ``rows_text`` puts them together with the chunk's offset.
+A chunk's rows are rendered where the chunk is counted (a worker process, a Dask worker): the
+plan numbers each part's first sentence (or document) beforehand, so the rows are complete CSV
+text. A worker writes them to a scratch file beside the report (``rows_dir``), or returns them,
+and the report writer appends each file's rows in corpus order.
 """
 
 from __future__ import annotations
 
-import csv
 import functools
-import io
+import os
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..counts import Details
-from ..criteria import TAXONOMY, error_kind
+from ..criteria import ERROR_OF_KIND, TAXONOMY, error_kind
 from ..io.load import Text
-from ..matching import FULL, PARTIAL, SAME_END, SAME_SPAN, SAME_START, ZERO, Matching, Pairs
-from ..spans import Spans
+from ..matching import FULL, PARTIAL, ZERO, Matching, Pairs
+from ..spans import IntArray, Spans
 from .common import CODE
 
 SIDE_FIELDS = ("text", "type", "start", "end")
@@ -84,60 +85,6 @@ def pair_values(details: Details, text: Text, criterion: str, *, scheme: bool = 
         )
 
 
-def _shared_boundary(kind: int) -> str:
-    if (kind & SAME_SPAN) == SAME_SPAN:
-        return "both"
-    if kind & SAME_START:
-        return "left"
-    if kind & SAME_END:
-        return "right"
-    return "none"
-
-
-def error_values(details: Details, text: Text) -> list[tuple[str, int, tuple[Any, ...]]]:
-    """Every mention that is not correct under the error taxonomy (Nejadgholi et al. 2020), in
-    position order: (error, chunk-local unit, the values after the unit column).
-
-    The pairs come from the one-to-one matching that the taxonomy counts read, so the number of
-    rows of each error equals its count in the JSON's ``errors``.
-    """
-    text = _cached(text)
-    d = details
-    m = d.schemes[TAXONOMY.name]
-    kinds = d.pairs.kind[m.pair]
-    relation = d.pairs.relation()[m.pair]
-    empty: tuple[Any, ...] = ("", "", "", "")
-    keyed: list[tuple[tuple[int, int, int], tuple[str, int, tuple[Any, ...]]]] = []
-    for k, kind, rel in zip(m.pair.tolist(), kinds.tolist(), relation.tolist(), strict=True):
-        error = error_kind(kind)
-        if error is None:
-            continue
-        r, p = int(d.pairs.ref[k]), int(d.pairs.pred[k])
-        unit = int(d.reference.unit[r])
-        values = (
-            *_side(d.reference, text, r),
-            *_side(d.predicted, text, p),
-            RELATIONS[int(rel)],
-            _shared_boundary(int(kind)),
-            text.context(unit),
-        )
-        keyed.append(((unit, int(d.reference.start[r]), int(d.predicted.start[p])), (error, unit, values)))
-    matched_r = np.zeros(len(d.reference), dtype=bool)
-    matched_r[d.pairs.ref[m.pair]] = True
-    matched_p = np.zeros(len(d.predicted), dtype=bool)
-    matched_p[d.pairs.pred[m.pair]] = True
-    for i in np.flatnonzero(~matched_p).tolist():
-        unit, start = int(d.predicted.unit[i]), int(d.predicted.start[i])
-        values: tuple[Any, ...] = (*empty, *_side(d.predicted, text, i), "", "", text.context(unit))
-        keyed.append(((unit, start, start), ("false_positive", unit, values)))
-    for i in np.flatnonzero(~matched_r).tolist():
-        unit, start = int(d.reference.unit[i]), int(d.reference.start[i])
-        values = (*_side(d.reference, text, i), *empty, "", "", text.context(unit))
-        keyed.append(((unit, start, start), ("false_negative", unit, values)))
-    keyed.sort(key=lambda item: item[0])
-    return [row for _, row in keyed]
-
-
 @dataclass(frozen=True)
 class KeptDetails:
     """A chunk's matching and text, kept for ``Report.pair_rows``; ``unit_offset`` numbers its units."""
@@ -149,111 +96,253 @@ class KeptDetails:
 
 @dataclass
 class RowFile:
-    """The rows of one CSV file from one or more consecutive chunks."""
+    """The rows of one CSV file from one or more consecutive chunks: their text, or the scratch
+    files that hold it, in corpus order."""
 
-    head: list[str] = field(default_factory=list)  # CSV text before the unit column ("" for pair files)
-    unit: list[int] = field(default_factory=list)  # chunk-local sentence or document number
-    tail: list[str] = field(default_factory=list)  # CSV text after the unit column, line end included
+    texts: list[str] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
     full: int = 0
     partial: int = 0
     partial_rows: list[dict[str, Any]] = field(default_factory=list)  # the first partial pairs, for the page
 
-    def then(self, later: RowFile, offset: int, sample: int) -> RowFile:
+    def then(self, later: RowFile, sample: int) -> RowFile:
         room = max(sample - len(self.partial_rows), 0)
-        more = [dict(r, _unit=r["_unit"] + offset) for r in later.partial_rows[:room]]
         return RowFile(
-            self.head + later.head,
-            self.unit + [u + offset for u in later.unit],
-            self.tail + later.tail,
+            self.texts + later.texts,
+            self.paths + later.paths,
             self.full + later.full,
             self.partial + later.partial,
-            self.partial_rows + more,
+            self.partial_rows + later.partial_rows[:room],
         )
 
 
 @dataclass
 class PartRows:
-    """Rendered rows of every report file of consecutive chunks; ``unit_ids`` name the units
-    where the format gives them names."""
+    """Rendered rows of every report file of consecutive chunks."""
 
     files: dict[str, RowFile]
     unit_kind: str
     sample: int
-    unit_ids: list[str] | None = None
 
-    def then(self, later: PartRows, offset: int) -> PartRows:
-        files = {name: f.then(later.files[name], offset, self.sample) for name, f in self.files.items()}
-        ids = None if self.unit_ids is None or later.unit_ids is None else self.unit_ids + later.unit_ids
-        return PartRows(files, self.unit_kind, self.sample, ids)
+    def then(self, later: PartRows) -> PartRows:
+        files = {name: f.then(later.files[name], self.sample) for name, f in self.files.items()}
+        return PartRows(files, self.unit_kind, self.sample)
 
 
-class _Line:
-    """CSV text of one row, as the csv module writes it (the same quoting as csv.DictWriter)."""
+_NEEDS_QUOTES = re.compile('[,"\r\n]')
 
-    def __init__(self) -> None:
-        self.buffer = io.StringIO()
-        self.writer = csv.writer(self.buffer, quoting=csv.QUOTE_MINIMAL)
 
-    def __call__(self, values: Sequence[Any]) -> str:
-        self.buffer.seek(0)
-        self.buffer.truncate()
-        self.writer.writerow(values)
-        return self.buffer.getvalue()
+def csv_field(value: str) -> str:
+    """A field as the csv module writes it with QUOTE_MINIMAL and the default dialect."""
+    if _NEEDS_QUOTES.search(value) is None:
+        return value
+    return '"' + value.replace('"', '""') + '"'
+
+
+class _Mentions:
+    """Each mention of one side as CSV text (text, type, start, end within its unit), made once:
+    every criterion's file and the error files show the same mentions."""
+
+    def __init__(self, spans: Spans, text: Text, unit_starts: IntArray) -> None:
+        self.text = text.mentions(spans.start, spans.end)
+        base = unit_starts[spans.unit] if len(spans) else spans.start
+        self.start = (spans.start - base).tolist()
+        self.end = (spans.end - base).tolist()
+        types = [csv_field(t) for t in spans.types]
+        self.type = spans.type.tolist()
+        cells = _csv_fields(self.text)
+        starts = (spans.start - base).astype(str).tolist()
+        ends = (spans.end - base).astype(str).tolist()
+        self.csv = [f"{t},{types[k]},{a},{b}" for t, k, a, b in zip(cells, self.type, starts, ends, strict=True)]
+
+    def fields(self, i: int, side: str, types: tuple[str, ...]) -> dict[str, Any]:
+        return {
+            f"{side}_text": self.text[i],
+            f"{side}_type": types[self.type[i]],
+            f"{side}_start": self.start[i],
+            f"{side}_end": self.end[i],
+        }
+
+
+_ERROR_NAMES = (
+    "wrong_label_same_span",
+    "wrong_label_overlap",
+    "right_label_overlap",
+    "false_positive",
+    "false_negative",
+)
+_ERROR_OF_KIND = np.array([-1 if e is None else _ERROR_NAMES.index(e) for e in ERROR_OF_KIND], dtype=np.int64)
+_SHARED = ("none", "left", "right", "both")  # by the kind's start and end bits
 
 
 def render_rows(
-    details: Details, text: Text, criteria: Sequence[str], sample: int, unit_ids: Sequence[str] | None = None
+    details: Details,
+    text: Text,
+    criteria: Sequence[str],
+    sample: int,
+    first_unit: int = 0,
+    rows_dir: str | None = None,
 ) -> PartRows:
-    """Every report row of one chunk: the pairs of each criterion, then the error files."""
-    line = _Line()
-    text = _cached(text)
+    """Every report row of one chunk as CSV text: the pairs of each criterion (``pair_fields``),
+    then the error files (``error_fields``), rows in position order. Units are numbered from
+    ``first_unit``; with ``rows_dir`` the text goes to scratch files there.
+
+    Most pairs appear in several files, so the text around a pair's match and credit cells is made
+    once per pair, and each file's row joins three strings.
+    """
+    d = details
+    unit_starts = text.unit_starts()
+    refs = _Mentions(d.reference, text, unit_starts)
+    preds = _Mentions(d.predicted, text, unit_starts)
+    contexts = _csv_fields(text.contexts())
+    pair_unit = d.reference.unit[d.pairs.ref]
+    numbers = (np.arange(unit_starts.shape[0], dtype=np.int64) + first_unit).astype(str).tolist()
+    rel = d.pairs.relation()
+    used = np.zeros(len(d.pairs), dtype=bool)
+    for criterion in criteria:
+        if criterion in d.matchings:
+            used[d.matchings[criterion].pair] = True
+    # The cells before and after a pair's match and credit, for every pair some file shows.
+    at = np.flatnonzero(used)
+    rs, ps = refs.csv, preds.csv
+    before = [
+        f"{numbers[u]},{rs[a]},{ps[b]},"
+        for u, a, b in zip(pair_unit[at].tolist(), d.pairs.ref[at].tolist(), d.pairs.pred[at].tolist(), strict=True)
+    ]
+    after = [
+        f",{RELATIONS[x]},{contexts[u]}\r\n" for x, u in zip(rel[at].tolist(), pair_unit[at].tolist(), strict=True)
+    ]
+    index = np.full(len(d.pairs), -1, dtype=np.int64)
+    index[at] = np.arange(at.shape[0])
+    # Most rows are full matches, alike in every file: made once, then gathered per file.
+    full = np.empty(at.shape[0], dtype=object)
+    full[:] = [b + _FULL + a for b, a in zip(before, after, strict=True)]
     names = pair_fields(text.unit_kind)
     files: dict[str, RowFile] = {}
     for criterion in criteria:
-        if criterion not in details.matchings:
+        if criterion not in d.matchings:
             continue
-        f = RowFile()
-        for values in pair_values(details, text, criterion):
-            f.head.append("")
-            f.unit.append(values[0])
-            f.tail.append("," + line(values[1:]))
-            match = values[-4]
-            if match == "full":
-                f.full += 1
-            elif match == "partial":
-                f.partial += 1
-                if len(f.partial_rows) < sample:
-                    row = dict(zip(names, values, strict=True))
-                    row["_unit"] = row.pop(text.unit_kind)
-                    f.partial_rows.append(row)
-        files[f"{criterion}.csv"] = f
-    errors, type5 = RowFile(), RowFile()
-    for error, unit, values in error_values(details, text):
-        head = f"{error},{CODE[error]},"
-        tail = "," + line(values)
-        errors.head.append(head)
-        errors.unit.append(unit)
-        errors.tail.append(tail)
-        if error == "right_label_overlap":
-            type5.head.append(head)
-            type5.unit.append(unit)
-            type5.tail.append(tail)
-    files[ERRORS_FILE] = errors
-    files[TYPE5_FILE] = type5
-    return PartRows(files, text.unit_kind, sample, None if unit_ids is None else list(unit_ids))
+        m = d.matchings[criterion]
+        rows = RowFile()
+        where = index[m.pair]
+        lines = full[where]
+        other = np.flatnonzero((m.level != FULL) | (m.credit != 1.0))
+        if other.shape[0]:
+            mids = _middles(m.level[other], m.credit[other])
+            lines[other] = [before[k] + mid + after[k] for k, mid in zip(where[other].tolist(), mids, strict=True)]
+        body = "".join(lines.tolist())
+        rows.full = int(np.count_nonzero(m.level == FULL))
+        partial = np.flatnonzero(m.level == PARTIAL)
+        rows.partial = int(partial.shape[0])
+        for i in partial[:sample].tolist():
+            k = int(m.pair[i])
+            a, b, u = int(d.pairs.ref[k]), int(d.pairs.pred[k]), int(pair_unit[k])
+            row: dict[str, Any] = {"_unit": u + first_unit}
+            row.update(refs.fields(a, "reference", d.reference.types))
+            row.update(preds.fields(b, "predicted", d.predicted.types))
+            row.update(match="partial", credit=float(m.credit[i]), relation=RELATIONS[int(rel[k])])
+            row["context"] = text.context(u)
+            rows.partial_rows.append({key: row[key] for key in ("_unit", *names[1:])})
+        _keep(rows, body, f"{criterion}.csv", rows_dir)
+        files[f"{criterion}.csv"] = rows
+    errors, type5 = _error_rows(d, refs, preds, contexts, numbers)
+    files[ERRORS_FILE] = _keep(RowFile(), errors, ERRORS_FILE, rows_dir)
+    files[TYPE5_FILE] = _keep(RowFile(), type5, TYPE5_FILE, rows_dir)
+    return PartRows(files, text.unit_kind, sample)
 
 
-def rows_text(rows: RowFile, offset: int, unit_ids: Sequence[str] | None = None) -> str:
-    """The CSV text of ``rows``, units numbered from ``offset`` (or named by ``unit_ids``)."""
-    if unit_ids is None:
-        return "".join([h + str(u + offset) + t for h, u, t in zip(rows.head, rows.unit, rows.tail, strict=True)])
-    line = _Line()
-    names = [line([unit_ids[u + offset]])[:-2] for u in rows.unit]
-    return "".join([h + n + t for h, n, t in zip(rows.head, names, rows.tail, strict=True)])
+def _keep(rows: RowFile, body: str, name: str, rows_dir: str | None) -> RowFile:
+    if rows_dir is None:
+        rows.texts.append(body)
+        return rows
+    import tempfile  # here: only a report written from worker processes needs it
+
+    fd, path = tempfile.mkstemp(prefix=f".{name}.", suffix=".rows", dir=rows_dir)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+        handle.write(body)
+    rows.paths.append(path)
+    return rows
+
+
+_FULL = f"{LEVEL_NAMES[FULL]},{1.0!r}"
+
+
+def _middles(level: IntArray, credit: npt.NDArray[np.float64]) -> list[str]:
+    """The match and credit cells of matched pairs ("partial,0.5", ...)."""
+    levels = level.tolist()
+    # Credit is most often one number for each level: one string per level.
+    fixed: dict[int, str] = {}
+    for lv in np.unique(level).tolist():
+        values = np.unique(credit[level == lv])
+        if values.shape[0] != 1:
+            return [f"{LEVEL_NAMES[v]},{c!r}" for v, c in zip(levels, credit.tolist(), strict=True)]
+        fixed[lv] = f"{LEVEL_NAMES[lv]},{float(values[0])!r}"
+    return [fixed[v] for v in levels]
+
+
+def _csv_fields(values: list[str]) -> list[str]:
+    """``csv_field`` of each value; one search when none needs quotes (the usual case)."""
+    if _NEEDS_QUOTES.search("".join(values)) is None:
+        return values
+    needs = _NEEDS_QUOTES.search
+    return [csv_field(v) if needs(v) else v for v in values]
+
+
+def _error_rows(
+    d: Details, refs: _Mentions, preds: _Mentions, contexts: list[str], numbers: list[str]
+) -> tuple[str, str]:
+    """Every mention that is not correct under the error taxonomy (Nejadgholi et al. 2020), in
+    position order, and the Type-5 rows alone.
+
+    The pairs come from the one-to-one matching that the taxonomy counts read, so the number of
+    rows of each error equals its count in the JSON's ``errors``.
+    """
+    m = d.schemes[TAXONOMY.name]
+    kind = d.pairs.kind[m.pair]
+    error = _ERROR_OF_KIND[kind]
+    wrong = error >= 0
+    pair = m.pair[wrong]
+    r, p, kind, error = d.pairs.ref[pair], d.pairs.pred[pair], kind[wrong], error[wrong]
+    matched_r = np.zeros(len(d.reference), dtype=bool)
+    matched_r[d.pairs.ref[m.pair]] = True
+    matched_p = np.zeros(len(d.predicted), dtype=bool)
+    matched_p[d.pairs.pred[m.pair]] = True
+    fp = np.flatnonzero(~matched_p)
+    fn = np.flatnonzero(~matched_r)
+    # Pairs, then false positives, then false negatives; ordered by (unit, reference start,
+    # predicted start), ties kept in that order (lexsort is stable).
+    unit = np.concatenate((d.reference.unit[r], d.predicted.unit[fp], d.reference.unit[fn]))
+    first = np.concatenate((d.reference.start[r], d.predicted.start[fp], d.reference.start[fn]))
+    second = np.concatenate((d.predicted.start[p], d.predicted.start[fp], d.reference.start[fn]))
+    order = np.lexsort((second, first, unit)).tolist()
+    n_pairs, n_fp = int(pair.shape[0]), int(fp.shape[0])
+    rel = d.pairs.relation()[pair].tolist()
+    shared = ((kind >> 1) & 3).tolist()  # SAME_START is bit 1, SAME_END bit 2
+    rs, ps = refs.csv, preds.csv
+    r_l, p_l, e_l, fp_l, fn_l, unit_l = r.tolist(), p.tolist(), error.tolist(), fp.tolist(), fn.tolist(), unit.tolist()
+    heads = [f"{name},{CODE[name]}," for name in _ERROR_NAMES]
+    type5_code = _ERROR_NAMES.index("right_label_overlap")
+    codes: list[int] = []
+    tails: list[str] = []
+    for i in order:
+        u = unit_l[i]
+        if i < n_pairs:
+            code = e_l[i]
+            tail = f",{rs[r_l[i]]},{ps[p_l[i]]},{RELATIONS[rel[i]]},{_SHARED[shared[i]]},{contexts[u]}\r\n"
+        elif i < n_pairs + n_fp:
+            code = 3
+            tail = f",,,,,{ps[fp_l[i - n_pairs]]},,,{contexts[u]}\r\n"
+        else:
+            code = 4
+            tail = f",{rs[fn_l[i - n_pairs - n_fp]]},,,,,,,{contexts[u]}\r\n"
+        codes.append(code)
+        tails.append(numbers[u] + tail)
+    rows = [heads[c] + t for c, t in zip(codes, tails, strict=True)]
+    return "".join(rows), "".join([row for c, row in zip(codes, rows, strict=True) if c == type5_code])
 
 
 def header_line(fields: Sequence[str]) -> str:
-    return _Line()(fields)
+    return ",".join(csv_field(f) for f in fields) + "\r\n"
 
 
 def error_examples(

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import io
 import json
 import os
+import shutil
+import threading
 from pathlib import Path
 from typing import IO, Any
 
@@ -13,7 +18,7 @@ from .charts import CHARTS, ChartsUnavailable, draw_all
 from .common import CRITERION_HELP, PARTIAL_CRITERIA
 from .html import PartialSample, render_html
 from .markdown import render_markdown
-from .pairs import ERRORS_FILE, TYPE5_FILE, PartRows, error_fields, header_line, pair_fields, render_rows, rows_text
+from .pairs import ERRORS_FILE, TYPE5_FILE, PartRows, error_fields, header_line, pair_fields, render_rows
 
 HTML_PARTIAL_LIMIT = 200  # partial pairs listed per criterion in report.html; the CSVs hold all
 HTML_EXAMPLE_LIMIT = 5  # examples per error type in report.html
@@ -25,11 +30,22 @@ class _RowFile:
     def __init__(self, path: Path, fields: list[str]) -> None:
         self.path = path
         self.part = path.with_name(f".{path.name}.part")
-        self.handle: IO[str] = self.part.open("w", encoding="utf-8", newline="")
-        self.handle.write(header_line(fields))
+        self.handle: IO[bytes] = self.part.open("wb")
+        self.handle.write(header_line(fields).encode("utf-8"))
         self.full = 0
         self.partial = 0
         self.sample: list[dict[str, Any]] = []
+
+
+def _load_matplotlib() -> None:
+    """Import matplotlib and draw a tiny figure, so that its fonts are loaded before the charts
+    are drawn (in forked processes, which would each load them again)."""
+    with contextlib.suppress(ImportError):
+        importlib.import_module("matplotlib.backends.backend_agg")
+        figure = importlib.import_module("matplotlib.figure")
+        fig = figure.Figure(figsize=(1, 1), dpi=10, layout="constrained")
+        fig.add_subplot().set_title("warm-up")
+        fig.savefig(io.BytesIO(), format="png")
 
 
 class ReportWriter:
@@ -41,7 +57,7 @@ class ReportWriter:
     ``HTML_PARTIAL_LIMIT`` partial pairs of each criterion.
     """
 
-    def __init__(self, out_dir: str | Path) -> None:
+    def __init__(self, out_dir: str | Path, *, scratch: bool = True) -> None:
         self.out_dir = Path(out_dir)
         try:
             self.out_dir.mkdir(parents=True, exist_ok=True)
@@ -51,9 +67,23 @@ class ReportWriter:
             raise InputError(f"cannot write a report here: {exc.strerror}", path=str(self.out_dir)) from None
         self.files: dict[str, _RowFile] = {}
         self.unit_kind = "sentence"
+        self._loading: threading.Thread | None = None
+        self.rows_dir: str | None = None
+        if scratch:
+            import tempfile
 
-    def __call__(self, rows: PartRows, offset: int) -> None:
+            try:
+                self.rows_dir = tempfile.mkdtemp(prefix=".spanscore-rows-", dir=self.out_dir)
+            except OSError as exc:
+                raise InputError(f"cannot write a report here: {exc.strerror}", path=str(self.out_dir)) from None
+
+    def __call__(self, rows: PartRows) -> None:
         self.unit_kind = rows.unit_kind
+        if self._loading is None:
+            # matplotlib takes over half a second to import: do it while the chunks are counted.
+            # Not before the first chunk is back, so that no worker is forked while it imports.
+            self._loading = threading.Thread(target=_load_matplotlib, daemon=True)
+            self._loading.start()
         try:
             for name, part in rows.files.items():
                 f = self.files.get(name)
@@ -61,11 +91,16 @@ class ReportWriter:
                     is_error = name in (ERRORS_FILE, TYPE5_FILE)
                     fields = error_fields(rows.unit_kind) if is_error else pair_fields(rows.unit_kind)
                     f = self.files[name] = _RowFile(self.out_dir / name, fields)
-                f.handle.write(rows_text(part, offset))
+                for text in part.texts:
+                    f.handle.write(text.encode("utf-8"))
+                for path in part.paths:
+                    with open(path, "rb") as piece:
+                        shutil.copyfileobj(piece, f.handle, 1 << 20)
+                    os.unlink(path)
                 f.full += part.full
                 f.partial += part.partial
                 for row in part.partial_rows[: max(HTML_PARTIAL_LIMIT - len(f.sample), 0)]:
-                    sample = {rows.unit_kind: row["_unit"] + offset}
+                    sample = {rows.unit_kind: row["_unit"]}
                     sample.update((k, v) for k, v in row.items() if k != "_unit")
                     f.sample.append(sample)
         except OSError as exc:
@@ -79,6 +114,12 @@ class ReportWriter:
             if f.part.exists():
                 os.unlink(f.part)
         self.files = {}
+        self._clear_scratch()
+
+    def _clear_scratch(self) -> None:
+        if self.rows_dir is not None:
+            shutil.rmtree(self.rows_dir, ignore_errors=True)
+            self.rows_dir = None
 
     def finish(self, report: Report) -> Path:
         """Complete the folder: CSVs under their names, summary files, charts and report.html."""
@@ -89,6 +130,10 @@ class ReportWriter:
             raise InputError(f"cannot write the report: {exc.strerror}", path=str(self.out_dir)) from None
 
     def _finish(self, report: Report) -> Path:
+        if self._loading is not None:
+            self._loading.join()
+        workers = 2 if self.rows_dir is not None else 1  # an evaluation with worker processes: draw in two
+        self._clear_scratch()
         out_dir = self.out_dir
         data = report.to_dict()
         files: dict[str, str] = {
@@ -98,7 +143,7 @@ class ReportWriter:
         }
         notes: list[str] = []
         try:
-            charts = draw_all(data)
+            charts = draw_all(data, jobs=workers)
         except ChartsUnavailable as exc:
             charts = {}
             notes.append(f"No charts were drawn: {exc}.")
@@ -162,8 +207,8 @@ def write_report(report: Report, out_dir: Path) -> Path:
     matchings are rendered now); without details the scores, charts and pages are still written.
     To write a report while evaluating, without keeping details, use ``ReportWriter``.
     """
-    writer = ReportWriter(out_dir)
+    writer = ReportWriter(out_dir, scratch=False)
     for kept in report.kept or ():
         criteria = tuple(kept.details.matchings)
-        writer(render_rows(kept.details, kept.text, criteria, HTML_PARTIAL_LIMIT), kept.unit_offset)
+        writer(render_rows(kept.details, kept.text, criteria, HTML_PARTIAL_LIMIT, kept.unit_offset))
     return writer.finish(report)
