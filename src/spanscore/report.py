@@ -6,12 +6,13 @@ import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from .counts import Counts
 from .documents import DocCounts, document_rows, macro_over_documents
 from .errors import OptionError
 from .reporting.pairs import KeptDetails, pair_fields, pair_values
+from .results import EvaluationResult, Scores
 from .scores import score_counts
 
 
@@ -44,10 +45,10 @@ class Report:
     documents: DocCounts | None = None
     unit_kind: str = "sentence"
     example_limit: int = 3
-    _scores: dict[str, Any] | None = field(default=None, repr=False)
+    _scores: Scores | None = field(default=None, repr=False)
 
     @property
-    def scores(self) -> dict[str, Any]:
+    def scores(self) -> Scores:
         if self._scores is None:
             self._scores = score_counts(self.counts, zero_division=self.zero_division)
         return self._scores
@@ -70,7 +71,7 @@ class Report:
             raise OptionError(f"cannot merge reports with signatures {self.signature} and {other.signature}")
         return Report(self.counts.merge(other.counts), self.signature, self.options, self.zero_division)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> EvaluationResult:
         s = self.scores
         out: dict[str, Any] = {
             "signature": self.signature,
@@ -94,7 +95,7 @@ class Report:
             out["errors"]["examples"] = self.error_examples(self.example_limit)
         if self.documents is not None:
             out["macro_documents"] = macro_over_documents(self.documents, self.zero_division, self.counts.credit)
-        return _clean(out)  # type: ignore[no-any-return]
+        return cast(EvaluationResult, _clean(out))
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)

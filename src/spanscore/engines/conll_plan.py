@@ -125,7 +125,7 @@ class _Scanner:
 
     def _window(self, n: int) -> bytes:
         self.file.seek(self.offset)
-        return self.file.read(n)
+        return self.file.read(min(n, self.left + 1))  # never a buffer larger than what is left
 
     def _advance(self, cut: int, newlines: int) -> tuple[int, int, int]:
         """Move past ``cut`` bytes holding ``newlines`` newlines."""

@@ -8,7 +8,6 @@ and the report writer appends each file's rows in corpus order.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -44,20 +43,6 @@ def error_fields(unit_kind: str) -> list[str]:
     return ["error", "code", unit_kind, *_SIDES, *ERROR_TAIL]
 
 
-def _cached(text: Text) -> Text:
-    """Rows come in position order, so consecutive rows mostly share a sentence: remember contexts."""
-    return _CachedText(text) if not isinstance(text, _CachedText) else text
-
-
-class _CachedText:
-    def __init__(self, text: Text) -> None:
-        self._text = text
-        self.unit_kind = text.unit_kind
-        self.context = functools.lru_cache(maxsize=1024)(text.context)
-        self.mention = text.mention
-        self.local = text.local
-
-
 def _side(spans: Spans, text: Text, i: int) -> tuple[str, str, int, int]:
     start, end, unit = int(spans.start[i]), int(spans.end[i]), int(spans.unit[i])
     return (text.mention(start, end), spans.types[int(spans.type[i])], text.local(unit, start), text.local(unit, end))
@@ -66,7 +51,6 @@ def _side(spans: Spans, text: Text, i: int) -> tuple[str, str, int, int]:
 def pair_values(details: Details, text: Text, criterion: str, *, scheme: bool = False) -> Iterator[tuple[Any, ...]]:
     """Every matched pair of a criterion (or SemEval scheme) in position order, as the values of
     ``pair_fields`` with the chunk-local unit first."""
-    text = _cached(text)
     d = details
     m = (d.schemes if scheme else d.matchings)[criterion]
     rel = d.pairs.relation()
