@@ -44,12 +44,12 @@ def best(f: Callable[[], Any], n: int = 7) -> float:
 def stages(gold: Path, pred: Path) -> dict[str, float]:
     """Milliseconds of each stage of one 512 KiB chunk."""
     from spanscore.counts import Options, count
-    from spanscore.io.conll import parse_conll
-    from spanscore.io.load import check_same_tokens, decode_column, unify
     from spanscore.engines import PartCounter
     from spanscore.engines.conll_plan import plan_chunks
     from spanscore.engines.parts import Wanted
     from spanscore.engines.sources import ConllSource
+    from spanscore.io.conll import parse_conll
+    from spanscore.io.load import check_same_tokens, decode_column, unify
     from spanscore.io.reading import Reading
 
     def _read(path: Path, start: int, end: int) -> bytes:

@@ -15,6 +15,7 @@ from spanscore.cli.main import cli
 from spanscore.corpus import convert, summarize, validate
 from spanscore.errors import InputError, OptionError
 from spanscore.io.conll import parse_conll
+from spanscore.io.reading import Reading
 
 
 def write(path: Path, text: str) -> Path:
@@ -112,9 +113,9 @@ def test_repair_policies() -> None:
 @pytest.mark.parametrize("encoding", ["IOB1", "IOE1", "IOE2", "BIOES", "BILOU", "BMES"])
 def test_encodings_round_trip_on_btc(btc: Path, tmp_path: Path, encoding: str) -> None:
     src = btc / "dev.txt"
-    convert(src, tmp_path / "enc", source="BIO", target=encoding)
-    assert validate(tmp_path / "enc", labels=encoding).ok
-    convert(tmp_path / "enc", tmp_path / "back", source=encoding, target="BIO")
+    convert(src, tmp_path / "enc", Reading(labels="BIO"), target=encoding)
+    assert validate(tmp_path / "enc", Reading(labels=encoding)).ok
+    convert(tmp_path / "enc", tmp_path / "back", Reading(labels=encoding), target="BIO")
     assert (tmp_path / "back").read_bytes() == src.read_bytes()
     same = spanscore.evaluate(reference=src, predicted=src).metrics
     other = spanscore.evaluate(reference=tmp_path / "enc", predicted=tmp_path / "enc", labels=encoding).metrics
@@ -126,10 +127,10 @@ def test_jsonl_round_trip_and_errors(btc: Path, tmp_path: Path) -> None:
     blocks = (btc / "dev.txt").read_text(encoding="utf-8").split("\n\n")
     keep = [b for b in blocks if b and all(ln.split("\t")[0].strip() and " " not in ln for ln in b.split("\n"))]
     src = write(tmp_path / "src", "\n\n".join(keep) + "\n\n")
-    convert(src, tmp_path / "d.jsonl", source="BIO", target="JSONL")
-    convert(tmp_path / "d.jsonl", tmp_path / "back", source="JSONL", target="BIO")
+    convert(src, tmp_path / "d.jsonl", Reading(labels="BIO"), target="JSONL")
+    convert(tmp_path / "d.jsonl", tmp_path / "back", Reading(format="jsonl"), target="BIO")
     assert (tmp_path / "back").read_bytes() == src.read_bytes()
-    convert(btc / "dev.txt", tmp_path / "d.jsonl", source="BIO", target="JSONL")
+    convert(btc / "dev.txt", tmp_path / "d.jsonl", Reading(labels="BIO"), target="JSONL")
     a = spanscore.evaluate(reference=tmp_path / "d.jsonl", predicted=tmp_path / "d.jsonl", format="jsonl")
     assert a.metrics["strict"]["reference"] == 1126 and a.metrics["strict"]["f1"] == 1.0
     bad = write(tmp_path / "bad.jsonl", '{"id": 1, "text": "ab", "spans": [{"start": 1, "end": 5, "label": "X"}]}\n')

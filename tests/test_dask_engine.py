@@ -18,8 +18,8 @@ import pytest
 from click.testing import CliRunner
 
 import spanscore
-from spanscore.errors import InputError, OptionError
 from spanscore.engines.conll_plan import plan_chunks
+from spanscore.errors import InputError, OptionError
 
 distributed = pytest.importorskip("distributed")
 import dask  # noqa: E402  (installed with distributed)

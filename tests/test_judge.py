@@ -1,5 +1,5 @@
 """Learned judges of boundary mismatches (issue 5): training, files, cross-fitting, benchmark,
-the learned criterion and the user F-scores of 004."""
+the learned criterion and the user F-scores of Nejadgholi et al. (2020)."""
 
 from __future__ import annotations
 

@@ -188,7 +188,8 @@ FULL, ZERO = Fraction(1), Fraction(0)
 def pair_value(name: str, r: Mention, p: Mention, credit: Any) -> Fraction | None:
     """What matching r with p earns under a criterion or SemEval scheme; None: it may not be matched.
 
-    Written from the definitions (000 section 5.1, 002; SemEval-2013 as in 001 and 003), not from
+    Written from the definitions (Kong and Sullivan, section 5.1, and the scorer's README;
+    SemEval-2013 as Lee Xin Jie and Batista (2018) explain it), not from
     spanscore's tables.
     """
     overlap = min(r[1], p[1]) - max(r[0], p[0])

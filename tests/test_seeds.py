@@ -1,9 +1,9 @@
 """Hand-worked cases from the seeds.
 
-- 000 (the paper) and 002 (its README): "the New York Times", "The Ohio State University"/"Ohio",
+- Kong and Sullivan (the paper) and the README of its scorer: "the New York Times", "The Ohio State University"/"Ohio",
   section 5.3's gold mention with two predictions (one at each boundary), the first-found rule;
-- 003 (the SemEval-2013 blog post): the TIKOSYN ... oral contraceptives table;
-- 001 (a MUC/SemEval explainer): its category table, from a sentence it shows only in part;
+- Batista (2018), the SemEval-2013 blog post: the TIKOSYN ... oral contraceptives table;
+- Lee Xin Jie's MUC/SemEval explainer: its category table, from a sentence it shows only in part;
 - the paper's own matched pairs (../shared/data/seed-partial-matches, ``seed_pairs`` fixture).
 """
 
@@ -41,7 +41,7 @@ def categories(d: dict[str, Any], scheme: str) -> tuple[int, ...]:
 
 
 # --------------------------------------------------------------------------------------------
-# 000 / 002: the paper's motivating examples.
+# Kong and Sullivan's motivating examples.
 
 NEW_YORK_TIMES = [
     ("I", "O", "O"),
@@ -55,7 +55,8 @@ NEW_YORK_TIMES = [
 
 
 def test_new_york_times(tmp_path: Path) -> None:
-    """Gold "the New York Times" [ORG], predicted "New York Times" [ORG] (000 section 1, 002)."""
+    """Gold "the New York Times" [ORG], predicted "New York Times" [ORG] (Kong and Sullivan,
+    section 1, and the scorer's README)."""
     report = evaluate_rows(tmp_path, [NEW_YORK_TIMES])
     m = report.to_dict()["metrics"]
     # Exact match counts it as a false positive and a false negative.
@@ -75,7 +76,7 @@ def test_new_york_times(tmp_path: Path) -> None:
 
 
 def test_ohio_state_university(tmp_path: Path) -> None:
-    """Gold "The Ohio State University"[ORG] is in "Ohio"[LOC]; predicted without "The" (002)."""
+    """Gold "The Ohio State University"[ORG] is in "Ohio"[LOC]; predicted without "The" (the scorer's README)."""
     sentence = [
         ("The", "B-ORG", "O"),
         ("Ohio", "I-ORG", "B-ORG"),
@@ -101,7 +102,7 @@ def test_ohio_state_university(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# 003: the SemEval-2013 table of the blog post.
+# Batista (2018): the SemEval-2013 table of the blog post.
 
 # scenario: (sentence rows, expected category per scheme strict/exact/partial/type)
 BLOG_ROWS: dict[str, tuple[list[Row], dict[str, str]]] = {
@@ -169,15 +170,15 @@ def test_semeval_blog_table(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# 001: the MUC/SemEval explainer's table.
+# Lee Xin Jie: the MUC/SemEval explainer's table.
 
 
 def test_muc_explainer_table() -> None:
-    """001 shows only part of its sentence ("The news agency is here"); these mentions give its
+    """The explainer shows only part of its sentence ("The news agency is here"); these mentions give its
     categories: one pair right in span and type, one with the right span and wrong type, one
     overlapping with the right type, one overlapping with the wrong type, a miss and a spurious one.
 
-    001's text writes recall for the partial and type schemes as
+    The explainer's text writes recall for the partial and type schemes as
     ``(COR + 0.5 PAR) / POS = COR / ACT = TP / (TP + FP)``; only the first expression is right
     (COR / ACT is not a recall), and it is the one its own worked numbers (a2, b2) use.
     """
@@ -197,7 +198,7 @@ def test_muc_explainer_table() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# 000 section 5.3: one gold mention, two predictions (one at each boundary).
+# Kong and Sullivan, section 5.3: one gold mention, two predictions (one at each boundary).
 
 BIEBER = ["@", "justinbieber", "@", "scooterbraun", "@", "Ludacris"]
 RYAN = "@ ryanbutcher321 @ ijamesmacdonald @ ReganStevely @ GeorgioMartini"

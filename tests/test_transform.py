@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from spanscore.cli.main import cli
 from spanscore.errors import InputError, OptionError
 from spanscore.io.files import atomic_output
+from spanscore.io.reading import Reading
 from spanscore.transform import transform_bytes, transform_file
 
 SPLITS = ("train.txt", "dev.txt", "test.txt")
@@ -85,7 +86,7 @@ def test_type_edits() -> None:
 def test_a_rename_never_joins_touching_mentions() -> None:
     # IOB1: I-A I-B are two mentions; renaming both to C needs a B- to keep them apart.
     data = b"x I-A\ny I-B\nz O\n"
-    out = transform_bytes(data, type_map={"A": "C", "B": "C"}, labels="IOB1").data
+    out = transform_bytes(data, type_map={"A": "C", "B": "C"}, reading=Reading(labels="IOB1")).data
     assert out == b"x I-C\ny B-C\nz O\n"
 
 
@@ -106,7 +107,7 @@ def test_errors(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="one column"):
         transform_bytes(b"a\nb\n", merge_at_mentions=True)
     with pytest.raises(OptionError, match="BIO"):
-        transform_bytes(b"a\tS-PER\n", merge_at_mentions=True, labels="BIOES")
+        transform_bytes(b"a\tS-PER\n", merge_at_mentions=True, reading=Reading(labels="BIOES"))
     with pytest.raises(InputError, match="unknown label"):
         transform_bytes(b"a\tPER\n", merge_at_mentions=True)
     with pytest.raises(InputError, match="no such file"):

@@ -6,6 +6,7 @@ leaves half a file behind.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -14,60 +15,54 @@ from typing import Any
 
 import numpy as np
 
-from .encoding import Repair, check_repair, decode, encode, get_encoding, invalid_messages, split_labels
+from .encoding import (
+    InvalidTransition,
+    Repair,
+    check_repair,
+    decode,
+    encode,
+    get_encoding,
+    invalid_transitions,
+    split_labels,
+)
 from .errors import InputError, OptionError
-from .io.conll import ConllTable, Delimiter, read_conll
+from .io.conll import ConllTable, read_conll
 from .io.files import atomic_output
 from .io.jsonl import read_jsonl
 from .io.load import decode_column
+from .io.reading import DEFAULT_READING, Reading
 from .spans import Spans
 
 
-def read_spans(
-    path: str | Path,
-    *,
-    labels: str = "BIO",
-    repair: str = "conlleval",
-    delimiter: Delimiter = "auto",
-    label_column: int = -1,
-) -> tuple[ConllTable, Spans]:
-    table = read_conll(path, columns=(label_column,), delimiter=delimiter)
-    return table, decode_column(table, 0, labels, check_repair(repair))
+def read_spans(path: str | Path, reading: Reading) -> tuple[ConllTable, Spans]:
+    table = read_conll(
+        path, columns=(reading.label_column,), token_column=reading.token_column, delimiter=reading.delimiter
+    )
+    return table, decode_column(table, 0, reading.labels, reading.repair)
 
 
-def summarize(
-    path: str | Path,
-    *,
-    format: str = "conll",
-    labels: str = "BIO",
-    repair: str = "conlleval",
-    delimiter: Delimiter = "auto",
-    label_column: int = -1,
-) -> dict[str, Any]:
-    """Documents, sentences, tokens and mentions per type (Table 1 of the paper for BTC)."""
-    if format == "jsonl":
-        docs = read_jsonl(path)
-        per: dict[str, int] = {}
-        for d in docs:
-            for _, _, label in d.spans:
-                per[label] = per.get(label, 0) + 1
-        return {
-            "path": str(path),
-            "documents": len(docs),
-            "sentences": len(docs),
-            "tokens": sum(len(d.text.split()) for d in docs),
-            "mentions": sum(per.values()),
-            "types": dict(sorted(per.items())),
-        }
-    table, spans = read_spans(path, labels=labels, repair=repair, delimiter=delimiter, label_column=label_column)
-    counts = np.bincount(spans.type, minlength=len(spans.types))
+def summarize(path: str | Path, reading: Reading = DEFAULT_READING, *, jobs: int = 1) -> dict[str, Any]:
+    """Documents, sentences, tokens and mentions per type (Table 1 of Kong and Sullivan for BTC).
+
+    The file is read by the engine that scores (chunk by chunk, in ``jobs`` processes), as the
+    reference and the prediction of one evaluation.
+    """
+    from .api import evaluate  # the corpus tools sit beside the scorer, not under it
+
+    counts = evaluate(
+        reference=path,
+        predicted=None if reading.merged else path,
+        reading=reading,
+        keep_details=False,
+        jobs=jobs,
+    ).counts
     return {
         "path": str(path),
-        "documents": table.n_documents,
-        "sentences": table.n_sentences,
-        "tokens": table.n_tokens,
-        "mentions": len(spans),
-        "types": {t: int(c) for t, c in zip(spans.types, counts, strict=True)},
+        "documents": counts.documents,
+        "sentences": counts.sentences,
+        "tokens": counts.tokens,
+        "mentions": int(counts.reference.sum()),
+        "types": {t: int(c) for t, c in zip(counts.types, counts.reference.tolist(), strict=True)},
     }
 
 
@@ -75,7 +70,7 @@ def summarize(
 class Validation:
     path: str
     encoding: str
-    problems: list[str]
+    problems: list[InvalidTransition]
     tokens: int
     sentences: int
 
@@ -84,19 +79,19 @@ class Validation:
         return not self.problems
 
 
-def validate(
-    path: str | Path, *, labels: str = "BIO", delimiter: Delimiter = "auto", label_column: int = -1
-) -> Validation:
+def validate(path: str | Path, reading: Reading = DEFAULT_READING) -> Validation:
     """Every invalid transition of the file under an encoding (unknown labels raise)."""
-    spec = get_encoding(labels)
-    table = read_conll(path, columns=(label_column,), delimiter=delimiter)
+    spec = get_encoding(reading.labels)
+    table = read_conll(
+        path, columns=(reading.label_column,), token_column=reading.token_column, delimiter=reading.delimiter
+    )
     col = table.columns[0]
     label_set = split_labels(col.vocab, spec, ids=col.ids, lines=table.token_line, path=table.path)
     decoded = decode(col.ids, table.sentence_bounds, label_set, spec, "conlleval")
     first = np.zeros(table.n_tokens, dtype=bool)
     first[table.sentence_bounds[:-1]] = True
-    msgs = invalid_messages(decoded, col.ids, col.vocab, table.token_line, first, table.path)
-    return Validation(table.path, spec.name, msgs, table.n_tokens, table.n_sentences)
+    found = invalid_transitions(decoded, col.ids, col.vocab, table.token_line, first, table.path)
+    return Validation(table.path, spec.name, found, table.n_tokens, table.n_sentences)
 
 
 def _atomic_write(path: str | Path, chunks: Iterator[str]) -> None:
@@ -124,41 +119,27 @@ def _has_docstart(table: ConllTable) -> bool:
 
 
 def repair_file(
-    path: str | Path,
-    out: str | Path,
-    *,
-    labels: str = "BIO",
-    method: str = "conlleval",
-    delimiter: Delimiter = "auto",
-    label_column: int = -1,
+    path: str | Path, out: str | Path, reading: Reading = DEFAULT_READING, *, method: str = "conlleval"
 ) -> int:
     """Write the file with invalid transitions repaired; returns how many there were."""
     rep: Repair = check_repair(method)
     if rep == "none":
         raise OptionError("repair needs a method: conlleval or discard")
-    report = validate(path, labels=labels, delimiter=delimiter, label_column=label_column)
-    table, spans = read_spans(path, labels=labels, repair=rep, delimiter=delimiter, label_column=label_column)
-    ids, vocab = encode(spans, table.n_tokens, table.sentence_bounds, get_encoding(labels))
+    report = validate(path, reading)
+    table, spans = read_spans(path, dataclasses.replace(reading, repair=rep))
+    ids, vocab = encode(spans, table.n_tokens, table.sentence_bounds, get_encoding(reading.labels))
     _atomic_write(out, _conll_lines(table, ids, vocab))
     return len(report.problems)
 
 
-def convert(
-    path: str | Path,
-    out: str | Path,
-    *,
-    source: str = "BIO",
-    target: str = "BIOES",
-    repair: str = "conlleval",
-    delimiter: Delimiter = "auto",
-    label_column: int = -1,
-) -> None:
-    """Between label encodings, or to and from JSONL (``source``/``target`` = "JSONL")."""
-    src, dst = source.upper(), target.upper()
-    if src == "JSONL":
+def convert(path: str | Path, out: str | Path, reading: Reading = DEFAULT_READING, *, target: str = "BIOES") -> None:
+    """Between label encodings (``reading.labels`` to ``target``), or to and from JSONL
+    (``reading.format == "jsonl"``, ``target == "JSONL"``)."""
+    dst = target.upper()
+    if reading.format == "jsonl":
         _jsonl_to_conll(path, out, get_encoding(dst))
         return
-    table, spans = read_spans(path, labels=src, repair=repair, delimiter=delimiter, label_column=label_column)
+    table, spans = read_spans(path, reading)
     if dst == "JSONL":
         _atomic_write(out, _conll_to_jsonl(table, spans))
         return

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -27,12 +27,12 @@ from .errors import OptionError
 from .matching import (
     EXACT,
     FULL,
+    NO_CREDIT,
     PARTIAL,
     SAME_END,
     SAME_SPAN,
     SAME_START,
     SAME_TYPE,
-    ZERO,
     Matching,
     Method,
     Pairs,
@@ -43,37 +43,24 @@ from .matching import (
     pair_credit,
 )
 from .matching import assign as assign_pairs
+from .results import ErrorKey
 from .spans import IntArray, Spans
 
 FloatArray = npt.NDArray[np.float64]
-UNITS = 1 << 32  # proportional credit is summed as integers of 2^-32 so that sums are exact
+CREDIT_SCALE = 1 << 32  # proportional credit is summed as integers of 2^-32 so that sums are exact
 
 MATCH_FIELDS = (
     "full_ref",
     "partial_ref",
     "zero_ref",
-    "units_ref",
+    "scaled_credit_ref",
     "full_pred",
     "partial_pred",
     "zero_pred",
-    "units_pred",
+    "scaled_credit_pred",
 )
 TOKEN_FIELDS = ("true_positive", "reference", "predicted")
-ERROR_FIELDS = (
-    "correct",
-    "false_positive",
-    "false_positive_overlapping",
-    "false_negative",
-    "false_negative_overlapping",
-    "wrong_label_same_span",
-    "wrong_label_overlap",
-    "right_label_overlap",
-    "right_label_overlap_longer",
-    "right_label_overlap_shorter",
-    "right_label_overlap_shifted",
-    "right_label_overlap_left_match",
-    "right_label_overlap_right_match",
-)
+ERROR_FIELDS: tuple[str, ...] = get_args(ErrorKey)  # the error taxonomy's counts, in the JSON's order
 CreditRule = float | Literal["dice", "iou"]
 MinOverlapOf = Literal["reference", "predicted", "both"]
 # A judge gets the pairs and the indices of right-label/overlapping ones; it returns their credit.
@@ -427,13 +414,13 @@ def _partial_credit(pairs: Pairs, rule: CreditRule) -> FloatArray:
 def _tally(m: Matching, pairs: Pairs, ref_key: IntArray, pred_key: IntArray, n: int) -> IntArray:
     rt = ref_key[pairs.ref[m.pair]]
     pt = pred_key[pairs.pred[m.pair]]
-    units = np.rint(m.credit * UNITS).astype(np.int64) * (m.level == PARTIAL)
+    scaled = np.rint(m.credit * CREDIT_SCALE).astype(np.int64) * (m.level == PARTIAL)
     out = np.zeros((len(MATCH_FIELDS), n), dtype=np.int64)
     for side, t in ((0, rt), (4, pt)):
         out[side + 0] = np.bincount(t, weights=(m.level == FULL), minlength=n)
         out[side + 1] = np.bincount(t, weights=(m.level == PARTIAL), minlength=n)
-        out[side + 2] = np.bincount(t, weights=(m.level == ZERO), minlength=n)
-        out[side + 3] = _bincount_int(t, units, n)
+        out[side + 2] = np.bincount(t, weights=(m.level == NO_CREDIT), minlength=n)
+        out[side + 3] = _bincount_int(t, scaled, n)
     return out
 
 
@@ -443,12 +430,12 @@ def _tally_free(rt: IntArray, pt: IntArray, level: IntArray, credit: FloatArray,
     if level.shape[0] == 0:
         return out
     partial = level == PARTIAL
-    units = np.rint(credit * UNITS).astype(np.int64) * partial
-    row = (level - FULL) * n_types  # FULL, PARTIAL, ZERO are consecutive, like their fields
+    scaled = np.rint(credit * CREDIT_SCALE).astype(np.int64) * partial
+    row = (level - FULL) * n_types  # FULL, PARTIAL, NO_CREDIT are consecutive, like their fields
     for side, t in ((0, rt), (4, pt)):
         out[side : side + 3] = np.bincount(row + t, minlength=3 * n_types).reshape(3, n_types)
         if partial.any():
-            out[side + 3] = _bincount_int(t, units, n_types)
+            out[side + 3] = _bincount_int(t, scaled, n_types)
     return out
 
 

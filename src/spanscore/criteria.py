@@ -9,7 +9,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .matching import EXACT, FULL, NONE, PARTIAL, SAME_END, SAME_SPAN, SAME_START, SAME_TYPE, ZERO
+from .matching import (
+    EXACT,
+    FULL,
+    NO_CREDIT,
+    NOT_ELIGIBLE,
+    PARTIAL,
+    SAME_END,
+    SAME_SPAN,
+    SAME_START,
+    SAME_TYPE,
+)
 from .spans import IntArray
 
 _SAME_TYPE_OVERLAP = (SAME_TYPE, SAME_TYPE | SAME_START, SAME_TYPE | SAME_END)
@@ -26,7 +36,7 @@ class Criterion:
         return np.asarray(self.table, dtype=np.int64)[kind]
 
 
-def _table(levels: dict[int, int], default: int = NONE) -> tuple[int, ...]:
+def _table(levels: dict[int, int], default: int = NOT_ELIGIBLE) -> tuple[int, ...]:
     return tuple(levels.get(k, default) for k in range(8))
 
 
@@ -41,10 +51,10 @@ LEARNED = Criterion("learned", _table({EXACT: FULL, **dict.fromkeys(_SAME_TYPE_O
 
 # SemEval-2013 (Segura-Bedmar et al. 2013; the MUC categories of Chinchor and Sundheim 1993): every
 # overlapping pair may be matched; unmatched ones are MIS / SPU.
-SEMEVAL_STRICT = Criterion("strict", _table({EXACT: FULL}, default=ZERO))
-SEMEVAL_EXACT = Criterion("exact", _table({EXACT: FULL, SAME_SPAN: FULL}, default=ZERO))
+SEMEVAL_STRICT = Criterion("strict", _table({EXACT: FULL}, default=NO_CREDIT))
+SEMEVAL_EXACT = Criterion("exact", _table({EXACT: FULL, SAME_SPAN: FULL}, default=NO_CREDIT))
 SEMEVAL_PARTIAL = Criterion("partial", _table({EXACT: FULL, SAME_SPAN: FULL}, default=PARTIAL), fixed_half=True)
-SEMEVAL_TYPE = Criterion("type", _table({EXACT: FULL, **dict.fromkeys(_SAME_TYPE_OVERLAP, FULL)}, default=ZERO))
+SEMEVAL_TYPE = Criterion("type", _table({EXACT: FULL, **dict.fromkeys(_SAME_TYPE_OVERLAP, FULL)}, default=NO_CREDIT))
 
 CRITERIA: tuple[Criterion, ...] = (STRICT, BOUNDARY, LEFT, RIGHT, OVERLAP)
 SCHEMES: tuple[Criterion, ...] = (SEMEVAL_STRICT, SEMEVAL_EXACT, SEMEVAL_PARTIAL, SEMEVAL_TYPE)

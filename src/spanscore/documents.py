@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .counts import UNITS
+from .counts import CREDIT_SCALE
 from .spans import IntArray
 
 FloatArray = npt.NDArray[np.float64]
@@ -92,7 +92,9 @@ def scores_per_row(docs: DocCounts, zero_division: float, credit: str) -> dict[s
             if name.startswith("semeval_"):
                 sides[side] = full + 0.5 * partial  # PAR is worth a half; the other schemes have none
             elif credit in ("dice", "iou") or name == "learned":
-                sides[side] = full + np.round(docs.column(f"{name}.units_{side}").astype(np.float64) / UNITS, 9)
+                sides[side] = full + np.round(
+                    docs.column(f"{name}.scaled_credit_{side}").astype(np.float64) / CREDIT_SCALE, 9
+                )
             else:
                 sides[side] = full + float(credit) * partial
         out[name] = _prf(sides["pred"], sides["ref"], n_pred, n_ref, zero_division)

@@ -227,23 +227,47 @@ def _packed_tables_of(
     return table, blame_end
 
 
-def invalid_messages(
+@dataclass(frozen=True)
+class InvalidTransition:
+    """A label that breaks its encoding's rules where it stands: after ``previous`` (None: at a
+    sentence start), or, with ``at_end``, as the last label of a sentence."""
+
+    path: str
+    line: int
+    label: str
+    previous: str | None = None
+    at_end: bool = False
+
+    @property
+    def what(self) -> str:
+        if self.at_end:
+            return f"{self.label} cannot end a sentence"
+        return f"{self.label} cannot follow {'a sentence start' if self.previous is None else self.previous}"
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.what}"
+
+
+def invalid_transitions(
     decoded: Decoded,
     ids: IntArray,
     vocab: Sequence[str],
     token_line: IntArray,
     first_of_sentence: npt.NDArray[np.bool_],
     path: str,
-) -> list[str]:
-    """One ``file:line: ...`` string per invalid transition, in file order."""
-    found: list[tuple[int, str]] = []
-    for k in decoded.invalid_into.tolist():
-        before = "a sentence start" if first_of_sentence[k] else vocab[ids[k - 1]]
-        found.append((int(token_line[k]), f"{vocab[ids[k]]} cannot follow {before}"))
-    for j in decoded.invalid_end.tolist():
-        found.append((int(token_line[j]), f"{vocab[ids[j]]} cannot end a sentence"))
-    found.sort()
-    return [f"{path}:{line}: {what}" for line, what in found]
+) -> list[InvalidTransition]:
+    """Every invalid transition, in file order."""
+    found = [
+        InvalidTransition(
+            path, int(token_line[k]), vocab[ids[k]], None if first_of_sentence[k] else vocab[ids[k - 1]]
+        )
+        for k in decoded.invalid_into.tolist()
+    ]
+    found += [
+        InvalidTransition(path, int(token_line[j]), vocab[ids[j]], at_end=True) for j in decoded.invalid_end.tolist()
+    ]
+    found.sort(key=lambda t: (t.line, t.what))
+    return found
 
 
 def encode(

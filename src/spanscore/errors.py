@@ -47,3 +47,26 @@ def _input_error(message: str, path: str | None, line: int | None, details: tupl
 
 class OptionError(SpanscoreError):
     """An option value that makes no sense (credit outside [0, 1], unknown encoding...)."""
+
+
+class MissingExtra(OptionError):
+    """An optional extra is not installed: says what needs it and the command that installs it."""
+
+    def __init__(self, what: str, extra: str) -> None:
+        self.what = what
+        self.extra = extra
+        super().__init__(f"{what} needs: pip install 'spanscore[{extra}]'")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (MissingExtra, (self.what, self.extra))
+
+
+class NoDetails(OptionError):
+    """What was asked for needs the matched pairs, which this evaluation did not keep."""
+
+    def __init__(self, what: str = "this") -> None:
+        self.what = what
+        super().__init__(f"{what} needs the matched pairs: evaluate with keep_details=True")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (NoDetails, (self.what,))

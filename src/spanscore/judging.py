@@ -1,4 +1,4 @@
-"""The interface between the matching engine and a learned judge of boundary mismatches (004).
+"""The interface between the matching engine and a learned judge of boundary mismatches (Nejadgholi et al. 2020).
 
 A judge sees each right-label/overlapping pair as a ``Mismatch`` and returns the probability that
 a user accepts the prediction. The core only defines this interface; backends live in

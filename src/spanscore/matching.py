@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import IntEnum
 from typing import Literal
 
 import numpy as np
@@ -35,8 +36,18 @@ Method = Literal["optimal", "greedy"]
 SAME_TYPE, SAME_START, SAME_END = 1, 2, 4
 EXACT = SAME_TYPE | SAME_START | SAME_END
 SAME_SPAN = SAME_START | SAME_END
-# Levels a criterion gives a kind.
-NONE, FULL, PARTIAL, ZERO = 0, 1, 2, 3
+
+
+class Level(IntEnum):
+    """What a criterion makes of a pair of some kind."""
+
+    NOT_ELIGIBLE = 0  # the pair may not be matched
+    FULL = 1  # matched with full credit
+    PARTIAL = 2  # matched with partial credit
+    NO_CREDIT = 3  # matched without credit (SemEval's INC)
+
+
+NOT_ELIGIBLE, FULL, PARTIAL, NO_CREDIT = Level.NOT_ELIGIBLE, Level.FULL, Level.PARTIAL, Level.NO_CREDIT
 
 
 @dataclass(frozen=True)
@@ -144,7 +155,7 @@ def pair_credit(level: IntArray, partial_credit: FloatArray) -> FloatArray:
 def choose(pairs: Pairs, free: IntArray, level: IntArray, credit: FloatArray, method: Method = "optimal") -> IntArray:
     """Step 2 of the matching: which of the ``free`` pairs (with their ``level`` and ``credit``) are
     matched. Returns positions in ``free``, ascending."""
-    eligible = (level == FULL) | (level == ZERO) | ((level == PARTIAL) & (credit > 0))
+    eligible = (level == FULL) | (level == NO_CREDIT) | ((level == PARTIAL) & (credit > 0))
     cand = np.flatnonzero(eligible)
     if cand.shape[0] == 0:
         return cand
@@ -209,14 +220,14 @@ def assign(
 ) -> Matching:
     """Match pairs one to one under a criterion.
 
-    ``levels[pair]`` is the criterion's level for each pair (NONE excludes it) and
+    ``levels[pair]`` is the criterion's level for each pair (NOT_ELIGIBLE excludes it) and
     ``partial_credit[pair]`` the credit of a PARTIAL pair; a PARTIAL pair with no credit is excluded.
     """
     level = levels
     credit = pair_credit(level, partial_credit)
     # 1. Same span and type first.
     exact = fixed_exact(pairs) if fixed is None else fixed
-    exact = exact[level[exact] != NONE]
+    exact = exact[level[exact] != NOT_ELIGIBLE]
     # 2. The rest: isolated pairs directly, connected groups exactly (or greedily).
     free = free_pairs(pairs, exact)
     chosen = free[choose(pairs, free, level[free], credit[free], method)]

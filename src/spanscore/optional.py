@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .errors import SpanscoreError
+from .errors import MissingExtra
 
 
 def module(name: str) -> Any:
@@ -19,4 +19,4 @@ def require(*names: str, what: str, extra: str) -> None:
         for name in names:
             importlib.import_module(name)
     except ImportError:
-        raise SpanscoreError(f"{what}: pip install 'spanscore[{extra}]'") from None
+        raise MissingExtra(what, extra) from None

@@ -10,7 +10,7 @@ from typing import Any, cast
 
 from .counts import Counts
 from .documents import DocCounts, document_rows, macro_over_documents
-from .errors import OptionError
+from .errors import NoDetails, OptionError
 from .reporting.pairs import KeptDetails, pair_fields, pair_values
 from .results import EvaluationResult, Scores
 from .scores import score_counts
@@ -103,7 +103,7 @@ class Report:
     def pair_rows(self, criterion: str, *, scheme: bool = False) -> Iterator[dict[str, Any]]:
         """Every matched pair of a criterion (or SemEval scheme) as a flat row, in position order."""
         if self.kept is None:
-            raise OptionError("this report was made without details; evaluate with keep_details=True")
+            raise NoDetails("Report.pair_rows")
         names = pair_fields(self.unit_kind)
         for part in self.kept:
             for values in pair_values(part.details, part.text, criterion, scheme=scheme):
@@ -114,7 +114,7 @@ class Report:
     def error_examples(self, limit: int = 3) -> dict[str, list[dict[str, Any]]]:
         """The first ``limit`` examples of each error kind, in position order."""
         if self.examples is None:
-            raise OptionError("this report was made without details; evaluate with keep_details=True")
+            raise NoDetails("Report.error_examples")
         return {kind: rows[:limit] for kind, rows in self.examples.items()}
 
     def document_rows(self) -> Iterator[dict[str, Any]]:

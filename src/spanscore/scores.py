@@ -17,7 +17,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from .counts import ERROR_FIELDS, MATCH_FIELDS, UNITS, Counts
+from .counts import CREDIT_SCALE, ERROR_FIELDS, MATCH_FIELDS, Counts
 from .errors import OptionError
 from .results import (
     CriterionScores,
@@ -82,7 +82,7 @@ def credit_of(
     elif credit in ("dice", "iou", "judge"):
         # Each pair's credit is rounded to 2^-32 (error < 1.2e-10); rounding the sum to 1e-9 gives back
         # the fractions a reader checks by hand (dice 0.4, not 0.39999999990686774).
-        earned = full + np.round(table[F[f"units_{side}"]].astype(np.float64) / UNITS, 9)
+        earned = full + np.round(table[F[f"scaled_credit_{side}"]].astype(np.float64) / CREDIT_SCALE, 9)
     else:
         earned = full + float(credit) * partial
     return earned

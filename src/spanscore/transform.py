@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -22,6 +23,7 @@ from .encoding import B, EncodingSpec, I, LabelSet, decode, encode, get_encoding
 from .errors import InputError, OptionError
 from .io.conll import ConllTable, Delimiter, parse_conll
 from .io.files import read_bytes, write_atomic
+from .io.reading import DEFAULT_READING, Reading
 from .spans import IntArray, Spans
 
 _BOM = b"\xef\xbb\xbf"
@@ -95,10 +97,7 @@ def transform_bytes(
     type_map: Mapping[str, str | None] | None = None,
     keep_types: Iterable[str] | None = None,
     remove_types: Iterable[str] | None = None,
-    labels: str = "BIO",
-    delimiter: Delimiter = "auto",
-    token_column: int = 0,
-    label_column: int = -1,
+    reading: Reading = DEFAULT_READING,
 ) -> TransformResult:
     """Apply the edits to CoNLL bytes: merge ``@`` mentions, then rename, then keep, then remove types.
 
@@ -110,13 +109,13 @@ def transform_bytes(
     keep = None if keep_types is None else set(keep_types)
     remove = set(remove_types or ())
     _check_types(mapping, keep, remove)
-    spec = get_encoding(labels)
+    spec = get_encoding(reading.labels)
     if merge_at_mentions and spec.name != "BIO":
         raise OptionError(f"--merge-at-mentions works on BIO labels, not {spec.name}")
 
     bom, body = split_bom(data)
     table, fields = label_fields(
-        body, path, token_column=token_column, label_column=label_column, delimiter=delimiter
+        body, path, token_column=reading.token_column, label_column=reading.label_column, delimiter=reading.delimiter
     )
     col = table.columns[0]
     vocab = list(col.vocab)
@@ -236,32 +235,11 @@ def _differing_units(a: Spans, b: Spans) -> set[int]:
 
 
 def transform_file(
-    source: str | Path,
-    target: str | Path,
-    *,
-    merge_at_mentions: bool = False,
-    type_map: Mapping[str, str | None] | None = None,
-    keep_types: Iterable[str] | None = None,
-    remove_types: Iterable[str] | None = None,
-    labels: str = "BIO",
-    delimiter: Delimiter = "auto",
-    token_column: int = 0,
-    label_column: int = -1,
+    source: str | Path, target: str | Path, reading: Reading = DEFAULT_READING, **edits: Any
 ) -> TransformResult:
-    """Transform ``source`` into ``target`` (written atomically; may be the same file)."""
+    """Transform ``source`` into ``target`` (written atomically; may be the same file); ``edits``
+    are ``transform_bytes``'s."""
     name = str(source)
-    data = read_bytes(source)
-    result = transform_bytes(
-        data,
-        path=name,
-        merge_at_mentions=merge_at_mentions,
-        type_map=type_map,
-        keep_types=keep_types,
-        remove_types=remove_types,
-        labels=labels,
-        delimiter=delimiter,
-        token_column=token_column,
-        label_column=label_column,
-    )
+    result = transform_bytes(read_bytes(source), path=name, reading=reading, **edits)
     write_atomic(target, result.data)
     return result

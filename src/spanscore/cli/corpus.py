@@ -11,43 +11,18 @@ from rich.console import Console
 from rich.table import Table
 
 from .. import corpus
-from .options import ENCODING_CHOICES
-
-
-def _common(f):  # type: ignore[no-untyped-def]
-    f = click.option("--label-column", type=int, default=-1, show_default=True, help="Column of the label.")(f)
-    f = click.option(
-        "--delimiter",
-        type=click.Choice(["auto", "tab", "whitespace"]),
-        default="auto",
-        show_default=True,
-        help="Column separator.",
-    )(f)
-    return f
+from ..encoding import REPAIRS
+from ..io.reading import DELIMITERS, Reading
+from .options import ENCODING_CHOICES, reading_options
 
 
 @click.command("summarize")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["conll", "jsonl"]), default="conll", show_default=True)
-@click.option("--labels", type=click.Choice(ENCODING_CHOICES, case_sensitive=False), default="BIO", show_default=True)
-@click.option("--repair", type=click.Choice(["conlleval", "discard", "none"]), default="conlleval", show_default=True)
-@_common
+@reading_options(formats=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def summarize_command(
-    files: tuple[Path, ...], fmt: str, labels: str, repair: str, delimiter: str, label_column: int, as_json: bool
-) -> None:
+def summarize_command(files: tuple[Path, ...], reading: Reading, as_json: bool) -> None:
     """Documents, sentences, tokens and mentions per type of each file."""
-    rows = [
-        corpus.summarize(
-            f,
-            format=fmt,
-            labels=labels,
-            repair=repair,
-            delimiter=delimiter,  # type: ignore[arg-type]
-            label_column=label_column,
-        )
-        for f in files
-    ]
+    rows = [corpus.summarize(f, reading) for f in files]
     if as_json:
         click.echo(json.dumps(rows if len(rows) > 1 else rows[0], indent=2))
         return
@@ -69,13 +44,12 @@ def summarize_command(
 
 @click.command("validate")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--labels", type=click.Choice(ENCODING_CHOICES, case_sensitive=False), default="BIO", show_default=True)
-@_common
-def validate_command(file: Path, labels: str, delimiter: str, label_column: int) -> None:
+@reading_options(repair=False)
+def validate_command(file: Path, reading: Reading) -> None:
     """List every invalid label transition (exit 1 if there is any)."""
-    result = corpus.validate(file, labels=labels, delimiter=delimiter, label_column=label_column)  # type: ignore[arg-type]
-    for line in result.problems:
-        click.echo(line)
+    result = corpus.validate(file, reading)
+    for problem in result.problems:
+        click.echo(str(problem))
     if result.ok:
         click.echo(f"{file}: valid {result.encoding} ({result.sentences} sentences, {result.tokens} tokens)", err=True)
     else:
@@ -86,19 +60,11 @@ def validate_command(file: Path, labels: str, delimiter: str, label_column: int)
 @click.command("repair")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--labels", type=click.Choice(ENCODING_CHOICES, case_sensitive=False), default="BIO", show_default=True)
 @click.option("--method", type=click.Choice(["conlleval", "discard"]), default="conlleval", show_default=True)
-@_common
-def repair_command(file: Path, output: Path, labels: str, method: str, delimiter: str, label_column: int) -> None:
+@reading_options(repair=False)
+def repair_command(file: Path, output: Path, method: str, reading: Reading) -> None:
     """Write FILE with its invalid transitions repaired."""
-    n = corpus.repair_file(
-        file,
-        output,
-        labels=labels,
-        method=method,
-        delimiter=delimiter,  # type: ignore[arg-type]
-        label_column=label_column,
-    )
+    n = corpus.repair_file(file, output, reading, method=method)
     click.echo(f"{output}: repaired {n} invalid transitions with {method}", err=True)
 
 
@@ -113,21 +79,33 @@ def repair_command(file: Path, output: Path, labels: str, method: str, delimiter
     show_default=True,
 )
 @click.option("--to", "target", type=click.Choice([*ENCODING_CHOICES, "JSONL"], case_sensitive=False), required=True)
-@click.option("--repair", type=click.Choice(["conlleval", "discard", "none"]), default="conlleval", show_default=True)
-@_common
+@click.option("--repair", type=click.Choice(REPAIRS), default="conlleval", show_default=True)
+@click.option(
+    "--delimiter", type=click.Choice(DELIMITERS), default="auto", show_default=True, help="Column separator."
+)
+@click.option("--token-column", type=int, default=0, show_default=True, help="Column of the token (0-based).")
+@click.option("--label-column", type=int, default=-1, show_default=True, help="Column of the label.")
 def convert_command(
-    file: Path, output: Path, source: str, target: str, repair: str, delimiter: str, label_column: int
+    file: Path,
+    output: Path,
+    source: str,
+    target: str,
+    repair: str,
+    delimiter: str,
+    token_column: int,
+    label_column: int,
 ) -> None:
     """Convert between label encodings, and to or from JSONL with character offsets."""
-    corpus.convert(
-        file,
-        output,
-        source=source,
-        target=target,
-        repair=repair,
+    jsonl = source.upper() == "JSONL"
+    reading = Reading(
+        format="jsonl" if jsonl else "conll",
+        labels="BIO" if jsonl else source,
+        repair=repair,  # type: ignore[arg-type]
         delimiter=delimiter,  # type: ignore[arg-type]
+        token_column=token_column,
         label_column=label_column,
     )
+    corpus.convert(file, output, reading, target=target)
     click.echo(f"{output}: written in {target.upper()}", err=True)
 
 

@@ -1,5 +1,5 @@
 """``spanscore judge``: train a judge of boundary mismatches, benchmark it against human scores,
-and compare criteria with a strict and a forgiving user (004)."""
+and compare criteria with a strict and a forgiving user (Nejadgholi et al. 2020)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def judge_group() -> None:
 @click.option("--backend", type=click.Choice(BACKEND_CHOICES), default="tfidf", show_default=True,
               help="Entity classifier: character n-gram TF-IDF, or MiniLM embeddings (needs torch).")
 @click.option("--rule", type=click.Choice(["contains", "classifier"]), default="contains", show_default=True,
-              help="Decision without human scores: classifier = 004's (top class is the label); contains "
+              help="Decision without human scores: classifier = Nejadgholi et al.'s (top class is the label); contains "
                    "also accepts every prediction that contains the gold span.")
 @click.option("--scores", "scores_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Human judgements (JSONL as medmentions-expert) to learn an acceptance model from.")
@@ -152,7 +152,7 @@ def user_f_command(
     as_json: bool,
 ) -> None:
     """F-scores of a strict and a forgiving user from human scores of the Type-5 pairs of PRED,
-    and the error of the exact, relaxed and learned F-scores against them (004, Table 2)."""
+    and the error of the exact, relaxed and learned F-scores against them (Nejadgholi et al. 2020, Table 2)."""
     from ..judge.userf import user_f
 
     judge = None

@@ -44,10 +44,7 @@ def transform_command(
         type_map=parse_type_map(type_map),
         keep_types=parse_types(keep_types),
         remove_types=parse_types(remove_types),
-        labels=reading.labels,
-        delimiter=reading.delimiter,
-        token_column=reading.token_column,
-        label_column=reading.label_column,
+        reading=reading,
     )
     if str(output) == "-":
         sys.stdout.buffer.write(result.data)

@@ -95,17 +95,18 @@ class LocalEngine:
     def results(self, counter: PartCounter, progress: Progress | None) -> Iterator[PartResult]:
         if not isinstance(self.jobs, int) or self.jobs < 1:
             raise OptionError(f"jobs must be a positive number of processes, not {self.jobs!r}")
-        handed_out: list[Numbered] = []
+        ends: list[int] = []  # where each part handed out ends (parts themselves are not kept)
 
         def tracked() -> Iterator[Numbered]:
             for item in counter.plan():
-                handed_out.append(item)
+                if progress is not None:
+                    ends.append(counter.position(item))
                 yield item
 
         total = counter.source.size() if progress is not None else 0
         for k, result in enumerate(self._map(counter, tracked())):
             if progress is not None:
-                progress(counter.position(handed_out[k]), total)
+                progress(ends[k], total)
             yield result
 
     def _map(self, counter: PartCounter, parts: Iterable[Any]) -> Iterator[PartResult]:

@@ -19,6 +19,7 @@ from typing import BinaryIO
 import numpy as np
 
 from ..errors import InputError
+from ..io.files import open_input
 from ..spans import IntArray
 
 DEFAULT_CHUNK = 1 << 19
@@ -109,12 +110,7 @@ class _Scanner:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        try:
-            self.file: BinaryIO = open(path, "rb")  # noqa: SIM115 - closed by close()
-        except FileNotFoundError:
-            raise InputError("no such file", path=self.path) from None
-        except IsADirectoryError:
-            raise InputError("is a directory, not a file", path=self.path) from None
+        self.file: BinaryIO = open_input(path)
         self.size = os.fstat(self.file.fileno()).st_size
         self.offset = 0
         self.line = 0  # lines before offset

@@ -34,14 +34,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..api import evaluate
-from ..errors import OptionError
+from ..errors import MissingExtra, OptionError
 from ..memory import MMAP_THRESHOLD, TOP_PAD, TRIM_THRESHOLD
 from ..report import Report
 from . import PartCounter
 from .parts import PartResult, fold
 from .sources import ConllSource
 
-MISSING = "--engine dask needs: pip install 'spanscore[dask]'"
+MISSING = str(MissingExtra("--engine dask", "dask"))
 # Dask's nannies start workers with MALLOC_TRIM_THRESHOLD_=65536. Setting it also freezes glibc's
 # mmap threshold at 128 KiB, so every large numpy temporary is mapped and unmapped again, and
 # counting runs 2-3 times slower (measured: 0.84 s -> 2.2 s of CPU for 100k sentences). The workers
@@ -79,7 +79,7 @@ def _import_distributed() -> Any:
     try:
         return importlib.import_module("distributed")
     except ImportError:
-        raise OptionError(MISSING) from None
+        raise MissingExtra("--engine dask", "dask") from None
 
 
 def partitions(
@@ -165,7 +165,7 @@ class DaskEngine:
         if self.partition_bytes < 1:
             raise OptionError("the partition size must be positive")
         if importlib.util.find_spec("distributed") is None:
-            raise OptionError(MISSING)
+            raise MissingExtra("--engine dask", "dask")
         if counter.wanted.rows_dir is not None and self.scheduler is not None:
             # Workers elsewhere cannot write beside the report: they send the rows back.
             counter = replace(counter, wanted=replace(counter.wanted, rows_dir=None))

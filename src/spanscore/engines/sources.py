@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import InputError, OptionError
 from ..io.conll import Column, ConllTable, parse_conll
-from ..io.jsonl import Document, iter_documents
+from ..io.jsonl import Document, RawDocument, raw_documents
 from ..io.load import ConllText, OffsetText, check_same_tokens, decode_column, docs_to_spans, span_docs, unify
 from ..io.reading import Reading
 from ..spans import Spans
@@ -208,8 +208,8 @@ class ConllSource:
 
 @dataclass(frozen=True)
 class JsonlPart:
-    reference: tuple[Document, ...]
-    predicted: tuple[Document, ...]  # the same ids, in the same order
+    reference: tuple[RawDocument, ...]
+    predicted: tuple[RawDocument, ...]  # the same ids, in the same order
     end: int  # bytes of the reference read so far, for progress
 
 
@@ -248,13 +248,13 @@ class JsonlSource:
         for the next reference id; past that, or at the end of the file, the reference document
         is missing from the prediction.
         """
-        preds = iter_documents(self.predicted)
-        waiting: dict[str, Document] = {}
+        preds = raw_documents(self.predicted)
+        waiting: dict[str, RawDocument] = {}
         pred_done = False
-        ref_block: list[Document] = []
-        pred_block: list[Document] = []
+        ref_block: list[RawDocument] = []
+        pred_block: list[RawDocument] = []
         size, read = 0, 0
-        for doc in iter_documents(self.reference):
+        for doc in raw_documents(self.reference):
             while doc.id not in waiting and not pred_done and len(waiting) < self.lookahead:
                 other = next(preds, None)
                 if other is None:
@@ -272,7 +272,7 @@ class JsonlSource:
                 raise InputError(why, path=self.reference, line=doc.line)
             ref_block.append(doc)
             pred_block.append(other)
-            weight = len(doc.text) + 32 * len(doc.spans) + 32
+            weight = len(doc.raw)
             size += weight
             read += weight
             if size >= self.chunk_bytes:
@@ -287,7 +287,9 @@ class JsonlSource:
             yield JsonlPart(tuple(ref_block), tuple(pred_block), read)
 
     def load(self, part: JsonlPart) -> ChunkData:
-        for doc, other in zip(part.reference, part.predicted, strict=True):
+        reference = [d.parse(self.reference) for d in part.reference]
+        predicted = [d.parse(self.predicted) for d in part.predicted]
+        for doc, other in zip(reference, predicted, strict=True):
             if other.text != doc.text:
                 k = next(
                     (i for i, (a, b) in enumerate(zip(doc.text, other.text, strict=False)) if a != b),
@@ -299,7 +301,7 @@ class JsonlSource:
                     path=self.predicted,
                     line=other.line,
                 )
-        return _offset_chunk(part.reference, part.predicted, self.selection, ids=True)
+        return _offset_chunk(reference, predicted, self.selection, ids=True)
 
 
 def _offset_chunk(
@@ -371,21 +373,11 @@ def _sequence(name: str, value: Any, format: str, what: str) -> Sequence[Any]:
     return value
 
 
-@dataclass(frozen=True)
-class LabelsSource:
-    reference: Sequence[Sequence[str]]
-    predicted: Sequence[Sequence[str]]
-    reading: Reading
-    selection: TypeSelection = TypeSelection()
-    per_part: int = SENTENCES_PER_PART
+class _Blocks:
+    """Parts of a Python sequence: ``per_part`` items at a time, as (start, end) index pairs."""
 
-    @staticmethod
-    def open(reference: Any, predicted: Any, reading: Reading, selection: TypeSelection) -> LabelsSource:
-        ref = _sequence("reference", reference, "labels", "sentences, each a list of label strings")
-        pred = _sequence("predicted", predicted, "labels", "sentences, each a list of label strings")
-        if len(ref) != len(pred):
-            raise InputError(f"{len(ref)} reference sentences but {len(pred)} predicted")
-        return LabelsSource(ref, pred, reading, selection)
+    reference: Sequence[Any]
+    per_part: int
 
     def size(self) -> int:
         return len(self.reference)
@@ -400,6 +392,23 @@ class LabelsSource:
         n = len(self.reference)
         for start in range(0, max(n, 1), self.per_part):
             yield start, min(start + self.per_part, n)
+
+
+@dataclass(frozen=True)
+class LabelsSource(_Blocks):
+    reference: Sequence[Sequence[str]]
+    predicted: Sequence[Sequence[str]]
+    reading: Reading
+    selection: TypeSelection = TypeSelection()
+    per_part: int = SENTENCES_PER_PART
+
+    @staticmethod
+    def open(reference: Any, predicted: Any, reading: Reading, selection: TypeSelection) -> LabelsSource:
+        ref = _sequence("reference", reference, "labels", "sentences, each a list of label strings")
+        pred = _sequence("predicted", predicted, "labels", "sentences, each a list of label strings")
+        if len(ref) != len(pred):
+            raise InputError(f"{len(ref)} reference sentences but {len(pred)} predicted")
+        return LabelsSource(ref, pred, reading, selection)
 
     def load(self, part: tuple[int, int]) -> ChunkData:
         start, end = part
@@ -431,7 +440,7 @@ class LabelsSource:
 
 
 @dataclass(frozen=True)
-class SpansSource:
+class SpansSource(_Blocks):
     reference: Sequence[Any]
     predicted: Sequence[Any]
     selection: TypeSelection = TypeSelection()
@@ -444,20 +453,6 @@ class SpansSource:
         if len(ref) != len(pred):
             raise InputError(f"{len(ref)} reference documents but {len(pred)} predicted")
         return SpansSource(ref, pred, selection)
-
-    def size(self) -> int:
-        return len(self.reference)
-
-    def position(self, part: tuple[int, int]) -> int:
-        return part[1]
-
-    def units(self, part: tuple[int, int]) -> int:
-        return part[1] - part[0]
-
-    def parts(self) -> Iterator[tuple[int, int]]:
-        n = len(self.reference)
-        for start in range(0, max(n, 1), self.per_part):
-            yield start, min(start + self.per_part, n)
 
     def load(self, part: tuple[int, int]) -> ChunkData:
         start, end = part

@@ -6,22 +6,31 @@ import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, BinaryIO
 
 from ..errors import InputError
 
 
-def read_bytes(path: str | Path) -> bytes:
-    """The file's bytes, or an InputError naming the file and what is wrong."""
+def open_input(path: str | Path) -> BinaryIO:
+    """The file opened for reading bytes, or an InputError naming the file and what is wrong."""
     name = str(path)
     try:
-        return Path(path).read_bytes()
+        return open(path, "rb")
     except FileNotFoundError:
         raise InputError("no such file", path=name) from None
     except IsADirectoryError:
         raise InputError("is a directory, not a file", path=name) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path=name) from None
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The file's bytes, or an InputError naming the file and what is wrong."""
+    with open_input(path) as handle:
+        try:
+            return handle.read()
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror}", path=str(path)) from None
 
 
 @contextlib.contextmanager

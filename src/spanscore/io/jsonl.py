@@ -7,12 +7,14 @@ exclusive, spans may overlap or nest. Every problem is reported with its file an
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import InputError
+from .files import open_input
 
 
 @dataclass(frozen=True)
@@ -23,39 +25,96 @@ class Document:
     line: int
 
 
-def json_objects(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each non-blank line, read a line at a time; anything but a JSON
-    object is an InputError.
+def json_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
+    """(line number, bytes) of each non-blank line, read a line at a time.
 
     Lines end at "\\n" alone: U+2028, U+0085 and the like are characters inside JSON strings. A
     UTF-8 byte order mark at the start is skipped.
     """
-    name = str(path)
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below
-    except FileNotFoundError:
-        raise InputError("no such file", path=name) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a file", path=name) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=name) from None
-    with handle:
+    with open_input(path) as handle:
         for number, raw in enumerate(handle, start=1):
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
+            if raw.strip():
+                yield number, raw
+
+
+def parse_line(raw: bytes, path: str, line: int) -> dict[str, Any]:
+    """One line's JSON object; anything else is an InputError naming the file and line."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=path, line=line) from None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON: {exc.msg} at column {exc.colno}", path=path, line=line) from None
+    if not isinstance(obj, dict):
+        raise InputError("expected one JSON object per line", path=path, line=line)
+    return obj
+
+
+def json_objects(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line."""
+    name = str(path)
+    for number, raw in json_lines(path):
+        yield number, parse_line(raw, name, number)
+
+
+class RawDocument(NamedTuple):
+    """A document's id and line, and its line's bytes, parsed where it is counted."""
+
+    id: str
+    line: int
+    raw: bytes
+
+    def parse(self, path: str) -> Document:
+        doc = parse_document(parse_line(self.raw, path, self.line), path, self.line)
+        if doc.id != self.id:
+            raise InputError(
+                f"the line names two ids ({self.id!r} and {doc.id!r}): keep one", path=path, line=self.line
+            )
+        return doc
+
+
+# A line that opens with its "id" (the usual layout): the id is read without parsing the rest.
+_FIRST_ID = re.compile(rb'\s*\{\s*"id"\s*:\s*("(?:[^"\\\x00-\x1f]|\\.)*"|-?(?:0|[1-9][0-9]*))\s*[,}]')
+
+
+def raw_documents(path: str | Path) -> Iterator[RawDocument]:
+    """Each document's id, line and bytes, in order; ids must be unique and the file not empty.
+
+    Only the id is read here (the whole line is parsed where the document is counted, which
+    checks that it has this id)."""
+    name = str(path)
+    seen: dict[str, int] = {}
+    for number, raw in json_lines(path):
+        first = _FIRST_ID.match(raw)
+        doc_id: Any
+        if first is None:
+            doc_id = parse_line(raw, name, number).get("id")
+        else:
+            value = first.group(1)
             try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=name, line=number) from None
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"malformed JSON: {exc.msg} at column {exc.colno}", path=name, line=number) from None
-            if not isinstance(obj, dict):
-                raise InputError("expected one JSON object per line", path=name, line=number)
-            yield number, obj
+                if value[:1] != b'"':
+                    doc_id = int(value)
+                elif b"\\" in value:
+                    doc_id = json.loads(value)
+                else:
+                    doc_id = value[1:-1].decode("utf-8")
+            except ValueError:  # not UTF-8 or not JSON after all: the whole line says why
+                doc_id = parse_line(raw, name, number).get("id")
+        if doc_id is None:
+            raise InputError("missing key 'id'", path=name, line=number)
+        if not isinstance(doc_id, str | int) or isinstance(doc_id, bool):
+            raise InputError("id must be a string or an integer", path=name, line=number)
+        key = str(doc_id)
+        if key in seen:
+            raise InputError(f"document id {key!r} also on line {seen[key]}", path=name, line=number)
+        seen[key] = number
+        yield RawDocument(key, number, raw)
+    if not seen:
+        raise InputError("file is empty: expected one JSON document per line", path=name)
 
 
 def iter_documents(path: str | Path) -> Iterator[Document]:
@@ -95,15 +154,20 @@ def parse_document(obj: Any, path: str, line: int) -> Document:
     if not isinstance(raw_spans, list):
         raise fail("spans must be a list")
     spans = []
+    n = len(text)
     for k, span in enumerate(raw_spans):
-        if not isinstance(span, dict) or not {"start", "end", "label"} <= span.keys():
-            raise fail(f'span {k} must be an object with "start", "end" and "label"')
-        start, end, label = span["start"], span["end"], span["label"]
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
+        try:
+            start, end, label = span["start"], span["end"], span["label"]
+        except (TypeError, KeyError):
+            raise fail(f'span {k} must be an object with "start", "end" and "label"') from None
+        # type() rather than isinstance: JSON gives plain ints, and True is not an offset.
+        if type(start) is not int or type(end) is not int:
+            if not isinstance(span, dict):
+                raise fail(f'span {k} must be an object with "start", "end" and "label"')
             raise fail(f"span {k}: start and end must be integers")
-        if not 0 <= start < end <= len(text):
-            raise fail(f"span {k}: need 0 <= start < end <= {len(text)} (text length), got {start}..{end}")
-        if not isinstance(label, str) or not label:
+        if not 0 <= start < end <= n:
+            raise fail(f"span {k}: need 0 <= start < end <= {n} (text length), got {start}..{end}")
+        if type(label) is not str or not label:
             raise fail(f"span {k}: label must be a non-empty string")
         spans.append((start, end, label))
     return Document(id=str(doc_id), text=text, spans=tuple(spans), line=line)

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..encoding import Repair, decode, get_encoding, invalid_messages, split_labels
+from ..encoding import Repair, decode, get_encoding, invalid_transitions, split_labels
 from ..errors import InputError, OptionError
 from ..spans import IntArray, Spans, union_types
 from .conll import ConllTable, gather, prefix_words
@@ -156,14 +156,13 @@ def decode_column(table: ConllTable, column: int, labels: str, repair: Repair) -
     if repair == "none" and decoded.n_invalid:
         first = np.zeros(table.n_tokens, dtype=bool)
         first[table.sentence_bounds[:-1]] = True
-        msgs = invalid_messages(decoded, col.ids, col.vocab, table.token_line, first, table.path)
-        head = msgs[0].split(": ", 1)
+        found = invalid_transitions(decoded, col.ids, col.vocab, table.token_line, first, table.path)
         raise InputError(
-            f"{head[1]} ({len(msgs)} invalid {labels} transition{'s' if len(msgs) > 1 else ''};"
+            f"{found[0].what} ({len(found)} invalid {labels} transition{'s' if len(found) > 1 else ''};"
             " fix them or choose --repair conlleval or discard)",
             path=table.path,
-            line=int(head[0].rsplit(":", 1)[1]),
-            details=tuple(msgs),
+            line=found[0].line,
+            details=tuple(str(t) for t in found),
         )
     return decoded.spans
 
@@ -243,22 +242,17 @@ def unify(reference: Spans, predicted: Spans) -> tuple[Spans, Spans]:
 
 
 def docs_to_spans(docs: Sequence[Document], bases: IntArray) -> Spans:
-    starts, ends, labels, units = [], [], [], []
-    for i, doc in enumerate(docs):
-        for s, e, label in doc.spans:
-            starts.append(int(bases[i]) + s)
-            ends.append(int(bases[i]) + e)
-            labels.append(label)
-            units.append(i)
+    """Every document's spans, offsets shifted by the document's base."""
+    counts = np.fromiter((len(d.spans) for d in docs), dtype=np.int64, count=len(docs))
+    flat = [span for d in docs for span in d.spans]
+    n = len(flat)
+    units = np.repeat(np.arange(len(docs), dtype=np.int64), counts)
+    starts = np.fromiter((s for s, _, _ in flat), dtype=np.int64, count=n) + bases[units]
+    ends = np.fromiter((e for _, e, _ in flat), dtype=np.int64, count=n) + bases[units]
+    labels = [label for _, _, label in flat]
     types = tuple(sorted(set(labels)))
     index = {t: k for k, t in enumerate(types)}
-    return Spans.build(
-        np.array(starts, dtype=np.int64),
-        np.array(ends, dtype=np.int64),
-        np.array([index[t] for t in labels], dtype=np.int64),
-        np.array(units, dtype=np.int64),
-        types,
-    )
+    return Spans.build(starts, ends, np.fromiter(map(index.__getitem__, labels), dtype=np.int64, count=n), units, types)
 
 
 def span_docs(name: str, docs: Any) -> list[list[tuple[int, int, str]]]:

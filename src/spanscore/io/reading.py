@@ -62,4 +62,6 @@ class Reading:
         return self.format in TOKEN_FORMATS
 
 
-__all__ = ["DELIMITERS", "FILE_FORMATS", "FORMATS", "REPAIRS", "Delimiter", "Format", "Reading"]
+DEFAULT_READING = Reading()  # CoNLL, BIO, conlleval repair, columns found automatically
+
+__all__ = ["DEFAULT_READING", "DELIMITERS", "FILE_FORMATS", "FORMATS", "REPAIRS", "Delimiter", "Format", "Reading"]

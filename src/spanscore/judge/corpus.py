@@ -1,7 +1,7 @@
 """A training corpus for entity classifiers: sentences of tokens with their gold mentions.
 
 Also the contiguous block folds used for cross-fitting, and the (text -> type) examples an entity
-classifier learns from, with an ``other`` class of random non-entity n-grams (004, section 7.1).
+classifier learns from, with an ``other`` class of random non-entity n-grams (Nejadgholi et al. 2020, section 7.1).
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def block_starts(corpus: Corpus, k: int = 5) -> list[int]:
     """First sentence of each of ``k`` contiguous blocks.
 
     Each nominal edge (i * n / k) moves forward to the next sentence that ends without . ? ! --
-    in MedMentions as tokenised by 004 that is a sentence carrying the title of the next abstract,
+    in MedMentions as tokenised by Nejadgholi et al. (2020) that is a sentence carrying the title of the next abstract,
     so abstracts stay (almost) whole inside one block.
     """
     n = len(corpus)

@@ -22,7 +22,7 @@ from .corpus import Corpus
 from .features import relation_of
 
 User = Literal["forgiving", "strict"]
-# Least score each user accepts (004, section 9.1).
+# Least score each user accepts (Nejadgholi et al. 2020, section 9.1).
 USERS: dict[str, int] = {"forgiving": 2, "strict": 3}
 
 

@@ -2,7 +2,7 @@
 
 A ``SpanJudge`` holds an entity classifier and word statistics, and decides in one of two ways:
 
-- without human scores, by a rule: ``classifier`` is 004's (accept when the classifier's top
+- without human scores, by a rule: ``classifier`` is Nejadgholi et al.'s (accept when the classifier's top
   class for the predicted text is the predicted label); ``contains`` (default) also accepts every
   prediction that contains the whole gold span, which loses nothing the annotator marked;
 - with human scores, by an acceptance model: for predictions that drop gold words, and for those

@@ -1,5 +1,5 @@
 """The F-score a strict and a forgiving user would give a run, and each criterion's error against
-it (004, Table 2).
+it (Nejadgholi et al. 2020, Table 2).
 
 A user credits exact matches and the right-label/overlapping (Type-5) pairs they accept: a pair
 whose human score is at least 2 (forgiving) or 3 (strict). Type-5 pairs are those of the SemEval
@@ -18,7 +18,7 @@ import numpy as np
 
 from ..api import evaluate
 from ..criteria import RIGHT_LABEL_OVERLAP_KINDS
-from ..errors import InputError, OptionError
+from ..errors import InputError, NoDetails, OptionError
 from ..io.jsonl import json_objects
 from ..io.load import Text
 from ..judging import Judge, JudgeCredit
@@ -79,7 +79,7 @@ class Type5Pair:
 def type5_pairs(report: Report) -> tuple[list[Type5Pair], int]:
     """The Type-5 pairs of a report (made with ``keep_details=True``), and its exact matches."""
     if report.kept is None:
-        raise OptionError("the report has no matching details: evaluate with keep_details=True")
+        raise NoDetails("the user F-scores")
     tokens = report.options.get("units") == "tokens"
     out = []
     exact = 0

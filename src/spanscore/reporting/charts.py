@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Literal
 
+from ..errors import MissingExtra
 from ..results import ErrorKey, EvaluationResult, ScoreKey
 from ..workers import can_fork, forked_map
 from .common import PARTIAL_CRITERIA, match_metrics, partial_label, total_errors
@@ -43,18 +44,15 @@ CHART_HELP = {
 }
 
 
-class ChartsUnavailable(Exception):
-    """matplotlib cannot be imported; the message says how to install it."""
-
-
-INSTALL_HINT = "matplotlib is not installed (pip install 'spanscore[report]')"
+def _missing() -> MissingExtra:
+    return MissingExtra("charts (matplotlib)", "report")
 
 
 def _figure(width: float, height: float) -> Figure:
     try:
         from matplotlib.figure import Figure
     except ImportError as exc:
-        raise ChartsUnavailable(INSTALL_HINT) from exc
+        raise _missing() from exc
     return Figure(figsize=(width, height), dpi=DPI, layout="constrained")
 
 
@@ -214,7 +212,7 @@ CHARTS = {
 
 
 def draw_all(data: EvaluationResult, jobs: int = 1) -> dict[str, bytes]:
-    """Every chart as PNG bytes by file name; raises ChartsUnavailable without matplotlib.
+    """Every chart as PNG bytes by file name; raises MissingExtra without matplotlib.
 
     With ``jobs`` > 1 the charts are drawn in that many forked processes (each takes a few
     tenths of a second); matplotlib must be imported before, so that no fork happens mid-import.
@@ -222,7 +220,7 @@ def draw_all(data: EvaluationResult, jobs: int = 1) -> dict[str, bytes]:
     names = list(CHARTS)
     if jobs <= 1 or not can_fork():
         return {name: CHARTS[name][0](data) for name in names}
-    _figure(1, 1)  # raises ChartsUnavailable here, not in a worker
+    _figure(1, 1)  # raises MissingExtra here, not in a worker
 
     def draw(name: str) -> bytes:
         return CHARTS[name][0](data)

