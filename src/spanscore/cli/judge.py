@@ -64,8 +64,7 @@ def train_command(
     """Train a judge on the gold mentions of TRAIN (CoNLL) and write it to a file."""
     jm = _judge_module()
     t0 = time.perf_counter()
-    corpus = jm.read_corpus(train, labels=reading.labels, delimiter=reading.delimiter,
-                            token_column=reading.token_column, label_column=reading.label_column)
+    corpus = jm.read_corpus(train, reading)
     rows = jm.read_judgements(scores_path) if scores_path is not None else None
     judge = jm.train_judge(corpus, backend=backend, rule=rule, judgements=rows, user=user, folds=folds, seed=seed,
                            judgements_path=str(scores_path))
@@ -105,8 +104,7 @@ def benchmark_command(
 ) -> None:
     """Measure a judge against the human scores in JUDGEMENTS, cross-fitted over --train."""
     jm = _judge_module()
-    corpus = jm.read_corpus(train_path, labels=reading.labels, delimiter=reading.delimiter,
-                            token_column=reading.token_column, label_column=reading.label_column)
+    corpus = jm.read_corpus(train_path, reading)
     rows = jm.read_judgements(judgements)
     result = jm.benchmark(corpus, rows, backend=backend, rule=rule, learn=learn, user=user, folds=folds, seed=seed,
                           path=str(judgements))

@@ -17,7 +17,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 ENCODING_CHOICES = [*ENCODINGS, *ALIASES]
 
 
-def reading_options(*, repair: bool = True, merged: bool = False, formats: bool = False) -> Callable[[F], F]:
+def reading_options(
+    *, repair: bool = True, merged: bool = False, formats: bool = False, labels: bool = True
+) -> Callable[[F], F]:
     """The options that say how input is read (--labels, --delimiter, --token-column,
     --label-column, and where asked --repair, --merged, --format), with choices from the library's
     own lists. The command receives them as one ``Reading`` in the parameter ``reading``."""
@@ -59,14 +61,15 @@ def reading_options(*, repair: bool = True, merged: bool = False, formats: bool 
             show_default=True,
             help="Column separator; auto means tab when the file has a tab, else runs of spaces.",
         )(wrapped)
-        wrapped = click.option(
-            "--labels",
-            "labels",
-            type=click.Choice(ENCODING_CHOICES, case_sensitive=False),
-            default="BIO",
-            show_default=True,
-            help="Label encoding.",
-        )(wrapped)
+        if labels:
+            wrapped = click.option(
+                "--labels",
+                "labels",
+                type=click.Choice(ENCODING_CHOICES, case_sensitive=False),
+                default="BIO",
+                show_default=True,
+                help="Label encoding.",
+            )(wrapped)
         if formats:
             wrapped = click.option(
                 "--format",
@@ -88,7 +91,7 @@ def reading_from(kwargs: dict[str, Any]) -> Reading:
     """Take the reading options out of a command's keyword arguments."""
     return Reading(
         format=kwargs.pop("fmt", "conll"),
-        labels=kwargs.pop("labels"),
+        labels=kwargs.pop("labels", "BIO"),
         repair=kwargs.pop("repair", "conlleval"),
         delimiter=kwargs.pop("delimiter"),
         token_column=kwargs.pop("token_column"),

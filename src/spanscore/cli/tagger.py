@@ -19,6 +19,7 @@ from rich.progress import (
 )
 
 from ..errors import OptionError
+from ..io.reading import Reading
 from ..tagger import (
     CrfConfig,
     FlairConfig,
@@ -30,6 +31,7 @@ from ..tagger import (
     train_flair,
 )
 from ..tagger.progress import ProgressEvent
+from .options import reading_options
 
 
 class ProgressDisplay:
@@ -72,22 +74,9 @@ class ProgressDisplay:
             self._progress.console.print(message, highlight=False, markup=False)
 
 
-def _reading(f: Any) -> Any:
-    f = click.option("--labels", default="BIO", show_default=True,
-                     help="Label encoding of the files (how mentions are read from the labels).")(f)
-    f = click.option("--delimiter", type=click.Choice(["auto", "tab", "whitespace"]), default="auto",
-                     show_default=True, help="Column separator.")(f)
-    f = click.option("--label-column", type=int, default=-1, show_default=True, help="Column of the label.")(f)
-    f = click.option("--token-column", type=int, default=0, show_default=True, help="Column of the token.")(f)
-    return f
-
-
-def _load_training(
-    train: Path, dev: Path | None, limit: int | None, token_column: int, label_column: int, delimiter: str
-) -> tuple[Any, Any]:
-    kw: dict[str, Any] = {"token_column": token_column, "label_column": label_column, "delimiter": delimiter}
-    train_s = read_sentences(train, **kw).head(limit)
-    dev_s = read_sentences(dev, **kw).head(limit) if dev is not None else None
+def _load_training(train: Path, dev: Path | None, limit: int | None, reading: Reading) -> tuple[Any, Any]:
+    train_s = read_sentences(train, reading).head(limit)
+    dev_s = read_sentences(dev, reading).head(limit) if dev is not None else None
     return train_s, dev_s
 
 
@@ -116,18 +105,18 @@ def train_group() -> None:
 @click.option("--c2", type=float, default=0.1, show_default=True, help="L2 penalty.")
 @click.option("--limit", type=int, help="Use only the first N sentences of each file (quick runs).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
-@_reading
+@reading_options(repair=False)
 def train_crf_command(
     train: Path, dev: Path | None, output: Path, iterations: int, c1: float, c2: float, limit: int | None,
-    quiet: bool, labels: str, delimiter: str, label_column: int, token_column: int,
+    quiet: bool, reading: Reading,
 ) -> None:
     """Train a feature-based CRF (sklearn-crfsuite) on TRAIN."""
     if iterations < 1:
         raise OptionError("--iterations must be at least 1")
-    train_s, dev_s = _load_training(train, dev, limit, token_column, label_column, delimiter)
+    train_s, dev_s = _load_training(train, dev, limit, reading)
     config = CrfConfig(c1=c1, c2=c2, max_iterations=iterations)
     with ProgressDisplay(quiet=quiet) as display:
-        result = train_crf(train_s, output, dev=dev_s, config=config, encoding=labels, progress=display)
+        result = train_crf(train_s, output, dev=dev_s, config=config, encoding=reading.labels, progress=display)
     click.echo(_summary("crf", result, len(train_s), train_s.n_tokens), err=True)
 
 
@@ -149,23 +138,23 @@ def train_crf_command(
 @click.option("--limit", type=int, help="Use only the first N sentences of each file (quick runs).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
 @click.option("-v", "--verbose", is_flag=True, help="Show Flair's own training log.")
-@_reading
+@reading_options(repair=False)
 def train_flair_command(
     train: Path, dev: Path | None, output: Path, embeddings: str, epochs: int, learning_rate: float,
     batch_size: int, hidden_size: int, device: str | None, seed: int, limit: int | None, quiet: bool,
-    verbose: bool, labels: str, delimiter: str, label_column: int, token_column: int,
+    verbose: bool, reading: Reading,
 ) -> None:
     """Train a Flair BiLSTM-CRF (the paper's configuration) on TRAIN."""
     names = tuple(e.strip() for e in embeddings.split(",") if e.strip())
     if epochs < 1:
         raise OptionError("--epochs must be at least 1")
-    train_s, dev_s = _load_training(train, dev, limit, token_column, label_column, delimiter)
+    train_s, dev_s = _load_training(train, dev, limit, reading)
     config = FlairConfig(
         embeddings=names, max_epochs=epochs, learning_rate=learning_rate, mini_batch_size=batch_size,
         hidden_size=hidden_size, device=device, seed=seed,
     )
     with ProgressDisplay(quiet=quiet) as display:
-        result = train_flair(train_s, output, dev=dev_s, config=config, encoding=labels, progress=display,
+        result = train_flair(train_s, output, dev=dev_s, config=config, encoding=reading.labels, progress=display,
                              verbose=verbose)
     click.echo(_summary("flair", result, len(train_s), train_s.n_tokens), err=True)
 
@@ -178,22 +167,13 @@ def train_flair_command(
 @click.option("--append", is_flag=True,
               help="Add the predictions as a new last column (token gold pred, for evaluate --merged)"
                    " instead of replacing the label column.")
-@click.option("--token-column", type=int, default=0, show_default=True, help="Column of the token.")
-@click.option("--label-column", type=int, default=-1, show_default=True,
-              help="Column replaced by the predictions (when SOURCE has more than one column).")
-@click.option("--delimiter", type=click.Choice(["auto", "tab", "whitespace"]), default="auto", show_default=True)
+@reading_options(repair=False, labels=False)
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
-def predict_command(
-    model: Path, source: Path, output: Path, append: bool, token_column: int, label_column: int,
-    delimiter: str, quiet: bool,
-) -> None:
+def predict_command(model: Path, source: Path, output: Path, append: bool, reading: Reading, quiet: bool) -> None:
     """Tag SOURCE with MODEL (from spanscore train); then run spanscore evaluate SOURCE OUTPUT."""
     tagger = load_model(model)
     with ProgressDisplay(quiet=quiet) as display:
-        result = predict_file(
-            tagger, source, output, append=append, token_column=token_column, label_column=label_column,
-            delimiter=delimiter, progress=display,  # type: ignore[arg-type]
-        )
+        result = predict_file(tagger, source, output, reading, append=append, progress=display)
     how = "appended as a new column" if result.appended else "in the label column"
     click.echo(f"tagged {result.sentences} sentences ({result.tokens} tokens) with {tagger.kind};"
                f" predictions {how} of {result.path}", err=True)

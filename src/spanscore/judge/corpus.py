@@ -14,10 +14,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from ..encoding import check_repair
 from ..errors import InputError, OptionError
-from ..io.conll import Delimiter, read_conll
-from ..io.load import decode_column
+from ..io.reading import DEFAULT_READING, Reading
 
 # The class of non-entity spans: NUL is in no type name read from text, so corpora with a type
 # called "other" (WNUT-16 has one) train as they are.
@@ -62,18 +60,11 @@ class Corpus:
         return Corpus(self.path, tuple(self.sentences[i] for i in indices))
 
 
-def read_corpus(
-    path: str | Path,
-    *,
-    labels: str = "BIO",
-    repair: str = "conlleval",
-    delimiter: Delimiter = "auto",
-    token_column: int = 0,
-    label_column: int = -1,
-) -> Corpus:
+def read_corpus(path: str | Path, reading: Reading = DEFAULT_READING) -> Corpus:
     """Read a CoNLL file (token ... tag per line, blank lines between sentences)."""
-    table = read_conll(path, columns=(label_column,), token_column=token_column, delimiter=delimiter)
-    spans = decode_column(table, 0, labels, check_repair(repair))
+    from ..corpus import read_spans
+
+    table, spans = read_spans(path, reading)
     if OTHER in spans.types:
         raise InputError(f"the type name {OTHER!r} is reserved for non-entity spans", path=table.path)
     raw = table.buffer.tobytes()

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from ..io.conll import ConllTable, Delimiter, read_conll
+from ..io.conll import ConllTable, read_conll
+from ..io.reading import DEFAULT_READING, Reading
 
 
 @dataclass(frozen=True)
@@ -42,17 +43,13 @@ def table_tokens(table: ConllTable) -> list[list[str]]:
     return [flat[bounds[k] : bounds[k + 1]] for k in range(len(bounds) - 1)]
 
 
-def read_sentences(
-    path: str | Path,
-    *,
-    labelled: bool = True,
-    token_column: int = 0,
-    label_column: int = -1,
-    delimiter: Delimiter = "auto",
-) -> Sentences:
+def read_sentences(path: str | Path, reading: Reading = DEFAULT_READING, *, labelled: bool = True) -> Sentences:
     """Read a CoNLL file; with ``labelled`` its label column is required."""
     table = read_conll(
-        path, columns=(label_column,) if labelled else (), token_column=token_column, delimiter=delimiter
+        path,
+        columns=(reading.label_column,) if labelled else (),
+        token_column=reading.token_column,
+        delimiter=reading.delimiter,
     )
     tokens = table_tokens(table)
     if not labelled:

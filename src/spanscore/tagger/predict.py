@@ -13,8 +13,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..io.conll import Delimiter, parse_conll
+from ..io.conll import parse_conll
 from ..io.files import read_bytes, write_atomic
+from ..io.reading import DEFAULT_READING, Reading
 from ..transform import splice, split_bom
 from .data import table_tokens
 from .model import Tagger, load_model
@@ -33,16 +34,14 @@ def predict_file(
     model: Tagger | str | Path,
     source: str | Path,
     output: str | Path,
+    reading: Reading = DEFAULT_READING,
     *,
     append: bool = False,
-    token_column: int = 0,
-    label_column: int = -1,
-    delimiter: Delimiter = "auto",
     progress: Progress | None = None,
 ) -> PredictResult:
     """Tag ``source`` with ``model`` and write ``output`` (atomically).
 
-    The prediction replaces the label column (``label_column``) when the file has one, or is added
+    The prediction replaces the label column (``reading.label_column``) when the file has one, or is added
     as a new last column when the file holds tokens only or ``append`` is set (a merged
     ``token gold predicted`` file).
     """
@@ -50,6 +49,7 @@ def predict_file(
     name = str(source)
     data = read_bytes(source)
     bom, body = split_bom(data)
+    token_column, label_column, delimiter = reading.token_column, reading.label_column, reading.delimiter
     table = parse_conll(body, name, columns=(), token_column=token_column, delimiter=delimiter)
     sentences = table_tokens(table)
     predicted = tagger.predict(sentences, progress=progress)
