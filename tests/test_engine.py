@@ -342,3 +342,18 @@ def test_planned_units_are_checked(btc_pair: tuple[Path, Path]) -> None:
     source = ConllSource(str(gold), str(pred), Reading(), chunk_bytes=3000)
     for part in list(source.parts())[:50]:
         assert source.units(part) == source.load(part).units
+
+
+def test_jsonl_duplicate_ids_are_named_with_both_lines(tmp_path: Path) -> None:
+    docs = [{"id": f"d{i}", "text": "a b", "spans": []} for i in range(5)]
+    cases = (
+        (docs + [docs[1]], docs, "g.jsonl", 6, 2),
+        (docs, docs + [docs[2]], "p.jsonl", 6, 3),
+        (docs[:3] + [docs[1]] + docs[3:], docs, "g.jsonl", 4, 2),
+    )
+    for gold_docs, pred_docs, where, line, first in cases:
+        gold = _jsonl(tmp_path / "g.jsonl", gold_docs)
+        pred = _jsonl(tmp_path / "p.jsonl", pred_docs)
+        with pytest.raises(InputError, match=rf"also on line {first}$") as err:
+            spanscore.evaluate(reference=gold, predicted=pred, format="jsonl")
+        assert (err.value.path, err.value.line) == (str(tmp_path / where), line)

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import InputError, OptionError
 from ..io.conll import Column, ConllTable, parse_conll
-from ..io.jsonl import Document, RawDocument, raw_documents
+from ..io.jsonl import Document, RawDocument, earlier_line, raw_documents
 from ..io.load import ConllText, OffsetText, check_same_tokens, decode_column, docs_to_spans, span_docs, unify
 from ..io.reading import Reading
 from ..spans import Spans
@@ -263,6 +263,9 @@ class JsonlSource:
                     waiting[other.id] = other
             other = waiting.pop(doc.id, None)
             if other is None:
+                twice = earlier_line(self.reference, doc.id, doc.line)
+                if twice is not None:
+                    raise InputError(f"document id {doc.id!r} also on line {twice}", path=self.reference, line=doc.line)
                 why = (
                     f"document {doc.id!r} is missing from {self.predicted}"
                     if pred_done
@@ -280,6 +283,11 @@ class JsonlSource:
                 ref_block, pred_block, size = [], [], 0
         leftover = next(iter(waiting.values()), None) or next(preds, None)
         if leftover is not None:
+            twice = earlier_line(self.predicted, leftover.id, leftover.line)
+            if twice is not None:
+                raise InputError(
+                    f"document id {leftover.id!r} also on line {twice}", path=self.predicted, line=leftover.line
+                )
             raise InputError(
                 f"document {leftover.id!r} is not in {self.reference}", path=self.predicted, line=leftover.line
             )

@@ -6,12 +6,15 @@ exclusive, spans may overlap or nest. Every problem is reported with its file an
 
 from __future__ import annotations
 
+import array
 import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
+
+import numpy as np
 
 from ..errors import InputError
 from .files import open_input
@@ -85,36 +88,62 @@ def raw_documents(path: str | Path) -> Iterator[RawDocument]:
     """Each document's id, line and bytes, in order; ids must be unique and the file not empty.
 
     Only the id is read here (the whole line is parsed where the document is counted, which
-    checks that it has this id)."""
+    checks that it has this id). Ids are remembered as 8-byte hashes, so that a file of millions
+    of documents is checked in little memory; a repeated hash is confirmed on the ids themselves.
+    """
     name = str(path)
-    seen: dict[str, int] = {}
+    hashes = array.array("q")
     for number, raw in json_lines(path):
-        first = _FIRST_ID.match(raw)
-        doc_id: Any
-        if first is None:
-            doc_id = parse_line(raw, name, number).get("id")
-        else:
-            value = first.group(1)
-            try:
-                if value[:1] != b'"':
-                    doc_id = int(value)
-                elif b"\\" in value:
-                    doc_id = json.loads(value)
-                else:
-                    doc_id = value[1:-1].decode("utf-8")
-            except ValueError:  # not UTF-8 or not JSON after all: the whole line says why
-                doc_id = parse_line(raw, name, number).get("id")
-        if doc_id is None:
-            raise InputError("missing key 'id'", path=name, line=number)
-        if not isinstance(doc_id, str | int) or isinstance(doc_id, bool):
-            raise InputError("id must be a string or an integer", path=name, line=number)
-        key = str(doc_id)
-        if key in seen:
-            raise InputError(f"document id {key!r} also on line {seen[key]}", path=name, line=number)
-        seen[key] = number
+        key = _id_of(raw, name, number)
+        hashes.append(hash(key))
         yield RawDocument(key, number, raw)
-    if not seen:
+    if not hashes:
         raise InputError("file is empty: expected one JSON document per line", path=name)
+    ordered = np.sort(np.frombuffer(hashes, dtype=np.int64))
+    repeated = set(ordered[1:][ordered[1:] == ordered[:-1]].tolist())
+    if repeated:
+        seen: dict[str, int] = {}
+        for number, raw in json_lines(path):
+            key = _id_of(raw, name, number)
+            if hash(key) not in repeated:
+                continue
+            if key in seen:
+                raise InputError(f"document id {key!r} also on line {seen[key]}", path=name, line=number)
+            seen[key] = number
+
+
+def earlier_line(path: str | Path, key: str, before: int) -> int | None:
+    """The first line before ``before`` whose document has id ``key`` (an error path: it rereads)."""
+    name = str(path)
+    for number, raw in json_lines(path):
+        if number >= before:
+            return None
+        if _id_of(raw, name, number) == key:
+            return number
+    return None
+
+
+def _id_of(raw: bytes, name: str, number: int) -> str:
+    first = _FIRST_ID.match(raw)
+    doc_id: Any
+    if first is None:
+        doc_id = parse_line(raw, name, number).get("id")
+    else:
+        value = first.group(1)
+        try:
+            if value[:1] != b'"':
+                doc_id = int(value)
+            elif b"\\" in value:
+                doc_id = json.loads(value)
+            else:
+                doc_id = value[1:-1].decode("utf-8")
+        except ValueError:  # not UTF-8 or not JSON after all: the whole line says why
+            doc_id = parse_line(raw, name, number).get("id")
+    if doc_id is None:
+        raise InputError("missing key 'id'", path=name, line=number)
+    if not isinstance(doc_id, str | int) or isinstance(doc_id, bool):
+        raise InputError("id must be a string or an integer", path=name, line=number)
+    return str(doc_id)
 
 
 def iter_documents(path: str | Path) -> Iterator[Document]:
