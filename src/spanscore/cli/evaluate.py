@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -159,7 +160,8 @@ def evaluate_command(
         writer = importlib.import_module("spanscore.reporting").ReportWriter(report_dir)
     show = sys.stderr.isatty() if progress is None else progress
     try:
-        with _progress_bar(show) as tick:
+        with _progress_bar(show) as bar:
+            tick = bar if as_json else _LoadsRender(bar)
             report = run_evaluate(
                 reference=gold,
                 predicted=pred,
@@ -191,6 +193,23 @@ def evaluate_command(
             writer.abandon()
         raise
     _output(report, as_json, no_per_type)
+
+
+class _LoadsRender:
+    """A progress callback that, when the first chunk is back, imports the table renderer (rich)
+    in a thread: the tables are then ready to print when the counting ends. Not sooner, so that no
+    worker process is forked while the import runs."""
+
+    def __init__(self, bar: Callable[[int, int], None] | None) -> None:
+        self.bar = bar
+        self.started = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.started:
+            self.started = True
+            threading.Thread(target=importlib.import_module, args=("spanscore.cli.render",), daemon=True).start()
+        if self.bar is not None:
+            self.bar(done, total)
 
 
 def _write_documents(report: Any, path: Path) -> None:
