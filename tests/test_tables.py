@@ -233,7 +233,7 @@ def _markdown_tables(data: EvaluationResult) -> list[list[list[str]]]:
 
 def _rich_tables(data: EvaluationResult) -> list[list[list[str]]]:
     console = Console(file=io.StringIO(), width=250, record=True)
-    console.print(render(data))
+    console.print(render(data, width=250))
     tables: list[list[list[str]]] = []
     for line in console.export_text().splitlines():
         if line.startswith("┃"):
@@ -270,11 +270,11 @@ def test_overlap_f1_in_every_writer(data: EvaluationResult) -> None:
     f1 = pct(data["metrics"]["overlap"]["f1"])
     assert f1 == "38.46"
     console = Console(file=io.StringIO(), width=120, record=True)
-    console.print(render(data))
+    console.print(render(data, width=120))
     terminal = console.export_text()
     markdown = render_markdown(data, {}, {}, [])
     page = render_html(data, charts={}, notes=[], files={}, examples=None, partials=None, unit_kind="sentence")
-    assert f"│ overlap   │ type, any overlap │  35.71 │  41.67 │  {f1} │    1 │       3 │    2.5 │" in terminal
+    assert f"│ overlap   │ type, any overlap │ 35.71 │ 41.67 │ {f1} │    1 │       3 │    2.5 │" in terminal
     assert f"| overlap | type, any overlap | 35.71 | 41.67 | {f1} | 1 | 3 | 2.5 |" in markdown
     assert f'<td class="n">{f1}</td>' in page
     for text in (terminal, markdown, page):

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from .. import corpus
 from ..encoding import REPAIRS
@@ -29,17 +30,18 @@ def summarize_command(files: tuple[Path, ...], reading: Reading, as_json: bool) 
     types = sorted({t for r in rows for t in r["types"]})
     table = Table()
     for col in ("file", "documents", "sentences", "tokens", "mentions", *types):
-        table.add_column(col, justify="left" if col == "file" else "right")
+        table.add_column(Text(col), justify="left" if col == "file" else "right", no_wrap=col != "file")
     for r in rows:
-        table.add_row(
+        cells = [
             r["path"],
-            str(r["documents"]),
-            str(r["sentences"]),
-            str(r["tokens"]),
-            str(r["mentions"]),
-            *(str(r["types"].get(t, 0)) for t in types),
-        )
-    Console(width=160).print(table)
+            r["documents"],
+            r["sentences"],
+            r["tokens"],
+            r["mentions"],
+            *(r["types"].get(t, 0) for t in types),
+        ]
+        table.add_row(*(Text(str(c)) for c in cells))  # Text: a type name is never read as markup
+    Console().print(table)
 
 
 @click.command("validate")
@@ -80,9 +82,7 @@ def repair_command(file: Path, output: Path, method: str, reading: Reading) -> N
 )
 @click.option("--to", "target", type=click.Choice([*ENCODING_CHOICES, "JSONL"], case_sensitive=False), required=True)
 @click.option("--repair", type=click.Choice(REPAIRS), default="conlleval", show_default=True)
-@click.option(
-    "--delimiter", type=click.Choice(DELIMITERS), default="auto", show_default=True, help="Column separator."
-)
+@click.option("--delimiter", type=click.Choice(DELIMITERS), default="auto", show_default=True, help="Column separator.")
 @click.option("--token-column", type=int, default=0, show_default=True, help="Column of the token (0-based).")
 @click.option("--label-column", type=int, default=-1, show_default=True, help="Column of the label.")
 def convert_command(

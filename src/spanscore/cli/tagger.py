@@ -48,7 +48,7 @@ class ProgressDisplay:
             TimeElapsedColumn(),
             TextColumn("{task.fields[info]}"),
             console=self.console,
-            disable=quiet,
+            disable=quiet or not self.console.is_terminal,  # bars only on a terminal, never in a log
         )
         self._tasks: dict[tuple[str, str], TaskID] = {}
 

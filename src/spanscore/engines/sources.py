@@ -60,6 +60,14 @@ def _path(name: str, value: Any, reading: Reading) -> str:
     return str(value)
 
 
+def _size(path: str) -> int:
+    """The file's size for progress (0 where it cannot be read: the plan says why)."""
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
 def _read(path: str, start: int, end: int) -> bytes:
     with open(path, "rb") as f:
         f.seek(start)
@@ -118,7 +126,7 @@ class ConllSource:
         return iter_chunks(self.reference, self.predicted, self.chunk_bytes)
 
     def size(self) -> int:
-        return os.path.getsize(self.reference)
+        return _size(self.reference)
 
     def position(self, part: Chunk) -> int:
         return part.ref_end
@@ -233,7 +241,7 @@ class JsonlSource:
         )
 
     def size(self) -> int:
-        return os.path.getsize(self.reference)
+        return _size(self.reference)
 
     def position(self, part: JsonlPart) -> int:
         return part.end

@@ -124,7 +124,8 @@ def scores_table(data: EvaluationResult) -> TableModel:
     for name, m in data["metrics"].items():
         prf = tuple(m[k] for _, k in PRF_COLUMNS)
         if "true_positive" in m:
-            rows.append(Row((name, CRITERION_HELP.get(name, ""), *prf, m["true_positive"], "", "")))
+            units = str(data.get("options", {}).get("units", "tokens"))
+            rows.append(Row((name, f"entity {units}", *prf, m["true_positive"], "", "")))
         else:
             rows.append(Row((name, CRITERION_HELP.get(name, ""), *prf, m["full"], m["partial"], m["credit"])))
     columns = (
