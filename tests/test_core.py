@@ -81,9 +81,9 @@ def test_token_mismatch_names_both_files(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"p:3: token 'Yrok' differs from .*g:3 'York'"):
         spanscore.evaluate(reference=g, predicted=p)
     short = write(tmp_path / "s", GOLD.replace("said\tO\n", ""))
-    with pytest.raises(InputError, match="sentence 1 has 4 tokens here but 5"):
+    with pytest.raises(InputError, match="the sentence of line 1 has 4 tokens here but 5"):
         spanscore.evaluate(reference=g, predicted=short)
-    with pytest.raises(InputError, match="sentence 1 has 4 tokens here but 5"):
+    with pytest.raises(InputError, match="the sentence of line 1 has 4 tokens here but 5"):
         spanscore.evaluate(reference=g, predicted=short, keep_details=False)
     # Tokens are compared a word of 8 bytes at a time, then the tails of longer ones: a difference
     # past the 8th byte, and one between two long tokens' tails, are found as well.

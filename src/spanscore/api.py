@@ -154,6 +154,7 @@ def evaluate(
     )
     counter = PartCounter(source, opts, wanted, JudgeSpec(judge, judge_credit) if judge is not None else None)
     total = run(counter, engine if engine is not None else LocalEngine(jobs), sink=rows, progress=progress)
+    _check_selection(selection, total.seen_types)
     options = score_options(
         reading=reading,
         credit=credit,
@@ -176,6 +177,22 @@ def evaluate(
         documents=total.docs,
         unit_kind="sentence" if reading.format in ("conll", "labels") else "document",
     )
+
+
+def _check_selection(selection: TypeSelection, seen: frozenset[str]) -> None:
+    """A type that --type-map or --types names must occur in the input: a misspelt name would
+    otherwise score nothing, silently."""
+    present = ", ".join(sorted(seen)) or "none"
+    unknown = sorted(k for k, _ in selection.type_map if k not in seen)
+    if unknown:
+        raise OptionError(f"type_map names {', '.join(unknown)}, which neither side has; the types are: {present}")
+    if selection.types is not None:
+        mapping = dict(selection.type_map)
+        kept = {mapping.get(t, t) for t in seen} - {None}
+        missing = sorted(t for t in selection.types if t not in kept)
+        if missing:
+            after = ", ".join(sorted(t for t in kept if t is not None)) or "none"
+            raise OptionError(f"types names {', '.join(missing)}, which neither side has; the types are: {after}")
 
 
 def _credit(credit: Any) -> CreditRule:

@@ -136,6 +136,8 @@ def convert(path: str | Path, out: str | Path, reading: Reading = DEFAULT_READIN
     """Between label encodings (``reading.labels`` to ``target``), or to and from JSONL
     (``reading.format == "jsonl"``, ``target == "JSONL"``)."""
     dst = target.upper()
+    if reading.format == "jsonl" and dst == "JSONL":
+        raise OptionError("nothing to convert: the file is JSONL already (give --to an encoding such as BIO)")
     if reading.format == "jsonl":
         _jsonl_to_conll(path, out, get_encoding(dst))
         return

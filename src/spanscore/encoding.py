@@ -24,7 +24,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from .errors import InputError, OptionError
+from .errors import InputError, OptionError, shorten
 from .spans import IntArray, Spans
 
 Repair = Literal["conlleval", "discard", "none"]
@@ -101,25 +101,32 @@ def split_labels(
     """Split label strings into prefix and type; an unknown label names its first line."""
     prefix = np.zeros(len(vocab), dtype=np.int64)
     type_names: list[str | None] = []
+    unknown: list[int] = []
     for k, label in enumerate(vocab):
         if label == "O":
             type_names.append(None)
             continue
         head, sep, typ = label.partition("-")
         if not sep or not typ or head not in spec.prefixes:
-            line = None
-            if ids is not None and lines is not None:
-                hits = np.flatnonzero(ids == k)
-                line = int(lines[hits[0]]) if hits.shape[0] else None
-            allowed = ", ".join(f"{p}-TYPE" for p in spec.prefixes)
-            raise InputError(
-                f"unknown label {label!r} for encoding {spec.name}: expected O or {allowed}"
-                " (choose the encoding with --labels)",
-                path=path,
-                line=line,
-            )
+            unknown.append(k)
+            type_names.append(None)
+            continue
         prefix[k] = spec.prefixes[head]
         type_names.append(typ)
+    if unknown:
+        # Name the first line that holds an unknown label, not the first unknown label in order.
+        k, line = unknown[0], None
+        if ids is not None and lines is not None:
+            hits = np.flatnonzero(np.isin(ids, unknown))
+            if hits.shape[0]:
+                k, line = int(ids[hits[0]]), int(lines[hits[0]])
+        allowed = ", ".join(f"{p}-TYPE" for p in spec.prefixes)
+        raise InputError(
+            f"unknown label {shorten(vocab[k])} for encoding {spec.name}: expected O or {allowed}"
+            " (choose the encoding with --labels)",
+            path=path,
+            line=line,
+        )
     types = tuple(sorted({t for t in type_names if t is not None}))
     index = {t: i for i, t in enumerate(types)}
     typ_arr = np.array([index[t] if t is not None else -1 for t in type_names], dtype=np.int64)

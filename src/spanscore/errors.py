@@ -5,6 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 
+def shorten(value: str, limit: int = 60) -> str:
+    """``repr`` of a piece of input for a message, cut to ``limit`` characters (a 10 MB line is
+    not echoed whole)."""
+    if len(value) <= limit:
+        return repr(value)
+    return repr(value[:limit]) + f"... ({len(value)} characters)"
+
+
 class SpanscoreError(Exception):
     """Base class of every error spanscore raises on purpose."""
 

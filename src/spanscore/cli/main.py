@@ -1,11 +1,13 @@
 """``spanscore`` command group: subcommand modules are imported when their command runs.
 
-Library errors (``SpanscoreError``) become one line on stderr and exit status 2; nothing else is
-caught, so a bug still shows its traceback.
+Library errors (``SpanscoreError``) and errors writing an output (a full disk, a read-only
+folder) become one line on stderr and exit status 2; nothing else is caught, so a bug still shows
+its traceback.
 """
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import sys
@@ -54,7 +56,9 @@ class Group(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # here, so that a full disk is reported like any other error
+            return result
         except SpanscoreError as exc:
             click.echo(f"spanscore: error: {exc}", err=True)
             if isinstance(exc, InputError):
@@ -65,7 +69,28 @@ class Group(click.Group):
             click.echo("spanscore: interrupted", err=True)
             sys.exit(130)
         except BrokenPipeError:
+            _quiet_stdout()
             sys.exit(0)
+        except OSError as exc:
+            if exc.errno not in WRITE_ERRORS:
+                raise
+            where = f" {exc.filename}" if exc.filename else " the output"
+            click.echo(f"spanscore: error: cannot write{where}: {exc.strerror}", err=True)
+            _quiet_stdout()
+            sys.exit(2)
+
+
+# Errors of writing an output (a full or read-only disk, a file we may not write): the user's to fix.
+WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG, errno.EIO}
+
+
+def _quiet_stdout() -> None:
+    """Drop what stdout still holds, so that closing it at exit raises nothing more."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

@@ -26,6 +26,8 @@ def reading_options(
 
     def decorate(f: F) -> F:
         def command(*args: Any, **kwargs: Any) -> Any:
+            if formats and kwargs.get("fmt") is None:
+                kwargs["fmt"] = format_of(kwargs)
             kwargs["reading"] = reading_from(kwargs)
             return f(*args, **kwargs)
 
@@ -75,9 +77,8 @@ def reading_options(
                 "--format",
                 "fmt",
                 type=click.Choice(FILE_FORMATS),
-                default="conll",
-                show_default=True,
-                help="Input format of GOLD and PRED.",
+                default=None,
+                help="Input format of GOLD and PRED (default: jsonl for files named *.jsonl or *.json, else conll).",
             )(wrapped)
         params = getattr(f, "__click_params__", [])
         wrapped.__click_params__ = [*getattr(wrapped, "__click_params__", []), *params]
@@ -85,6 +86,19 @@ def reading_options(
         return result
 
     return decorate
+
+
+JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
+
+
+def format_of(kwargs: dict[str, Any]) -> str:
+    """The format a command's first input file is named for: JSONL for *.jsonl (and *.json,
+    *.ndjson), CoNLL otherwise. Only the command line guesses; the library is always told."""
+    for value in kwargs.values():
+        first = value[0] if isinstance(value, tuple) and value else value
+        if isinstance(first, Path):
+            return "jsonl" if first.suffix.lower() in JSONL_SUFFIXES else "conll"
+    return "conll"
 
 
 def reading_from(kwargs: dict[str, Any]) -> Reading:
@@ -107,7 +121,13 @@ def parse_type_map(value: str | None) -> dict[str, str] | None:
     pairs: list[str]
     path = Path(value)
     if path.is_file():
-        pairs = [ln.replace("\t", "=", 1) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise OptionError(f"--type-map {value}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+        except OSError as exc:
+            raise OptionError(f"--type-map {value}: cannot read: {exc.strerror}") from None
+        pairs = [ln.replace("\t", "=", 1) for ln in text.splitlines() if ln.strip()]
     else:
         pairs = [p for p in value.split(",") if p.strip()]
     out: dict[str, str] = {}

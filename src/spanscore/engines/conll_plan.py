@@ -37,23 +37,42 @@ class Chunk:
     pred_line: int
 
 
+_DOCSTART = b"-DOCSTART-"
+
+
 def _breaks(data: bytes) -> tuple[IntArray, IntArray]:
-    """Offsets just past each sentence break (a blank line that follows a non-blank one), and the
-    offset of every newline."""
+    """Offsets just past each sentence break (a blank line that follows a line of tokens), and the
+    offset of every newline. A blank line holds nothing but spaces, tabs and carriage returns, as
+    the parser reads it; a blank line after a -DOCSTART- line ends no sentence."""
     buf = np.frombuffer(data, dtype=np.uint8)
     nl = np.flatnonzero(buf == 10)
     if nl.shape[0] == 0:
         return nl, nl
-    length = np.diff(nl, prepend=-1) - 1
-    blank = length == 0
-    for k in np.flatnonzero((length > 0) & (length <= 2)).tolist():  # "\r" or a stray space
-        if not data[nl[k] - length[k] : nl[k]].strip():
-            blank[k] = True
+    content = (buf != 10) & (buf != 32) & (buf != 9) & (buf != 13)
+    seen = np.concatenate(([0], np.cumsum(content)))
+    blank = (seen[nl + 1] - seen[np.concatenate(([0], nl[:-1] + 1))]) == 0
     prev_blank = np.empty_like(blank)
     prev_blank[0] = True
     prev_blank[1:] = blank[:-1]
-    ends: IntArray = nl[blank & ~prev_blank] + 1
+    after_tokens = blank & ~prev_blank
+    if _DOCSTART in data:
+        for at in _docstart_lines(data):
+            k = int(np.searchsorted(nl, at))  # the -DOCSTART- line's newline
+            if k + 1 < nl.shape[0]:
+                after_tokens[k + 1] = False
+    ends: IntArray = nl[after_tokens] + 1
     return ends, nl
+
+
+def _docstart_lines(data: bytes) -> list[int]:
+    """Where each line that starts with -DOCSTART- starts."""
+    found = []
+    at = data.find(_DOCSTART)
+    while at >= 0:
+        if at == 0 or data[at - 1] == 10:
+            found.append(at)
+        at = data.find(_DOCSTART, at + 1)
+    return found
 
 
 class _Window:
@@ -79,6 +98,11 @@ class _Window:
         else:
             # mask[i]: a break ends at i + 3 (b[i] is in a non-blank line, b[i + 2] ends an empty one).
             self.mask = ~self.nl[:-2] & self.nl[1:-1] & self.nl[2:]
+            if _DOCSTART in data:  # an empty line after a -DOCSTART- line ends no sentence
+                for at in _docstart_lines(data):
+                    end = data.find(b"\n", at)
+                    if 0 < end < self.mask.shape[0] + 1:
+                        self.mask[end - 1] = False
             self.count = int(np.count_nonzero(self.mask))
 
     def end(self, k: int) -> int:

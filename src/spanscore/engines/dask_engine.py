@@ -157,6 +157,7 @@ class DaskEngine:
     scheduler: str | None = None
     n_workers: int = 2
     partition_bytes: int = DEFAULT_PARTITION
+    connect_timeout: float = 10.0  # seconds to wait for a scheduler given by address
 
     def results(self, counter: PartCounter, progress: Callable[[int, int], None] | None) -> Iterator[PartResult]:
         # Every check that can fail runs before a cluster starts.
@@ -216,7 +217,13 @@ class DaskEngine:
 
     def _client(self, dist: Any, stack: ExitStack) -> Any:
         if self.scheduler is not None:
-            client = stack.enter_context(dist.Client(self.scheduler))
+            try:
+                client = stack.enter_context(dist.Client(self.scheduler, timeout=self.connect_timeout))
+            except (OSError, TimeoutError, ValueError):
+                raise OptionError(
+                    f"cannot reach the Dask scheduler at {self.scheduler} (waited {self.connect_timeout:g} s):"
+                    " start it (dask scheduler), or leave --scheduler out for a local cluster"
+                ) from None
             if sys.platform.startswith("linux"):
                 slow = sum(bool(v) for v in client.run(_malloc_env).values())
                 if slow:

@@ -48,6 +48,7 @@ class ChunkData:
     doc_advance: int  # how many keys this chunk moves the global key on
     doc_ids: tuple[str, ...] | None = None  # the name of each key, where the format gives one
     doc_unit: str = "document"  # what a per-document row is: "document", or "sentence" where there are none
+    seen_types: tuple[str, ...] = ()  # the types the chunk names before --type-map and --types
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,7 @@ class PartResult:
     rows: PartRows | None = None
     examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     details: list[KeptDetails] = field(default_factory=list)
+    seen_types: frozenset[str] = frozenset()
 
 
 def count_part(
@@ -112,7 +114,7 @@ def count_part(
         error_examples(counted.taxonomy, counted.pairs, r, p, data.text, wanted.examples) if wanted.examples else {}
     )
     kept = [KeptDetails(details, data.text, 0)] if wanted.details and details is not None else []
-    return PartResult(counts, data.units, data.doc_advance, docs, rows, examples, kept)
+    return PartResult(counts, data.units, data.doc_advance, docs, rows, examples, kept, frozenset(data.seen_types))
 
 
 class RowSink(Protocol):
@@ -162,6 +164,7 @@ class Folder:
             rows=rows,
             examples=a.examples,
             details=a.details + [replace(k, unit_offset=k.unit_offset + unit_offset) for k in part.details],
+            seen_types=a.seen_types | part.seen_types,
         )
 
     def total(self) -> PartResult:

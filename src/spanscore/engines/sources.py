@@ -74,6 +74,19 @@ def _read(path: str, start: int, end: int) -> bytes:
         return f.read(end - start)
 
 
+def _not_json(path: str) -> None:
+    """A CoNLL file whose first line is a JSON object is JSONL read with the wrong format."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return  # the plan says why
+    lines = head.lstrip(b"\xef\xbb\xbf").split(b"\n")
+    line = next((k for k, text in enumerate(lines, start=1) if text.strip()), None)
+    if line is not None and lines[line - 1].lstrip().startswith(b'{"'):
+        raise InputError("this looks like JSONL (a JSON object per line): pass --format jsonl", path=path, line=line)
+
+
 def _starts_with_documents(path: str) -> bool:
     """Whether the file has -DOCSTART- lines, judged from its first 64 KiB (where the first one is)."""
     try:
@@ -120,6 +133,9 @@ class ConllSource:
             pred = None
         else:
             pred = _path("predicted", predicted, reading)
+        for path in (ref, pred):
+            if path is not None:
+                _not_json(path)
         return ConllSource(ref, pred, reading, selection, _check_chunk(chunk_bytes))
 
     def parts(self) -> Iterator[Chunk]:
@@ -181,7 +197,9 @@ class ConllSource:
             check_same_tokens(table, pred_table)
             r = decode_column(table, 0, rd.labels, rd.repair)
             p = decode_column(pred_table, 0, rd.labels, rd.repair)
-        r, p = self.selection.apply(*unify(r, p))
+        r, p = unify(r, p)
+        seen = r.types
+        r, p = self.selection.apply(r, p)
         n = table.n_sentences
         if self.by_documents_cached:
             starts = table.sentence_docstarts
@@ -200,6 +218,7 @@ class ConllSource:
             doc_key=doc_key,
             doc_advance=advance,
             doc_unit=unit,
+            seen_types=seen,
         )
 
     @property
@@ -325,7 +344,9 @@ def _offset_chunk(
 ) -> ChunkData:
     lengths = np.array([len(d.text) + 1 for d in reference], dtype=np.int64)
     bases = np.concatenate(([0], np.cumsum(lengths)))[:-1].astype(np.int64)
-    r, p = selection.apply(*unify(docs_to_spans(reference, bases), docs_to_spans(predicted, bases)))
+    r, p = unify(docs_to_spans(reference, bases), docs_to_spans(predicted, bases))
+    seen = r.types
+    r, p = selection.apply(r, p)
     n = len(reference)
     return ChunkData(
         reference=r,
@@ -338,6 +359,7 @@ def _offset_chunk(
         doc_key=np.arange(n, dtype=np.int64),
         doc_advance=n,
         doc_ids=tuple(d.id for d in reference) if ids else None,
+        seen_types=seen,
     )
 
 
@@ -439,7 +461,9 @@ class LabelsSource(_Blocks):
         rd = self.reading
         r = decode_column(ref, 0, rd.labels, rd.repair)
         p = decode_column(pred, 0, rd.labels, rd.repair)
-        r, p = self.selection.apply(*unify(r, p))
+        r, p = unify(r, p)
+        seen = r.types
+        r, p = self.selection.apply(r, p)
         n = end - start
         return ChunkData(
             reference=r,
@@ -452,6 +476,7 @@ class LabelsSource(_Blocks):
             doc_key=np.arange(1, n + 1, dtype=np.int64),
             doc_advance=n,
             doc_unit="sentence",
+            seen_types=seen,
         )
 
 
@@ -489,6 +514,7 @@ class SpansSource(_Blocks):
             doc_key=data.doc_key,
             doc_advance=data.doc_advance,
             doc_ids=tuple(ids),
+            seen_types=data.seen_types,
         )
 
 

@@ -239,7 +239,8 @@ def _table(
     if bad is not None and bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InputError(
-            f"expected {n_columns} columns like the lines before, found {int(n_fields[i])}"
+            f"expected {n_columns} columns {'as most lines have' if i == 0 else 'like the lines before'},"
+            f" found {int(n_fields[i])}"
             + (" (separate columns with one tab; a token may then contain spaces)" if delimiter == "tab" else ""),
             path=path,
             line=i + 1 + line_offset,
@@ -432,23 +433,37 @@ def _column_ids(
         first = np.concatenate((first, missed[at]))
         order = np.argsort(uniq)
         uniq, first = uniq[order], first[order]
-    if packed is None:
-        # A short label's key is its bytes, so keys of different labels differ unless one of them
-        # ends in NUL bytes; its length then tells them apart. NUL bytes in a label are corruption.
-        clash = np.flatnonzero(lengths[first][inverse] != lengths) if b"\0" in data else np.zeros(0, np.int64)
-        if clash.shape[0]:
-            raise InputError("label contains a NUL byte", path=path, line=int(lines[clash[0]]) + 1 + line_offset)
-    elif np.array_equal(packed, packed[first[inverse]]):  # hash collisions are checked, not assumed away
+    if b"\0" in data:
+        # NUL bytes in a label are corruption (and a short label's key, its bytes, would not tell
+        # "B-X\0" from "B-X"): name the first line whose label holds one.
+        nul = np.flatnonzero(buf == 0)
+        at = np.searchsorted(nul, start)
+        holds = (at < nul.shape[0]) & (nul[np.minimum(at, nul.shape[0] - 1)] < end)
+        if holds.any():
+            i = int(np.flatnonzero(holds)[0])
+            raise InputError("label contains a NUL byte", path=path, line=int(lines[i]) + 1 + line_offset)
+    if packed is not None and np.array_equal(packed, packed[first[inverse]]):  # hash collisions are checked
         packed = None
     if packed is not None:
         labels_all = packed.view(f"S{width}").ravel()
         uniq_s, inverse = np.unique(labels_all, return_inverse=True)
-        vocab = tuple(s.decode("utf-8", errors="replace").strip() for s in uniq_s)
+        raw = [bytes(s) for s in uniq_s]
     else:
-        vocab = tuple(
-            buf[start[f] : start[f] + lengths[f]].tobytes().decode("utf-8", errors="replace").strip() for f in first
-        )
-    return _dedupe(Column(ids=inverse.astype(np.int64, copy=False).ravel(), vocab=vocab))
+        raw = [buf[start[f] : start[f] + lengths[f]].tobytes() for f in first]
+    vocab = []
+    for k, label in enumerate(raw):
+        try:
+            vocab.append(label.decode("utf-8").strip())
+        except UnicodeDecodeError as exc:
+            # Two labels that differ only in invalid bytes must not become one type: refuse.
+            i = int(np.flatnonzero(inverse == k)[0])
+            raise InputError(
+                f"label is not UTF-8 text (byte {exc.start}: {label[exc.start : exc.start + 1]!r});"
+                " save the file as UTF-8",
+                path=path,
+                line=int(lines[i]) + 1 + line_offset,
+            ) from None
+    return _dedupe(Column(ids=inverse.astype(np.int64, copy=False).ravel(), vocab=tuple(vocab)))
 
 
 # Odd 64-bit multipliers for _find's hash, tried in turn.

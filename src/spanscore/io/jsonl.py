@@ -164,6 +164,20 @@ def read_jsonl(path: str | Path) -> list[Document]:
     return list(iter_documents(path))
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _check_unicode(value: str, what: str, fail: Any) -> None:
+    """JSON may escape half of a UTF-16 pair (\\ud83d) alone: that is no character, and no output
+    could hold it."""
+    bad = _SURROGATE.search(value)
+    if bad is not None:
+        raise fail(
+            f"{what} holds a lone surrogate \\u{ord(bad.group()):04x} at character {bad.start()}:"
+            " not a Unicode character (write the whole pair, or the character itself)"
+        )
+
+
 def parse_document(obj: Any, path: str, line: int) -> Document:
     def fail(what: str) -> InputError:
         return InputError(what, path=path, line=line)
@@ -179,6 +193,7 @@ def parse_document(obj: Any, path: str, line: int) -> Document:
     text = obj["text"]
     if not isinstance(text, str):
         raise fail("text must be a string")
+    _check_unicode(text, "text", fail)
     raw_spans = obj["spans"]
     if not isinstance(raw_spans, list):
         raise fail("spans must be a list")
@@ -198,5 +213,6 @@ def parse_document(obj: Any, path: str, line: int) -> Document:
             raise fail(f"span {k}: need 0 <= start < end <= {n} (text length), got {start}..{end}")
         if type(label) is not str or not label:
             raise fail(f"span {k}: label must be a non-empty string")
+        _check_unicode(label, f"span {k}: label", fail)
         spans.append((start, end, label))
     return Document(id=str(doc_id), text=text, spans=tuple(spans), line=line)

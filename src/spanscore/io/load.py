@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -9,7 +10,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..encoding import Repair, decode, get_encoding, invalid_transitions, split_labels
-from ..errors import InputError, OptionError
+from ..errors import InputError, OptionError, shorten
 from ..spans import IntArray, Spans, union_types
 from .conll import ConllTable, gather, prefix_words
 from .jsonl import Document
@@ -197,25 +198,27 @@ def check_same_tokens(ref: ConllTable, pred: ConllTable) -> None:
             s = int(diff[0])
             k = int(min(sizes_r[s], sizes_p[s]))
             tr, tp = int(ref.sentence_bounds[s]) + k, int(pred.sentence_bounds[s]) + k
+            # Lines, not sentence numbers: a chunk of a large file does not know how many came before.
+            starts_at = int(pred.token_line[int(pred.sentence_bounds[s])])
             if sizes_r[s] < sizes_p[s]:
                 raise InputError(
-                    f"sentence {s + 1} has {int(sizes_p[s])} tokens here but {int(sizes_r[s])} in {ref.path}"
-                    f" (extra token {pred.token_text(tp)!r}; {ref.path} ends the sentence at line"
-                    f" {int(ref.token_line[tr - 1]) + 1})",
+                    f"the sentence of line {starts_at} has {int(sizes_p[s])} tokens here but {int(sizes_r[s])}"
+                    f" in {ref.path} (extra token {shorten(pred.token_text(tp))}; {ref.path} ends the sentence"
+                    f" at line {int(ref.token_line[tr - 1]) + 1})",
                     path=pred.path,
                     line=int(pred.token_line[tp]),
                 )
             raise InputError(
-                f"sentence {s + 1} has {int(sizes_p[s])} tokens here but {int(sizes_r[s])} in {ref.path}"
-                f" (missing token {ref.token_text(tr)!r} of {ref.path}:{int(ref.token_line[tr])})",
+                f"the sentence of line {starts_at} has {int(sizes_p[s])} tokens here but {int(sizes_r[s])}"
+                f" in {ref.path} (missing token {shorten(ref.token_text(tr))} of {ref.path}:{int(ref.token_line[tr])})",
                 path=pred.path,
                 line=int(pred.token_line[tp - 1]) + 1 if tp > 0 else None,
             )
         longer, shorter = (ref, pred) if ref.n_sentences > pred.n_sentences else (pred, ref)
         extra = int(longer.sentence_bounds[shorter.n_sentences])
         raise InputError(
-            f"{longer.n_sentences} sentences in {longer.path} but {shorter.n_sentences} in {shorter.path};"
-            f" the first extra one starts with {longer.token_text(extra)!r}",
+            f"a sentence that {shorter.path} lacks starts here, with {shorten(longer.token_text(extra))}"
+            " (both files must hold the same sentences)",
             path=longer.path,
             line=int(longer.token_line[extra]),
         )
@@ -230,7 +233,8 @@ def check_same_tokens(ref: ConllTable, pred: ConllTable) -> None:
     byte_diff = np.flatnonzero(rb[:upto] != pb[:upto])
     k = int(np.searchsorted(np.cumsum(rl), byte_diff[0], side="right")) if byte_diff.shape[0] else first_len
     raise InputError(
-        f"token {pred.token_text(k)!r} differs from {ref.path}:{int(ref.token_line[k])} {ref.token_text(k)!r}",
+        f"token {shorten(pred.token_text(k))} differs from {ref.path}:{int(ref.token_line[k])}"
+        f" {shorten(ref.token_text(k))}",
         path=pred.path,
         line=int(pred.token_line[k]),
     )
@@ -255,6 +259,10 @@ def docs_to_spans(docs: Sequence[Document], bases: IntArray) -> Spans:
     return Spans.build(starts, ends, np.fromiter(map(index.__getitem__, labels), dtype=np.int64, count=n), units, types)
 
 
+def _offset(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
+
+
 def span_docs(name: str, docs: Any) -> list[list[tuple[int, int, str]]]:
     if isinstance(docs, str | bytes) or not isinstance(docs, Sequence):
         raise OptionError(f"format='spans' expects {name} as a list of documents, each a list of spans")
@@ -269,8 +277,9 @@ def span_docs(name: str, docs: Any) -> list[list[tuple[int, int, str]]]:
             if not (isinstance(span, Sequence) and len(span) == 3):
                 raise OptionError(f"{name} document {i}: a span is (start, end, label) or a dict of those")
             s, e, label = span
-            if not (isinstance(s, int) and isinstance(e, int) and 0 <= s < e and isinstance(label, str) and label):
+            # Any integer type (numpy's included), but not a bool, is an offset.
+            if not (_offset(s) and _offset(e) and 0 <= s < e and isinstance(label, str) and label):
                 raise InputError(f"{name} document {i}: bad span {span!r}: need 0 <= start < end and a label")
-            spans.append((s, e, label))
+            spans.append((int(s), int(e), label))
         out.append(spans)
     return out
