@@ -347,9 +347,9 @@ def test_planned_units_are_checked(btc_pair: tuple[Path, Path]) -> None:
 def test_jsonl_duplicate_ids_are_named_with_both_lines(tmp_path: Path) -> None:
     docs = [{"id": f"d{i}", "text": "a b", "spans": []} for i in range(5)]
     cases = (
-        (docs + [docs[1]], docs, "g.jsonl", 6, 2),
-        (docs, docs + [docs[2]], "p.jsonl", 6, 3),
-        (docs[:3] + [docs[1]] + docs[3:], docs, "g.jsonl", 4, 2),
+        ([*docs, docs[1]], docs, "g.jsonl", 6, 2),
+        (docs, [*docs, docs[2]], "p.jsonl", 6, 3),
+        ([*docs[:3], docs[1], *docs[3:]], docs, "g.jsonl", 4, 2),
     )
     for gold_docs, pred_docs, where, line, first in cases:
         gold = _jsonl(tmp_path / "g.jsonl", gold_docs)

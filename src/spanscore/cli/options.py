@@ -94,7 +94,8 @@ JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
 def format_of(kwargs: dict[str, Any]) -> str:
     """The format a command's first input file is named for: JSONL for *.jsonl (and *.json,
     *.ndjson), CoNLL otherwise. Only the command line guesses; the library is always told."""
-    for value in kwargs.values():
+    for name in ("gold", "files", "file"):  # the input argument of the commands that read either
+        value = kwargs.get(name)
         first = value[0] if isinstance(value, tuple) and value else value
         if isinstance(first, Path):
             return "jsonl" if first.suffix.lower() in JSONL_SUFFIXES else "conll"

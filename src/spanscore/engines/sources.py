@@ -379,8 +379,9 @@ def _label_table(name: str, sequences: Sequence[Sequence[str]]) -> ConllTable:
         raise OptionError(
             f"format='labels' expects {name} as a list of sentences, each a list of label strings"
         ) from None
-    bad = next((v for v in vocab if not isinstance(v, str)), None)
-    if bad is not None:
+    wrong = [v for v in vocab if not isinstance(v, str)]
+    if wrong:
+        bad = wrong[0]
         raise OptionError(
             f"format='labels' expects {name} as a list of sentences, each a list of label strings;"
             f" found {type(bad).__name__} {bad!r}"
