@@ -14,9 +14,14 @@ SEED_PAIRS = SHARED / "data" / "seed-partial-matches"
 SYNTH = SHARED / "tools" / "synth_corpus.py"
 
 
+# The one reason given when the shared data is absent: .ci/run looks for it and fails the run,
+# since CI has ../shared; a fresh clone without it still runs every other test.
+SHARED_MISSING = "needs the shared data in ../shared"
+
+
 def _need(path: Path) -> Path:
     if not path.exists():
-        pytest.fail(f"{path} is missing: the tests read the shared data from ../shared")
+        pytest.skip(f"{SHARED_MISSING} ({path} is absent)")
     return path
 
 

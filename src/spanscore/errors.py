@@ -7,7 +7,13 @@ from typing import Any
 
 def shorten(value: str, limit: int = 60) -> str:
     """``repr`` of a piece of input for a message, cut to ``limit`` characters (a 10 MB line is
-    not echoed whole)."""
+    not echoed whole).
+
+    >>> shorten("B-PER")
+    "'B-PER'"
+    >>> shorten("x" * 100, 5)
+    "'xxxxx'... (100 characters)"
+    """
     if len(value) <= limit:
         return repr(value)
     return repr(value[:limit]) + f"... ({len(value)} characters)"

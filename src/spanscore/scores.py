@@ -55,7 +55,7 @@ def prf(credit_pred: float, credit_ref: float, n_pred: int, n_ref: int, zero_div
     """Precision, recall and F1 from earned credit and the two denominators.
 
     >>> prf(3.5, 3.5, 4, 5)
-    PRF(precision=0.875, recall=0.7, f1=0.7777777777777778)
+    PRF(precision=0.875, recall=0.7, f1=0.7777777777777777)
     """
     p = credit_pred / n_pred if n_pred else zero_division
     r = credit_ref / n_ref if n_ref else zero_division
