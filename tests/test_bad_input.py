@@ -362,3 +362,23 @@ def test_mutated_python_data_never_gives_a_bare_error() -> None:
             target[rng.randrange(len(target))] = rng.choice(junk)
         with contextlib.suppress(SpanscoreError):  # anything else (a TypeError...) fails the test
             spanscore.evaluate(reference=ref, predicted=pred, format="labels")
+
+
+def test_jsonl_report_rows_carry_the_document_ids(tmp_path: Path) -> None:
+    from spanscore.reporting import ReportWriter, write_report
+
+    gold = [
+        {"id": f"doc,{i}", "text": "Ada met Bob", "spans": [{"start": 0, "end": 3, "label": "PER"}]} for i in range(3)
+    ]
+    pred = [
+        {"id": f"doc,{i}", "text": "Ada met Bob", "spans": [{"start": 0, "end": 7, "label": "PER"}]} for i in range(3)
+    ]
+    g = write(tmp_path / "g.jsonl", "".join(json.dumps(d) + "\n" for d in gold))
+    p = write(tmp_path / "p.jsonl", "".join(json.dumps(d) + "\n" for d in pred))
+    writer = ReportWriter(tmp_path / "streamed")
+    writer.finish(spanscore.evaluate(reference=g, predicted=p, format="jsonl", keep_details=False, rows=writer))
+    write_report(spanscore.evaluate(reference=g, predicted=p, format="jsonl"), tmp_path / "kept")
+    streamed = (tmp_path / "streamed" / "overlap.csv").read_text(encoding="utf-8")
+    assert streamed == (tmp_path / "kept" / "overlap.csv").read_text(encoding="utf-8")
+    assert streamed.splitlines()[1].startswith('"doc,0",Ada,PER,0,3,Ada met,PER,0,7,partial,0.5,longer')
+    assert '"doc,2",' in (tmp_path / "streamed" / "errors.csv").read_text(encoding="utf-8")

@@ -109,11 +109,13 @@ def count_part(
     rows = None
     details = counted.details
     if wanted.rows and details is not None:
-        rows = render_rows(details, data.text, wanted.rows, wanted.partial_sample, first_unit, wanted.rows_dir)
+        rows = render_rows(
+            details, data.text, wanted.rows, wanted.partial_sample, first_unit, wanted.rows_dir, data.doc_ids
+        )
     examples = (
         error_examples(counted.taxonomy, counted.pairs, r, p, data.text, wanted.examples) if wanted.examples else {}
     )
-    kept = [KeptDetails(details, data.text, 0)] if wanted.details and details is not None else []
+    kept = [KeptDetails(details, data.text, 0, data.doc_ids)] if wanted.details and details is not None else []
     return PartResult(counts, data.units, data.doc_advance, docs, rows, examples, kept, frozenset(data.seen_types))
 
 

@@ -76,6 +76,7 @@ class KeptDetails:
     details: Details
     text: Text
     unit_offset: int
+    unit_names: tuple[str, ...] | None = None  # the chunk's documents' ids, where the format has them
 
 
 @dataclass
@@ -166,10 +167,12 @@ def render_rows(
     sample: int,
     first_unit: int = 0,
     rows_dir: str | None = None,
+    unit_names: Sequence[str] | None = None,
 ) -> PartRows:
     """Every report row of one chunk as CSV text: the pairs of each criterion (``pair_fields``),
     then the error files (``error_fields``), rows in position order. Units are numbered from
-    ``first_unit``; with ``rows_dir`` the text goes to scratch files there.
+    ``first_unit``, or named by ``unit_names`` (JSONL documents by their ids); with ``rows_dir``
+    the text goes to scratch files there.
 
     Most pairs appear in several files, so the text around a pair's match and credit cells is made
     once per pair, and each file's row joins three strings.
@@ -180,7 +183,10 @@ def render_rows(
     preds = _Mentions(d.predicted, text, unit_starts)
     contexts = _csv_fields(text.contexts())
     pair_unit = d.reference.unit[d.pairs.ref]
-    numbers = (np.arange(unit_starts.shape[0], dtype=np.int64) + first_unit).astype(str).tolist()
+    if unit_names is not None:
+        numbers = _csv_fields(list(unit_names))
+    else:
+        numbers = (np.arange(unit_starts.shape[0], dtype=np.int64) + first_unit).astype(str).tolist()
     rel = d.pairs.relation()
     used = np.zeros(len(d.pairs), dtype=bool)
     for criterion in criteria:
@@ -221,7 +227,7 @@ def render_rows(
         for i in partial[:sample].tolist():
             k = int(m.pair[i])
             a, b, u = int(d.pairs.ref[k]), int(d.pairs.pred[k]), int(pair_unit[k])
-            row: dict[str, Any] = {"_unit": u + first_unit}
+            row: dict[str, Any] = {"_unit": unit_names[u] if unit_names is not None else u + first_unit}
             row.update(refs.fields(a, "reference", d.reference.types))
             row.update(preds.fields(b, "predicted", d.predicted.types))
             row.update(match="partial", credit=float(m.credit[i]), relation=RELATIONS[int(rel[k])])

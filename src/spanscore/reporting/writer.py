@@ -210,5 +210,7 @@ def write_report(report: Report, out_dir: Path) -> Path:
     writer = ReportWriter(out_dir, scratch=False)
     for kept in report.kept or ():
         criteria = tuple(kept.details.matchings)
-        writer(render_rows(kept.details, kept.text, criteria, HTML_PARTIAL_LIMIT, kept.unit_offset))
+        writer(
+            render_rows(kept.details, kept.text, criteria, HTML_PARTIAL_LIMIT, kept.unit_offset, None, kept.unit_names)
+        )
     return writer.finish(report)
