@@ -382,3 +382,24 @@ def test_jsonl_report_rows_carry_the_document_ids(tmp_path: Path) -> None:
     assert streamed == (tmp_path / "kept" / "overlap.csv").read_text(encoding="utf-8")
     assert streamed.splitlines()[1].startswith('"doc,0",Ada,PER,0,3,Ada met,PER,0,7,partial,0.5,longer')
     assert '"doc,2",' in (tmp_path / "streamed" / "errors.csv").read_text(encoding="utf-8")
+
+
+def test_repairs_are_reported_once_per_file_without_changing_scores(tmp_path: Path) -> None:
+    g = write(tmp_path / "g", GOLD * 30)
+    p = write(tmp_path / "p", (PRED.replace("B-LOC", "I-LOC") + GOLD) * 15)
+    clean = spanscore.evaluate(reference=g, predicted=g).to_dict()
+    assert "repairs" not in clean
+    for chunk in (1 << 20, 300):
+        data = spanscore.evaluate(reference=g, predicted=p, chunk_bytes=chunk, keep_details=False).to_dict()
+        assert data["repairs"] == {
+            "policy": "conlleval",
+            "predicted": {"file": str(p), "invalid_transitions": 15, "first_line": 4},
+        }
+    discard = spanscore.evaluate(reference=g, predicted=p, repair="discard").to_dict()
+    assert discard["repairs"]["policy"] == "discard" and discard["repairs"]["predicted"]["invalid_transitions"] == 15
+    code, out = run("evaluate", str(g), str(p))
+    assert code == 0 and f"15in{p}(firstatline4)" in "".join(out.split())  # wrapped at 80 columns
+    code, out = run("evaluate", str(g), str(p), "--report", str(tmp_path / "r"), "--json")
+    assert code == 0 and json.loads(out)["repairs"]["predicted"]["first_line"] == 4
+    assert "first at line 4" in (tmp_path / "r" / "summary.md").read_text(encoding="utf-8")
+    assert "first at line 4" in (tmp_path / "r" / "report.html").read_text(encoding="utf-8")

@@ -176,6 +176,7 @@ def evaluate(
         kept=total.details if keep_details else None,
         documents=total.docs,
         unit_kind="sentence" if reading.format in ("conll", "labels") else "document",
+        repairs=total.repairs,
     )
 
 

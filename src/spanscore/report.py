@@ -11,6 +11,7 @@ from typing import Any, cast
 from .counts import Counts
 from .documents import DocCounts, document_rows, macro_over_documents
 from .errors import NoDetails, OptionError
+from .io.load import Repaired
 from .reporting.pairs import KeptDetails, pair_fields, pair_values
 from .results import EvaluationResult, Scores
 from .scores import score_counts
@@ -44,6 +45,7 @@ class Report:
     kept: list[KeptDetails] | None = None
     documents: DocCounts | None = None
     unit_kind: str = "sentence"
+    repairs: tuple[Repaired, ...] = ()  # what the repair policy changed in each file (CoNLL, label lists)
     example_limit: int = 3
     _scores: Scores | None = field(default=None, repr=False)
 
@@ -93,6 +95,17 @@ class Report:
             out["judge"] = s["judge"]
         if self.examples is not None:
             out["errors"]["examples"] = self.error_examples(self.example_limit)
+        changed = [r for r in self.repairs if r.count]
+        if changed:
+            side = ("reference", "predicted")
+            out["repairs"] = {
+                "policy": self.options.get("repair"),
+                **{
+                    side[k]: {"file": r.path, "invalid_transitions": r.count, "first_line": r.first_line}
+                    for k, r in enumerate(self.repairs)
+                    if r.count
+                },
+            }
         if self.documents is not None:
             out["macro_documents"] = macro_over_documents(self.documents, self.zero_division, self.counts.credit)
         return cast(EvaluationResult, _clean(out))

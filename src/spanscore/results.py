@@ -201,9 +201,11 @@ class _EvaluationRequired(Scores):
 @final
 class EvaluationResult(_EvaluationRequired, total=False):
     """The whole evaluation JSON (``Report.to_dict``). ``macro_documents`` (mean and standard deviation
-    of each score over documents or sentences) only where per-document counts were asked for."""
+    of each score over documents or sentences) only where per-document counts were asked for;
+    ``repairs`` only where the repair policy read invalid label transitions its way."""
 
     macro_documents: dict[str, Any]
+    repairs: dict[str, Any]
 
 
 __all__ = [

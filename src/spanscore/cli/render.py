@@ -15,7 +15,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..reporting.common import corpus_line
+from ..reporting.common import corpus_line, repairs_line
 from ..reporting.tables import TableModel, judge_table, per_type_table, scores_table, semeval_table, taxonomy_table
 from ..results import EvaluationResult, Score
 
@@ -94,6 +94,9 @@ def render(data: EvaluationResult, *, per_type: bool = True, width: int = 80) ->
         tables.append(per_type_table(data))
     tables += [taxonomy_table(data), judge_table(data)]
     parts: list[RenderableType] = [Text(corpus_line(data["corpus"]))]
+    repaired = repairs_line(data)
+    if repaired is not None:
+        parts.append(Text(repaired))
     for t in tables:
         if t.rows:
             parts += rich_tables(t, width)

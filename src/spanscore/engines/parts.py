@@ -19,7 +19,7 @@ from ..counts import Counts, Groups, Options, count_grouped, group_fields
 from ..criteria import CRITERIA, LEARNED
 from ..documents import DocCounts
 from ..errors import InputError
-from ..io.load import Text
+from ..io.load import Repaired, Text
 from ..judging import Judge, JudgeCredit, learned_credit
 from ..reporting.pairs import KeptDetails, PartRows, error_examples, render_rows
 from ..spans import IntArray, Spans
@@ -49,6 +49,7 @@ class ChunkData:
     doc_ids: tuple[str, ...] | None = None  # the name of each key, where the format gives one
     doc_unit: str = "document"  # what a per-document row is: "document", or "sentence" where there are none
     seen_types: tuple[str, ...] = ()  # the types the chunk names before --type-map and --types
+    repairs: tuple[Repaired, ...] = ()  # per side (reference, prediction): what the repair policy changed
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ class PartResult:
     examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     details: list[KeptDetails] = field(default_factory=list)
     seen_types: frozenset[str] = frozenset()
+    repairs: tuple[Repaired, ...] = ()
 
 
 def count_part(
@@ -116,7 +118,9 @@ def count_part(
         error_examples(counted.taxonomy, counted.pairs, r, p, data.text, wanted.examples) if wanted.examples else {}
     )
     kept = [KeptDetails(details, data.text, 0, data.doc_ids)] if wanted.details and details is not None else []
-    return PartResult(counts, data.units, data.doc_advance, docs, rows, examples, kept, frozenset(data.seen_types))
+    return PartResult(
+        counts, data.units, data.doc_advance, docs, rows, examples, kept, frozenset(data.seen_types), data.repairs
+    )
 
 
 class RowSink(Protocol):
@@ -167,6 +171,7 @@ class Folder:
             examples=a.examples,
             details=a.details + [replace(k, unit_offset=k.unit_offset + unit_offset) for k in part.details],
             seen_types=a.seen_types | part.seen_types,
+            repairs=tuple(x.then(y) for x, y in zip(a.repairs, part.repairs, strict=True)) or part.repairs,
         )
 
     def total(self) -> PartResult:

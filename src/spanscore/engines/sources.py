@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,16 @@ import numpy as np
 from ..errors import InputError, OptionError
 from ..io.conll import Column, ConllTable, parse_conll
 from ..io.jsonl import Document, RawDocument, earlier_line, raw_documents
-from ..io.load import ConllText, OffsetText, check_same_tokens, decode_column, docs_to_spans, span_docs, unify
+from ..io.load import (
+    ConllText,
+    OffsetText,
+    Repaired,
+    check_same_tokens,
+    decode_repaired,
+    docs_to_spans,
+    span_docs,
+    unify,
+)
 from ..io.reading import Reading
 from ..spans import Spans
 from .conll_plan import DEFAULT_CHUNK, Chunk, iter_chunks
@@ -183,8 +192,8 @@ class ConllSource:
                     f"a merged file needs token, gold and predicted columns; lines have {table.n_columns}",
                     path=self.reference,
                 )
-            r = decode_column(table, 0, rd.labels, rd.repair)
-            p = decode_column(table, 1, rd.labels, rd.repair)
+            r, fixed_r = decode_repaired(table, 0, rd.labels, rd.repair)
+            p, fixed_p = decode_repaired(table, 1, rd.labels, rd.repair)
         else:
             table = parse_conll(ref_bytes, self.reference, columns=(rd.label_column,), **common)
             common["line_offset"] = part.pred_line
@@ -195,8 +204,8 @@ class ConllSource:
                 **common,
             )
             check_same_tokens(table, pred_table)
-            r = decode_column(table, 0, rd.labels, rd.repair)
-            p = decode_column(pred_table, 0, rd.labels, rd.repair)
+            r, fixed_r = decode_repaired(table, 0, rd.labels, rd.repair)
+            p, fixed_p = decode_repaired(pred_table, 0, rd.labels, rd.repair)
         r, p = unify(r, p)
         seen = r.types
         r, p = self.selection.apply(r, p)
@@ -219,6 +228,7 @@ class ConllSource:
             doc_advance=advance,
             doc_unit=unit,
             seen_types=seen,
+            repairs=(fixed_r, fixed_p),
         )
 
     @property
@@ -412,6 +422,11 @@ def _sequence(name: str, value: Any, format: str, what: str) -> Sequence[Any]:
     return value
 
 
+def _no_line(repaired: Repaired) -> Repaired:
+    """Label lists have no lines to name (only how many transitions were repaired)."""
+    return replace(repaired, first_line=None)
+
+
 class _Blocks:
     """Parts of a Python sequence: ``per_part`` items at a time, as (start, end) index pairs."""
 
@@ -460,8 +475,8 @@ class LabelsSource(_Blocks):
                 f" but {len(self.predicted[start + s])} predicted"
             )
         rd = self.reading
-        r = decode_column(ref, 0, rd.labels, rd.repair)
-        p = decode_column(pred, 0, rd.labels, rd.repair)
+        r, fixed_r = decode_repaired(ref, 0, rd.labels, rd.repair)
+        p, fixed_p = decode_repaired(pred, 0, rd.labels, rd.repair)
         r, p = unify(r, p)
         seen = r.types
         r, p = self.selection.apply(r, p)
@@ -478,6 +493,7 @@ class LabelsSource(_Blocks):
             doc_advance=n,
             doc_unit="sentence",
             seen_types=seen,
+            repairs=(_no_line(fixed_r), _no_line(fixed_p)),
         )
 
 

@@ -148,8 +148,26 @@ class OffsetText:
         return position - int(self.bases[unit])
 
 
+@dataclass(frozen=True)
+class Repaired:
+    """How many invalid transitions a repair policy read its way in one file, and the first's line."""
+
+    path: str
+    count: int = 0
+    first_line: int | None = None
+
+    def then(self, later: Repaired) -> Repaired:
+        first = self.first_line if self.first_line is not None else later.first_line
+        return Repaired(self.path, self.count + later.count, first)
+
+
 def decode_column(table: ConllTable, column: int, labels: str, repair: Repair) -> Spans:
     """Decode one label column of a parsed file into spans, applying the repair policy."""
+    return decode_repaired(table, column, labels, repair)[0]
+
+
+def decode_repaired(table: ConllTable, column: int, labels: str, repair: Repair) -> tuple[Spans, Repaired]:
+    """``decode_column``, and what the repair policy changed."""
     spec = get_encoding(labels)
     col = table.columns[column]
     label_set = split_labels(col.vocab, spec, ids=col.ids, lines=table.token_line, path=table.path)
@@ -165,7 +183,11 @@ def decode_column(table: ConllTable, column: int, labels: str, repair: Repair) -
             line=found[0].line,
             details=tuple(str(t) for t in found),
         )
-    return decoded.spans
+    repaired = Repaired(table.path)
+    if decoded.n_invalid:
+        at = np.concatenate((decoded.invalid_into, decoded.invalid_end))
+        repaired = Repaired(table.path, decoded.n_invalid, int(table.token_line[int(at.min())]))
+    return decoded.spans, repaired
 
 
 def _same_token_bytes(ref: ConllTable, pred: ConllTable) -> bool:

@@ -78,3 +78,19 @@ def partial_label(data: EvaluationResult) -> str:
         return f"partial ({float(credit):g} credit)"
     except ValueError:
         return "partial"
+
+
+def repairs_line(data: EvaluationResult) -> str | None:
+    """What the repair policy changed, in words (None when it changed nothing)."""
+    repairs = data.get("repairs")
+    if not repairs:
+        return None
+    labels = data.get("options", {}).get("labels", "")
+    parts = []
+    for side in ("reference", "predicted"):
+        r = repairs.get(side)
+        if r:
+            where = f" (first at line {r['first_line']})" if r.get("first_line") else ""
+            parts.append(f"{r['invalid_transitions']} in {r['file']}{where}")
+    verb = "dropped the mentions at fault" if repairs.get("policy") == "discard" else "read as conlleval reads them"
+    return f"Invalid {labels} transitions, {verb} (--repair {repairs.get('policy')}): {'; '.join(parts)}."

@@ -15,7 +15,7 @@ from typing import IO, Any
 from ..errors import InputError, MissingExtra, OptionError
 from ..report import Report
 from .charts import CHARTS, draw_all
-from .common import CRITERION_HELP, PARTIAL_CRITERIA
+from .common import CRITERION_HELP, PARTIAL_CRITERIA, repairs_line
 from .html import PartialSample, render_html
 from .markdown import render_markdown
 from .pairs import ERRORS_FILE, TYPE5_FILE, PartRows, error_fields, header_line, pair_fields, render_rows
@@ -142,6 +142,9 @@ class ReportWriter:
             "summary.json": "the evaluation JSON (spanscore evaluate --json) plus this index of files",
         }
         notes: list[str] = []
+        repaired = repairs_line(data)
+        if repaired is not None:
+            notes.append(repaired)
         try:
             charts = draw_all(data, jobs=workers)
         except MissingExtra as exc:
