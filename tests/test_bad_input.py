@@ -400,6 +400,7 @@ def test_repairs_are_reported_once_per_file_without_changing_scores(tmp_path: Pa
     code, out = run("evaluate", str(g), str(p))
     assert code == 0 and f"15in{p}(firstatline4)" in "".join(out.split())  # wrapped at 80 columns
     code, out = run("evaluate", str(g), str(p), "--report", str(tmp_path / "r"), "--json")
-    assert code == 0 and json.loads(out)["repairs"]["predicted"]["first_line"] == 4
+    data = json.JSONDecoder().raw_decode(out)[0]  # stderr follows: "report written to ..."
+    assert code == 0 and data["repairs"]["predicted"]["first_line"] == 4
     assert "first at line 4" in (tmp_path / "r" / "summary.md").read_text(encoding="utf-8")
     assert "first at line 4" in (tmp_path / "r" / "report.html").read_text(encoding="utf-8")
