@@ -404,3 +404,16 @@ def test_repairs_are_reported_once_per_file_without_changing_scores(tmp_path: Pa
     assert code == 0 and data["repairs"]["predicted"]["first_line"] == 4
     assert "first at line 4" in (tmp_path / "r" / "summary.md").read_text(encoding="utf-8")
     assert "first at line 4" in (tmp_path / "r" / "report.html").read_text(encoding="utf-8")
+
+
+def test_repair_and_convert_change_the_label_column_and_nothing_else(tmp_path: Path) -> None:
+    source = b"John NNP B-NP I-PER\nSmith NNP I-NP I-PER\n# sent_id=2\nParis NNP B-NP I-LOC\ncaf\xe9 NN I-NP O\n\n"
+    f = write(tmp_path / "f.conll", source)
+    code, out = run("repair", str(f), "-o", str(f))
+    assert code == 0, out
+    assert f.read_bytes() == source.replace(b"B-NP I-PER", b"B-NP B-PER").replace(b"B-NP I-LOC", b"B-NP B-LOC")
+    code, out = run("convert", str(f), "-o", str(tmp_path / "f.bioes"), "--to", "BIOES")
+    assert code == 0, out
+    expected = f.read_bytes().replace(b"I-NP I-PER", b"I-NP E-PER").replace(b"B-NP B-LOC", b"B-NP S-LOC")
+    assert (tmp_path / "f.bioes").read_bytes() == expected
+    assert not [x for x in tmp_path.iterdir() if x.name.endswith(".part")]

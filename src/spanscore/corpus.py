@@ -27,7 +27,7 @@ from .encoding import (
 )
 from .errors import InputError, OptionError
 from .io.conll import ConllTable, read_conll
-from .io.files import atomic_output
+from .io.files import atomic_output, read_bytes, write_atomic
 from .io.jsonl import read_jsonl
 from .io.load import decode_column
 from .io.reading import DEFAULT_READING, Reading
@@ -100,24 +100,6 @@ def _atomic_write(path: str | Path, chunks: Iterator[str]) -> None:
             out.write(chunk.encode("utf-8"))
 
 
-def _conll_lines(table: ConllTable, label_ids: np.ndarray[Any, Any], vocab: tuple[str, ...]) -> Iterator[str]:
-    """Token-and-label lines, blank lines between sentences, -DOCSTART- where documents begin."""
-    doc = -1
-    for s in range(table.n_sentences):
-        if table.n_documents > 1 or (s == 0 and int(table.sentence_doc[0]) >= 0 and _has_docstart(table)):
-            d = int(table.sentence_doc[s])
-            if d != doc:
-                doc = d
-                yield "-DOCSTART-\tO\n\n"
-        lo, hi = int(table.sentence_bounds[s]), int(table.sentence_bounds[s + 1])
-        yield "".join(f"{table.token_text(i)}\t{vocab[int(label_ids[i])]}\n" for i in range(lo, hi))
-        yield "\n"
-
-
-def _has_docstart(table: ConllTable) -> bool:
-    return b"-DOCSTART-" in table.buffer[: min(len(table.buffer), 4096)].tobytes()
-
-
 def repair_file(
     path: str | Path, out: str | Path, reading: Reading = DEFAULT_READING, *, method: str = "conlleval"
 ) -> int:
@@ -126,10 +108,24 @@ def repair_file(
     if rep == "none":
         raise OptionError("repair needs a method: conlleval or discard")
     report = validate(path, reading)
-    table, spans = read_spans(path, dataclasses.replace(reading, repair=rep))
-    ids, vocab = encode(spans, table.n_tokens, table.sentence_bounds, get_encoding(reading.labels))
-    _atomic_write(out, _conll_lines(table, ids, vocab))
+    _relabel_file(path, out, dataclasses.replace(reading, repair=rep), reading.labels)
     return len(report.problems)
+
+
+def _relabel_file(path: str | Path, out: str | Path, reading: Reading, target: str) -> None:
+    """Decode ``path`` as ``reading`` says, encode its mentions in ``target``, and write the file
+    again with only the label column changed (``transform.relabel_bytes``)."""
+    from .transform import relabel_bytes
+
+    spec = get_encoding(target)
+
+    def labels(table: ConllTable) -> list[str]:
+        spans = decode_column(table, 0, reading.labels, reading.repair)
+        ids, vocab = encode(spans, table.n_tokens, table.sentence_bounds, spec)
+        return [vocab[i] for i in ids.tolist()]
+
+    data, _ = relabel_bytes(read_bytes(path), str(path), reading, labels)
+    write_atomic(out, data)
 
 
 def convert(path: str | Path, out: str | Path, reading: Reading = DEFAULT_READING, *, target: str = "BIOES") -> None:
@@ -141,12 +137,11 @@ def convert(path: str | Path, out: str | Path, reading: Reading = DEFAULT_READIN
     if reading.format == "jsonl":
         _jsonl_to_conll(path, out, get_encoding(dst))
         return
-    table, spans = read_spans(path, reading)
     if dst == "JSONL":
+        table, spans = read_spans(path, reading)
         _atomic_write(out, _conll_to_jsonl(table, spans))
         return
-    ids, vocab = encode(spans, table.n_tokens, table.sentence_bounds, get_encoding(dst))
-    _atomic_write(out, _conll_lines(table, ids, vocab))
+    _relabel_file(path, out, reading, dst)
 
 
 def _conll_to_jsonl(table: ConllTable, spans: Spans) -> Iterator[str]:

@@ -11,7 +11,7 @@ token labelled ``B-X`` is one mention, so the second label becomes ``I-X``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,6 +73,29 @@ def label_fields(
         raise OptionError("the label column and the token column are the same column")
     fields = parse_conll(body, path, columns=(), token_column=label_column, delimiter=delimiter)
     return table, fields
+
+
+def relabel_bytes(
+    data: bytes, path: str, reading: Reading, labels: Callable[[ConllTable], list[str]]
+) -> tuple[bytes, int]:
+    """``data`` with its label column rewritten to ``labels(table)`` (one label per token) and
+    every other byte as it was: other columns, comments, -DOCSTART- lines, line ends, a byte order
+    mark, tokens in any encoding. Returns the bytes and how many labels changed."""
+    bom, body = split_bom(data)
+    table, fields = label_fields(
+        body, path, token_column=reading.token_column, label_column=reading.label_column, delimiter=reading.delimiter
+    )
+    col = table.columns[0]
+    old = np.array(col.vocab, dtype=object)[col.ids]
+    new = np.array(labels(table), dtype=object)
+    changed = np.flatnonzero(old != new)
+    out = splice(
+        body,
+        fields.token_start[changed].tolist(),
+        fields.token_end[changed].tolist(),
+        [str(name).encode("utf-8") for name in new[changed].tolist()],
+    )
+    return bom + out, int(changed.shape[0])
 
 
 def _at_tokens(table: ConllTable) -> npt.NDArray[np.bool_]:
@@ -226,8 +249,7 @@ def _differing_units(a: Spans, b: Spans) -> set[int]:
     def keyed(s: Spans) -> dict[tuple[int, int, str], int]:
         return {
             (int(st), int(en), s.types[int(ty)]): int(u)
-            for st, en, ty, u in zip(s.start.tolist(), s.end.tolist(), s.type.tolist(), s.unit.tolist(),
-                                     strict=True)
+            for st, en, ty, u in zip(s.start.tolist(), s.end.tolist(), s.type.tolist(), s.unit.tolist(), strict=True)
         }
 
     ka, kb = keyed(a), keyed(b)
