@@ -417,3 +417,31 @@ def test_repair_and_convert_change_the_label_column_and_nothing_else(tmp_path: P
     expected = f.read_bytes().replace(b"I-NP I-PER", b"I-NP E-PER").replace(b"B-NP B-LOC", b"B-NP S-LOC")
     assert (tmp_path / "f.bioes").read_bytes() == expected
     assert not [x for x in tmp_path.iterdir() if x.name.endswith(".part")]
+
+
+@pytest.mark.parametrize("failure", [OSError(28, "No space left on device"), KeyboardInterrupt()])
+def test_a_report_that_fails_half_way_leaves_the_folder_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: BaseException
+) -> None:
+    from spanscore.reporting import ReportWriter, writer
+
+    g, p = write(tmp_path / "g", GOLD * 50), write(tmp_path / "p", PRED * 50)
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine", encoding="utf-8")
+
+    def broken(*args: Any, **kwargs: Any) -> str:
+        raise failure
+
+    monkeypatch.setattr(writer, "render_html", broken)
+    w = ReportWriter(out)
+    report = spanscore.evaluate(reference=g, predicted=p, keep_details=False, rows=w, chunk_bytes=300)
+    with pytest.raises((InputError, KeyboardInterrupt)):
+        w.finish(report)
+    assert [f.name for f in out.iterdir()] == ["keep.txt"]  # no CSV, chart or half a page; no staging
+
+
+def test_an_output_that_is_an_input_is_refused(tmp_path: Path) -> None:
+    g, p = write(tmp_path / "g", GOLD), write(tmp_path / "p", PRED)
+    refused(*run("evaluate", str(g), str(p), "--per-document", str(p)), "is one of the inputs")
+    assert p.read_text(encoding="utf-8") == PRED

@@ -146,6 +146,10 @@ def evaluate_command(
         raise OptionError("give GOLD and PRED, or one merged file with --merged")
     if pred is not None and reading.merged:
         raise OptionError("--merged reads one file: give only GOLD")
+    if per_document is not None and any(
+        f is not None and f.exists() and per_document.exists() and per_document.samefile(f) for f in (gold, pred)
+    ):
+        raise OptionError(f"--per-document {per_document} is one of the inputs: give another file")
     judge: Any = None
     judge_name = "none"
     if judge_path is not None:

@@ -25,12 +25,11 @@ HTML_EXAMPLE_LIMIT = 5  # examples per error type in report.html
 
 
 class _RowFile:
-    """One CSV file being written, under a temporary name until the report is complete."""
+    """One CSV file being written, in the staging folder until the report is complete."""
 
     def __init__(self, path: Path, fields: list[str]) -> None:
         self.path = path
-        self.part = path.with_name(f".{path.name}.part")
-        self.handle: IO[bytes] = self.part.open("wb")
+        self.handle: IO[bytes] = path.open("wb")
         self.handle.write(header_line(fields).encode("utf-8"))
         self.full = 0
         self.partial = 0
@@ -55,6 +54,10 @@ class ReportWriter:
     Each chunk's rows are appended to the CSV files as soon as the chunk's turn comes (corpus
     order), so no file needs the corpus in memory; report.html lists the first
     ``HTML_PARTIAL_LIMIT`` partial pairs of each criterion.
+
+    Every file is written in a hidden staging folder inside ``out_dir`` and moved into place only
+    when the whole report is written; a failure (a full disk, Ctrl-C) removes the staging folder,
+    so the folder holds a complete report of this run, or its earlier files untouched.
     """
 
     def __init__(self, out_dir: str | Path, *, scratch: bool = True) -> None:
@@ -68,14 +71,15 @@ class ReportWriter:
         self.files: dict[str, _RowFile] = {}
         self.unit_kind = "sentence"
         self._loading: threading.Thread | None = None
-        self.rows_dir: str | None = None
-        if scratch:
-            import tempfile
+        import tempfile
 
-            try:
-                self.rows_dir = tempfile.mkdtemp(prefix=".spanscore-rows-", dir=self.out_dir)
-            except OSError as exc:
-                raise InputError(f"cannot write a report here: {exc.strerror}", path=str(self.out_dir)) from None
+        try:
+            self.staging: Path | None = Path(tempfile.mkdtemp(prefix=".spanscore-report-", dir=self.out_dir))
+        except OSError as exc:
+            raise InputError(f"cannot write a report here: {exc.strerror}", path=str(self.out_dir)) from None
+        self.scratch = scratch
+        # Where worker processes leave their rows: the staging folder itself.
+        self.rows_dir: str | None = str(self.staging) if scratch else None
 
     def __call__(self, rows: PartRows) -> None:
         self.unit_kind = rows.unit_kind
@@ -90,7 +94,7 @@ class ReportWriter:
                 if f is None:
                     is_error = name in (ERRORS_FILE, TYPE5_FILE)
                     fields = error_fields(rows.unit_kind) if is_error else pair_fields(rows.unit_kind)
-                    f = self.files[name] = _RowFile(self.out_dir / name, fields)
+                    f = self.files[name] = _RowFile(self._staged(name), fields)
                 for text in part.texts:
                     f.handle.write(text.encode("utf-8"))
                 for path in part.paths:
@@ -107,19 +111,20 @@ class ReportWriter:
             self.abandon()
             raise InputError(f"cannot write the report: {exc.strerror}", path=str(self.out_dir)) from None
 
+    def _staged(self, name: str) -> Path:
+        if self.staging is None:
+            raise RuntimeError("this report writer has finished or was abandoned")
+        return self.staging / name
+
     def abandon(self) -> None:
-        """Remove what was written (after a failure)."""
+        """Remove what was written (after a failure): the folder keeps what it held before."""
         for f in self.files.values():
             f.handle.close()
-            if f.part.exists():
-                os.unlink(f.part)
         self.files = {}
-        self._clear_scratch()
-
-    def _clear_scratch(self) -> None:
-        if self.rows_dir is not None:
-            shutil.rmtree(self.rows_dir, ignore_errors=True)
-            self.rows_dir = None
+        if self.staging is not None:
+            shutil.rmtree(self.staging, ignore_errors=True)
+            self.staging = None
+        self.rows_dir = None
 
     def finish(self, report: Report) -> Path:
         """Complete the folder: CSVs under their names, summary files, charts and report.html."""
@@ -128,12 +133,14 @@ class ReportWriter:
         except OSError as exc:
             self.abandon()
             raise InputError(f"cannot write the report: {exc.strerror}", path=str(self.out_dir)) from None
+        except BaseException:
+            self.abandon()
+            raise
 
     def _finish(self, report: Report) -> Path:
         if self._loading is not None:
             self._loading.join()
-        workers = 2 if self.rows_dir is not None else 1  # an evaluation with worker processes: draw in two
-        self._clear_scratch()
+        workers = 2 if self.scratch else 1  # an evaluation with worker processes: draw in two
         out_dir = self.out_dir
         data = report.to_dict()
         files: dict[str, str] = {
@@ -152,7 +159,7 @@ class ReportWriter:
             notes.append(f"No charts were drawn: {exc}.")
         captions = {name: caption for name, (_, caption) in CHARTS.items() if name in charts}
         for name, png in charts.items():
-            (out_dir / name).write_bytes(png)
+            self._staged(name).write_bytes(png)
             files[name] = captions[name]
 
         partials: list[PartialSample] | None = None
@@ -160,7 +167,6 @@ class ReportWriter:
         if self.files:
             for name, f in self.files.items():
                 f.handle.close()
-                os.replace(f.part, f.path)
                 criterion = name.removesuffix(".csv")
                 if name == ERRORS_FILE:
                     files[name] = "every mention that is not correct, with its error type (Type-1 to Type-5)"
@@ -187,8 +193,8 @@ class ReportWriter:
         summary = dict(data)
         summary["files"] = files
         text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
-        (out_dir / "summary.json").write_text(text, encoding="utf-8")
-        (out_dir / "summary.md").write_text(render_markdown(data, files, captions, notes), encoding="utf-8")
+        self._staged("summary.json").write_text(text, encoding="utf-8")
+        self._staged("summary.md").write_text(render_markdown(data, files, captions, notes), encoding="utf-8")
         page = render_html(
             data,
             charts={name: (png, captions[name]) for name, png in charts.items()},
@@ -198,9 +204,12 @@ class ReportWriter:
             partials=partials,
             unit_kind=self.unit_kind if self.files else report.unit_kind,
         )
-        html_path = out_dir / "report.html"
-        html_path.write_text(page, encoding="utf-8")
-        return html_path
+        self._staged("report.html").write_text(page, encoding="utf-8")
+        # Everything is written: move it into place, file by file (each move is atomic).
+        for name in files:
+            os.replace(self._staged(name), out_dir / name)
+        self.abandon()  # the staging folder, empty now
+        return out_dir / "report.html"
 
 
 def write_report(report: Report, out_dir: Path) -> Path:
