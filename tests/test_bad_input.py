@@ -445,3 +445,19 @@ def test_an_output_that_is_an_input_is_refused(tmp_path: Path) -> None:
     g, p = write(tmp_path / "g", GOLD), write(tmp_path / "p", PRED)
     refused(*run("evaluate", str(g), str(p), "--per-document", str(p)), "is one of the inputs")
     assert p.read_text(encoding="utf-8") == PRED
+
+
+def test_judgements_with_impossible_offsets_or_labels_are_refused(tmp_path: Path) -> None:
+    from spanscore.judge.corpus import read_corpus
+    from spanscore.judge.judgements import locate, read_judgements
+
+    base = {"sentence": "John Smith left", "gold_text": "John Smith", "pred_text": "John", "score": 4}
+    for extra in ({"gold_start": -15, "gold_end": -5}, {"gold_start": 10, "gold_end": 0}):
+        f = write(tmp_path / "j.jsonl", json.dumps({**base, "gold_label": "PER", **extra}) + "\n")
+        with pytest.raises(InputError, match="need 0 <= start < end") as err:
+            read_judgements(f)
+        assert err.value.line == 1
+    corpus = read_corpus(write(tmp_path / "train.conll", GOLD))
+    f = write(tmp_path / "j.jsonl", json.dumps({**base, "gold_label": "PERSON"}) + "\n")
+    with pytest.raises(InputError, match=r"'PERSON' is not a type of .*LOC, PER"):
+        locate(read_judgements(f), corpus, str(f))

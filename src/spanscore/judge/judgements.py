@@ -98,6 +98,12 @@ def read_judgements(path: str | Path) -> list[Judgement]:
             if s is None or e is None:
                 spans.append(None)
                 continue
+            if not 0 <= s < e <= len(sentence):
+                raise InputError(
+                    f"{side}_start/{side}_end {s}..{e}: need 0 <= start < end <= {len(sentence)} (sentence length)",
+                    path=name,
+                    line=n,
+                )
             if sentence[s:e] != text:
                 raise InputError(f"{side}_start/{side}_end do not point at {side}_text {text!r}", path=name, line=n)
             spans.append((s, e))
@@ -122,7 +128,16 @@ def read_judgements(path: str | Path) -> list[Judgement]:
 
 def locate(rows: Sequence[Judgement], corpus: Corpus, path: str = "judgements") -> npt.NDArray[np.int64]:
     """Sentence of the corpus each judgement was made on: its ``sentence_index`` when that sentence
-    has the judged text, else the first sentence with that text."""
+    has the judged text, else the first sentence with that text. A judged label must be a type of
+    the corpus (the judge learns types from it)."""
+    known = set(corpus.types)
+    for row in rows:
+        if row.gold_label not in known:
+            raise InputError(
+                f"gold_label {row.gold_label!r} is not a type of {corpus.path} (its types: {', '.join(sorted(known))})",
+                path=path,
+                line=row.line,
+            )
     first: dict[str, int] = {}
     for n, s in enumerate(corpus.sentences):
         first.setdefault(s.text, n)
