@@ -461,3 +461,24 @@ def test_judgements_with_impossible_offsets_or_labels_are_refused(tmp_path: Path
     f = write(tmp_path / "j.jsonl", json.dumps({**base, "gold_label": "PERSON"}) + "\n")
     with pytest.raises(InputError, match=r"'PERSON' is not a type of .*LOC, PER"):
         locate(read_judgements(f), corpus, str(f))
+
+
+def test_a_killed_writer_leaves_nothing_behind(tmp_path: Path) -> None:
+    """Outputs are written with no name until complete (O_TMPFILE where Linux has it)."""
+    import signal
+    import time
+
+    script = (
+        "import sys, time\n"
+        "from spanscore.io.files import atomic_output\n"
+        "with atomic_output(sys.argv[1]) as h:\n"
+        "    h.write(b'half'); h.flush(); print('writing', flush=True); time.sleep(30)\n"
+    )
+    target = tmp_path / "out.conll"
+    target.write_bytes(b"old")
+    proc = subprocess.Popen([sys.executable, "-c", script, str(target)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "writing"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    time.sleep(0.1)
+    assert [f.name for f in tmp_path.iterdir()] == ["out.conll"] and target.read_bytes() == b"old"

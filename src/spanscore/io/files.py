@@ -37,13 +37,64 @@ def read_bytes(path: str | Path) -> bytes:
 def atomic_output(path: str | Path) -> Iterator[IO[bytes]]:
     """A file object whose contents replace ``path`` only when the block ends without error.
 
-    The temporary file lives in the target's directory so that ``os.replace`` is atomic: an
-    interrupted write (Ctrl-C included) leaves the old file, or none, never half a file.
+    Where the system allows (Linux's O_TMPFILE), the file has no name while it is written and is
+    given one only when complete, so that even a killed process leaves nothing behind; elsewhere
+    it is a hidden temporary file in the target's folder, removed on any error (Ctrl-C included).
+    Either way ``os.replace`` puts it in place atomically: the old file, or the new one, never half
+    a file.
     """
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     try:
         folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror}", path=str(target)) from None
+    fd = _unnamed(folder)
+    if fd is None:
+        with _named_temporary(target, folder) as handle:
+            yield handle
+        return
+    tmp: Path | None = None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+            tmp = folder / f".{target.name}.{os.getpid()}.{id(handle):x}.part"
+            _name(handle.fileno(), tmp)  # a name, now that it is complete
+        os.chmod(tmp, _mode_for(target))
+        os.replace(tmp, target)
+    except BaseException:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise
+
+
+def _name(fd: int, path: Path) -> None:
+    """Link an O_TMPFILE file to ``path``. A ``src_dir_fd`` makes Python call linkat, which follows
+    the /proc symlink to the open file (plain link() would link the symlink itself)."""
+    root = os.open("/", os.O_RDONLY)
+    try:
+        os.link(f"/proc/self/fd/{fd}", path, src_dir_fd=root, follow_symlinks=True)
+    finally:
+        os.close(root)
+
+
+def _unnamed(folder: Path) -> int | None:
+    """A file with no name in ``folder`` (O_TMPFILE), or None where the system has none."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None or not Path("/proc/self/fd").is_dir():
+        return None
+    try:
+        return os.open(folder, flag | os.O_WRONLY, 0o600)
+    except OSError:  # a file system without O_TMPFILE: the named temporary file is used
+        return None
+
+
+@contextlib.contextmanager
+def _named_temporary(target: Path, folder: Path) -> Iterator[IO[bytes]]:
+    try:
         import tempfile  # here: scoring, which writes nothing, need not import it
 
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=folder)
