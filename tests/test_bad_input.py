@@ -482,3 +482,24 @@ def test_a_killed_writer_leaves_nothing_behind(tmp_path: Path) -> None:
     proc.wait(timeout=10)
     time.sleep(0.1)
     assert [f.name for f in tmp_path.iterdir()] == ["out.conll"] and target.read_bytes() == b"old"
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_tables_fit_the_terminal_and_the_signature_is_one_line(tmp_path: Path, columns: int) -> None:
+    g, p = write(tmp_path / "g", GOLD * 20), write(tmp_path / "p", PRED * 20)
+    proc = subprocess.run(
+        [sys.executable, "-m", "spanscore.cli.main", "evaluate", str(g), str(p)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": str(columns)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    signature = lines[-1]
+    assert signature.startswith("spanscore:") and signature.endswith("units:tokens")
+    assert "zero-division:0" in signature and "type-map:none" in signature
+    assert all(len(line) <= columns for line in lines[:-1])
+    body = proc.stdout
+    for word in ("boundary", "overlap", "partial", "Type-5", "strict", "macro"):
+        assert word in body  # never cut inside
+    assert not proc.stderr  # no progress bar frames when stderr is not a terminal

@@ -30,8 +30,8 @@ def _longest_word(text: str) -> int:
     return max((len(w) for w in text.split()), default=0)
 
 
-def rich_tables(table: TableModel, width: int = 80) -> list[Table]:
-    """A table model as rich Tables no wider than ``width``: total rows bold, detail rows indented.
+def rich_tables(table: TableModel, width: int = 80) -> list[RenderableType]:
+    """A table model as titled rich Tables no wider than ``width``: total rows bold, detail rows indented.
 
     Text columns (the label and descriptions) may wrap between words; number columns keep their
     widest cell. When the numbers do not fit beside the labels, they are dealt out to several
@@ -53,26 +53,35 @@ def rich_tables(table: TableModel, width: int = 80) -> list[Table]:
         for i in range(n)
     ]
     label_room = 1 + sum(least[i] + GAP for i in text_cols)  # 1: the table's closing rule
-    groups: list[list[int]] = [[]]
-    used = label_room
-    for i in number_cols:
-        if groups[-1] and used + widest[i] + GAP > width:
-            groups.append([])
-            used = label_room
-        groups[-1].append(i)
-        used += widest[i] + GAP
-    out = []
+    room = max(width - label_room, 1)
+    need = sum(widest[i] + GAP for i in number_cols)
+    # As few tables as the width allows, the number columns dealt out evenly between them.
+    n_groups = max(1, -(-need // room))
+    while True:
+        share = -(-need // n_groups)
+        groups: list[list[int]] = [[]]
+        used = 0
+        for i in number_cols:
+            cost = widest[i] + GAP
+            if groups[-1] and (used + cost > room or (used >= share and len(groups) < n_groups)):
+                groups.append([])
+                used = 0
+            groups[-1].append(i)
+            used += cost
+        if len(groups) <= n_groups or n_groups >= len(number_cols):
+            break
+        n_groups += 1
+    out: list[RenderableType] = []
     for k, group in enumerate(groups):
         keep = sorted(text_cols + group) if number_cols else list(range(n))
-        title = table.title if k == 0 else f"{table.title} (continued)"
-        out.append(_table(title, table, keep, rows, least))
+        # The title is a line of its own, so that it wraps at the console's width, not the table's.
+        out.append(Text(table.title if k == 0 else f"{table.title} (continued)"))
+        out.append(_table(table, keep, rows, least))
     return out
 
 
-def _table(
-    title: str, table: TableModel, keep: Sequence[int], rows: list[tuple[list[str], str]], least: list[int]
-) -> Table:
-    t = Table(title=Text(title), title_justify="left", box=box.HEAVY_HEAD, padding=(0, 1))
+def _table(table: TableModel, keep: Sequence[int], rows: list[tuple[list[str], str]], least: list[int]) -> Table:
+    t = Table(box=box.HEAVY_HEAD, padding=(0, 1))
     for i in keep:
         column = table.columns[i]
         number = column.kind != "text"
