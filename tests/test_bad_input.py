@@ -503,3 +503,59 @@ def test_tables_fit_the_terminal_and_the_signature_is_one_line(tmp_path: Path, c
     for word in ("boundary", "overlap", "partial", "Type-5", "strict", "macro"):
         assert word in body  # never cut inside
     assert not proc.stderr  # no progress bar frames when stderr is not a terminal
+
+
+def test_outputs_that_are_inputs_are_refused_before_anything_is_written(tmp_path: Path) -> None:
+    g = write(tmp_path / "g", GOLD * 5)
+    refused(*run("train", "crf", str(g), "-o", str(g), "--iterations", "1"), "is one of the inputs")
+    refused(*run("judge", "train", str(g), "-o", str(g)), "is one of the inputs")
+    assert g.read_text(encoding="utf-8") == GOLD * 5
+
+
+def test_progress_bars_only_on_a_terminal_and_help_cites_papers_by_author() -> None:
+    from spanscore.cli.tagger import ProgressDisplay
+
+    assert ProgressDisplay()._progress.disable  # stderr is not a terminal under pytest: no bar frames
+    for args in (["judge", "user-f", "--help"], ["judge", "train", "--help"], ["evaluate", "--help"]):
+        out = CliRunner().invoke(cli, args).output
+        assert "004" not in out and "000" not in out, args
+    assert "Nejadgholi et al." in CliRunner().invoke(cli, ["judge", "user-f", "--help"]).output
+
+
+def test_the_token_row_names_its_unit() -> None:
+    from spanscore.reporting.tables import scores_table
+
+    for fmt, unit in (("labels", "entity tokens"), ("spans", "entity characters")):
+        ref: Any = [["B-PER", "O"]] if fmt == "labels" else [[(0, 3, "PER")]]
+        data = spanscore.evaluate(reference=ref, predicted=ref, format=fmt).to_dict()
+        row = next(r for r in scores_table(data).rows if r.cells[0] == "token")
+        assert row.cells[1] == unit
+
+
+def test_an_unreachable_dask_scheduler_is_one_error() -> None:
+    pytest.importorskip("distributed")
+    from spanscore.engines.dask_engine import DaskEngine
+
+    engine = DaskEngine(scheduler="tcp://127.0.0.1:1", connect_timeout=1)
+    labels = [["B-PER", "O"]]
+    with pytest.raises(OptionError, match=r"cannot reach the Dask scheduler at tcp://127.0.0.1:1 \(waited 1 s\)"):
+        spanscore.evaluate(reference=labels, predicted=labels, format="labels", engine=engine)
+
+
+def test_a_full_disk_while_repairing_is_one_line_and_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from spanscore.io import files
+
+    f = write(tmp_path / "f.conll", GOLD.replace("B-LOC", "I-LOC"))
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(files.os, "fsync", full)
+    out = CliRunner().invoke(cli, ["repair", str(f), "-o", str(f)])
+    assert out.exit_code == 2 and "No space left on device" in out.output and "Traceback" not in out.output
+    assert [p.name for p in tmp_path.iterdir()] == ["f.conll"]
+    assert f.read_text(encoding="utf-8") == GOLD.replace("B-LOC", "I-LOC")

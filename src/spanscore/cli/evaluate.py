@@ -19,7 +19,7 @@ from ..engines import default_jobs, make_engine
 from ..errors import OptionError
 from ..io.files import atomic_output
 from ..io.reading import Reading
-from .options import parse_type_map, parse_types, reading_options
+from .options import parse_type_map, parse_types, reading_options, refuse_overwrite
 
 
 def _credit(value: str) -> CreditRule:
@@ -146,10 +146,7 @@ def evaluate_command(
         raise OptionError("give GOLD and PRED, or one merged file with --merged")
     if pred is not None and reading.merged:
         raise OptionError("--merged reads one file: give only GOLD")
-    if per_document is not None and any(
-        f is not None and f.exists() and per_document.exists() and per_document.samefile(f) for f in (gold, pred)
-    ):
-        raise OptionError(f"--per-document {per_document} is one of the inputs: give another file")
+    refuse_overwrite(per_document, gold, pred, option="--per-document")
     judge: Any = None
     judge_name = "none"
     if judge_path is not None:

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from ..io.reading import Reading
-from .options import reading_options
+from .options import reading_options, refuse_overwrite
 
 BACKEND_CHOICES = ["tfidf", "minilm"]
 USER_CHOICES = ["forgiving", "strict"]
@@ -62,6 +62,7 @@ def train_command(
     seed: int,
 ) -> None:
     """Train a judge on the gold mentions of TRAIN (CoNLL) and write it to a file."""
+    refuse_overwrite(output, train, scores_path)
     jm = _judge_module()
     t0 = time.perf_counter()
     corpus = jm.read_corpus(train, reading)

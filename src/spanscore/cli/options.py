@@ -144,3 +144,12 @@ def parse_types(value: str | None) -> list[str] | None:
     if not value:
         return None
     return [t.strip() for t in value.split(",") if t.strip()]
+
+
+def refuse_overwrite(output: Path | None, *inputs: Path | None, option: str = "-o") -> None:
+    """An output must not be one of the command's inputs: writing it would destroy what is read."""
+    if output is None or not output.exists():
+        return
+    for path in inputs:
+        if path is not None and path.exists() and output.samefile(path):
+            raise OptionError(f"{option} {output} is one of the inputs: give another file")

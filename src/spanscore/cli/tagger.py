@@ -31,7 +31,7 @@ from ..tagger import (
     train_flair,
 )
 from ..tagger.progress import ProgressEvent
-from .options import reading_options
+from .options import reading_options, refuse_overwrite
 
 
 class ProgressDisplay:
@@ -113,6 +113,7 @@ def train_crf_command(
     """Train a feature-based CRF (sklearn-crfsuite) on TRAIN."""
     if iterations < 1:
         raise OptionError("--iterations must be at least 1")
+    refuse_overwrite(output, train, dev)
     train_s, dev_s = _load_training(train, dev, limit, reading)
     config = CrfConfig(c1=c1, c2=c2, max_iterations=iterations)
     with ProgressDisplay(quiet=quiet) as display:
@@ -148,6 +149,7 @@ def train_flair_command(
     names = tuple(e.strip() for e in embeddings.split(",") if e.strip())
     if epochs < 1:
         raise OptionError("--epochs must be at least 1")
+    refuse_overwrite(output, train, dev)
     train_s, dev_s = _load_training(train, dev, limit, reading)
     config = FlairConfig(
         embeddings=names, max_epochs=epochs, learning_rate=learning_rate, mini_batch_size=batch_size,
@@ -171,6 +173,7 @@ def train_flair_command(
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
 def predict_command(model: Path, source: Path, output: Path, append: bool, reading: Reading, quiet: bool) -> None:
     """Tag SOURCE with MODEL (from spanscore train); then run spanscore evaluate SOURCE OUTPUT."""
+    refuse_overwrite(output, model, source)
     tagger = load_model(model)
     with ProgressDisplay(quiet=quiet) as display:
         result = predict_file(tagger, source, output, reading, append=append, progress=display)

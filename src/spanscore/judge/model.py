@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from .. import __version__
 from ..errors import InputError, OptionError
+from ..io.files import atomic_output
 from ..judging import Mismatch
 from .classifier import Arrays, EntityClassifier, get_backend
 from .features import FEATURES, Lexicon, features, pairwise_probability
@@ -178,7 +179,8 @@ class SpanJudge:
                                f"acceptance.{g}.coef": m.coef})
             meta["acceptance"] = {"features": list(a.feature_names), "user": a.user, "groups": groups}
         arrays[_META] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
-        with open(path, "wb") as fh:  # a file object: np.savez would append .npz to a name
+        # A file object: np.savez would append .npz to a name. Written whole or not at all.
+        with atomic_output(path) as fh:
             np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]
 
 
