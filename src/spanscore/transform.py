@@ -85,9 +85,14 @@ def relabel_bytes(
     table, fields = label_fields(
         body, path, token_column=reading.token_column, label_column=reading.label_column, delimiter=reading.delimiter
     )
+    out, changed = _rewrite(body, table, fields, np.array(labels(table), dtype=object))
+    return bom + out, changed
+
+
+def _rewrite(body: bytes, table: ConllTable, fields: ConllTable, new: npt.NDArray[Any]) -> tuple[bytes, int]:
+    """``body`` with the label fields whose label changes replaced by ``new`` (a label per token)."""
     col = table.columns[0]
     old = np.array(col.vocab, dtype=object)[col.ids]
-    new = np.array(labels(table), dtype=object)
     changed = np.flatnonzero(old != new)
     out = splice(
         body,
@@ -95,7 +100,7 @@ def relabel_bytes(
         fields.token_end[changed].tolist(),
         [str(name).encode("utf-8") for name in new[changed].tolist()],
     )
-    return bom + out, int(changed.shape[0])
+    return out, int(changed.shape[0])
 
 
 def _at_tokens(table: ConllTable) -> npt.NDArray[np.bool_]:
@@ -188,22 +193,14 @@ def transform_bytes(
         new_ids = _relabel(table, ids, new_vocab, split, spec, mapping, keep, remove)
         vocab, ids = new_vocab_from(new_ids)
 
-    old_names = np.array(col.vocab, dtype=object)[col.ids]
-    new_names = np.array(vocab, dtype=object)[ids]
-    changed = np.flatnonzero(old_names != new_names)
-    out = splice(
-        body,
-        fields.token_start[changed].tolist(),
-        fields.token_end[changed].tolist(),
-        [str(name).encode("utf-8") for name in new_names[changed].tolist()],
-    )
+    out, changed = _rewrite(body, table, fields, np.array(vocab, dtype=object)[ids])
     return TransformResult(
         data=bom + out,
         tokens=table.n_tokens,
         merged=merged,
         renamed=renamed,
         removed=removed,
-        changed=int(changed.shape[0]),
+        changed=changed,
     )
 
 
