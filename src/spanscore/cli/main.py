@@ -32,6 +32,7 @@ COMMANDS = {
     "train": "tagger",
     "predict": "tagger",
     "judge": "judge",
+    "review": "review",
     "demo": "demo",
 }
 

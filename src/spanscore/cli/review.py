@@ -1,0 +1,157 @@
+"""``spanscore review``: build review tasks of partial matches, import and export judgements, agreement."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import OptionError
+from ..io.reading import Reading
+from .options import reading_options
+
+
+def _review() -> Any:
+    return importlib.import_module("spanscore.review")
+
+
+DB = click.option(
+    "--db", required=True, help="The store: a SQLite file (made if new), or a database URL (postgresql://...)."
+)
+TASK = click.option("--task", "task_name", help="The task's name (default: the only task of the store).")
+
+
+@click.group("review")
+def review_group() -> None:
+    """Human review of partial matches (Kong and Sullivan, section 5.3): tasks, judgements, agreement."""
+
+
+@review_group.command("create", short_help="A task of the partial matches of a run.")
+@click.argument("gold", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("pred", type=click.Path(dir_okay=False, path_type=Path))
+@DB
+@click.option("--name", help="The task's name (default: the prediction file's name).")
+@click.option("--criteria", default="left,right,overlap", show_default=True, help="Whose partial matches to review.")
+@click.option("--type5", is_flag=True, help="Also the right-label, overlapping (Type-5) pairs of the taxonomy.")
+@click.option(
+    "--judge",
+    "judge_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A judge file: items ordered by its uncertainty (closest to 0.5 first).",
+)
+@click.option(
+    "--scale",
+    type=click.Choice(["goodbad", "five"]),
+    default="goodbad",
+    show_default=True,
+    help="Good/Bad (the paper's review) or scores 1-5 (Nejadgholi et al. 2020).",
+)
+@reading_options(formats=True)
+def create_command(
+    gold: Path,
+    pred: Path,
+    db: str,
+    name: str | None,
+    criteria: str,
+    type5: bool,
+    judge_path: Path | None,
+    scale: str,
+    reading: Reading,
+) -> None:
+    """Build (or extend) a review task from the partial matches of PRED against GOLD."""
+    review = _review()
+    judge = importlib.import_module("spanscore.judge").load_judge(judge_path) if judge_path is not None else None
+    names = tuple(c.strip() for c in criteria.split(",") if c.strip())
+    items = review.items_from_run(gold, pred, reading, criteria=names, type5=type5, judge=judge)
+    items = review.ordered(items)
+    _, added = review.Store(db).create_task(name or pred.name, scale, items)
+    click.echo(f"task {name or pred.name}: {added} new items ({len(items) - added} already there)", err=True)
+
+
+@review_group.command("import", short_help="Judgements made elsewhere: the paper's, or expert scores.")
+@click.argument("source", type=click.Path(dir_okay=False, path_type=Path))
+@DB
+@click.option("--name", required=True, help="The task to put them in.")
+@click.option("--reviewer", required=True, help="Whose judgements they are.")
+def import_command(source: Path, db: str, name: str, reviewer: str) -> None:
+    """SOURCE is the paper's judgements.md (Good/Bad) or JSONL of scores 1-5 (the judgements format)."""
+    review = _review()
+    if source.suffix.lower() == ".md":
+        rows, scale = review.paper_judgements(source), "goodbad"
+    elif source.suffix.lower() == ".jsonl":
+        rows, scale = review.expert_judgements(source), "five"
+    else:
+        raise OptionError(f"{source}: give judgements.md (the paper's tables) or a .jsonl file of scores")
+    store = review.Store(db)
+    task_id, added = store.create_task(name, scale, [item for item, _ in rows])
+    who = store.reviewer_named(reviewer, create=True)
+    ids = {it.key: it.id for it in store.items_of(task_id)}
+    for item, verdict in rows:
+        store.judge(ids[item.key()], who, verdict, scale=scale)
+    click.echo(f"task {name}: {len(rows)} judgements by {reviewer} ({added} new items)", err=True)
+
+
+@review_group.command("add-reviewer", short_help="A reviewer and their token (printed once).")
+@click.argument("name")
+@DB
+def add_reviewer_command(name: str, db: str) -> None:
+    """Add a reviewer; the token printed is theirs to open the page with (only its hash is kept)."""
+    click.echo(_review().Store(db).add_reviewer(name))
+
+
+@review_group.command("export", short_help="Judgements as JSONL (the judgements format) or CSV.")
+@DB
+@TASK
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="*.jsonl: the format spanscore judge reads; anything else: CSV.",
+)
+def export_command(db: str, task_name: str | None, output: Path) -> None:
+    """Every current verdict of a task (Good/Bad as scores 5/1, the verdict beside it)."""
+    review = _review()
+    rows = review.export_rows(review.Store(db), task_name)
+    review.write_export(rows, output)
+    click.echo(f"{output}: {len(rows)} judgements", err=True)
+
+
+@review_group.command("stats", short_help="Table 5 of the paper per criterion, and agreement.")
+@DB
+@TASK
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def stats_command(db: str, task_name: str | None, as_json: bool) -> None:
+    """Per criterion: pairs given partial credit, judged, good and % good; Cohen's kappa of each pair
+    of reviewers and Krippendorff's alpha of all, on the items they share."""
+    data = _review().stats(_review().Store(db), task_name)
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+        return
+    click.echo(f"task {data['task']} ({data['scale']}), reviewers: {', '.join(data['reviewers']) or 'none'}")
+    for criterion, entry in data["criteria"].items():
+        if data["scale"] == "goodbad":
+            share = entry["good_share"]
+            pct = "n/a" if share is None else f"{100 * share:.1f}%"
+            click.echo(
+                f"  {criterion:8s} pairs {entry['pairs']:5d}  judged {entry['judged']:5d}"
+                f"  good {entry['good']:5d}  {pct}"
+            )
+        else:
+            click.echo(
+                f"  {criterion:8s} pairs {entry['pairs']:5d}  judged {entry['judged']:5d}"
+                f"  forgiving accepts {entry['accepted_forgiving']}  strict accepts {entry['accepted_strict']}"
+            )
+    alpha = data["agreement"]["krippendorff_alpha"]
+    click.echo(
+        f"  Krippendorff's alpha ({data['agreement']['alpha_level']}): {'n/a' if alpha is None else f'{alpha:.3f}'}"
+    )
+    for pair, k in data["agreement"]["cohen_kappa"].items():
+        kappa = "n/a" if k["kappa"] is None else f"{k['kappa']:.3f}"
+        click.echo(f"  Cohen's kappa {pair}: {kappa} on {k['items']} items")
+
+
+commands = [review_group]

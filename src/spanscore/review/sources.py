@@ -1,0 +1,177 @@
+"""Where review items come from: a run's partial matches, the paper's own judgements, expert scores."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..api import evaluate
+from ..criteria import RIGHT_LABEL_OVERLAP_KINDS
+from ..errors import InputError, OptionError
+from ..io.files import read_bytes
+from ..io.reading import Reading
+from ..judge.judgements import read_judgements
+from ..judging import Judge, Mismatch
+from ..matching import PARTIAL
+from ..reporting.pairs import RELATIONS, KeptDetails
+from .store import BAD, GOOD, Item
+
+PARTIAL_CRITERIA = ("left", "right", "overlap")
+TYPE5 = "type5"
+
+
+def items_from_run(
+    reference: Any,
+    predicted: Any,
+    reading: Reading,
+    *,
+    criteria: Sequence[str] = PARTIAL_CRITERIA,
+    type5: bool = False,
+    judge: Judge | None = None,
+) -> list[Item]:
+    """Every pair given partial credit under ``criteria`` (and with ``type5`` every right-label,
+    overlapping pair of the one-to-one matching), as review items in corpus order."""
+    unknown = [c for c in criteria if c not in PARTIAL_CRITERIA]
+    if unknown:
+        raise OptionError(f"criteria with partial credit are {', '.join(PARTIAL_CRITERIA)}; not {', '.join(unknown)}")
+    report = evaluate(reference=reference, predicted=predicted, reading=reading, keep_details=True)
+    items: list[Item] = []
+    tokens = report.options.get("units") == "tokens"
+    for kept in report.kept or ():
+        for criterion in criteria:
+            m = kept.details.matchings[criterion]
+            chosen = [(int(k), float(c)) for k, lv, c in zip(m.pair, m.level, m.credit, strict=True) if lv == PARTIAL]
+            items += [_item(kept, k, criterion, credit, tokens) for k, credit in chosen]
+        if type5:
+            m = kept.details.schemes["type"]
+            kinds = kept.details.pairs.kind[m.pair]
+            chosen_t5 = m.pair[np.isin(kinds, RIGHT_LABEL_OVERLAP_KINDS)].tolist()
+            items += [_item(kept, k, TYPE5, 0.5, tokens) for k in chosen_t5]
+    if judge is not None and items:
+        probability = judge.accept_probability([_mismatch(it) for it in items])
+        items = [
+            Item(**{**it.__dict__, "probability": float(p)}) for it, p in zip(items, probability.tolist(), strict=True)
+        ]
+    return items
+
+
+def _item(kept: KeptDetails, k: int, criterion: str, credit: float, tokens: bool) -> Item:
+    d, text = kept.details, kept.text
+    r, p = int(d.pairs.ref[k]), int(d.pairs.pred[k])
+    unit = int(d.reference.unit[r])
+    sentence = text.context(unit)
+
+    def chars(position: int) -> int:
+        local = text.local(unit, position)
+        if not tokens:
+            return local
+        prefix = text.mention(position - local, position)
+        return len(prefix) + 1 if prefix else 0
+
+    rs, re_ = int(d.reference.start[r]), int(d.reference.end[r])
+    ps, pe = int(d.predicted.start[p]), int(d.predicted.end[p])
+    gold_text, pred_text = text.mention(rs, re_), text.mention(ps, pe)
+    gs, pstart = chars(rs), chars(ps)
+    return Item(
+        criterion=criterion,
+        sentence=sentence,
+        gold_text=gold_text,
+        gold_label=d.reference.types[int(d.reference.type[r])],
+        gold_start=gs,
+        gold_end=gs + len(gold_text),
+        pred_text=pred_text,
+        pred_label=d.predicted.types[int(d.predicted.type[p])],
+        pred_start=pstart,
+        pred_end=pstart + len(pred_text),
+        credit=credit,
+        unit=unit + kept.unit_offset,
+    )
+
+
+def _mismatch(item: Item) -> Mismatch:
+    same_start = item.gold_start == item.pred_start
+    same_end = item.gold_end == item.pred_end
+    gold = item.gold_start or 0, item.gold_end or 0
+    pred = item.pred_start or 0, item.pred_end or 0
+    if pred[0] <= gold[0] and gold[1] <= pred[1]:
+        relation = RELATIONS[1]  # longer
+    elif gold[0] <= pred[0] and pred[1] <= gold[1]:
+        relation = RELATIONS[2]  # shorter
+    else:
+        relation = RELATIONS[3]
+    return Mismatch(
+        predicted_text=item.pred_text,
+        label=item.pred_label,
+        reference_text=item.gold_text,
+        context=item.sentence,
+        relation=relation,
+        same_start=same_start,
+        same_end=same_end,
+    )
+
+
+# The paper's own review (Kong and Sullivan, section 5.3; seed-partial-matches/judgements.md).
+
+_SECTION = re.compile(r"^##\s+\d+\.\s+(Overlap|Left Boundary|Right Boundary)", re.IGNORECASE)
+_CRITERION = {"overlap": "overlap", "left boundary": "left", "right boundary": "right"}
+_ROW = re.compile(r"^\|\s*(\d+)\s*\|(.*)\|(.*)\|\s*([0-9.]+)\s*\|(.*)\|\s*$")
+
+
+def paper_judgements(path: str | Path) -> list[tuple[Item, int]]:
+    """Each pair the authors judged, with its verdict (Good 1, Bad 0), from their Markdown tables."""
+    name = str(path)
+    try:
+        text = read_bytes(path).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", path=name) from None
+    criterion: str | None = None
+    out: list[tuple[Item, int]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        section = _SECTION.match(line)
+        if section:
+            criterion = _CRITERION[section.group(1).lower()]
+            continue
+        row = _ROW.match(line)
+        if row is None or criterion is None:
+            continue
+        no, gold, pred, credit, analysis = (cell.strip() for cell in row.groups())
+        verdict = GOOD if "good" in analysis.lower() else BAD if "bad" in analysis.lower() else None
+        if verdict is None:
+            raise InputError(f"the analysis {analysis!r} says neither Good nor Bad", path=name, line=number)
+        # No sentence is given: the row's number keeps two rows of the same texts apart.
+        item = Item(criterion, "", gold, "", None, None, pred, "", None, None, float(credit), int(no))
+        out.append((item, verdict))
+    if not out:
+        raise InputError(
+            "no judged pairs found (expected Markdown tables under '## N. Overlap ...' headings)", path=name
+        )
+    return out
+
+
+def expert_judgements(path: str | Path) -> list[tuple[Item, int]]:
+    """Scores 1-5 in the judgements JSONL format (medmentions-expert), as items of a five-point task."""
+    out = []
+    for j in read_judgements(path):
+        gold = j.gold_span or (None, None)
+        pred = j.pred_span or (None, None)
+        item = Item(
+            TYPE5,
+            j.sentence,
+            j.gold_text,
+            j.gold_label,
+            gold[0],
+            gold[1],
+            j.pred_text,
+            j.gold_label,
+            pred[0],
+            pred[1],
+            0.5,
+            j.sentence_index,
+            source_id=j.id or None,
+        )
+        out.append((item, j.score))
+    return out

@@ -1,0 +1,282 @@
+"""The review store: tasks of matched pairs, reviewers, and every judgement with its history.
+
+One schema through SQLAlchemy Core, on SQLite (a file, WAL, no service) or PostgreSQL (a URL).
+A judgement is committed before it is acknowledged; judging an item again, or undoing, keeps the
+earlier rows (``superseded`` marks them), so the history of every verdict stays.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from ..errors import MissingExtra, OptionError
+from ..optional import module
+
+Scale = Literal["goodbad", "five"]
+SCALES: tuple[str, ...] = ("goodbad", "five")
+GOOD, BAD = 1, 0  # verdicts on the Good/Bad scale; the five-point scale stores the score 1-5
+
+
+@dataclass(frozen=True)
+class Item:
+    """One pair to judge: a prediction and the reference mention it overlaps, in their sentence.
+
+    Offsets are characters in ``sentence`` (None where the source did not give the sentence)."""
+
+    criterion: str
+    sentence: str
+    gold_text: str
+    gold_label: str
+    gold_start: int | None
+    gold_end: int | None
+    pred_text: str
+    pred_label: str
+    pred_start: int | None
+    pred_end: int | None
+    credit: float = 0.5
+    unit: int | None = None  # the sentence's (or document's) number in its corpus
+    probability: float | None = None  # a judge's acceptance probability, where one was asked
+    source_id: str | None = None  # the id an imported judgement had (two judged pairs may look alike)
+
+    def key(self) -> str:
+        """What makes an item the same item: adding a task twice adds nothing twice."""
+        fields = asdict(self)
+        fields.pop("probability")
+        return hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def _sqlalchemy() -> Any:
+    try:
+        return module("sqlalchemy")
+    except ImportError:
+        raise MissingExtra("the review tool (SQLAlchemy)", "review") from None
+
+
+def database_url(db: str | Path) -> str:
+    """A path is a SQLite file; anything with ``://`` is a database URL (postgresql://...)."""
+    text = str(db)
+    return text if "://" in text else f"sqlite:///{Path(text).resolve()}"
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class Store:
+    """The tables, and every operation the commands and the page perform on them."""
+
+    def __init__(self, db: str | Path) -> None:
+        sa = self.sa = _sqlalchemy()
+        url = database_url(db)
+        self.engine = sa.create_engine(url, future=True)
+        if url.startswith("sqlite"):
+            sa.event.listen(self.engine, "connect", _sqlite_pragmas)
+        meta = self.meta = sa.MetaData()
+        self.tasks = sa.Table(
+            "tasks",
+            meta,
+            sa.Column("id", sa.Integer, primary_key=True),
+            sa.Column("name", sa.String(200), nullable=False, unique=True),
+            sa.Column("scale", sa.String(10), nullable=False),
+            sa.Column("created", sa.Float, nullable=False),
+        )
+        self.items = sa.Table(
+            "items",
+            meta,
+            sa.Column("id", sa.Integer, primary_key=True),
+            sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), nullable=False),
+            sa.Column("key", sa.String(64), nullable=False),
+            sa.Column("position", sa.Integer, nullable=False),
+            sa.Column("criterion", sa.String(40), nullable=False),
+            sa.Column("sentence", sa.Text, nullable=False),
+            sa.Column("gold_text", sa.Text, nullable=False),
+            sa.Column("gold_label", sa.String(200), nullable=False),
+            sa.Column("gold_start", sa.Integer),
+            sa.Column("gold_end", sa.Integer),
+            sa.Column("pred_text", sa.Text, nullable=False),
+            sa.Column("pred_label", sa.String(200), nullable=False),
+            sa.Column("pred_start", sa.Integer),
+            sa.Column("pred_end", sa.Integer),
+            sa.Column("credit", sa.Float, nullable=False),
+            sa.Column("unit", sa.Integer),
+            sa.Column("probability", sa.Float),
+            sa.Column("source_id", sa.String(200)),
+            sa.UniqueConstraint("task_id", "key"),
+        )
+        self.reviewers = sa.Table(
+            "reviewers",
+            meta,
+            sa.Column("id", sa.Integer, primary_key=True),
+            sa.Column("name", sa.String(200), nullable=False, unique=True),
+            sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
+        )
+        self.judgements = sa.Table(
+            "judgements",
+            meta,
+            sa.Column("id", sa.Integer, primary_key=True),
+            sa.Column("item_id", sa.Integer, sa.ForeignKey("items.id"), nullable=False, index=True),
+            sa.Column("reviewer_id", sa.Integer, sa.ForeignKey("reviewers.id"), nullable=False, index=True),
+            sa.Column("verdict", sa.Integer, nullable=False),
+            sa.Column("created", sa.Float, nullable=False),
+            sa.Column("superseded", sa.Boolean, nullable=False, default=False),
+        )
+        meta.create_all(self.engine)
+
+    # Tasks and items.
+
+    def create_task(self, name: str, scale: Scale, items: Iterable[Item]) -> tuple[int, int]:
+        """The task (created if new) and how many of ``items`` it did not hold yet."""
+        if scale not in SCALES:
+            raise OptionError(f"scale must be goodbad or five, not {scale!r}")
+        sa = self.sa
+        with self.engine.begin() as db:
+            row = db.execute(sa.select(self.tasks).where(self.tasks.c.name == name)).first()
+            if row is None:
+                task = db.execute(
+                    self.tasks.insert().values(name=name, scale=scale, created=time.time())
+                ).inserted_primary_key[0]
+            else:
+                if row.scale != scale:
+                    raise OptionError(f"task {name!r} uses the {row.scale} scale, not {scale}")
+                task = row.id
+            have = set(db.execute(sa.select(self.items.c.key).where(self.items.c.task_id == task)).scalars())
+            position = db.execute(
+                sa.select(sa.func.coalesce(sa.func.max(self.items.c.position), -1)).where(self.items.c.task_id == task)
+            ).scalar_one()
+            rows = []
+            for item in items:
+                key = item.key()
+                if key in have:
+                    continue
+                have.add(key)
+                position += 1
+                rows.append({**asdict(item), "task_id": task, "key": key, "position": position})
+            if rows:
+                db.execute(self.items.insert(), rows)
+        return int(task), len(rows)
+
+    def task(self, name: str | None = None) -> Any:
+        """A task by name, or the only one there is."""
+        sa = self.sa
+        with self.engine.connect() as db:
+            rows = db.execute(sa.select(self.tasks).order_by(self.tasks.c.id)).all()
+        if name is not None:
+            rows = [r for r in rows if r.name == name]
+        if len(rows) != 1:
+            names = ", ".join(r.name for r in rows) or "none"
+            raise OptionError(f"name the task (--task): the store has {names}")
+        return rows[0]
+
+    # Reviewers.
+
+    def add_reviewer(self, name: str) -> str:
+        """A new reviewer's token (shown once: only its hash is stored)."""
+        if not name.strip():
+            raise OptionError("a reviewer needs a name")
+        token = secrets.token_urlsafe(24)
+        sa = self.sa
+        with self.engine.begin() as db:
+            if db.execute(sa.select(self.reviewers.c.id).where(self.reviewers.c.name == name)).first() is not None:
+                raise OptionError(f"there is a reviewer named {name!r} already")
+            db.execute(self.reviewers.insert().values(name=name, token_hash=_hash(token)))
+        return token
+
+    def reviewer_of(self, token: str) -> Any:
+        """The reviewer a token belongs to, or None (compared in constant time)."""
+        sa = self.sa
+        digest = _hash(token)
+        with self.engine.connect() as db:
+            rows = db.execute(sa.select(self.reviewers)).all()
+        found = None
+        for row in rows:
+            if hmac.compare_digest(row.token_hash, digest):
+                found = row
+        return found
+
+    def reviewer_named(self, name: str, *, create: bool = False) -> int:
+        sa = self.sa
+        with self.engine.begin() as db:
+            row = db.execute(sa.select(self.reviewers.c.id).where(self.reviewers.c.name == name)).first()
+            if row is not None:
+                return int(row.id)
+            if not create:
+                raise OptionError(f"no reviewer named {name!r}")
+            return int(
+                db.execute(
+                    self.reviewers.insert().values(name=name, token_hash=_hash(secrets.token_urlsafe(24)))
+                ).inserted_primary_key[0]
+            )
+
+    # Judgements.
+
+    def judge(self, item_id: int, reviewer_id: int, verdict: int, *, scale: Scale) -> int:
+        """Record a verdict (earlier ones of this reviewer on this item are kept, superseded)."""
+        allowed = (GOOD, BAD) if scale == "goodbad" else (1, 2, 3, 4, 5)
+        if verdict not in allowed:
+            raise OptionError(f"a verdict on the {scale} scale is one of {allowed}, not {verdict!r}")
+        sa, j = self.sa, self.judgements
+        with self.engine.begin() as db:
+            db.execute(
+                j.update()
+                .where(j.c.item_id == item_id, j.c.reviewer_id == reviewer_id, j.c.superseded.is_(False))
+                .values(superseded=True)
+            )
+            new = db.execute(
+                j.insert().values(
+                    item_id=item_id, reviewer_id=reviewer_id, verdict=verdict, created=time.time(), superseded=False
+                )
+            ).inserted_primary_key[0]
+        del sa
+        return int(new)
+
+    def verdicts(self, task_id: int) -> list[Any]:
+        """Every current verdict of the task: (item, reviewer, verdict) rows with the item's fields."""
+        sa, i, j, r = self.sa, self.items, self.judgements, self.reviewers
+        query = (
+            sa.select(i, j.c.verdict, j.c.created, r.c.name.label("reviewer"))
+            .join(j, j.c.item_id == i.c.id)
+            .join(r, r.c.id == j.c.reviewer_id)
+            .where(i.c.task_id == task_id, j.c.superseded.is_(False))
+            .order_by(i.c.position, r.c.name)
+        )
+        with self.engine.connect() as db:
+            return list(db.execute(query).all())
+
+    def items_of(self, task_id: int) -> list[Any]:
+        sa, i = self.sa, self.items
+        with self.engine.connect() as db:
+            return list(db.execute(sa.select(i).where(i.c.task_id == task_id).order_by(i.c.position)).all())
+
+
+def _sqlite_pragmas(connection: Any, record: Any) -> None:
+    del record
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")  # readers never wait for the writer
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()
+
+
+def verdict_names(scale: Scale) -> dict[int, str]:
+    return {GOOD: "Good", BAD: "Bad"} if scale == "goodbad" else {s: str(s) for s in range(1, 6)}
+
+
+def five_point(verdict: int, scale: Scale) -> int:
+    """A verdict as a score 1-5 (the judgements format): Good 5, Bad 1 on the Good/Bad scale."""
+    if scale == "five":
+        return verdict
+    return 5 if verdict == GOOD else 1
+
+
+def ordered(items: Sequence[Item]) -> list[Item]:
+    """Items a judge has scored first, closest to 0.5 first (what teaches the judge most), then the rest."""
+    scored = sorted((it for it in items if it.probability is not None), key=lambda it: abs(it.probability - 0.5))  # type: ignore[operator]
+    return scored + [it for it in items if it.probability is None]
