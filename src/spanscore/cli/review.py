@@ -154,4 +154,25 @@ def stats_command(db: str, task_name: str | None, as_json: bool) -> None:
         click.echo(f"  Cohen's kappa {pair}: {kappa} on {k['items']} items")
 
 
+@review_group.command("serve", short_help="The JSON API of a task, for reviewers and scripts.")
+@DB
+@TASK
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback unless told).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
+def serve_command(db: str, task_name: str | None, host: str, port: int) -> None:
+    """Serve the review API of a task (docs/review.md); Ctrl-C stops it."""
+    server_mod = importlib.import_module("spanscore.review.server")
+    app = server_mod.ReviewApp(_review().Store(db), task_name)
+    try:
+        server = server_mod.make_server(app, host, port)
+    except OSError as exc:
+        raise OptionError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    bound = server.server_address
+    click.echo(f"serving task {app.task.name} on http://{bound[0]}:{bound[1]}/api/ (Ctrl-C stops)", err=True)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+
+
 commands = [review_group]

@@ -250,6 +250,59 @@ class Store:
         with self.engine.connect() as db:
             return list(db.execute(query).all())
 
+    def next_item(
+        self, task_id: int, reviewer_id: int, *, criterion: str | None = None, label: str | None = None
+    ) -> tuple[Any, int, int]:
+        """The first item (in task order) this reviewer has no verdict on, and how many of the
+        items (after the filters) they have judged and there are: (item or None, judged, total)."""
+        sa, i, j = self.sa, self.items, self.judgements
+        mine = sa.select(j.c.item_id).where(j.c.reviewer_id == reviewer_id, j.c.superseded.is_(False))
+        where = [i.c.task_id == task_id]
+        if criterion:
+            where.append(i.c.criterion == criterion)
+        if label:
+            where.append(i.c.gold_label == label)
+        with self.engine.connect() as db:
+            row = db.execute(sa.select(i).where(*where, i.c.id.not_in(mine)).order_by(i.c.position).limit(1)).first()
+            total = db.execute(sa.select(sa.func.count()).select_from(i).where(*where)).scalar_one()
+            judged = db.execute(sa.select(sa.func.count()).select_from(i).where(*where, i.c.id.in_(mine))).scalar_one()
+        return row, int(judged), int(total)
+
+    def undo(self, task_id: int, reviewer_id: int) -> int | None:
+        """Take back this reviewer's latest verdict in the task (kept in the history, superseded, and
+        the verdict before it, if any, is not restored: the item is to judge again). The item's id."""
+        sa, i, j = self.sa, self.items, self.judgements
+        with self.engine.begin() as db:
+            row = db.execute(
+                sa.select(j.c.id, j.c.item_id)
+                .join(i, i.c.id == j.c.item_id)
+                .where(i.c.task_id == task_id, j.c.reviewer_id == reviewer_id, j.c.superseded.is_(False))
+                .order_by(j.c.created.desc(), j.c.id.desc())
+                .limit(1)
+            ).first()
+            if row is None:
+                return None
+            db.execute(j.update().where(j.c.id == row.id).values(superseded=True))
+        return int(row.item_id)
+
+    def item(self, item_id: int) -> Any:
+        sa, i = self.sa, self.items
+        with self.engine.connect() as db:
+            return db.execute(sa.select(i).where(i.c.id == item_id)).first()
+
+    def history(self, task_id: int, reviewer_id: int, limit: int = 10) -> list[Any]:
+        """This reviewer's latest verdicts, newest first."""
+        sa, i, j = self.sa, self.items, self.judgements
+        query = (
+            sa.select(j.c.id, j.c.item_id, j.c.verdict, j.c.created, i.c.gold_text, i.c.pred_text, i.c.criterion)
+            .join(i, i.c.id == j.c.item_id)
+            .where(i.c.task_id == task_id, j.c.reviewer_id == reviewer_id, j.c.superseded.is_(False))
+            .order_by(j.c.created.desc(), j.c.id.desc())
+            .limit(limit)
+        )
+        with self.engine.connect() as db:
+            return list(db.execute(query).all())
+
     def items_of(self, task_id: int) -> list[Any]:
         sa, i = self.sa, self.items
         with self.engine.connect() as db:
