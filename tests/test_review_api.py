@@ -136,3 +136,46 @@ def test_eight_reviewers_at_once_lose_nothing(served: tuple[int, Store, dict[str
     assert {(v.reviewer, v.id) for v in verdicts} == {
         (name, it.id) for name in tokens for it in store.items_of(task.id)
     }
+
+
+def test_a_killed_server_loses_no_acknowledged_judgement(tmp_path: Path) -> None:
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    db = tmp_path / "r.db"
+    store = Store(db)
+    store.create_task(
+        "small", "goodbad", items_from_run(DATA / "small.gold.conll", DATA / "small.pred.conll", Reading())
+    )
+    token = store.add_reviewer("ann")
+
+    def start() -> tuple[subprocess.Popen[str], int]:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "spanscore.cli.main", "review", "serve", "--db", str(db), "--port", "0"],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stderr is not None
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", proc.stderr.readline())
+        assert found is not None
+        return proc, int(found.group(1))
+
+    proc, port = start()
+    acknowledged = []
+    for _ in range(3):
+        item = call(port, "GET", "/api/next", token)[1]["item"]
+        status, made = call(port, "POST", "/api/judgements", token, {"item": item["id"], "verdict": 1})
+        assert status == 201
+        acknowledged.append(made["item"])
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    proc, port = start()
+    try:
+        assert call(port, "GET", "/api/next", token)[1]["judged"] == 3
+        assert sorted(v.id for v in Store(db).verdicts(Store(db).task().id)) == sorted(acknowledged)
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
