@@ -167,3 +167,34 @@ def test_the_extra_is_named_when_sqlalchemy_is_missing(monkeypatch: pytest.Monke
     monkeypatch.setitem(sys.modules, "sqlalchemy", None)
     with pytest.raises(spanscore.OptionError, match=r"pip install 'spanscore\[review\]'"):
         Store(tmp_path / "r.db")
+
+
+def test_stats_give_the_users_f_scores_as_judge_user_f_does(tmp_path: Path) -> None:
+    from spanscore.judge.userf import user_f
+
+    gold, pred = DATA / "small.gold.conll", DATA / "small.pred.conll"
+    db = str(tmp_path / "r.db")
+    out = CliRunner().invoke(cli, ["review", "create", str(gold), str(pred), "--db", db, "--name", "t", "--type5"])
+    assert out.exit_code == 0, out.output
+    store = Store(db)
+    task = store.task("t")
+    who = store.reviewer_named("ann", create=True)
+    type5 = [it for it in store.items_of(task.id) if it.criterion == "type5"]
+    assert sorted(it.gold_text for it in type5) == ["Bank of America", "the New York Times"]
+    verdict = {"the New York Times": 1, "Bank of America": 0}
+    for it in type5:
+        store.judge(it.id, who, verdict[it.gold_text], scale="goodbad")
+    users = stats(store, "t")["users"]
+    assert users["exact_matches"] == 2 and users["judged"] == 2 and users["unjudged"] == 0
+    assert users["forgiving"]["f1"] == pytest.approx(0.5) and users["strict"]["f1"] == pytest.approx(0.5)
+    # The same scores through judge user-f (Good 5, Bad 1, as the export writes them).
+    scores = {}
+    for it in type5:
+        scores[(it.unit, it.gold_start, it.gold_end, it.pred_start, it.pred_end)] = 5 if verdict[it.gold_text] else 1
+    reference = user_f(gold, pred, scores)
+    for user in ("forgiving", "strict"):
+        assert users[user]["f1"] == pytest.approx(reference[user]["f1"])
+    assert users["criteria"]["exact"] == pytest.approx(reference["criteria"]["exact"])
+    assert users["criteria"]["relaxed"] == pytest.approx(reference["criteria"]["relaxed"])
+    shown = CliRunner().invoke(cli, ["review", "stats", "--db", db, "--task", "t"]).output
+    assert "forgiving user: F1 50.00" in shown

@@ -65,9 +65,11 @@ def create_command(
     review = _review()
     judge = importlib.import_module("spanscore.judge").load_judge(judge_path) if judge_path is not None else None
     names = tuple(c.strip() for c in criteria.split(",") if c.strip())
-    items = review.items_from_run(gold, pred, reading, criteria=names, type5=type5, judge=judge)
-    items = review.ordered(items)
-    _, added = review.Store(db).create_task(name or pred.name, scale, items)
+    report = importlib.import_module("spanscore.api").evaluate(
+        reference=gold, predicted=pred, reading=reading, keep_details=True
+    )
+    items = review.ordered(review.items_from_report(report, criteria=names, type5=type5, judge=judge))
+    _, added = review.Store(db).create_task(name or pred.name, scale, items, review.run_summary(report))
     click.echo(f"task {name or pred.name}: {added} new items ({len(items) - added} already there)", err=True)
 
 
@@ -144,6 +146,14 @@ def stats_command(db: str, task_name: str | None, as_json: bool) -> None:
             click.echo(
                 f"  {criterion:8s} pairs {entry['pairs']:5d}  judged {entry['judged']:5d}"
                 f"  forgiving accepts {entry['accepted_forgiving']}  strict accepts {entry['accepted_strict']}"
+            )
+    for user in ("forgiving", "strict"):
+        u = data.get("users", {}).get(user)
+        if u is not None:
+            click.echo(
+                f"  {user} user: F1 {100 * u['f1']:.2f} ({u['accepted']} of {data['users']['type5_pairs']} Type-5"
+                f" pairs accepted); exact F1 {100 * data['users']['criteria']['exact']:.2f},"
+                f" relaxed F1 {100 * data['users']['criteria']['relaxed']:.2f}"
             )
     alpha = data["agreement"]["krippendorff_alpha"]
     click.echo(

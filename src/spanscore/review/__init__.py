@@ -9,7 +9,7 @@ alpha, and ``export_rows`` the judgements format that ``spanscore judge`` reads.
 from __future__ import annotations
 
 from .agreement import cohen_kappa, krippendorff_alpha
-from .sources import expert_judgements, items_from_run, paper_judgements
+from .sources import expert_judgements, items_from_report, items_from_run, paper_judgements, run_summary
 from .store import Item, Store, ordered
 from .summary import export_rows, stats, write_export
 
@@ -19,10 +19,12 @@ __all__ = [
     "cohen_kappa",
     "expert_judgements",
     "export_rows",
+    "items_from_report",
     "items_from_run",
     "krippendorff_alpha",
     "ordered",
     "paper_judgements",
+    "run_summary",
     "stats",
     "write_export",
 ]

@@ -17,7 +17,9 @@ from ..io.reading import Reading
 from ..judge.judgements import read_judgements
 from ..judging import Judge, Mismatch
 from ..matching import PARTIAL
+from ..report import Report
 from ..reporting.pairs import RELATIONS, KeptDetails
+from ..scores import prf
 from .store import BAD, GOOD, Item
 
 PARTIAL_CRITERIA = ("left", "right", "overlap")
@@ -39,6 +41,33 @@ def items_from_run(
     if unknown:
         raise OptionError(f"criteria with partial credit are {', '.join(PARTIAL_CRITERIA)}; not {', '.join(unknown)}")
     report = evaluate(reference=reference, predicted=predicted, reading=reading, keep_details=True)
+    return items_from_report(report, criteria=criteria, type5=type5, judge=judge)
+
+
+def run_summary(report: Report) -> dict[str, Any]:
+    """What the user F-scores of a run need besides the verdicts (Nejadgholi et al. 2020): its
+    exact matches, its mentions on each side, and the exact and relaxed F1 to compare them with."""
+    overlap = report.metrics["overlap"]
+    relaxed = prf(
+        overlap["full"] + overlap["partial"],
+        overlap["full"] + overlap["partial"],
+        int(report.counts.predicted.sum()),
+        int(report.counts.reference.sum()),
+        report.zero_division,
+    )
+    return {
+        "exact_matches": int(report.to_dict()["errors"]["correct"]),
+        "predicted": int(report.counts.predicted.sum()),
+        "reference": int(report.counts.reference.sum()),
+        "criteria": {"exact": report.metrics["strict"]["f1"], "relaxed": relaxed.f1},
+        "signature": report.signature,
+    }
+
+
+def items_from_report(
+    report: Report, *, criteria: Sequence[str] = PARTIAL_CRITERIA, type5: bool = False, judge: Judge | None = None
+) -> list[Item]:
+    """``items_from_run`` of a report that kept its details."""
     items: list[Item] = []
     tokens = report.options.get("units") == "tokens"
     for kept in report.kept or ():

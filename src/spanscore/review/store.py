@@ -87,6 +87,7 @@ class Store:
             sa.Column("name", sa.String(200), nullable=False, unique=True),
             sa.Column("scale", sa.String(10), nullable=False),
             sa.Column("created", sa.Float, nullable=False),
+            sa.Column("run", sa.Text),  # the run's summary (JSON) for the user F-scores, when made from one
         )
         self.items = sa.Table(
             "items",
@@ -135,16 +136,20 @@ class Store:
 
     # Tasks and items.
 
-    def create_task(self, name: str, scale: Scale, items: Iterable[Item]) -> tuple[int, int]:
-        """The task (created if new) and how many of ``items`` it did not hold yet."""
+    def create_task(
+        self, name: str, scale: Scale, items: Iterable[Item], run: dict[str, Any] | None = None
+    ) -> tuple[int, int]:
+        """The task (created if new) and how many of ``items`` it did not hold yet; ``run`` is the
+        summary of the run the items come from (``sources.run_summary``)."""
         if scale not in SCALES:
             raise OptionError(f"scale must be goodbad or five, not {scale!r}")
         sa = self.sa
         with self.engine.begin() as db:
             row = db.execute(sa.select(self.tasks).where(self.tasks.c.name == name)).first()
             if row is None:
+                summary = None if run is None else json.dumps(run)
                 task = db.execute(
-                    self.tasks.insert().values(name=name, scale=scale, created=time.time())
+                    self.tasks.insert().values(name=name, scale=scale, created=time.time(), run=summary)
                 ).inserted_primary_key[0]
             else:
                 if row.scale != scale:

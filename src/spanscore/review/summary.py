@@ -13,7 +13,9 @@ from typing import Any
 
 from ..io.files import write_atomic
 from ..judge.judgements import USERS
+from ..scores import prf
 from .agreement import cohen_kappa, krippendorff_alpha
+from .sources import TYPE5
 from .store import GOOD, Scale, Store, five_point, verdict_names
 
 
@@ -43,13 +45,47 @@ def stats(store: Store, task_name: str | None = None) -> dict[str, Any]:
                 entry[f"accepted_{user}_share"] = accepted / len(judged) if judged else None
         entry["agreement"] = _agreement({i: by_item[i] for i in judged}, reviewers, scale)
         criteria[criterion] = entry
-    return {
+    out = {
         "task": task.name,
         "scale": scale,
         "reviewers": reviewers,
         "criteria": criteria,
         "agreement": _agreement({i: v for i, v in by_item.items() if v}, reviewers, scale),
     }
+    if task.run is not None and any(it.criterion == TYPE5 for it in items):
+        type5 = [by_item.get(it.id, {}) for it in items if it.criterion == TYPE5]
+        out["users"] = user_scores(json.loads(task.run), type5, scale)
+    return out
+
+
+def user_scores(run: dict[str, Any], type5: Sequence[dict[str, int]], scale: Scale) -> dict[str, Any]:
+    """The F-scores a strict and a forgiving user would give the run (Nejadgholi et al. 2020,
+    Table 2): its exact matches plus the right-label, overlapping pairs the user accepts (most of
+    their reviewers' verdicts), and the error of the exact and relaxed F1 against each. Pairs no
+    one has judged yet count as not accepted; how many there are is given."""
+    judged = [v for v in type5 if v]
+    out: dict[str, Any] = {
+        "type5_pairs": len(type5),
+        "judged": len(judged),
+        "unjudged": len(type5) - len(judged),
+        "exact_matches": run["exact_matches"],
+        "criteria": run["criteria"],
+    }
+    for user, least in USERS.items():
+        if scale == "goodbad":
+            accepted = sum(1 for v in judged if 2 * sum(x == GOOD for x in v.values()) > len(v))
+        else:
+            accepted = sum(1 for v in judged if 2 * sum(x >= least for x in v.values()) > len(v))
+        credit = run["exact_matches"] + accepted
+        f = prf(credit, credit, run["predicted"], run["reference"])
+        out[user] = {
+            "accepted": accepted,
+            "precision": f.precision,
+            "recall": f.recall,
+            "f1": f.f1,
+            "error": {name: value - f.f1 for name, value in run["criteria"].items()},
+        }
+    return out
 
 
 def _agreement(by_item: dict[int, dict[str, int]], reviewers: Sequence[str], scale: Scale) -> dict[str, Any]:
