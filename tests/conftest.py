@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,3 +46,66 @@ def seed_pairs() -> Path:
 @pytest.fixture(scope="session")
 def synth_tool() -> Path:
     return _need(SYNTH)
+
+
+# Outside pip: Debian's chromium (for the review page) and a PostgreSQL server (for the review
+# store). .ci/run installs and starts both, and fails the run if a test skipped for want of them.
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_MISSING = "needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"
+POSTGRES_MISSING = "needs a PostgreSQL server: set SPANSCORE_TEST_POSTGRES to a database URL"
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    """A headless Debian chromium driven by Playwright."""
+    if not CHROMIUM.exists():
+        pytest.skip(CHROMIUM_MISSING)
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    """A PostgreSQL database to test on (emptied of spanscore's tables first)."""
+    url = os.environ.get("SPANSCORE_TEST_POSTGRES")
+    if not url:
+        pytest.skip(POSTGRES_MISSING)
+    return url
+
+
+def _empty_postgres(url: str) -> None:
+    """Drop every table of the test database, so each test starts from a new schema."""
+    sa = pytest.importorskip("sqlalchemy")
+    from spanscore.review.store import database_url
+
+    engine = sa.create_engine(database_url(url))
+    try:
+        meta = sa.MetaData()
+        meta.reflect(engine)
+        meta.drop_all(engine)
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def review_db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A review store's --db on each backend: a SQLite file, and a real PostgreSQL server."""
+    if request.param == "sqlite":
+        return str(tmp_path / "r.db")
+    url: str = request.getfixturevalue("postgres_url")
+    _empty_postgres(url)
+    return url

@@ -284,6 +284,37 @@ def test_benchmark_on_a_slice(slice_path: Path, medmentions: Path) -> None:
     assert data["judgements"] == len(read_judgements(only)) > 100
 
 
+def test_benchmark_of_a_review_export_equals_the_original(slice_path: Path, medmentions: Path, tmp_path: Path) -> None:
+    # The expert's scores go into a review store and come out again through `review export`:
+    # `judge benchmark` (learning from the scores, and the baselines) gives the same figures on both.
+    pytest.importorskip("sqlalchemy")
+    texts = {s.text for s in read_corpus(slice_path).sentences}
+    lines = (medmentions / "judgements.jsonl").read_text(encoding="utf-8").splitlines()
+    original = tmp_path / "original.jsonl"
+    original.write_text("\n".join(ln for ln in lines if json.loads(ln)["sentence"] in texts) + "\n")
+    db, exported = tmp_path / "review.db", tmp_path / "exported.jsonl"
+    runner = CliRunner()
+    for args in (
+        ["review", "import", str(original), "--db", str(db), "--name", "mm", "--reviewer", "expert"],
+        ["review", "export", "--db", str(db), "-o", str(exported)],
+    ):
+        result = runner.invoke(cli, args)
+        assert result.exit_code == 0, result.output
+    figures = []
+    for path in (original, exported):
+        result = runner.invoke(
+            cli,
+            ["judge", "benchmark", str(path), "--train", str(slice_path), "--folds", "3", "--learn", "--baselines",
+             "--json"],
+        )
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.stdout)
+        del data["seconds"]  # the one figure that is not a score
+        figures.append(data)
+    assert figures[0] == figures[1]
+    assert figures[0]["judgements"] == len(read_judgements(original)) > 100
+
+
 # --- the learned criterion and the user F-scores -------------------------------------------------
 
 

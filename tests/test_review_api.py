@@ -22,8 +22,8 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 @pytest.fixture()
-def served(tmp_path: Path) -> Iterator[tuple[int, Store, dict[str, str]]]:
-    store = Store(tmp_path / "r.db")
+def served(review_db: str) -> Iterator[tuple[int, Store, dict[str, str]]]:
+    store = Store(review_db)
     items = items_from_run(DATA / "small.gold.conll", DATA / "small.pred.conll", Reading(), type5=True)
     store.create_task("small", "goodbad", items)
     tokens = {f"r{k}": store.add_reviewer(f"r{k}") for k in range(8)}
@@ -138,14 +138,14 @@ def test_eight_reviewers_at_once_lose_nothing(served: tuple[int, Store, dict[str
     }
 
 
-def test_a_killed_server_loses_no_acknowledged_judgement(tmp_path: Path) -> None:
+def test_a_killed_server_loses_no_acknowledged_judgement(review_db: str) -> None:
     import os
     import re
     import signal
     import subprocess
     import sys
 
-    db = tmp_path / "r.db"
+    db = review_db
     store = Store(db)
     store.create_task(
         "small", "goodbad", items_from_run(DATA / "small.gold.conll", DATA / "small.pred.conll", Reading())

@@ -164,13 +164,13 @@ def stats_command(db: str, task_name: str | None, as_json: bool) -> None:
         click.echo(f"  Cohen's kappa {pair}: {kappa} on {k['items']} items")
 
 
-@review_group.command("serve", short_help="The JSON API of a task, for reviewers and scripts.")
+@review_group.command("serve", short_help="The review page and its JSON API, for reviewers and scripts.")
 @DB
 @TASK
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback unless told).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
 def serve_command(db: str, task_name: str | None, host: str, port: int) -> None:
-    """Serve the review API of a task (docs/review.md); Ctrl-C stops it."""
+    """Serve the review page of a task and its JSON API (docs/review.md); Ctrl-C stops it."""
     server_mod = importlib.import_module("spanscore.review.server")
     app = server_mod.ReviewApp(_review().Store(db), task_name)
     try:
@@ -178,7 +178,12 @@ def serve_command(db: str, task_name: str | None, host: str, port: int) -> None:
     except OSError as exc:
         raise OptionError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
     bound = server.server_address
-    click.echo(f"serving task {app.task.name} on http://{bound[0]}:{bound[1]}/api/ (Ctrl-C stops)", err=True)
+    base = f"http://{bound[0]}:{bound[1]}/"
+    click.echo(
+        f"serving task {app.task.name} on {base} (reviewers open {base}#token=THEIR_TOKEN; the API is under"
+        f" {base}api/; Ctrl-C stops)",
+        err=True,
+    )
     try:
         server.serve_forever()
     finally:

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -78,6 +79,7 @@ class ReviewApp:
             ("POST", "/api/undo"): self._undo,
             ("GET", "/api/stats"): self._stats,
             ("GET", "/api/history"): self._history,
+            ("GET", "/api/task"): self._task,
         }
         route = routes.get((method, url.path))
         if route is None:
@@ -88,8 +90,15 @@ class ReviewApp:
         return route(reviewer, query, body)
 
     def _next(self, reviewer: Any, query: dict[str, str], body: bytes) -> tuple[int, dict[str, Any]]:
+        after = query.get("after")
+        if after is not None and not after.isdigit():
+            raise ApiError(HTTPStatus.BAD_REQUEST, "after is an item's position (a whole number)")
         row, judged, total = self.store.next_item(
-            self.task.id, reviewer.id, criterion=query.get("criterion") or None, label=query.get("type") or None
+            self.task.id,
+            reviewer.id,
+            criterion=query.get("criterion") or None,
+            label=query.get("type") or None,
+            after=None if after is None else int(after) - 1,  # positions are shown from 1
         )
         item = None if row is None else item_json(row, self.task.scale)
         return HTTPStatus.OK, {"item": item, "judged": judged, "total": total, "task": self.task.name}
@@ -107,7 +116,19 @@ class ReviewApp:
 
     def _undo(self, reviewer: Any, query: dict[str, str], body: bytes) -> tuple[int, dict[str, Any]]:
         item_id = self.store.undo(self.task.id, reviewer.id)
-        return HTTPStatus.OK, {"undone": item_id}
+        row = None if item_id is None else self.store.item(item_id)
+        item = None if row is None else item_json(row, self.task.scale)
+        return HTTPStatus.OK, {"undone": item_id, "item": item}
+
+    def _task(self, reviewer: Any, query: dict[str, str], body: bytes) -> tuple[int, dict[str, Any]]:
+        names = verdict_names(self.task.scale)
+        return HTTPStatus.OK, {
+            "task": self.task.name,
+            "scale": self.task.scale,
+            "verdicts": {str(k): v for k, v in names.items()},
+            "reviewer": reviewer.name,
+            **self.store.facets(self.task.id),
+        }
 
     def _stats(self, reviewer: Any, query: dict[str, str], body: bytes) -> tuple[int, dict[str, Any]]:
         return HTTPStatus.OK, stats(self.store, self.task.name)
@@ -140,10 +161,30 @@ def _json_body(body: bytes) -> dict[str, Any]:
     return data
 
 
-def make_server(
-    app: ReviewApp, host: str = "127.0.0.1", port: int = 8765, page: bytes | None = None
-) -> ThreadingHTTPServer:
-    """A threaded HTTP server for ``app`` (and the page at /, when given)."""
+# The page's files, by the one URL each is served at: a fixed table, so no path is ever taken
+# from a request to read a file.
+PAGE_FILES = {
+    "/": ("index.html", "text/html"),
+    "/index.html": ("index.html", "text/html"),
+    "/review.js": ("review.js", "text/javascript"),
+    "/review.css": ("review.css", "text/css"),
+}
+# The page runs only its own script and style, talks only to this server, and cannot be framed.
+PAGE_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self';"
+    " base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+
+def page_files() -> dict[str, tuple[bytes, str]]:
+    """The review page's files (in the package, read once), by URL path."""
+    folder = resources.files("spanscore.review") / "page"
+    return {url: (folder.joinpath(name).read_bytes(), kind) for url, (name, kind) in PAGE_FILES.items()}
+
+
+def make_server(app: ReviewApp, host: str = "127.0.0.1", port: int = 8765, page: bool = True) -> ThreadingHTTPServer:
+    """A threaded HTTP server for ``app``, with the review page at / unless ``page`` is false."""
+    files = page_files() if page else {}
 
     class Handler(BaseHTTPRequestHandler):
         server_version = "spanscore-review"
@@ -161,12 +202,8 @@ def make_server(
             self.send_header("Cache-Control", "no-store")
             self.send_header("X-Content-Type-Options", "nosniff")
             self.send_header("Referrer-Policy", "no-referrer")
-            if kind == "text/html":
-                self.send_header(
-                    "Content-Security-Policy",
-                    "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline';"
-                    " connect-src 'self'",
-                )
+            self.send_header("Content-Security-Policy", PAGE_POLICY)
+            self.send_header("X-Frame-Options", "DENY")
             self.end_headers()
             self.wfile.write(data)
 
@@ -183,8 +220,9 @@ def make_server(
             return self.rfile.read(length) if length else b""
 
         def _serve(self, method: str) -> None:
-            if method == "GET" and urlsplit(self.path).path in ("/", "/index.html") and page is not None:
-                self._send(HTTPStatus.OK, page, "text/html")
+            asset = files.get(urlsplit(self.path).path) if method == "GET" else None
+            if asset is not None:
+                self._send(HTTPStatus.OK, asset[0], asset[1])
                 return
             body = self._body() if method == "POST" else b""
             if body is None:

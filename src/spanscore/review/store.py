@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from ..errors import MissingExtra, OptionError
 from ..optional import module
+from .schema import tables
 
 Scale = Literal["goodbad", "five"]
 SCALES: tuple[str, ...] = ("goodbad", "five")
@@ -55,15 +56,35 @@ class Item:
 
 def _sqlalchemy() -> Any:
     try:
+        module("alembic")
         return module("sqlalchemy")
     except ImportError:
-        raise MissingExtra("the review tool (SQLAlchemy)", "review") from None
+        raise MissingExtra("the review tool (SQLAlchemy and Alembic)", "review") from None
 
 
 def database_url(db: str | Path) -> str:
-    """A path is a SQLite file; anything with ``://`` is a database URL (postgresql://...)."""
+    """A path is a SQLite file; anything with ``://`` is a database URL. ``postgresql://`` URLs
+    go through psycopg 3 (the extra ``postgres``), SQLAlchemy's default driver being psycopg2."""
     text = str(db)
-    return text if "://" in text else f"sqlite:///{Path(text).resolve()}"
+    if "://" not in text:
+        return f"sqlite:///{Path(text).resolve()}"
+    if text.startswith(("postgresql://", "postgres://")):
+        return "postgresql+psycopg://" + text.split("://", 1)[1]
+    return text
+
+
+HEAD = "0001"  # the newest migration (migrations/versions)
+
+
+def migrate(engine: Any) -> None:
+    """Bring the database's schema to the head revision with Alembic (a new database gets every
+    migration, in one transaction)."""
+    config = module("alembic.config").Config()
+    config.set_main_option("script_location", "spanscore.review:migrations")
+    command = module("alembic.command")
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
 
 
 def _hash(token: str) -> str:
@@ -79,59 +100,10 @@ class Store:
         self.engine = sa.create_engine(url, future=True)
         if url.startswith("sqlite"):
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
-        meta = self.meta = sa.MetaData()
-        self.tasks = sa.Table(
-            "tasks",
-            meta,
-            sa.Column("id", sa.Integer, primary_key=True),
-            sa.Column("name", sa.String(200), nullable=False, unique=True),
-            sa.Column("scale", sa.String(10), nullable=False),
-            sa.Column("created", sa.Float, nullable=False),
-            sa.Column("run", sa.Text),  # the run's summary (JSON) for the user F-scores, when made from one
-        )
-        self.items = sa.Table(
-            "items",
-            meta,
-            sa.Column("id", sa.Integer, primary_key=True),
-            sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), nullable=False),
-            sa.Column("key", sa.String(64), nullable=False),
-            sa.Column("position", sa.Integer, nullable=False),
-            sa.Column("criterion", sa.String(40), nullable=False),
-            sa.Column("sentence", sa.Text, nullable=False),
-            sa.Column("gold_text", sa.Text, nullable=False),
-            sa.Column("gold_label", sa.String(200), nullable=False),
-            sa.Column("gold_start", sa.Integer),
-            sa.Column("gold_end", sa.Integer),
-            sa.Column("pred_text", sa.Text, nullable=False),
-            sa.Column("pred_label", sa.String(200), nullable=False),
-            sa.Column("pred_start", sa.Integer),
-            sa.Column("pred_end", sa.Integer),
-            sa.Column("credit", sa.Float, nullable=False),
-            sa.Column("unit", sa.Integer),
-            sa.Column("probability", sa.Float),
-            sa.Column("source_id", sa.String(200)),
-            sa.UniqueConstraint("task_id", "key"),
-            sa.Index("items_by_position", "task_id", "position"),
-        )
-        self.reviewers = sa.Table(
-            "reviewers",
-            meta,
-            sa.Column("id", sa.Integer, primary_key=True),
-            sa.Column("name", sa.String(200), nullable=False, unique=True),
-            sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
-        )
-        self.judgements = sa.Table(
-            "judgements",
-            meta,
-            sa.Column("id", sa.Integer, primary_key=True),
-            sa.Column("item_id", sa.Integer, sa.ForeignKey("items.id"), nullable=False, index=True),
-            sa.Column("reviewer_id", sa.Integer, sa.ForeignKey("reviewers.id"), nullable=False, index=True),
-            sa.Column("verdict", sa.Integer, nullable=False),
-            sa.Column("created", sa.Float, nullable=False),
-            sa.Column("superseded", sa.Boolean, nullable=False, default=False),
-            sa.Index("judgements_by_reviewer", "reviewer_id", "superseded", "item_id"),
-        )
-        meta.create_all(self.engine)
+        schema = tables(sa)
+        self.meta, self.tasks, self.items = schema.meta, schema.tasks, schema.items
+        self.reviewers, self.judgements = schema.reviewers, schema.judgements
+        migrate(self.engine)
         self._totals: dict[tuple[int, str | None, str | None], tuple[int, float]] = {}
 
     # Tasks and items.
@@ -231,19 +203,31 @@ class Store:
         if verdict not in allowed:
             raise OptionError(f"a verdict on the {scale} scale is one of {allowed}, not {verdict!r}")
         sa, j = self.sa, self.judgements
-        with self.engine.begin() as db:
-            db.execute(
-                j.update()
-                .where(j.c.item_id == item_id, j.c.reviewer_id == reviewer_id, j.c.superseded.is_(False))
-                .values(superseded=True)
-            )
-            new = db.execute(
-                j.insert().values(
-                    item_id=item_id, reviewer_id=reviewer_id, verdict=verdict, created=time.time(), superseded=False
-                )
-            ).inserted_primary_key[0]
-        del sa
-        return int(new)
+        for attempt in range(5):
+            try:
+                with self.engine.begin() as db:
+                    db.execute(
+                        j.update()
+                        .where(j.c.item_id == item_id, j.c.reviewer_id == reviewer_id, j.c.superseded.is_(False))
+                        .values(superseded=True)
+                    )
+                    new = db.execute(
+                        j.insert().values(
+                            item_id=item_id,
+                            reviewer_id=reviewer_id,
+                            verdict=verdict,
+                            created=time.time(),
+                            superseded=False,
+                        )
+                    ).inserted_primary_key[0]
+                return int(new)
+            except sa.exc.IntegrityError:
+                # The same reviewer's other judgement of this item committed in between (PostgreSQL
+                # runs both at once; the index of current verdicts refused the second): judge again
+                # on top of it, as if the two had come one after the other.
+                if attempt == 4:
+                    raise
+        raise AssertionError("unreachable")
 
     def verdicts(self, task_id: int) -> list[Any]:
         """Every current verdict of the task: (item, reviewer, verdict) rows with the item's fields."""
@@ -259,10 +243,19 @@ class Store:
             return list(db.execute(query).all())
 
     def next_item(
-        self, task_id: int, reviewer_id: int, *, criterion: str | None = None, label: str | None = None
+        self,
+        task_id: int,
+        reviewer_id: int,
+        *,
+        criterion: str | None = None,
+        label: str | None = None,
+        after: int | None = None,
     ) -> tuple[Any, int, int]:
         """The first item (in task order) this reviewer has no verdict on, and how many of the
-        items (after the filters) they have judged and there are: (item or None, judged, total)."""
+        items (after the filters) they have judged and there are: (item or None, judged, total).
+
+        ``after`` (a position) skips: the first such item after it, coming round to the start when
+        there is none, so that skipped items come back once the rest is done."""
         sa, i, j = self.sa, self.items, self.judgements
         current = (j.c.reviewer_id == reviewer_id, j.c.superseded.is_(False))
         where = [i.c.task_id == task_id]
@@ -274,7 +267,13 @@ class Store:
         # the reviewer's judged items at the front are passed over, the rest is never read.
         judged_it = sa.exists().where(j.c.item_id == i.c.id, *current)
         with self.engine.connect() as db:
-            row = db.execute(sa.select(i).where(*where, ~judged_it).order_by(i.c.position).limit(1)).first()
+            row = None
+            if after is not None:
+                row = db.execute(
+                    sa.select(i).where(*where, i.c.position > after, ~judged_it).order_by(i.c.position).limit(1)
+                ).first()
+            if row is None:
+                row = db.execute(sa.select(i).where(*where, ~judged_it).order_by(i.c.position).limit(1)).first()
             judged = db.execute(
                 sa.select(sa.func.count()).select_from(j.join(i, i.c.id == j.c.item_id)).where(*current, *where)
             ).scalar_one()
@@ -310,6 +309,18 @@ class Store:
                 return None
             db.execute(j.update().where(j.c.id == row.id).values(superseded=True))
         return int(row.item_id)
+
+    def facets(self, task_id: int) -> dict[str, dict[str, int]]:
+        """How many items of the task each criterion and each reference type has (the page's filters)."""
+        sa, i = self.sa, self.items
+        out: dict[str, dict[str, int]] = {}
+        with self.engine.connect() as db:
+            for name, column in (("criteria", i.c.criterion), ("types", i.c.gold_label)):
+                rows = db.execute(
+                    sa.select(column, sa.func.count()).where(i.c.task_id == task_id).group_by(column).order_by(column)
+                ).all()
+                out[name] = {str(value): int(n) for value, n in rows}
+        return out
 
     def item(self, item_id: int) -> Any:
         sa, i = self.sa, self.items
