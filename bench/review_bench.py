@@ -3,10 +3,12 @@
 
     python bench/review_bench.py --items 100000 --requests 2000 [--db postgresql://...]
 
-Builds a store (a new SQLite file, or a new task in the database --db names) of ``--items`` items (the pairs of a small run, repeated as distinct
-sentences), serves it on loopback in this process's threads, and times, from a client on one
-keep-alive connection, ``GET /api/next?after=POSITION`` (as the page asks, from the item just
-judged) then ``POST /api/judgements`` for ``--requests`` items in turn. Prints the 50th, 95th and 99th percentiles in milliseconds.
+Builds a store (a new SQLite file, or a new task in the database --db names) of ``--items``
+items (the pairs of a small run, repeated as distinct sentences), serves it on loopback in this
+process's threads, and times, from a client on one keep-alive connection,
+``GET /api/next?after=POSITION`` (as the page asks, from the item just judged) then
+``POST /api/judgements`` for ``--requests`` items in turn. Prints the 50th, 95th and 99th
+percentiles in milliseconds.
 """
 
 from __future__ import annotations

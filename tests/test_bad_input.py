@@ -282,6 +282,7 @@ def _commands(g: Path, p: Path, tmp: Path, jsonl: bool) -> list[list[str]]:
         ["evaluate", str(g), str(p), "--chunk-size", "200", "--jobs", "2", *fmt],
         ["evaluate", str(g), str(p), "--report", str(tmp / "rep"), "--per-document", str(tmp / "docs.jsonl"), *fmt],
         ["summarize", str(g), *fmt],
+        ["review", "create", str(g), str(p), "--db", str(tmp / "review.db"), "--type5", *fmt],
     ]
     if not jsonl:
         out += [
@@ -559,3 +560,40 @@ def test_a_full_disk_while_repairing_is_one_line_and_leaves_nothing(
     assert out.exit_code == 2 and "No space left on device" in out.output and "Traceback" not in out.output
     assert [p.name for p in tmp_path.iterdir()] == ["f.conll"]
     assert f.read_text(encoding="utf-8") == GOLD.replace("B-LOC", "I-LOC")
+
+
+def test_a_review_store_that_cannot_be_opened_is_one_line(tmp_path: Path) -> None:
+    pytest.importorskip("sqlalchemy")
+    not_a_db = write(tmp_path / "notes.db", "these are notes\n")
+    refused(*run("review", "stats", "--db", str(not_a_db)), "--db", "not a database")
+    refused(*run("review", "stats", "--db", str(tmp_path / "absent" / "r.db")), "--db", "unable to open")
+    refused(*run("review", "stats", "--db", "mysql://someone@localhost/db"), "--db", "postgresql://")
+    code, out = run("review", "stats", "--db", "postgresql://someone:secret@127.0.0.1:1/db")
+    refused(code, out, "--db", "cannot open the review store")
+    assert "secret" not in out  # the password is not printed
+    refused(*run("review", "stats", "--db", str(tmp_path / "new.db")), "name the task")  # empty: no task
+
+
+def test_mutated_judgements_never_give_a_traceback(medmentions: Path, seed_pairs: Path, tmp_path: Path) -> None:
+    pytest.importorskip("sqlalchemy")
+    rng = random.Random(11)
+    sources = {
+        ".jsonl": "\n".join((medmentions / "judgements.jsonl").read_text(encoding="utf-8").splitlines()[:30]) + "\n",
+        ".md": (seed_pairs / "judgements.md").read_text(encoding="utf-8"),
+    }
+    runner = CliRunner()
+    outcomes = {0: 0, 2: 0}
+    for m in range(60):
+        suffix = ".jsonl" if m % 2 else ".md"
+        kind, data = mutate(sources[suffix].encode("utf-8"), rng)
+        path = write(tmp_path / f"j{suffix}", data)
+        db = tmp_path / f"r{m}.db"
+        args = ["review", "import", str(path), "--db", str(db), "--name", "t", "--reviewer", "x"]
+        out = runner.invoke(cli, args)
+        assert out.exception is None or isinstance(out.exception, SystemExit), (m, kind, out.output)
+        assert out.exit_code in (0, 2), (m, kind, out.exit_code, out.output)
+        if out.exit_code == 2:
+            errors = [line for line in out.output.splitlines() if line.startswith("spanscore: error:")]
+            assert len(errors) == 1, (m, kind, out.output)
+        outcomes[out.exit_code] += 1
+    assert outcomes[0] > 0 and outcomes[2] > 0

@@ -24,7 +24,19 @@ DB = click.option(
 TASK = click.option("--task", "task_name", help="The task's name (default: the only task of the store).")
 
 
-@click.group("review")
+class ReviewGroup(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            # A database that goes away or refuses a statement mid-command: one line, exit 2.
+            if not type(exc).__module__.startswith(("sqlalchemy", "psycopg", "sqlite3")):
+                raise
+            store = importlib.import_module("spanscore.review.store")
+            raise OptionError(f"the review store (--db): {store.database_error(exc)}") from None
+
+
+@click.group("review", cls=ReviewGroup)
 def review_group() -> None:
     """Human review of partial matches (Kong and Sullivan, section 5.3): tasks, judgements, agreement."""
 

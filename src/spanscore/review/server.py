@@ -59,6 +59,10 @@ class ReviewApp:
             return exc.status, {"error": exc.message}
         except OptionError as exc:
             return HTTPStatus.BAD_REQUEST, {"error": str(exc)}
+        except self.store.sa.exc.SQLAlchemyError:
+            # The database went away or is locked past its timeout: nothing was acknowledged, and
+            # the client may try again.
+            return HTTPStatus.SERVICE_UNAVAILABLE, {"error": "the review store is not available; try again"}
 
     def _reviewer(self, headers: dict[str, str]) -> Any:
         auth = headers.get("authorization", "")

@@ -68,9 +68,12 @@ def database_url(db: str | Path) -> str:
     text = str(db)
     if "://" not in text:
         return f"sqlite:///{Path(text).resolve()}"
-    if text.startswith(("postgresql://", "postgres://")):
-        return "postgresql+psycopg://" + text.split("://", 1)[1]
-    return text
+    scheme, rest = text.split("://", 1)
+    if scheme in ("postgresql", "postgres", "postgresql+psycopg"):
+        return "postgresql+psycopg://" + rest
+    if scheme == "sqlite":
+        return text
+    raise OptionError(f"--db: give a SQLite file or a postgresql:// URL, not a {scheme}:// URL")
 
 
 HEAD = "0001"  # the newest migration (migrations/versions)
@@ -87,6 +90,13 @@ def migrate(engine: Any) -> None:
         command.upgrade(config, "head")
 
 
+def database_error(exc: BaseException) -> str:
+    """The database's own one-line reason for an error (SQLAlchemy wraps it with a page link)."""
+    reason = getattr(exc, "orig", None) or exc
+    lines = [ln.strip() for ln in str(reason).splitlines() if ln.strip()]
+    return lines[0] if lines else type(reason).__name__
+
+
 def _hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
@@ -97,13 +107,22 @@ class Store:
     def __init__(self, db: str | Path) -> None:
         sa = self.sa = _sqlalchemy()
         url = database_url(db)
+        if url.startswith("postgresql"):
+            try:
+                module("psycopg")
+            except ImportError:
+                raise MissingExtra("a PostgreSQL store (psycopg)", "postgres") from None
         self.engine = sa.create_engine(url, future=True)
         if url.startswith("sqlite"):
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
         schema = tables(sa)
         self.meta, self.tasks, self.items = schema.meta, schema.tasks, schema.items
         self.reviewers, self.judgements = schema.reviewers, schema.judgements
-        migrate(self.engine)
+        try:
+            migrate(self.engine)
+        except sa.exc.SQLAlchemyError as exc:
+            shown = sa.engine.make_url(url).render_as_string(hide_password=True)
+            raise OptionError(f"--db {shown}: cannot open the review store: {database_error(exc)}") from None
         self._totals: dict[tuple[int, str | None, str | None], tuple[int, float]] = {}
 
     # Tasks and items.
