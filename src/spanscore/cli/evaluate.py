@@ -19,6 +19,7 @@ from ..engines import default_jobs, make_engine
 from ..errors import OptionError
 from ..io.files import atomic_output
 from ..io.reading import Reading
+from ..significance import Resampling, bootstrap
 from .options import parse_type_map, parse_types, reading_options, refuse_overwrite
 
 
@@ -115,6 +116,17 @@ def _credit(value: str) -> CreditRule:
     help="Processes counting chunks with the local engine (default 0: one per CPU).",
 )
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when a terminal).")
+@click.option(
+    "--ci",
+    "level",
+    type=float,
+    help="Add bootstrap confidence intervals at this level (0.95) over documents (sentences where there are"
+    " none) to every score.",
+)
+@click.option(
+    "--resamples", type=click.IntRange(min=1), default=1000, show_default=True, help="Bootstrap resamples of --ci."
+)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the --ci resampling.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--no-per-type", is_flag=True, help="Leave the per-type table out.")
 def evaluate_command(
@@ -138,10 +150,14 @@ def evaluate_command(
     chunk_size: int,
     jobs: int,
     progress: bool | None,
+    level: float | None,
+    resamples: int,
+    seed: int,
     as_json: bool,
     no_per_type: bool,
 ) -> None:
     """Score PRED against GOLD under every criterion (PRED is left out with --merged)."""
+    resampling = None if level is None else Resampling(level=level, resamples=resamples, seed=seed)
     if pred is None and not reading.merged:
         raise OptionError("give GOLD and PRED, or one merged file with --merged")
     if pred is not None and reading.merged:
@@ -178,7 +194,7 @@ def evaluate_command(
                 judge_credit=judge_credit,  # type: ignore[arg-type]
                 judge_name=judge_name,
                 keep_details=False,
-                documents=per_document is not None,
+                documents=per_document is not None or resampling is not None,
                 rows=writer,
                 chunk_bytes=chunk_size,
                 engine=chosen,
@@ -193,7 +209,7 @@ def evaluate_command(
         if writer is not None:
             writer.abandon()
         raise
-    _output(report, as_json, no_per_type)
+    _output(report, as_json, no_per_type, resampling)
 
 
 class _LoadsRender:
@@ -238,14 +254,45 @@ def _progress_bar(show: bool) -> Iterator[Callable[[int, int], None] | None]:
         yield tick
 
 
-def _output(report: Any, as_json: bool, no_per_type: bool) -> None:
+def _output(report: Any, as_json: bool, no_per_type: bool, resampling: Resampling | None) -> None:
     data = report.to_dict()
+    if resampling is not None:
+        data["intervals"] = {
+            "unit": report.documents.unit,
+            "count": int(report.documents.stats.shape[0]),
+            "level": resampling.level,
+            "resamples": resampling.resamples,
+            "seed": resampling.seed,
+            "interval": "percentile bootstrap",
+            "scores": bootstrap(
+                report.documents, zero_division=report.zero_division, credit=report.counts.credit, resampling=resampling
+            ),
+        }
+        data["signature"] += (
+            f"|ci:{resampling.level:g}|resamples:{resampling.resamples}|seed:{resampling.seed}"
+            f"|resampled:{report.documents.unit}s"
+        )
     if as_json:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
-    else:
-        from .render import print_report
+        return
+    from .render import print_report
 
+    if resampling is None:
         print_report(data, per_type=not no_per_type)
+        return
+    from rich.console import Console
+    from rich.text import Text
+
+    from ..reporting.comparison import interval_table
+    from .render import render, rich_tables
+
+    console = Console(highlight=False)
+    console.print(render(data, per_type=not no_per_type, width=console.width))
+    ci = data["intervals"]
+    title = f"{100 * ci['level']:g}% intervals (percentile bootstrap over {ci['count']} {ci['unit']}s)"
+    for part in rich_tables(interval_table(ci["scores"], title), console.width):
+        console.print(part)
+    console.print(Text(data["signature"], style="dim"), soft_wrap=True)
 
 
 commands = [evaluate_command]

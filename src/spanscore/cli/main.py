@@ -24,6 +24,7 @@ from ..memory import keep_freed_memory
 # imports. Modules of optional features may be absent in a trimmed install.
 COMMANDS = {
     "evaluate": "evaluate",
+    "compare": "compare",
     "summarize": "corpus",
     "validate": "corpus",
     "repair": "corpus",

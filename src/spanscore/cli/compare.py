@@ -1,0 +1,165 @@
+"""``spanscore compare``: systems against one reference, with intervals and paired tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..api import evaluate as run_evaluate
+from ..engines import default_jobs
+from ..errors import OptionError
+from ..io.files import atomic_output
+from ..io.reading import Reading
+from ..significance import Resampling, compare, comparison_dict
+from .evaluate import _credit
+from .options import reading_options, refuse_overwrite
+
+
+def resampling_options(f: Any) -> Any:
+    """--ci, --resamples, --seed (and --trials for compare): the options of the resampling."""
+    f = click.option(
+        "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the resampling."
+    )(f)
+    f = click.option(
+        "--resamples", type=click.IntRange(min=1), default=1000, show_default=True, help="Bootstrap resamples."
+    )(f)
+    return f
+
+
+def system_files(systems: tuple[Path, ...]) -> list[Path]:
+    """The prediction files: each path given, and every file (not hidden) of each folder given, sorted."""
+    out: list[Path] = []
+    for path in systems:
+        if path.is_dir():
+            found = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+            if not found:
+                raise OptionError(f"{path}: the folder holds no prediction file")
+            out += found
+        elif path.is_file():
+            out.append(path)
+        else:
+            raise OptionError(f"{path}: no such file or folder")
+    return out
+
+
+def system_names(files: list[Path]) -> list[str]:
+    """Each file's name, or more of its path where two names are alike."""
+    names = [f.name for f in files]
+    if len(set(names)) < len(names):
+        names = [str(f) for f in files]
+    if len(set(names)) < len(names):
+        raise OptionError("a prediction file is given twice")
+    return names
+
+
+@click.command("compare", short_help="Systems against one reference: intervals and paired significance tests.")
+@click.argument("gold", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("systems", nargs=-1, required=True, type=click.Path(path_type=Path))
+@reading_options(formats=True)
+@click.option("--credit", default="0.5", show_default=True, help="Credit of a partial match (a number, dice or iou).")
+@click.option("--matching", type=click.Choice(["optimal", "greedy"]), default="optimal", show_default=True)
+@click.option(
+    "--zero-division", type=click.Choice(["0", "1", "nan"]), default="0", show_default=True, help="Score of 0/0."
+)
+@click.option("--ci", "level", type=float, default=0.95, show_default=True, help="Confidence level of the intervals.")
+@resampling_options
+@click.option(
+    "--trials", type=click.IntRange(min=1), default=1000, show_default=True, help="Approximate randomisation trials."
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="Level below which a randomisation p-value is marked significant.",
+)
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Write an HTML report.")
+@click.option("--jobs", type=click.IntRange(min=0), default=0, help="Processes per evaluation (default: one per CPU).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (a stable shape: docs/compare.md).")
+def compare_command(
+    gold: Path,
+    systems: tuple[Path, ...],
+    reading: Reading,
+    credit: str,
+    matching: str,
+    zero_division: str,
+    level: float,
+    resamples: int,
+    seed: int,
+    trials: int,
+    alpha: float,
+    html_path: Path | None,
+    jobs: int,
+    as_json: bool,
+) -> None:
+    """Score each of SYSTEMS (prediction files, or folders of them) against GOLD under every
+    criterion, with bootstrap intervals over documents (sentences where there are none), and test
+    each against the first: the difference with its interval, paired bootstrap and approximate
+    randomisation p-values (docs/compare.md)."""
+    files = system_files(systems)
+    names = system_names(files)
+    refuse_overwrite(html_path, gold, *files, option="--html")
+    resampling = Resampling(level=level, resamples=resamples, trials=trials, seed=seed)
+    reports = [
+        run_evaluate(
+            reference=gold,
+            predicted=path,
+            reading=reading,
+            credit=_credit(credit),
+            matching=matching,  # type: ignore[arg-type]
+            zero_division=float(zero_division),
+            keep_details=False,
+            documents=True,
+            jobs=jobs or default_jobs(),
+        )
+        for path in files
+    ]
+    first = reports[0]
+    assert first.documents is not None  # asked for with documents=True
+    result = compare(
+        [r.documents for r in reports],  # type: ignore[misc]
+        names,
+        zero_division=first.zero_division,
+        credit=first.counts.credit,
+        resampling=resampling,
+    )
+    data = comparison_dict(
+        result,
+        files=[str(f) for f in files],
+        signature=first.signature,
+        resampling=resampling,
+        unit=first.documents.unit,
+        alpha=alpha,
+    )
+    if html_path is not None:
+        from ..reporting.comparison import html_page
+
+        with atomic_output(html_path) as handle:
+            handle.write(html_page(data).encode("utf-8"))
+    if as_json:
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    _print(data)
+
+
+def _print(data: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    from ..reporting.comparison import differences_table, ranking_lines, systems_table
+    from .render import rich_tables
+
+    console = Console(highlight=False)
+    for table in [systems_table(data)] + ([differences_table(data)] if len(data["systems"]) > 1 else []):
+        for part in rich_tables(table, console.width):
+            console.print(part)
+    console.print(Text("Rankings by F1:"))
+    for line in ranking_lines(data):
+        console.print(Text("  " + line))
+    console.print(Text(data["signature"], style="dim"), soft_wrap=True)
+
+
+commands = [compare_command]

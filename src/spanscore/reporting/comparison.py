@@ -1,0 +1,179 @@
+"""Tables and the HTML page of intervals and comparisons (``evaluate --ci``, ``spanscore compare``).
+
+Built from the JSON (``significance.comparison_dict``) as ``TableModel``s, so the terminal and the
+page show the same numbers. The page is one self-contained file: no script, no outside resource,
+every name escaped.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from typing import Any
+
+from .tables import Column, Row, TableModel
+
+METRIC_NAMES = {"precision": "P", "recall": "R", "f1": "F1"}
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.2f}"
+
+
+def _span(entry: Mapping[str, Any]) -> str:
+    if entry.get("low") is None:
+        return "n/a"
+    return f"[{_pct(entry['low'])}, {_pct(entry['high'])}]"
+
+
+def _p(x: float | None) -> str:
+    return "n/a" if x is None else (f"{x:.4f}" if x >= 0.0001 else f"{x:.1e}")
+
+
+def interval_table(intervals: Mapping[str, Mapping[str, Mapping[str, Any]]], title: str) -> TableModel:
+    """Each score's P, R and F1 with its interval."""
+    columns = [Column("score")]
+    for m in ("precision", "recall", "f1"):
+        columns += [Column(METRIC_NAMES[m], "number"), Column(f"{METRIC_NAMES[m]} interval", "number")]
+    rows = []
+    for name, block in intervals.items():
+        cells: list[str] = [name]
+        for m in ("precision", "recall", "f1"):
+            cells += [_pct(block[m]["value"]), _span(block[m])]
+        rows.append(Row(tuple(cells)))
+    return TableModel(title, tuple(columns), tuple(rows))
+
+
+def systems_table(data: Mapping[str, Any], metric: str = "f1") -> TableModel:
+    """Every system's score under each criterion, with its interval."""
+    systems = data["systems"]
+    level = data["resampling"]["level"]
+    columns = [Column("score")] + [Column(s["name"], "number") for s in systems]
+    rows = []
+    for name in systems[0]["metrics"]:
+        entries = [s["metrics"][name][metric] for s in systems]
+        cells = [name] + [f"{_pct(e['value'])} {_span(e)}" for e in entries]
+        rows.append(Row(tuple(cells)))
+    title = (
+        f"{METRIC_NAMES[metric]} of each system, with {100 * level:g}% intervals"
+        f" (bootstrap over {data['documents']} {data['unit']}s)"
+    )
+    return TableModel(title, tuple(columns), tuple(rows))
+
+
+def differences_table(data: Mapping[str, Any], metric: str = "f1") -> TableModel:
+    """Each system against the first: difference, its interval, and both p-values."""
+    alpha = data["resampling"]["alpha"]
+    wanted = [c for c in data["comparisons"] if c["metric"] == metric]
+    others = list(dict.fromkeys(c["b"] for c in wanted))
+    columns = [Column("score")]
+    for b in others:
+        columns += [
+            Column(f"{b} - {data['systems'][0]['name']}", "number"),
+            Column("p boot", "number"),
+            Column("p rand", "number"),
+        ]
+    rows = []
+    for name in data["systems"][0]["metrics"]:
+        cells = [name]
+        for b in others:
+            c = next(c for c in wanted if c["b"] == b and c["criterion"] == name)
+            mark = " *" if c["p_randomization"] is not None and c["p_randomization"] < alpha else ""
+            diff = "n/a" if c["difference"] is None else f"{100 * c['difference']:+.2f}"
+            cells += [f"{diff} {_span(c)}{mark}", _p(c["p_bootstrap"]), _p(c["p_randomization"])]
+        rows.append(Row(tuple(cells)))
+    title = (
+        f"{METRIC_NAMES[metric]} differences from {data['systems'][0]['name']}, paired over"
+        f" {data['unit']}s (* randomisation p < {alpha:g})"
+    )
+    return TableModel(title, tuple(columns), tuple(rows))
+
+
+def ranking_lines(data: Mapping[str, Any]) -> list[str]:
+    """One line per score: the systems in order of F1, and what changes against exact-match F1."""
+    lines = []
+    changes = {c["criterion"]: c for c in data.get("changes", [])}
+    for name, order in data["rankings"].items():
+        line = f"{name}: {' > '.join(order)}"
+        change = changes.get(name)
+        if change is not None:
+            notes = []
+            if change["ranking_changed"]:
+                notes.append("ranks differently from strict")
+            if change["significant_only_here"]:
+                notes.append("significant only here: " + ", ".join(change["significant_only_here"]))
+            if change["significant_only_under_strict"]:
+                notes.append("significant only under strict: " + ", ".join(change["significant_only_under_strict"]))
+            if notes:
+                line += "  <- " + "; ".join(notes)
+        lines.append(line)
+    return lines
+
+
+def _html_table(table: TableModel) -> str:
+    head = "".join(f"<th>{html.escape(c.name)}</th>" for c in table.columns)
+    body = []
+    for row in table.rows:
+        cells = table.cells(row)
+        tds = "".join(
+            f"<th>{html.escape(v)}</th>" if i == 0 else f'<td class="{table.align[i]}">{html.escape(v)}</td>'
+            for i, v in enumerate(cells)
+        )
+        body.append(f"<tr>{tds}</tr>")
+    return (
+        f"<h2>{html.escape(table.title)}</h2>\n<table><thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table>"
+    )
+
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; color: #1d1d1f; }
+table { border-collapse: collapse; margin: .5rem 0 1.5rem; font-variant-numeric: tabular-nums; }
+th, td { border-bottom: 1px solid #d9dce1; padding: .3rem .7rem; text-align: left; }
+td.right { text-align: right; }
+thead th { border-bottom: 2px solid #5f6368; }
+.changed { background: #fff3cd; }
+code { font-size: .85rem; overflow-wrap: anywhere; }
+h2 { font-size: 1.1rem; margin-top: 2rem; }
+"""
+
+
+def html_page(data: Mapping[str, Any]) -> str:
+    """The comparison as one self-contained HTML page: systems, differences, rankings per criterion."""
+    parts = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8"><title>spanscore compare</title>',
+        f"<style>{STYLE}</style></head><body>",
+        "<h1>spanscore compare</h1>",
+        f"<p>{len(data['systems'])} systems against one reference, {data['documents']} {html.escape(data['unit'])}s,"
+        f" {data['resampling']['resamples']} bootstrap resamples, {data['resampling']['trials']} randomisation"
+        f" trials, seed {data['resampling']['seed']}.</p>",
+    ]
+    parts.append(_html_table(systems_table(data)))
+    if len(data["systems"]) > 1:
+        parts.append(_html_table(differences_table(data)))
+    changes = {c["criterion"]: c for c in data.get("changes", [])}
+    parts.append("<h2>Rankings by F1 (first is best)</h2><table><thead><tr><th>score</th><th>ranking</th>")
+    parts.append("<th>against exact-match (strict) F1</th></tr></thead><tbody>")
+    for name, order in data["rankings"].items():
+        change = changes.get(name)
+        notes = []
+        if change is not None:
+            if change["ranking_changed"]:
+                notes.append("ranks the systems differently")
+            if change["significant_only_here"]:
+                notes.append("significant only here: " + ", ".join(change["significant_only_here"]))
+            if change["significant_only_under_strict"]:
+                notes.append("significant only under strict: " + ", ".join(change["significant_only_under_strict"]))
+        css = ' class="changed"' if notes else ""
+        parts.append(
+            f"<tr{css}><th>{html.escape(name)}</th><td>{html.escape(' > '.join(order))}</td>"
+            f"<td>{html.escape('; '.join(notes) or ('baseline' if change is None else 'same'))}</td></tr>"
+        )
+    parts.append("</tbody></table>")
+    files = "".join(
+        f"<li>{html.escape(s['name'])}: <code>{html.escape(s['file'])}</code></li>" for s in data["systems"]
+    )
+    parts.append(f"<h2>Systems</h2><ul>{files}</ul>")
+    parts.append(f"<p><code>{html.escape(data['signature'])}</code></p></body></html>\n")
+    return "\n".join(parts)

@@ -1,0 +1,232 @@
+"""Intervals and paired tests over documents (issue 12): checked against evaluations of resampled
+and swapped corpora written out as files, enumerated by hand, and against ``evaluate`` itself."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import spanscore
+from spanscore.cli.main import cli
+from spanscore.errors import OptionError
+from spanscore.significance import Resampling, _score, _Table, _weights, bootstrap, compare
+
+DATA = Path(__file__).resolve().parent / "data"
+SCORE_NAMES = ("strict", "overlap", "semeval_partial", "token")
+
+
+def sentences(path: Path) -> list[list[str]]:
+    return [block.split("\n") for block in path.read_text(encoding="utf-8").strip("\n").split("\n\n")]
+
+
+def write_conll(path: Path, blocks: list[list[str]]) -> Path:
+    path.write_text("".join("\n".join(b) + "\n\n" for b in blocks), encoding="utf-8")
+    return path
+
+
+def perturb(blocks: list[list[str]], seed: int, rate: float) -> list[list[str]]:
+    """A system's output: some mentions dropped, shrunk from the left, or relabelled."""
+    rng = random.Random(seed)
+    out = []
+    for block in blocks:
+        rows = [line.rsplit("\t", 1) for line in block]
+        tags = [t for _, t in rows]
+        for i, tag in enumerate(tags):
+            if not tag.startswith("B-") or rng.random() > rate:
+                continue
+            end = i + 1
+            while end < len(tags) and tags[end] == "I-" + tag[2:]:
+                end += 1
+            what = rng.choice(["drop", "shrink", "relabel"])
+            if what == "drop":
+                tags[i:end] = ["O"] * (end - i)
+            elif what == "shrink" and end - i > 1:
+                tags[i] = "O"
+                tags[i + 1] = "B-" + tag[2:]
+            elif what == "relabel":
+                new = "MISC" if tag[2:] != "MISC" else "PER"
+                tags[i:end] = ["B-" + new] + ["I-" + new] * (end - i - 1)
+        out.append([f"{tok}\t{t}" for (tok, _), t in zip(rows, tags, strict=True)])
+    return out
+
+
+@pytest.fixture(scope="module")
+def btc_runs(btc: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("compare")
+    gold = sentences(btc / "test.txt")
+    return {
+        "gold": write_conll(folder / "gold.conll", gold),
+        "a": write_conll(folder / "a.conll", perturb(gold, 1, 0.45)),
+        "b": write_conll(folder / "b.conll", perturb(gold, 2, 0.35)),
+        "small_gold": write_conll(folder / "small_gold.conll", gold[:200]),
+        "small_a": write_conll(folder / "small_a.conll", perturb(gold, 1, 0.45)[:200]),
+    }
+
+
+def docs_of(gold: Path, pred: Path) -> Any:
+    return spanscore.evaluate(reference=gold, predicted=pred, documents=True, keep_details=False)
+
+
+def test_a_system_compared_with_itself_differs_by_nothing(btc_runs: dict[str, Path]) -> None:
+    r = docs_of(btc_runs["gold"], btc_runs["a"])
+    result = compare([r.documents, r.documents], ["a", "a2"], zero_division=0.0, credit="0.5",
+                     resampling=Resampling(resamples=200, trials=200))
+    assert result.comparisons
+    for c in result.comparisons:
+        assert c["difference"] == 0.0 and c["low"] == 0.0 and c["high"] == 0.0
+        assert c["p_bootstrap"] == 1.0 and c["p_randomization"] == 1.0
+
+
+def test_same_seed_same_numbers_and_the_interval_holds_the_estimate(btc_runs: dict[str, Path]) -> None:
+    r = docs_of(btc_runs["gold"], btc_runs["a"])
+    one = bootstrap(r.documents, zero_division=0.0, credit="0.5", resampling=Resampling(resamples=300, seed=7))
+    two = bootstrap(r.documents, zero_division=0.0, credit="0.5", resampling=Resampling(resamples=300, seed=7))
+    other = bootstrap(r.documents, zero_division=0.0, credit="0.5", resampling=Resampling(resamples=300, seed=8))
+    assert one == two and one != other
+    report = r.to_dict()
+    for name in SCORE_NAMES:
+        for metric in ("precision", "recall", "f1"):
+            entry = one[name][metric]
+            assert entry["low"] <= entry["value"] <= entry["high"]
+            # the point estimate is the evaluation's own score
+            if name.startswith("semeval_"):
+                expected = report["semeval"][name.removeprefix("semeval_")][metric]
+            else:
+                expected = report["metrics"][name][metric]
+            assert entry["value"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_the_interval_narrows_as_the_corpus_grows(btc_runs: dict[str, Path]) -> None:
+    small = docs_of(btc_runs["small_gold"], btc_runs["small_a"]).documents
+    large = docs_of(btc_runs["gold"], btc_runs["a"]).documents
+    assert small.stats.shape[0] == 200 and large.stats.shape[0] > 2000 - 10
+    for name in SCORE_NAMES:
+        widths = []
+        for docs in (small, large):
+            f1 = bootstrap(docs, zero_division=0.0, credit="0.5", resampling=Resampling(resamples=500))[name]["f1"]
+            widths.append(f1["high"] - f1["low"])
+        assert widths[1] < widths[0] / 2  # about sqrt(10) narrower
+
+
+def test_a_resample_scores_as_the_resampled_corpus_evaluates(tmp_path: Path) -> None:
+    # The weighted sum of per-sentence counts is the evaluation of the corpus with each sentence
+    # written as often as the resample drew it: checked by writing those corpora out.
+    gold = sentences(DATA / "small.gold.conll")
+    pred = sentences(DATA / "small.pred.conll")
+    r = docs_of(DATA / "small.gold.conll", DATA / "small.pred.conll")
+    table = _Table(r.documents, "0.5")
+    weights = _weights(np.random.default_rng(3), 4, table.count)
+    scores = _score(table.sums(weights), table.fields, 0.0, "0.5")
+    for k in range(4):
+        counts = weights[k].astype(int).tolist()
+        g = write_conll(tmp_path / f"g{k}", [b for b, n in zip(gold, counts, strict=True) for _ in range(n)])
+        p = write_conll(tmp_path / f"p{k}", [b for b, n in zip(pred, counts, strict=True) for _ in range(n)])
+        again = spanscore.evaluate(reference=g, predicted=p).to_dict()
+        for name in ("strict", "left", "right", "overlap", "boundary"):
+            assert scores[name]["f1"][k] == pytest.approx(again["metrics"][name]["f1"], abs=1e-12)
+        assert scores["semeval_partial"]["f1"][k] == pytest.approx(again["semeval"]["partial"]["f1"], abs=1e-12)
+
+
+def test_exact_randomisation_equals_every_swap_evaluated(tmp_path: Path) -> None:
+    # Two systems on five sentences; each of the 2^5 swaps is written out and evaluated, and the
+    # share of swaps whose |difference| reaches the observed one is the exact p-value.
+    gold = sentences(DATA / "small.gold.conll")
+    sys_a = perturb(gold, 11, 0.6)
+    sys_b = sentences(DATA / "small.pred.conll")
+    g = write_conll(tmp_path / "g", gold)
+    pa, pb = write_conll(tmp_path / "a", sys_a), write_conll(tmp_path / "b", sys_b)
+    result = compare(
+        [docs_of(g, pa).documents, docs_of(g, pb).documents], ["a", "b"], zero_division=0.0, credit="0.5",
+        resampling=Resampling(resamples=50), exact=True,
+    )
+
+    def f1s(pred_a: list[list[str]], pred_b: list[list[str]], name: str) -> float:
+        ra = spanscore.evaluate(reference=g, predicted=write_conll(tmp_path / "sa", pred_a)).to_dict()
+        rb = spanscore.evaluate(reference=g, predicted=write_conll(tmp_path / "sb", pred_b)).to_dict()
+        return float(rb["metrics"][name]["f1"] - ra["metrics"][name]["f1"])
+
+    for name in ("strict", "overlap"):
+        observed = f1s(sys_a, sys_b, name)
+        hits = 0
+        for swap in itertools.product([False, True], repeat=len(gold)):
+            new_a = [b if s else a for a, b, s in zip(sys_a, sys_b, swap, strict=True)]
+            new_b = [a if s else b for a, b, s in zip(sys_a, sys_b, swap, strict=True)]
+            hits += abs(f1s(new_a, new_b, name)) >= abs(observed) - 1e-12
+        entry = next(c for c in result.comparisons if c["criterion"] == name and c["metric"] == "f1")
+        assert entry["difference"] == pytest.approx(observed, abs=1e-12)
+        assert entry["p_randomization"] == pytest.approx(hits / 2 ** len(gold), abs=1e-12)
+
+
+def test_compare_scores_each_system_as_evaluate_does(btc_runs: dict[str, Path], tmp_path: Path) -> None:
+    folder = tmp_path / "systems"
+    folder.mkdir()
+    for name in ("a", "b"):
+        (folder / f"{name}.conll").write_bytes(btc_runs[name].read_bytes())
+    html = tmp_path / "compare.html"
+    out = CliRunner().invoke(
+        cli,
+        ["compare", str(btc_runs["gold"]), str(folder), "--resamples", "200", "--trials", "200", "--json",
+         "--html", str(html)],
+    )
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert [s["name"] for s in data["systems"]] == ["a.conll", "b.conll"]
+    for system, name in zip(data["systems"], ("a", "b"), strict=True):
+        args = ["evaluate", str(btc_runs["gold"]), str(btc_runs[name]), "--json"]
+        ev = json.loads(CliRunner().invoke(cli, args).stdout)
+        for crit, block in system["metrics"].items():
+            for metric in ("precision", "recall", "f1"):
+                if crit.startswith("semeval_"):
+                    expected = ev["semeval"][crit.removeprefix("semeval_")][metric]
+                else:
+                    expected = ev["metrics"][crit][metric]
+                assert block[metric]["value"] == pytest.approx(expected, abs=1e-12)
+                assert set(block[metric]) == {"value", "low", "high"}
+    keys = {"a", "b", "criterion", "metric", "difference", "low", "high", "p_bootstrap", "p_randomization"}
+    assert data["comparisons"] and all(set(c) == keys for c in data["comparisons"])
+    assert all(1 / 201 <= c["p_randomization"] <= 1 for c in data["comparisons"])
+    assert "ci:0.95|resamples:200|trials:200|seed:0" in data["signature"]
+    assert set(data["rankings"]) == set(data["systems"][0]["metrics"])
+    page = html.read_text(encoding="utf-8")
+    assert "<script" not in page and "a.conll" in page and "Rankings" in page
+
+
+def test_bad_comparisons_are_one_line(btc_runs: dict[str, Path], tmp_path: Path) -> None:
+    r_small = docs_of(btc_runs["small_gold"], btc_runs["small_a"])
+    r_large = docs_of(btc_runs["gold"], btc_runs["a"])
+    with pytest.raises(OptionError, match="documents"):
+        compare([r_large.documents, r_small.documents], ["x", "y"], zero_division=0.0, credit="0.5")
+    with pytest.raises(OptionError, match="between 0 and 1"):
+        Resampling(level=1.5)
+    with pytest.raises(OptionError, match="at most"):
+        compare([r_large.documents, r_large.documents], ["x", "y"], zero_division=0.0, credit="0.5", exact=True)
+    runner = CliRunner()
+    out = runner.invoke(cli, ["compare", str(btc_runs["gold"]), str(btc_runs["a"]), str(btc_runs["small_a"])])
+    assert out.exit_code == 2 and "spanscore: error:" in out.output and "Traceback" not in out.output
+    out = runner.invoke(cli, ["compare", str(btc_runs["gold"]), str(tmp_path / "nothing")])
+    assert out.exit_code == 2 and "no such file or folder" in out.output
+    out = runner.invoke(cli, ["evaluate", str(btc_runs["gold"]), str(btc_runs["a"]), "--ci", "95"])
+    assert out.exit_code == 2 and "between 0 and 1" in out.output
+
+
+def test_evaluate_ci_adds_intervals_to_the_json_and_the_signature(btc_runs: dict[str, Path]) -> None:
+    out = CliRunner().invoke(
+        cli, ["evaluate", str(btc_runs["gold"]), str(btc_runs["a"]), "--ci", "0.9", "--resamples", "100", "--json"]
+    )
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    ci = data["intervals"]
+    assert (ci["level"], ci["resamples"], ci["unit"]) == (0.9, 100, "sentence")
+    assert ci["scores"]["strict"]["f1"]["value"] == data["metrics"]["strict"]["f1"]
+    assert data["signature"].endswith("|ci:0.9|resamples:100|seed:0|resampled:sentences")
+    tables = CliRunner().invoke(
+        cli, ["evaluate", str(btc_runs["gold"]), str(btc_runs["a"]), "--ci", "0.9", "--resamples", "100"]
+    )
+    assert tables.exit_code == 0 and "90% intervals" in tables.output
