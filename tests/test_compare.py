@@ -230,3 +230,43 @@ def test_evaluate_ci_adds_intervals_to_the_json_and_the_signature(btc_runs: dict
         cli, ["evaluate", str(btc_runs["gold"]), str(btc_runs["a"]), "--ci", "0.9", "--resamples", "100"]
     )
     assert tables.exit_code == 0 and "90% intervals" in tables.output
+
+
+def test_scores_by_a_field_equal_each_group_evaluated_alone(tmp_path: Path) -> None:
+    docs = [
+        ("d1", "news", "Ann Lee met Bob in Paris", [(0, 7, "PER"), (12, 15, "PER"), (19, 24, "LOC")],
+         [(0, 3, "PER"), (12, 15, "PER"), (19, 24, "ORG")]),
+        ("d2", "web", "New York Times said so", [(0, 14, "ORG")], [(4, 14, "ORG")]),
+        ("d3", "news", "Berlin Wall fell", [(0, 11, "LOC")], [(0, 11, "LOC")]),
+        ("d4", None, "nothing here", [], [(0, 7, "MISC")]),
+    ]
+
+    def line(doc_id: str, source: str | None, text: str, spans: list[tuple[int, int, str]], meta: bool) -> str:
+        obj: dict[str, Any] = {"id": doc_id, "text": text,
+                               "spans": [{"start": s, "end": e, "label": t} for s, e, t in spans]}
+        if meta and source is not None:
+            obj["meta"] = {"source": source}
+        return json.dumps(obj)
+
+    def files(selected: list[Any], name: str) -> tuple[Path, Path]:
+        g, p = tmp_path / f"{name}.gold.jsonl", tmp_path / f"{name}.pred.jsonl"
+        g.write_text("".join(line(d[0], d[1], d[2], d[3], True) + "\n" for d in selected), encoding="utf-8")
+        p.write_text("".join(line(d[0], d[1], d[2], d[4], False) + "\n" for d in selected), encoding="utf-8")
+        return g, p
+
+    gold, pred = files(docs, "all")
+    out = CliRunner().invoke(cli, ["evaluate", str(gold), str(pred), "--by", "meta.source", "--json"])
+    assert out.exit_code == 0, out.output
+    groups = {g["value"]: g for g in json.loads(out.stdout)["breakdown"]["groups"]}
+    assert {k: g["documents"] for k, g in groups.items()} == {"news": 2, "web": 1, "(missing)": 1}
+    for value, members in (("news", [docs[0], docs[2]]), ("web", [docs[1]]), ("(missing)", [docs[3]])):
+        g, p = files(members, value.strip("()"))
+        alone = spanscore.evaluate(reference=g, predicted=p, format="jsonl").to_dict()
+        for name in ("strict", "left", "right", "overlap", "token"):
+            assert groups[value]["scores"][name]["f1"] == pytest.approx(alone["metrics"][name]["f1"], abs=1e-12)
+        assert groups[value]["scores"]["semeval_partial"]["f1"] == pytest.approx(alone["semeval"]["partial"]["f1"])
+    tables = CliRunner().invoke(cli, ["evaluate", str(gold), str(pred), "--by", "meta.source", "--ci", "0.9"])
+    assert tables.exit_code == 0 and "F1 by meta.source" in tables.output
+    conll = CliRunner().invoke(cli, ["evaluate", str(DATA / "small.gold.conll"), str(DATA / "small.pred.conll"),
+                                     "--by", "source"])
+    assert conll.exit_code == 2 and "JSONL" in conll.output

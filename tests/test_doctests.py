@@ -7,7 +7,15 @@ import importlib
 
 import pytest
 
-MODULES = ("spanscore.api", "spanscore.scores", "spanscore.io.reading", "spanscore.errors", "spanscore")
+MODULES = (
+    "spanscore.api",
+    "spanscore.scores",
+    "spanscore.io.reading",
+    "spanscore.errors",
+    "spanscore",
+    "spanscore.significance",
+    "spanscore.breakdown",
+)
 
 
 @pytest.mark.parametrize("name", MODULES)

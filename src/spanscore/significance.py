@@ -20,9 +20,9 @@ Resampling goes ``BLOCK`` resamples at a time, so memory is bounded by the per-d
 (documents x statistics) and a block of weights (``BLOCK`` x documents), whatever ``resamples`` is.
 
 >>> import numpy as np
->>> rows = np.array([[1, 1, 1, 0, 0, 0, 1, 0, 0, 0], [1, 1, 0, 0, 1, 0, 0, 0, 1, 0]])
->>> fields = ("reference", "predicted", "x.full_ref", "x.partial_ref", "x.none_ref", "x.scaled_credit_ref",
-...           "x.full_pred", "x.partial_pred", "x.none_pred", "x.scaled_credit_pred")
+>>> fields = ("reference", "predicted", "x.full_ref", "x.partial_ref", "x.full_pred", "x.partial_pred",
+...           "token.true_positive", "token.reference", "token.predicted")
+>>> rows = np.array([[1, 1, 1, 0, 1, 0, 2, 2, 2], [1, 1, 0, 0, 0, 0, 0, 1, 1]])
 >>> docs = DocCounts(np.arange(2), rows, fields)
 >>> ci = bootstrap(docs, zero_division=0.0, credit="0.5", resampling=Resampling(resamples=200))
 >>> ci["x"]["f1"]["value"], ci["x"]["f1"]["low"] <= 0.5 <= ci["x"]["f1"]["high"]

@@ -14,6 +14,8 @@ from typing import Any
 import click
 
 from ..api import evaluate as run_evaluate
+from ..breakdown import by_field as by_field_scores
+from ..breakdown import field_values, group_rows
 from ..counts import CreditRule
 from ..engines import default_jobs, make_engine
 from ..errors import OptionError
@@ -127,6 +129,12 @@ def _credit(value: str) -> CreditRule:
     "--resamples", type=click.IntRange(min=1), default=1000, show_default=True, help="Bootstrap resamples of --ci."
 )
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the --ci resampling.")
+@click.option(
+    "--by",
+    "by_field",
+    help="Also score each group of documents sharing a value of this JSONL field (source, or meta.year for a"
+    " nested one), under every criterion.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--no-per-type", is_flag=True, help="Leave the per-type table out.")
 def evaluate_command(
@@ -153,11 +161,15 @@ def evaluate_command(
     level: float | None,
     resamples: int,
     seed: int,
+    by_field: str | None,
     as_json: bool,
     no_per_type: bool,
 ) -> None:
     """Score PRED against GOLD under every criterion (PRED is left out with --merged)."""
     resampling = None if level is None else Resampling(level=level, resamples=resamples, seed=seed)
+    if by_field is not None and reading.format != "jsonl":
+        raise OptionError("--by reads a field of JSONL documents; CoNLL documents carry no fields")
+    values = None if by_field is None else field_values(gold, by_field)
     if pred is None and not reading.merged:
         raise OptionError("give GOLD and PRED, or one merged file with --merged")
     if pred is not None and reading.merged:
@@ -194,7 +206,7 @@ def evaluate_command(
                 judge_credit=judge_credit,  # type: ignore[arg-type]
                 judge_name=judge_name,
                 keep_details=False,
-                documents=per_document is not None or resampling is not None,
+                documents=per_document is not None or resampling is not None or by_field is not None,
                 rows=writer,
                 chunk_bytes=chunk_size,
                 engine=chosen,
@@ -209,7 +221,25 @@ def evaluate_command(
         if writer is not None:
             writer.abandon()
         raise
-    _output(report, as_json, no_per_type, resampling)
+    breakdown = None
+    docs = report.documents
+    if by_field is not None and values is not None and docs is not None:
+        breakdown = by_field_scores(
+            docs,
+            values,
+            field=by_field,
+            zero_division=report.zero_division,
+            credit=report.counts.credit,
+        )
+        if resampling is not None:
+            for group in breakdown["groups"]:
+                group["intervals"] = bootstrap(
+                    group_rows(docs, values, group["value"]),
+                    zero_division=report.zero_division,
+                    credit=report.counts.credit,
+                    resampling=resampling,
+                )
+    _output(report, as_json, no_per_type, resampling, breakdown)
 
 
 class _LoadsRender:
@@ -254,8 +284,12 @@ def _progress_bar(show: bool) -> Iterator[Callable[[int, int], None] | None]:
         yield tick
 
 
-def _output(report: Any, as_json: bool, no_per_type: bool, resampling: Resampling | None) -> None:
+def _output(
+    report: Any, as_json: bool, no_per_type: bool, resampling: Resampling | None, breakdown: dict[str, Any] | None
+) -> None:
     data = report.to_dict()
+    if breakdown is not None:
+        data["breakdown"] = breakdown
     if resampling is not None:
         data["intervals"] = {
             "unit": report.documents.unit,
@@ -277,21 +311,27 @@ def _output(report: Any, as_json: bool, no_per_type: bool, resampling: Resamplin
         return
     from .render import print_report
 
-    if resampling is None:
+    if resampling is None and breakdown is None:
         print_report(data, per_type=not no_per_type)
         return
     from rich.console import Console
     from rich.text import Text
 
-    from ..reporting.comparison import interval_table
+    from ..reporting.comparison import breakdown_table, interval_table
     from .render import render, rich_tables
 
     console = Console(highlight=False)
     console.print(render(data, per_type=not no_per_type, width=console.width))
-    ci = data["intervals"]
-    title = f"{100 * ci['level']:g}% intervals (percentile bootstrap over {ci['count']} {ci['unit']}s)"
-    for part in rich_tables(interval_table(ci["scores"], title), console.width):
-        console.print(part)
+    tables = []
+    if resampling is not None:
+        ci = data["intervals"]
+        title = f"{100 * ci['level']:g}% intervals (percentile bootstrap over {ci['count']} {ci['unit']}s)"
+        tables.append(interval_table(ci["scores"], title))
+    if breakdown is not None:
+        tables.append(breakdown_table(breakdown))
+    for table in tables:
+        for part in rich_tables(table, console.width):
+            console.print(part)
     console.print(Text(data["signature"], style="dim"), soft_wrap=True)
 
 

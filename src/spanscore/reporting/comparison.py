@@ -177,3 +177,23 @@ def html_page(data: Mapping[str, Any]) -> str:
     parts.append(f"<h2>Systems</h2><ul>{files}</ul>")
     parts.append(f"<p><code>{html.escape(data['signature'])}</code></p></body></html>\n")
     return "\n".join(parts)
+
+
+BREAKDOWN_SCORES = ("strict", "boundary", "left", "right", "overlap", "semeval_partial", "token")
+
+
+def breakdown_table(breakdown: Mapping[str, Any]) -> TableModel:
+    """F1 of each group of documents under the main criteria (with intervals when computed)."""
+    columns = [Column(breakdown["field"]), Column("docs", "number"), Column("mentions", "number")]
+    names = [n for n in BREAKDOWN_SCORES if n in breakdown["groups"][0]["scores"]] if breakdown["groups"] else []
+    columns += [Column(n, "number") for n in names]
+    rows = []
+    for g in breakdown["groups"]:
+        cells: list[Any] = [g["value"], g["documents"], g["reference_mentions"]]
+        for n in names:
+            text = _pct(g["scores"][n]["f1"])
+            if "intervals" in g:
+                text += f" {_span(g['intervals'][n]['f1'])}"
+            cells.append(text)
+        rows.append(Row(tuple(cells)))
+    return TableModel(f"F1 by {breakdown['field']} (reference mentions)", tuple(columns), tuple(rows))
