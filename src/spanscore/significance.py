@@ -43,6 +43,7 @@ import numpy.typing as npt
 
 from .documents import DocCounts, scores_per_row
 from .errors import OptionError
+from .spans import IntArray
 
 FloatArray = npt.NDArray[np.float64]
 _T = TypeVar("_T")
@@ -88,6 +89,28 @@ def _needed(fields: tuple[str, ...], *, scaled: bool) -> list[int]:
     return [i for i, name in enumerate(fields) if wanted(name)]
 
 
+def _distinct_columns(stats: npt.NDArray[Any]) -> tuple[list[int], IntArray]:
+    """The first of each set of equal columns, and for every column the index of its copy among them.
+
+    Columns are told apart by two sums (plain, and weighted by a fixed pseudo-random vector) and
+    compared whole only when both agree: linear in the table, unlike sorting its columns."""
+    weights = np.random.default_rng(0).integers(1, 1 << 20, size=stats.shape[0]).astype(np.float64)
+    plain = stats.sum(axis=0)
+    mixed = weights @ stats
+    keep: list[int] = []
+    expand = np.empty(stats.shape[1], dtype=np.int64)
+    seen: dict[tuple[float, float], list[int]] = {}
+    for c in range(stats.shape[1]):
+        candidates = seen.setdefault((float(plain[c]), float(mixed[c])), [])
+        match = next((k for k in candidates if np.array_equal(stats[:, keep[k]], stats[:, c])), None)
+        if match is None:
+            match = len(keep)
+            keep.append(c)
+            candidates.append(match)
+        expand[c] = match
+    return keep, expand
+
+
 class _Table:
     """A corpus's per-document statistics as floats (exact: counts stay far below 2^53)."""
 
@@ -97,9 +120,8 @@ class _Table:
         stats = docs.stats[:, cols]
         # Many statistics are the same in every document (a one-to-one criterion's full matches on
         # either side; a criterion without partial credit): each distinct column is summed once.
-        distinct, self.expand = np.unique(stats, axis=1, return_inverse=True)
-        self.expand = self.expand.reshape(-1)
-        self.distinct: FloatArray = np.ascontiguousarray(distinct, dtype=np.float64)
+        keep, self.expand = _distinct_columns(stats)
+        self.distinct: FloatArray = np.ascontiguousarray(stats[:, keep], dtype=np.float64)
         self.total: FloatArray = stats.sum(axis=0).astype(np.float64)
         self.count = int(stats.shape[0])
 
@@ -288,9 +310,8 @@ def _randomization(
     """The p-value of B's difference from A under every score, by swapping documents."""
     # What A gains where a document's outputs are swapped, as the distinct columns of B - A.
     full_delta = b.distinct[:, b.expand] - a.distinct[:, a.expand]
-    delta_distinct, delta_expand = np.unique(full_delta, axis=1, return_inverse=True)
-    delta_expand = delta_expand.reshape(-1)
-    delta_distinct = np.ascontiguousarray(delta_distinct)
+    keep, delta_expand = _distinct_columns(full_delta)
+    delta_distinct = np.ascontiguousarray(full_delta[:, keep])
     point_a, point_b = _point(a, zd, credit), _point(b, zd, credit)
     observed = {n: {m: point_b[n][m] - point_a[n][m] for m in METRICS} for n in point_a}
     documents = a.count
