@@ -267,6 +267,40 @@ def test_scores_by_a_field_equal_each_group_evaluated_alone(tmp_path: Path) -> N
         assert groups[value]["scores"]["semeval_partial"]["f1"] == pytest.approx(alone["semeval"]["partial"]["f1"])
     tables = CliRunner().invoke(cli, ["evaluate", str(gold), str(pred), "--by", "meta.source", "--ci", "0.9"])
     assert tables.exit_code == 0 and "F1 by meta.source" in tables.output
-    conll = CliRunner().invoke(cli, ["evaluate", str(DATA / "small.gold.conll"), str(DATA / "small.pred.conll"),
-                                     "--by", "source"])
-    assert conll.exit_code == 2 and "JSONL" in conll.output
+    merged = CliRunner().invoke(cli, ["evaluate", str(DATA / "small.gold.conll"), "--merged", "--by", "source"])
+    assert merged.exit_code == 2 and "--by" in merged.output
+
+
+@pytest.mark.parametrize("documents", [True, False], ids=["docstart", "sentences"])
+def test_scores_by_a_conll_comment_field(tmp_path: Path, documents: bool) -> None:
+    gold, pred = sentences(DATA / "small.gold.conll"), sentences(DATA / "small.pred.conll")
+    sources = ["news", "web", "news", None, "web"][: len(gold)]
+
+    def text(blocks: list[list[str]], keep: list[int], comments: bool) -> str:
+        out = []
+        for k in keep:
+            head = []
+            if documents:
+                head.append("-DOCSTART-\tO\n")
+            if comments and sources[k] is not None:
+                head.append(f"# source = {sources[k]}\n")
+                head.append("# note = a comment line\n")
+            out.append("".join(head) + "\n".join(blocks[k]) + "\n\n")
+        return "".join(out)
+
+    everything = list(range(len(gold)))
+    g, p = tmp_path / "g.conll", tmp_path / "p.conll"
+    g.write_text(text(gold, everything, True), encoding="utf-8")
+    p.write_text(text(pred, everything, False), encoding="utf-8")
+    out = CliRunner().invoke(cli, ["evaluate", str(g), str(p), "--by", "source", "--json"])
+    assert out.exit_code == 0, out.output
+    groups = {x["value"]: x for x in json.loads(out.stdout)["breakdown"]["groups"]}
+    assert {k: x["documents"] for k, x in groups.items()} == {"news": 2, "web": 2, "(missing)": 1}
+    for value in groups:
+        keep = [k for k in everything if (sources[k] or "(missing)") == value]
+        ga, pa = tmp_path / "ga.conll", tmp_path / "pa.conll"
+        ga.write_text(text(gold, keep, True), encoding="utf-8")
+        pa.write_text(text(pred, keep, False), encoding="utf-8")
+        alone = spanscore.evaluate(reference=ga, predicted=pa).to_dict()
+        for name in ("strict", "overlap", "token"):
+            assert groups[value]["scores"][name]["f1"] == pytest.approx(alone["metrics"][name]["f1"], abs=1e-12)

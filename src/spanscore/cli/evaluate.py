@@ -132,8 +132,8 @@ def _credit(value: str) -> CreditRule:
 @click.option(
     "--by",
     "by_field",
-    help="Also score each group of documents sharing a value of this JSONL field (source, or meta.year for a"
-    " nested one), under every criterion.",
+    help="Also score each group of documents sharing a value of this field under every criterion: a JSONL"
+    " field (source, or meta.year for a nested one), or a CoNLL comment line (# source = twitter).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--no-per-type", is_flag=True, help="Leave the per-type table out.")
@@ -167,9 +167,9 @@ def evaluate_command(
 ) -> None:
     """Score PRED against GOLD under every criterion (PRED is left out with --merged)."""
     resampling = None if level is None else Resampling(level=level, resamples=resamples, seed=seed)
-    if by_field is not None and reading.format != "jsonl":
-        raise OptionError("--by reads a field of JSONL documents; CoNLL documents carry no fields")
-    values = None if by_field is None else field_values(gold, by_field)
+    if by_field is not None and (reading.format not in ("jsonl", "conll") or reading.merged):
+        raise OptionError("--by reads a field of the reference's documents: give GOLD as JSONL or CoNLL")
+    values = None if by_field is None else field_values(gold, by_field, reading.format)
     if pred is None and not reading.merged:
         raise OptionError("give GOLD and PRED, or one merged file with --merged")
     if pred is not None and reading.merged:
