@@ -283,6 +283,8 @@ def _commands(g: Path, p: Path, tmp: Path, jsonl: bool) -> list[list[str]]:
         ["evaluate", str(g), str(p), "--report", str(tmp / "rep"), "--per-document", str(tmp / "docs.jsonl"), *fmt],
         ["summarize", str(g), *fmt],
         ["review", "create", str(g), str(p), "--db", str(tmp / "review.db"), "--type5", *fmt],
+        ["compare", str(g), str(p), str(g), "--resamples", "20", "--trials", "20", "--json", *fmt],
+        ["evaluate", str(g), str(p), "--ci", "0.9", "--resamples", "20", *fmt],
     ]
     if not jsonl:
         out += [
