@@ -20,7 +20,7 @@ from spanscore.errors import OptionError
 from spanscore.reporting import write_report
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-CHART_FILES = ("scores.png", "credit.png", "errors.png")
+CHART_FILES = ("scores.png", "credit.png", "errors.png", "confusion.png")
 PARTIAL_CRITERIA = ("left", "right", "overlap")
 ERROR_KEYS = (
     "false_positive",
@@ -282,7 +282,8 @@ def test_report_without_details(hostile: tuple[Path, Path], tmp_path: Path) -> N
     gold, pred = hostile
     out = tmp_path / "out"
     write_report(spanscore.evaluate(reference=gold, predicted=pred, keep_details=False), out)
-    assert not list(out.glob("*.csv"))
+    # No pair or error file; the confusion matrix comes from the counts alone.
+    assert [p.name for p in out.glob("*.csv")] == ["confusion.csv"]
     assert "without matching details" in (out / "summary.md").read_text(encoding="utf-8")
     assert (out / "report.html").is_file()
 

@@ -21,6 +21,7 @@ from spanscore.reporting.html import render_html
 from spanscore.reporting.markdown import render_markdown
 from spanscore.reporting.tables import (
     TableModel,
+    confusion_table,
     errors_by_type_table,
     judge_table,
     per_type_table,
@@ -90,6 +91,10 @@ def test_result_types_describe_the_json(judged: EvaluationResult) -> None:
             for side in ("reference", "predicted"):
                 if side in example:
                     _keys(results.Mention, example[side])
+    _keys(results.Confusion, dict(judged["confusion"]))
+    assert judged["confusion"]["rows"]
+    for cell in judged["confusion"]["rows"]:
+        _keys(results.ConfusionCell, dict(cell))
     _keys(results.Judge, dict(judged["judge"]))
     for verdicts in judged["judge"]["per_type"].values():
         _keys(results.JudgeScores, dict(verdicts))
@@ -250,7 +255,7 @@ def _shown(tables: list[list[list[str]]], table: TableModel) -> list[list[str]]:
     return found[0]
 
 
-BUILDERS = (scores_table, semeval_table, per_type_table, taxonomy_table, judge_table)
+BUILDERS = (scores_table, semeval_table, per_type_table, taxonomy_table, confusion_table, judge_table)
 
 
 @pytest.mark.parametrize("build", BUILDERS, ids=lambda b: b.__name__)

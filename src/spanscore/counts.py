@@ -60,6 +60,7 @@ MATCH_FIELDS = (
     "scaled_credit_pred",
 )
 TOKEN_FIELDS = ("true_positive", "reference", "predicted")
+CONFUSION_FIELDS = ("same_span", "overlapping")  # the first axis of ``Counts.confusion``
 ERROR_FIELDS: tuple[str, ...] = get_args(ErrorKey)  # the error taxonomy's counts, in the JSON's order
 CreditRule = float | Literal["dice", "iou"]
 MinOverlapOf = Literal["reference", "predicted", "both"]
@@ -90,7 +91,8 @@ class Options:
 
 @dataclass
 class Counts:
-    """Per-type integer counts for every criterion, SemEval scheme, token score and error kind."""
+    """Per-type integer counts for every criterion, SemEval scheme, token score and error kind, and the
+    type confusion of the error taxonomy's matching."""
 
     types: tuple[str, ...]
     credit: str  # the partial-credit rule the counts were made with: "0.5", "dice", "iou"
@@ -100,6 +102,9 @@ class Counts:
     schemes: dict[str, IntArray]
     token: IntArray  # [TOKEN_FIELDS, types]
     errors: IntArray  # [ERROR_FIELDS, types]
+    # [CONFUSION_FIELDS, reference type, predicted type]: the taxonomy's matched pairs. Its missed
+    # and spurious margins are ``errors``' false negatives and false positives, not kept twice.
+    confusion: IntArray
     documents: int = 0
     sentences: int = 0
     tokens: int = 0
@@ -118,6 +123,7 @@ class Counts:
             schemes={s.name: np.zeros((len(MATCH_FIELDS), n), dtype=np.int64) for s in SCHEMES},
             token=np.zeros((len(TOKEN_FIELDS), n), dtype=np.int64),
             errors=np.zeros((len(ERROR_FIELDS), n), dtype=np.int64),
+            confusion=np.zeros((len(CONFUSION_FIELDS), n, n), dtype=np.int64),
         )
 
     def with_types(self, types: tuple[str, ...]) -> Counts:
@@ -143,6 +149,12 @@ class Counts:
         return self._map_columns(lambda a: a[..., keep], tuple(self.types[i] for i in keep))
 
     def _map_columns(self, f: Callable[[IntArray], IntArray], types: tuple[str, ...]) -> Counts:
+        """The counts with ``f`` applied to every type axis (``f`` maps the last axis of an array)."""
+
+        def both_axes(a: IntArray) -> IntArray:
+            out: IntArray = np.ascontiguousarray(f(f(a).swapaxes(-1, -2)).swapaxes(-1, -2))
+            return out
+
         return Counts(
             types=types,
             credit=self.credit,
@@ -152,6 +164,7 @@ class Counts:
             schemes={k: f(v) for k, v in self.schemes.items()},
             token=f(self.token),
             errors=f(self.errors),
+            confusion=both_axes(self.confusion),
             documents=self.documents,
             sentences=self.sentences,
             tokens=self.tokens,
@@ -178,6 +191,7 @@ class Counts:
             schemes={k: a.schemes[k] + b.schemes[k] for k in a.schemes},
             token=a.token + b.token,
             errors=a.errors + b.errors,
+            confusion=a.confusion + b.confusion,
             documents=a.documents + b.documents,
             sentences=a.sentences + b.sentences,
             tokens=a.tokens + b.tokens,
@@ -199,6 +213,7 @@ class Counts:
                 (self.predicted, other.predicted),
                 (self.token, other.token),
                 (self.errors, other.errors),
+                (self.confusion, other.confusion),
             )
         )
         return (
@@ -364,6 +379,8 @@ def count_grouped(
 
     token = _token_counts(reference, predicted, all_pairs, reference.type, predicted.type, n_types)
     counts = tally_all(reference.type, predicted.type, n_types, token)
+    # Per type only: per group it would be a groups x groups matrix, and no group statistic reads it.
+    counts.confusion = _confusion(taxonomy, pairs, reference.type, predicted.type, n_types)
     per_group: IntArray | None = None
     if groups is not None:
         by_group = tally_all(
@@ -494,6 +511,15 @@ def _taxonomy(
     add("false_negative", ref_key, ~ref_matched)
     add("false_negative_overlapping", ref_key, ~ref_matched & ref_overlaps)
     return out
+
+
+def _confusion(m: Matching, pairs: Pairs, ref_type: IntArray, pred_type: IntArray, n: int) -> IntArray:
+    """The matched pairs of ``m`` by (same span or overlapping, reference type, predicted type)."""
+    chosen = m.pair
+    overlapping = ((pairs.kind[chosen] & SAME_SPAN) != SAME_SPAN).astype(np.int64)
+    cell = (overlapping * n + ref_type[pairs.ref[chosen]]) * n + pred_type[pairs.pred[chosen]]
+    out: IntArray = np.bincount(cell, minlength=len(CONFUSION_FIELDS) * n * n).astype(np.int64)
+    return out.reshape(len(CONFUSION_FIELDS), n, n)
 
 
 def _token_counts(

@@ -89,6 +89,7 @@ class Report:
             "macro": s["macro"],
             "per_type": s["per_type"],
             "errors": dict(s["errors"]),
+            "confusion": s["confusion"],
             "options": self.options,
         }
         if "judge" in s:

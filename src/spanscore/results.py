@@ -151,6 +151,30 @@ class Errors(_ErrorsByType, total=False):
     examples: dict[str, list[ErrorExample]]
 
 
+class ConfusionCell(TypedDict):
+    """One cell of the type confusion matrix. ``reference`` is null in the spurious row (a prediction
+    the matching left unmatched), ``predicted`` null in the missed column (an unmatched reference
+    mention). For a matched pair ``count`` = ``same_span`` + ``overlapping`` (the pair's spans are the
+    same, or overlap with a boundary differing); for a missed or spurious mention both are 0."""
+
+    reference: str | None
+    predicted: str | None
+    count: int
+    same_span: int
+    overlapping: int
+
+
+@final
+class Confusion(TypedDict):
+    """``confusion`` in the JSON: reference type x predicted type over the error taxonomy's one-to-one
+    matching. ``rows`` lists the cells with a count above 0: by reference type in ``types`` order with
+    the spurious row (null) last, and within each, by predicted type with the missed column (null)
+    last; a cell not listed counts 0."""
+
+    types: list[str]
+    rows: list[ConfusionCell]
+
+
 class JudgeScores(TypedDict):
     """The judge's verdicts on right-label/overlap (Type-5) pairs next to three F1 scores."""
 
@@ -184,6 +208,7 @@ class _ScoresRequired(TypedDict):
     per_type: dict[str, TypeScores]
     macro: dict[str, MacroScores]
     errors: Errors
+    confusion: Confusion
 
 
 class Scores(_ScoresRequired, total=False):
@@ -209,6 +234,8 @@ class EvaluationResult(_EvaluationRequired, total=False):
 
 
 __all__ = [
+    "Confusion",
+    "ConfusionCell",
     "Corpus",
     "CriterionScores",
     "ErrorCounts",

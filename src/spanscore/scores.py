@@ -17,9 +17,11 @@ from typing import Any, cast
 
 import numpy as np
 
-from .counts import CREDIT_SCALE, ERROR_FIELDS, MATCH_FIELDS, Counts
+from .counts import CONFUSION_FIELDS, CREDIT_SCALE, ERROR_FIELDS, MATCH_FIELDS, Counts
 from .errors import OptionError
 from .results import (
+    Confusion,
+    ConfusionCell,
     CriterionScores,
     ErrorCounts,
     Errors,
@@ -217,10 +219,43 @@ def score_counts(counts: Counts, *, zero_division: float = 0.0) -> Scores:
         "per_type": per_type,
         "macro": macro_avg,
         "errors": cast(Errors, errors),
+        "confusion": confusion_block(counts),
     }
     if "learned" in metrics:
         out["judge"] = judge_block(metrics, per_type)
     return out
+
+
+def confusion_block(counts: Counts) -> Confusion:
+    """The type confusion matrix of the error taxonomy's matching: its matched pairs by reference and
+    predicted type, with missed reference mentions and spurious predictions (the taxonomy's false
+    negatives and false positives) as one more column and row. Cells counting 0 are left out."""
+    same, overlapping = (counts.confusion[CONFUSION_FIELDS.index(f)] for f in ("same_span", "overlapping"))
+    missed = counts.errors[ERROR_FIELDS.index("false_negative")]
+    spurious = counts.errors[ERROR_FIELDS.index("false_positive")]
+    types = list(counts.types)
+    rows: list[ConfusionCell] = []
+
+    def cell(reference: str | None, predicted: str | None, n_same: int, n_overlapping: int, n: int) -> None:
+        if n:
+            rows.append(
+                {
+                    "reference": reference,
+                    "predicted": predicted,
+                    "count": n,
+                    "same_span": n_same,
+                    "overlapping": n_overlapping,
+                }
+            )
+
+    for i, r in enumerate(types):
+        for j, p in enumerate(types):
+            s, o = int(same[i, j]), int(overlapping[i, j])
+            cell(r, p, s, o, s + o)
+        cell(r, None, 0, 0, int(missed[i]))
+    for j, p in enumerate(types):
+        cell(None, p, 0, 0, int(spurious[j]))
+    return {"types": types, "rows": rows}
 
 
 def judge_block(metrics: dict[str, CriterionScores], per_type: dict[str, TypeScores]) -> Judge:

@@ -16,7 +16,15 @@ from rich.table import Table
 from rich.text import Text
 
 from ..reporting.common import corpus_line, repairs_line
-from ..reporting.tables import TableModel, judge_table, per_type_table, scores_table, semeval_table, taxonomy_table
+from ..reporting.tables import (
+    TableModel,
+    confusion_table,
+    judge_table,
+    per_type_table,
+    scores_table,
+    semeval_table,
+    taxonomy_table,
+)
 from ..results import EvaluationResult, Score
 
 GAP = 3  # columns a cell takes beside its text: a space of padding on each side and a rule
@@ -101,7 +109,10 @@ def render(data: EvaluationResult, *, per_type: bool = True, width: int = 80) ->
     tables = [scores_table(data), semeval_table(data)]
     if per_type:
         tables.append(per_type_table(data))
-    tables += [taxonomy_table(data), judge_table(data)]
+    tables.append(taxonomy_table(data))
+    if per_type:
+        tables.append(confusion_table(data))
+    tables.append(judge_table(data))
     parts: list[RenderableType] = [Text(corpus_line(data["corpus"]))]
     repaired = repairs_line(data)
     if repaired is not None:

@@ -1,7 +1,8 @@
 """Analysis outputs of an evaluation: ``spanscore evaluate GOLD PRED --report DIR``.
 
 ``write_report`` writes summary.md, summary.json, one CSV of matched pairs per criterion, the
-error files, the charts (PNG) and one self-contained report.html (see docs/report.md). Charts need
+error files, the type confusion matrix (confusion.csv), the charts (PNG) and one self-contained
+report.html (see docs/report.md). Charts need
 the optional extra ``report`` (matplotlib); without it everything else is still written and the
 missing charts are noted in summary.md and report.html.
 """

@@ -14,6 +14,7 @@ from ..errors import MissingExtra
 from ..results import ErrorKey, EvaluationResult, ScoreKey
 from ..workers import can_fork, forked_map
 from .common import PARTIAL_CRITERIA, match_metrics, partial_label, total_errors
+from .tables import MISSED, SPURIOUS, confusion_cell
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -195,6 +196,74 @@ def errors_chart(data: EvaluationResult) -> bytes:
     return _png(fig)
 
 
+def confusion_chart(data: EvaluationResult) -> bytes:
+    """The type confusion matrix as a heat map: reference types down, predicted types across, the
+    spurious row and the missed column apart, each cell labelled as the terminal table labels it.
+
+    Colours follow a log scale (cividis, readable with the common colour-vision deficiencies and
+    in grey): the diagonal usually outnumbers the confusions many times over and would leave them
+    all one colour on a linear scale. Empty cells are left pale grey and unlabelled.
+    """
+    import numpy as np
+    from matplotlib import colormaps
+    from matplotlib.colors import LogNorm
+
+    confusion = data.get("confusion")
+    types = list(confusion["types"]) if confusion else []
+    n = len(types)
+    size = n + 1
+    width, height = min(max(3.0 + 0.62 * size, 5.5), 18.0), min(max(1.8 + 0.5 * size, 3.5), 16.0)
+    fig = _figure(width, height)
+    ax = fig.add_subplot()
+    ax.set_title("Type confusion, one-to-one matching", loc="left", fontsize=12)
+    if not n or confusion is None:
+        ax.text(0.5, 0.5, "no mentions on either side", ha="center", va="center", fontsize=10)
+        ax.set_axis_off()
+        return _png(fig)
+    total = np.zeros((size, size), dtype=np.int64)
+    label = [["" for _ in range(size)] for _ in range(size)]
+    where = {t: i for i, t in enumerate(types)}
+    for c in confusion["rows"]:
+        i = n if c["reference"] is None else where[c["reference"]]
+        j = n if c["predicted"] is None else where[c["predicted"]]
+        total[i, j] = c["count"]
+        matched = c["reference"] is not None and c["predicted"] is not None
+        label[i][j] = confusion_cell(c["same_span"], c["overlapping"]) if matched else str(c["count"])
+    shown = np.ma.masked_equal(total, 0)
+    top = max(int(total.max()), 2)
+    norm = LogNorm(vmin=1, vmax=top)
+    cmap = colormaps["cividis"].with_extremes(bad="#f2f2f2")
+    image = ax.imshow(shown, cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
+    # Type sizes from the room a cell has (in points), so that many types still fit their labels.
+    cell_w, cell_h = 72 * (width - 2.8) / size, 72 * (height - 1.6) / size
+    longest = max((len(text) for row in label for text in row), default=1)
+    fontsize = max(3.0, min(9.0, 0.9 * cell_w / (0.6 * longest), 0.55 * cell_h))
+    for i in range(size):
+        for j in range(size):
+            if label[i][j]:
+                dark = norm(total[i, j]) < 0.55  # cividis is dark at its low end
+                ax.text(j, i, label[i][j], ha="center", va="center", fontsize=fontsize,
+                        color="white" if dark else "black")
+    # The spurious row and the missed column are no types: set them apart.
+    ax.axhline(n - 0.5, color="#1f2328", linewidth=1.2)
+    ax.axvline(n - 0.5, color="#1f2328", linewidth=1.2)
+    ticks = max(4.0, min(9.0, 0.7 * cell_h))
+    ax.set_xticks(range(size), [*types, MISSED], fontsize=ticks, rotation=45, ha="right", rotation_mode="anchor")
+    ax.set_yticks(range(size), [*types, SPURIOUS], fontsize=ticks)
+    ax.set_xlabel("predicted type")
+    ax.set_ylabel("reference type")
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    bar = fig.colorbar(image, ax=ax, shrink=0.8, pad=0.02)
+    steps = [k * 10**e for e in range(len(str(top))) for k in (1, 2, 5) if k * 10**e <= top]
+    bar.set_ticks(steps, labels=[str(t) for t in steps])
+    bar.ax.minorticks_off()
+    bar.set_label("mentions (log scale)", fontsize=9)
+    bar.ax.tick_params(labelsize=8)
+    return _png(fig)
+
+
 # file name -> (drawing function, caption)
 CHARTS = {
     "scores.png": (scores_chart, "Precision, recall and F1 under each criterion (Kong and Sullivan, Figure 2)."),
@@ -207,6 +276,13 @@ CHARTS = {
         errors_chart,
         "Error taxonomy of the one-to-one matching (Type-1 to Type-5); Type-5 split by how the predicted "
         "span differs.",
+    ),
+    "confusion.png": (
+        confusion_chart,
+        "Type confusion of the one-to-one matching: reference types down, predicted types across, "
+        "spurious predictions in the last row and missed reference mentions in the last column; a "
+        "cell reads pairs with the same span + pairs with overlapping spans, an empty cell 0; "
+        "colours on a log scale.",
     ),
 }
 

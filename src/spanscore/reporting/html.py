@@ -17,6 +17,7 @@ from ..results import EvaluationResult
 from .common import CRITERION_HELP, ERROR_KEYS, TAXONOMY, corpus_line, number, partial_label
 from .tables import (
     TableModel,
+    confusion_table,
     errors_by_type_table,
     judge_table,
     per_type_table,
@@ -303,6 +304,17 @@ def render_html(
     by_type = errors_by_type_table(data)
     if by_type.rows:
         out += [f"<h3>{escape(by_type.title)}</h3>", _table(by_type)]
+    confusion = confusion_table(data)
+    if confusion.rows:
+        out += [
+            f"<h3>{escape(confusion.title)}</h3>",
+            '<p class="lead">Every matched pair of the one-to-one matching by the types of its reference and '
+            "prediction, as pairs with the same span + pairs with overlapping spans; a reference mention "
+            "matched to no prediction is missed, a prediction matched to no reference mention spurious."
+            + (' <a href="confusion.csv">confusion.csv</a> holds the same cells.' if "confusion.csv" in files else "")
+            + "</p>",
+            _table(confusion),
+        ]
     judge = judge_table(data)
     if judge.rows:
         out.append(f"<h3>{escape(judge.title)}</h3>")

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from ..results import EvaluationResult
 from .common import corpus_line
-from .tables import Column, Row, TableModel, judge_table, per_type_table, scores_table, semeval_table, taxonomy_table
+from .tables import (
+    Column,
+    Row,
+    TableModel,
+    confusion_table,
+    judge_table,
+    per_type_table,
+    scores_table,
+    semeval_table,
+    taxonomy_table,
+)
 
 
 def _cell(value: object) -> str:
@@ -57,7 +67,7 @@ def render_markdown(
             lines += [f"![{caption}]({name})", "", f"*{caption}*", ""]
 
     lines += _section(semeval_table(data))
-    for table in (per_type_table(data), taxonomy_table(data), judge_table(data)):
+    for table in (per_type_table(data), taxonomy_table(data), confusion_table(data), judge_table(data)):
         if table.rows:
             lines += _section(table)
 

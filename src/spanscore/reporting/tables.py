@@ -192,6 +192,43 @@ def errors_by_type_table(data: EvaluationResult) -> TableModel:
     return TableModel("By reference type (Type-1 by predicted type)", columns, rows)
 
 
+MISSED = "(missed)"  # the column of reference mentions no prediction was matched to
+SPURIOUS = "(spurious)"  # the row of predictions matched to no reference mention
+NO_PAIRS = "·"  # an empty cell: lighter than 0 where most of a matrix is empty
+
+
+def confusion_cell(same_span: int, overlapping: int) -> str:
+    """A matrix cell as text: matched pairs with the same span + with overlapping spans."""
+    return f"{same_span}+{overlapping}" if same_span or overlapping else NO_PAIRS
+
+
+def confusion_table(data: EvaluationResult) -> TableModel:
+    """Reference types (rows) by predicted types (columns) over the taxonomy's one-to-one matching,
+    with the spurious row and the missed column; no rows when there are no types."""
+    confusion = data.get("confusion")
+    types = confusion["types"] if confusion else []
+    cells = {(c["reference"], c["predicted"]): c for c in confusion["rows"]} if confusion else {}
+    # Text cells, but number columns: right-aligned, never wrapped, and dealt out to several
+    # tables (each repeating the reference type) when the terminal is too narrow for them all.
+    columns = (_text("reference \\ predicted"), *(_number(p) for p in types), _number(MISSED))
+    rows = []
+    for r in types:
+        matched = []
+        for p in types:
+            c = cells.get((r, p))
+            matched.append(confusion_cell(c["same_span"], c["overlapping"]) if c else NO_PAIRS)
+        missed = cells.get((r, None))
+        rows.append(Row((r, *matched, str(missed["count"]) if missed else NO_PAIRS)))
+    if types:
+        spurious = [cells.get((None, p)) for p in types]
+        rows.append(Row((SPURIOUS, *(str(c["count"]) if c else NO_PAIRS for c in spurious), "")))
+    return TableModel(
+        "Type confusion, one-to-one matching: reference (rows) by prediction (columns), same span + overlapping",
+        columns,
+        tuple(rows),
+    )
+
+
 def judge_table(data: EvaluationResult) -> TableModel:
     """The judge's verdicts on Type-5 pairs per type, then over all types; no rows without a judge."""
 

@@ -14,14 +14,36 @@ from typing import IO, Any
 
 from ..errors import InputError, MissingExtra, OptionError
 from ..report import Report
+from ..results import EvaluationResult
 from .charts import CHARTS, draw_all
 from .common import CRITERION_HELP, PARTIAL_CRITERIA, repairs_line
 from .html import PartialSample, render_html
 from .markdown import render_markdown
-from .pairs import ERRORS_FILE, TYPE5_FILE, PartRows, error_fields, header_line, pair_fields, render_rows
+from .pairs import (
+    ERRORS_FILE,
+    TYPE5_FILE,
+    PartRows,
+    csv_field,
+    error_fields,
+    header_line,
+    pair_fields,
+    render_rows,
+)
 
 HTML_PARTIAL_LIMIT = 200  # partial pairs listed per criterion in report.html; the CSVs hold all
 HTML_EXAMPLE_LIMIT = 5  # examples per error type in report.html
+CONFUSION_FILE = "confusion.csv"
+CONFUSION_FIELDS = ("reference", "predicted", "count", "same_span", "overlapping")
+
+
+def confusion_csv(data: EvaluationResult) -> str:
+    """The rows of ``confusion`` in the JSON as CSV, an empty field where the JSON has null."""
+    lines = [header_line(CONFUSION_FIELDS)]
+    for c in data["confusion"]["rows"]:
+        values = ("" if c["reference"] is None else c["reference"], "" if c["predicted"] is None else c["predicted"])
+        numbers = (c["count"], c["same_span"], c["overlapping"])
+        lines.append(",".join([*(csv_field(v) for v in values), *(str(n) for n in numbers)]) + "\r\n")
+    return "".join(lines)
 
 
 class _RowFile:
@@ -186,6 +208,12 @@ class ReportWriter:
                 "This report was made without matching details, so no pair files were written; "
                 "evaluate with keep_details=True for them."
             )
+        # From the counts, so written with or without details.
+        self._staged(CONFUSION_FILE).write_bytes(confusion_csv(data).encode("utf-8"))
+        files[CONFUSION_FILE] = (
+            "the type confusion matrix of the one-to-one matching: matched pairs by reference and predicted "
+            "type (same span, overlapping), missed reference mentions and spurious predictions"
+        )
         # The index lists the CSVs after the charts, as the files were always listed.
         ordered = {k: v for k, v in files.items() if not k.endswith(".csv")}
         ordered.update((k, v) for k, v in files.items() if k.endswith(".csv"))
