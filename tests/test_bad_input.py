@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -519,9 +520,10 @@ def test_progress_bars_only_on_a_terminal_and_help_cites_papers_by_author() -> N
     from spanscore.cli.tagger import ProgressDisplay
 
     assert ProgressDisplay()._progress.disable  # stderr is not a terminal under pytest: no bar frames
+    seed_file = re.compile(r"(?<![0-9])00[0-4](?![0-9])")  # the seed documents' numbers, not 1000
     for args in (["judge", "user-f", "--help"], ["judge", "train", "--help"], ["evaluate", "--help"]):
         out = CliRunner().invoke(cli, args).output
-        assert "004" not in out and "000" not in out, args
+        assert not seed_file.search(out), args
     assert "Nejadgholi et al." in CliRunner().invoke(cli, ["judge", "user-f", "--help"]).output
 
 
