@@ -304,3 +304,50 @@ def test_scores_by_a_conll_comment_field(tmp_path: Path, documents: bool) -> Non
         alone = spanscore.evaluate(reference=ga, predicted=pa).to_dict()
         for name in ("strict", "overlap", "token"):
             assert groups[value]["scores"][name]["f1"] == pytest.approx(alone["metrics"][name]["f1"], abs=1e-12)
+
+
+def test_per_type_intervals_hold_the_per_type_scores_and_do_not_depend_on_chunks(btc_runs: dict[str, Path]) -> None:
+    from spanscore.significance import bootstrap_types
+
+    resampling = Resampling(resamples=200)
+    results = []
+    for chunk, jobs in ((1 << 22, 1), (4096, 1), (4096, 2)):
+        r = spanscore.evaluate(
+            reference=btc_runs["gold"], predicted=btc_runs["a"], document_types=True, keep_details=False,
+            chunk_bytes=chunk, jobs=jobs,
+        )
+        results.append(bootstrap_types(r.documents, zero_division=0.0, credit="0.5", resampling=resampling))
+    assert results[0] == results[1] == results[2]
+    per_type = r.to_dict()["per_type"]
+    assert set(results[0]) == set(per_type)
+    for t, block in results[0].items():
+        for name in ("strict", "overlap", "semeval_partial", "token"):
+            expected = (
+                per_type[t]["semeval"][name.removeprefix("semeval_")]
+                if name.startswith("semeval_")
+                else per_type[t]["metrics"][name]
+            )
+            for metric in ("precision", "recall", "f1"):
+                entry = block[name][metric]
+                assert entry["value"] == pytest.approx(expected[metric], abs=1e-12)
+                assert entry["low"] <= entry["value"] <= entry["high"]
+
+
+def test_a_resample_per_type_scores_as_the_resampled_corpus_evaluates(tmp_path: Path) -> None:
+    from spanscore.significance import bootstrap_types
+
+    gold = sentences(DATA / "small.gold.conll")
+    pred = sentences(DATA / "small.pred.conll")
+    r = spanscore.evaluate(
+        reference=DATA / "small.gold.conll", predicted=DATA / "small.pred.conll", document_types=True
+    )
+    # One resample: its interval is a point, the score of the corpus written as the resample drew it.
+    weights = _weights(np.random.default_rng([5, 0, 0]), 1, r.documents.stats.shape[0])
+    counts = weights[0].astype(int).tolist()
+    g = write_conll(tmp_path / "g", [b for b, n in zip(gold, counts, strict=True) for _ in range(n)])
+    p = write_conll(tmp_path / "p", [b for b, n in zip(pred, counts, strict=True) for _ in range(n)])
+    again = spanscore.evaluate(reference=g, predicted=p).to_dict()["per_type"]
+    one = bootstrap_types(r.documents, zero_division=0.0, credit="0.5", resampling=Resampling(resamples=1, seed=5))
+    for t, block in again.items():
+        assert one[t]["strict"]["f1"]["low"] == pytest.approx(block["metrics"]["strict"]["f1"], abs=1e-12)
+        assert one[t]["overlap"]["recall"]["low"] == pytest.approx(block["metrics"]["overlap"]["recall"], abs=1e-12)

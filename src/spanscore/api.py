@@ -104,6 +104,7 @@ def evaluate(
     judge_name: str = "none",
     keep_details: bool = True,
     documents: bool = False,
+    document_types: bool = False,
     rows: RowSink | None = None,
     chunk_bytes: int = DEFAULT_CHUNK,
     jobs: int = 1,
@@ -122,7 +123,8 @@ def evaluate(
     cluster: ``spanscore.engines.dask_engine.DaskEngine``); the numbers never depend on which.
     ``keep_details`` keeps each chunk's matched pairs and text for ``Report.pair_rows`` and the
     error examples; ``documents`` keeps every statistic per document (``Report.document_rows``,
-    and the macro average over documents); ``rows`` receives the rendered report rows of each
+    and the macro average over documents), and ``document_types`` per document and type too (the
+per-type intervals of ``significance.bootstrap_types``); ``rows`` receives the rendered report rows of each
     chunk in corpus order (``spanscore.reporting.ReportWriter``).
 
     >>> r = evaluate(reference=[["B-ORG", "I-ORG", "I-ORG", "I-ORG"]],
@@ -146,7 +148,8 @@ def evaluate(
     source = open_source(reference, predicted, reading, selection, chunk_bytes)
     report_rows = rows is not None
     wanted = Wanted(
-        documents=documents,
+        documents=documents or document_types,
+        document_types=document_types,
         rows=tuple(c.name for c in CRITERIA) + (("learned",) if judge is not None else ()) if report_rows else (),
         rows_dir=rows.rows_dir if rows is not None else None,
         details=keep_details,

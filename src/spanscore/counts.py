@@ -272,6 +272,7 @@ class Counted:
     taxonomy: Matching  # the one-to-one matching the error taxonomy reads
     pairs: Pairs
     groups: IntArray | None  # [groups, len(group_fields(...))]: every statistic per group, over all types
+    type_groups: IntArray | None = None  # the same for ``count_grouped``'s second grouping (document x type)
 
 
 def group_fields(criteria: tuple[str, ...]) -> tuple[str, ...]:
@@ -304,8 +305,10 @@ def count_grouped(
     learned: LearnedCredit | None = None,
     keep_details: bool = False,
     groups: Groups | None = None,
+    type_groups: Groups | None = None,
 ) -> Counted:
-    """``count``, and with ``groups`` every statistic per group too (summed over types)."""
+    """``count``, and with ``groups`` every statistic per group too (summed over types); with
+    ``type_groups`` as well, per group of that second grouping (a document and a type, say)."""
     if reference.types != predicted.types:
         raise OptionError("reference and predicted spans must share one type vocabulary")
     types = reference.types
@@ -381,15 +384,15 @@ def count_grouped(
     counts = tally_all(reference.type, predicted.type, n_types, token)
     # Per type only: per group it would be a groups x groups matrix, and no group statistic reads it.
     counts.confusion = _confusion(taxonomy, pairs, reference.type, predicted.type, n_types)
-    per_group: IntArray | None = None
-    if groups is not None:
+
+    def grouped(g: Groups) -> IntArray:
         by_group = tally_all(
-            groups.reference,
-            groups.predicted,
-            groups.size,
-            _token_counts(reference, predicted, all_pairs, groups.reference, groups.predicted, groups.size),
+            g.reference,
+            g.predicted,
+            g.size,
+            _token_counts(reference, predicted, all_pairs, g.reference, g.predicted, g.size),
         )
-        per_group = np.concatenate(
+        out: IntArray = np.concatenate(
             (
                 by_group.reference[None, :],
                 by_group.predicted[None, :],
@@ -399,6 +402,10 @@ def count_grouped(
                 by_group.errors,
             )
         ).T.copy()
+        return out
+
+    per_group = None if groups is None else grouped(groups)
+    per_type_group = None if type_groups is None else grouped(type_groups)
     details = None
     if keep_details:
         details = Details(
@@ -408,7 +415,7 @@ def count_grouped(
             {name: matching_of(c) for name, c in chosen.items()},
             {name: matching_of(c) for name, c in scheme_chosen.items()},
         )
-    return Counted(counts.without_empty_types(), details, taxonomy, pairs, per_group)
+    return Counted(counts.without_empty_types(), details, taxonomy, pairs, per_group, per_type_group)
 
 
 def _enough_overlap(pairs: Pairs, options: Options) -> npt.NDArray[np.bool_]:

@@ -22,6 +22,33 @@ FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass
+class TypeRows:
+    """Every statistic per document and type: row ``i`` is document key ``keys[i]``, type
+    ``names[type_index[i]]``. Only pairs with a mention are kept; a document cut by a chunk
+    boundary may have two rows of one type, which add up."""
+
+    keys: IntArray
+    type_index: IntArray
+    names: tuple[str, ...]
+    stats: IntArray
+
+    def then(self, later: TypeRows, offset: int) -> TypeRows:
+        names = list(self.names)
+        index = {n: i for i, n in enumerate(names)}
+        for n in later.names:
+            if n not in index:
+                index[n] = len(names)
+                names.append(n)
+        remap = np.array([index[n] for n in later.names] or [0], dtype=np.int64)
+        return TypeRows(
+            np.concatenate((self.keys, later.keys + offset)),
+            np.concatenate((self.type_index, remap[later.type_index])),
+            tuple(names),
+            np.concatenate((self.stats, later.stats)),
+        )
+
+
+@dataclass
 class DocCounts:
     """Every statistic per document: ``stats[i]`` belongs to document key ``keys[i]``.
 
@@ -34,6 +61,7 @@ class DocCounts:
     fields: tuple[str, ...]
     ids: list[str] | None = None
     unit: str = "document"
+    type_rows: TypeRows | None = None  # per document and type, where asked for
 
     def then(self, later: DocCounts, offset: int) -> DocCounts:
         """These rows followed by ``later``'s, whose keys start at ``offset``; a document that the
@@ -47,7 +75,12 @@ class DocCounts:
             stats, keys = stats[1:], keys[1:]
             later_ids = later_ids[1:] if later_ids is not None else None
         ids = None if self.ids is None or later_ids is None else self.ids + later_ids
-        return DocCounts(np.concatenate((self.keys, keys)), np.concatenate((head, stats)), self.fields, ids, self.unit)
+        type_rows = None
+        if self.type_rows is not None and later.type_rows is not None:
+            type_rows = self.type_rows.then(later.type_rows, offset)
+        return DocCounts(
+            np.concatenate((self.keys, keys)), np.concatenate((head, stats)), self.fields, ids, self.unit, type_rows
+        )
 
     def column(self, name: str) -> IntArray:
         return self.stats[:, self.fields.index(name)]

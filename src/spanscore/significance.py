@@ -114,10 +114,10 @@ def _distinct_columns(stats: npt.NDArray[Any]) -> tuple[list[int], IntArray]:
 class _Table:
     """A corpus's per-document statistics as floats (exact: counts stay far below 2^53)."""
 
-    def __init__(self, docs: DocCounts, credit: str) -> None:
+    def __init__(self, docs: DocCounts, credit: str, stats: npt.NDArray[Any] | None = None) -> None:
         cols = _needed(docs.fields, scaled=credit in ("dice", "iou"))
         self.fields = tuple(docs.fields[i] for i in cols)
-        stats = docs.stats[:, cols]
+        stats = (docs.stats if stats is None else stats)[:, cols]
         # Many statistics are the same in every document (a one-to-one criterion's full matches on
         # either side; a criterion without partial credit): each distinct column is summed once.
         keep, self.expand = _distinct_columns(stats)
@@ -216,6 +216,50 @@ def bootstrap(
         }
         for name in point
     }
+
+
+def bootstrap_types(
+    docs: DocCounts, *, zero_division: float, credit: str, resampling: Resampling = Resampling()
+) -> dict[str, dict[str, dict[str, dict[str, float | None]]]]:
+    """The interval of every score of each type: {type: {name: {metric: {value, low, high}}}}.
+
+    Needs the counts per document and type (``evaluate(document_types=True)``). The resamples are
+    those of ``bootstrap`` with the same options: a resample draws documents, and each type's
+    statistics of the drawn documents are summed."""
+    _check(docs)
+    rows = docs.type_rows
+    if rows is None:
+        raise OptionError("per-type intervals need the counts per document and type: evaluate with document_types=True")
+    where = np.searchsorted(docs.keys, rows.keys)
+    if rows.keys.shape[0] and (where.max() >= docs.keys.shape[0] or not np.array_equal(docs.keys[where], rows.keys)):
+        raise OptionError("the per-type counts name documents the per-document counts do not hold")
+    tables = {}
+    for t, name in enumerate(rows.names):
+        mine = np.flatnonzero(rows.type_index == t)
+        if mine.shape[0]:
+            tables[name] = (where[mine], _Table(docs, credit, rows.stats[mine]))
+    documents = int(docs.stats.shape[0])
+
+    def work(k: int, size: int) -> dict[str, dict[str, dict[str, FloatArray]]]:
+        w = _weights(_rng(resampling.seed, 0, k), size, documents)
+        out = {}
+        for name, (at, table) in tables.items():
+            totals = (w[:, at] @ table.distinct)[:, table.expand]
+            out[name] = _score(totals, table.fields, zero_division, credit)
+        return out
+
+    blocks = _map_blocks(work, _plan(resampling.resamples, documents))
+    result = {}
+    for name, (_, table) in sorted(tables.items()):
+        point = _point(table, zero_division, credit)
+        result[name] = {
+            n: {
+                m: _interval(np.concatenate([b[name][n][m] for b in blocks]), point[n][m], resampling.level)
+                for m in METRICS
+            }
+            for n in point
+        }
+    return result
 
 
 @dataclass

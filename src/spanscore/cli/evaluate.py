@@ -21,7 +21,7 @@ from ..engines import default_jobs, make_engine
 from ..errors import OptionError
 from ..io.files import atomic_output
 from ..io.reading import Reading
-from ..significance import Resampling, bootstrap
+from ..significance import Resampling, bootstrap, bootstrap_types
 from .options import parse_type_map, parse_types, reading_options, refuse_overwrite
 
 
@@ -207,6 +207,7 @@ def evaluate_command(
                 judge_name=judge_name,
                 keep_details=False,
                 documents=per_document is not None or resampling is not None or by_field is not None,
+                document_types=resampling is not None,
                 rows=writer,
                 chunk_bytes=chunk_size,
                 engine=chosen,
@@ -301,6 +302,9 @@ def _output(
             "scores": bootstrap(
                 report.documents, zero_division=report.zero_division, credit=report.counts.credit, resampling=resampling
             ),
+            "per_type": bootstrap_types(
+                report.documents, zero_division=report.zero_division, credit=report.counts.credit, resampling=resampling
+            ),
         }
         data["signature"] += (
             f"|ci:{resampling.level:g}|resamples:{resampling.resamples}|seed:{resampling.seed}"
@@ -317,7 +321,7 @@ def _output(
     from rich.console import Console
     from rich.text import Text
 
-    from ..reporting.comparison import breakdown_table, interval_table
+    from ..reporting.comparison import breakdown_table, interval_table, per_type_interval_table
     from .render import render, rich_tables
 
     console = Console(highlight=False)
@@ -327,6 +331,8 @@ def _output(
         ci = data["intervals"]
         title = f"{100 * ci['level']:g}% intervals (percentile bootstrap over {ci['count']} {ci['unit']}s)"
         tables.append(interval_table(ci["scores"], title))
+        if not no_per_type and ci["per_type"]:
+            tables.append(per_type_interval_table(ci["per_type"], f"F1 per type with {100 * ci['level']:g}% intervals"))
     if breakdown is not None:
         tables.append(breakdown_table(breakdown))
     for table in tables:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..counts import Counts, Groups, Options, count_grouped, group_fields
 from ..criteria import CRITERIA, LEARNED
-from ..documents import DocCounts
+from ..documents import DocCounts, TypeRows
 from ..errors import InputError
 from ..io.load import Repaired, Text
 from ..judging import Judge, JudgeCredit, learned_credit
@@ -57,6 +57,7 @@ class Wanted:
     """What a count produces beyond the totals."""
 
     documents: bool = False  # per-document (or per-sentence) statistics
+    document_types: bool = False  # and per document and type (per-type intervals); needs ``documents``
     rows: tuple[str, ...] = ()  # criteria whose matched pairs are rendered as CSV rows; plus errors
     rows_dir: str | None = None  # where workers leave the rows (scratch files); None: in the result
     details: bool = False  # keep the matching and the text (Python's Report.pair_rows)
@@ -93,8 +94,18 @@ def count_part(
     groups = None
     if wanted.documents:
         groups = Groups(data.doc_key[r.unit], data.doc_key[p.unit], int(data.doc_key.max(initial=-1)) + 1)
+    type_groups = None
+    n_types = len(r.types)
+    if wanted.documents and wanted.document_types:
+        type_groups = Groups(
+            data.doc_key[r.unit] * n_types + r.type,
+            data.doc_key[p.unit] * n_types + p.type,
+            (int(data.doc_key.max(initial=-1)) + 1) * n_types,
+        )
     keep = wanted.details or bool(wanted.rows)
-    counted = count_grouped(r, p, options, learned=learned, keep_details=keep, groups=groups)
+    counted = count_grouped(
+        r, p, options, learned=learned, keep_details=keep, groups=groups, type_groups=type_groups
+    )
     counts = counted.counts
     counts.documents, counts.sentences, counts.tokens = data.documents, data.sentences, data.tokens
     docs = None
@@ -108,6 +119,16 @@ def count_part(
             ids=None if data.doc_ids is None else [data.doc_ids[k] for k in present.tolist()],
             unit=data.doc_unit,
         )
+        if counted.type_groups is not None:
+            stats = counted.type_groups
+            # Only (document, type) rows with a mention: the others add nothing to any resample.
+            with_mentions = np.flatnonzero((stats[:, 0] > 0) | (stats[:, 1] > 0))
+            docs.type_rows = TypeRows(
+                keys=(with_mentions // n_types).astype(np.int64),
+                type_index=(with_mentions % n_types).astype(np.int64),
+                names=tuple(r.types),
+                stats=stats[with_mentions],
+            )
     rows = None
     details = counted.details
     if wanted.rows and details is not None:

@@ -197,3 +197,13 @@ def breakdown_table(breakdown: Mapping[str, Any]) -> TableModel:
             cells.append(text)
         rows.append(Row(tuple(cells)))
     return TableModel(f"F1 by {breakdown['field']} (reference mentions)", tuple(columns), tuple(rows))
+
+
+def per_type_interval_table(per_type: Mapping[str, Mapping[str, Any]], title: str) -> TableModel:
+    """Each type's F1 under the main criteria, with its interval."""
+    names = [n for n in BREAKDOWN_SCORES if per_type and n in next(iter(per_type.values()))]
+    columns = [Column("type")] + [Column(n, "number") for n in names]
+    rows = []
+    for t, block in per_type.items():
+        rows.append(Row(tuple([t] + [f"{_pct(block[n]['f1']['value'])} {_span(block[n]['f1'])}" for n in names])))
+    return TableModel(title, tuple(columns), tuple(rows))
