@@ -351,3 +351,39 @@ def test_a_resample_per_type_scores_as_the_resampled_corpus_evaluates(tmp_path: 
     for t, block in again.items():
         assert one[t]["strict"]["f1"]["low"] == pytest.approx(block["metrics"]["strict"]["f1"], abs=1e-12)
         assert one[t]["overlap"]["recall"]["low"] == pytest.approx(block["metrics"]["overlap"]["recall"], abs=1e-12)
+
+
+def test_f_beta_beside_f1_everywhere_and_in_the_signature(btc_runs: dict[str, Path]) -> None:
+    from fractions import Fraction
+
+    from spanscore.scores import add_f_beta
+
+    r = spanscore.evaluate(reference=btc_runs["gold"], predicted=btc_runs["a"], beta=2.0, keep_details=False)
+    data = r.to_dict()
+    assert data["beta"] == 2.0 and "|beta:2" in data["signature"]
+    m = data["metrics"]["strict"]
+    # worked from the counts: P = full / predicted, R = full / reference, F2 = 5PR / (4P + R)
+    p, rec = Fraction(m["full"], m["predicted"]), Fraction(m["full"], m["reference"])
+    assert m["f_beta"] == pytest.approx(float(5 * p * rec / (4 * p + rec)), abs=1e-12)
+    for block in (*data["metrics"].values(), *data["semeval"].values()):
+        assert "f_beta" in block
+    for entry in data["per_type"].values():
+        assert all("f_beta" in b for b in entry["metrics"].values())
+    assert data["macro"]["strict"]["f_beta"] == pytest.approx(
+        np.mean([e["metrics"]["strict"]["f_beta"] for e in data["per_type"].values()])
+    )
+    # beta 1 gives F1 back in every block, and an evaluation without beta has no f_beta at all
+    plain = spanscore.evaluate(reference=btc_runs["gold"], predicted=btc_runs["a"], keep_details=False).to_dict()
+    assert "beta" not in plain and "f_beta" not in plain["metrics"]["strict"] and "beta" not in plain["signature"]
+    add_f_beta(plain, 1.0)
+    for name, block in plain["metrics"].items():
+        assert block["f_beta"] == pytest.approx(block["f1"], abs=1e-12), name
+    ci = bootstrap(
+        r.documents if r.documents is not None else docs_of(btc_runs["gold"], btc_runs["a"]).documents,
+        zero_division=0.0, credit="0.5", resampling=Resampling(resamples=100), beta=2.0,
+    )
+    assert ci["strict"]["f_beta"]["value"] == pytest.approx(m["f_beta"], abs=1e-12)
+    assert ci["strict"]["f_beta"]["low"] <= m["f_beta"] <= ci["strict"]["f_beta"]["high"]
+    for bad in ("0", "-1", "nan"):
+        out = CliRunner().invoke(cli, ["evaluate", str(btc_runs["gold"]), str(btc_runs["a"]), "--beta", bad])
+        assert out.exit_code == 2 and "beta must be a positive number" in out.output, bad

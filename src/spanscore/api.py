@@ -21,7 +21,7 @@ from .io.reading import Delimiter, Format, Reading
 from .judging import Judge, JudgeCredit
 from .matching import Method
 from .report import Report
-from .scores import check_zero_division
+from .scores import check_beta, check_zero_division
 
 
 def load(
@@ -95,6 +95,7 @@ def evaluate(
     types: Sequence[str] | None = None,
     type_map: Mapping[str, str] | None = None,
     zero_division: float = 0.0,
+    beta: float = 1.0,
     delimiter: Delimiter = "auto",
     token_column: int = 0,
     label_column: int = -1,
@@ -139,6 +140,7 @@ per-type intervals of ``significance.bootstrap_types``); ``rows`` receives the r
         raise OptionError(f"min_overlap must be a number between 0 and 1, not {min_overlap!r}")
     opts = Options(credit=credit, matching=matching, min_overlap=float(min_overlap), min_overlap_of=min_overlap_of)
     zd = check_zero_division(float(zero_division))
+    beta = check_beta(beta)
     if judge_credit not in ("accept", "probability"):
         raise OptionError("judge_credit must be accept or probability")
     if isinstance(types, str):
@@ -170,6 +172,8 @@ per-type intervals of ``significance.bootstrap_types``); ``rows`` receives the r
     )
     if judge is not None:
         options["judge"] = f"{judge_name}/{judge_credit}"
+    if beta != 1.0:
+        options["beta"] = f"{beta:g}"
     return Report(
         counts=total.counts,
         signature=signature(options),
@@ -180,6 +184,7 @@ per-type intervals of ``significance.bootstrap_types``); ``rows`` receives the r
         documents=total.docs,
         unit_kind="sentence" if reading.format in ("conll", "labels") else "document",
         repairs=total.repairs,
+        beta=beta,
     )
 
 

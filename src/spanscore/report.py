@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from collections.abc import Iterator
@@ -14,7 +15,7 @@ from .errors import NoDetails, OptionError
 from .io.load import Repaired
 from .reporting.pairs import KeptDetails, pair_fields, pair_values
 from .results import EvaluationResult, Scores
-from .scores import score_counts
+from .scores import add_f_beta, score_counts
 
 
 def _clean(value: Any) -> Any:
@@ -47,6 +48,7 @@ class Report:
     unit_kind: str = "sentence"
     repairs: tuple[Repaired, ...] = ()  # what the repair policy changed in each file (CoNLL, label lists)
     example_limit: int = 3
+    beta: float = 1.0  # F-beta beside F1 where not 1 (``f_beta`` in every score block)
     _scores: Scores | None = field(default=None, repr=False)
 
     @property
@@ -109,6 +111,10 @@ class Report:
             }
         if self.documents is not None:
             out["macro_documents"] = macro_over_documents(self.documents, self.zero_division, self.counts.credit)
+        if self.beta != 1.0:
+            out = copy.deepcopy(out)  # the score blocks are the cached ones
+            out["beta"] = self.beta
+            add_f_beta(out, self.beta)
         return cast(EvaluationResult, _clean(out))
 
     def to_json(self, indent: int | None = 2) -> str:

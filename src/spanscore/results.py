@@ -17,7 +17,7 @@ from typing import Any, Literal, TypedDict, final
 Score = float | None
 """A precision, recall or F1 in [0, 1]; ``None`` (null in the JSON) where it is NaN."""
 
-ScoreKey = Literal["precision", "recall", "f1"]
+ScoreKey = Literal["precision", "recall", "f1", "f_beta"]
 SemEvalKey = Literal["correct", "incorrect", "partial", "missed", "spurious", "possible", "actual"]
 ErrorKey = Literal[
     "correct",
@@ -36,12 +36,17 @@ ErrorKey = Literal[
 ]
 
 
-class MacroScores(TypedDict):
-    """Unweighted mean over types of the per-type scores (``macro`` in the JSON)."""
-
+class _MacroRequired(TypedDict):
     precision: Score
     recall: Score
     f1: Score
+
+
+class MacroScores(_MacroRequired, total=False):
+    """Unweighted mean over types of the per-type scores (``macro`` in the JSON); ``f_beta`` only
+    where the evaluation was given a beta other than 1."""
+
+    f_beta: Score
 
 
 class _Counted(MacroScores):
@@ -91,6 +96,7 @@ class SemEvalScores(_SemEvalCounts, total=False):
     correct_predicted: int
     partial_predicted: int
     incorrect_predicted: int
+    f_beta: Score
 
 
 class TypeScores(TypedDict):
@@ -231,6 +237,7 @@ class EvaluationResult(_EvaluationRequired, total=False):
 
     macro_documents: dict[str, Any]
     repairs: dict[str, Any]
+    beta: float
 
 
 __all__ = [

@@ -131,10 +131,25 @@ class _Table:
         return out
 
 
-def _score(totals: FloatArray, fields: tuple[str, ...], zd: float, credit: str) -> dict[str, dict[str, FloatArray]]:
-    """Every score of each row of ``totals`` (one row per resample)."""
+def _score(
+    totals: FloatArray, fields: tuple[str, ...], zd: float, credit: str, beta: float = 1.0
+) -> dict[str, dict[str, FloatArray]]:
+    """Every score of each row of ``totals`` (one row per resample); ``f_beta`` too unless beta is 1."""
     view = DocCounts(np.arange(totals.shape[0]), totals, fields)  # type: ignore[arg-type]
-    return scores_per_row(view, zd, credit)
+    scores = scores_per_row(view, zd, credit)
+    if beta != 1.0:
+        b2 = beta * beta
+        for block in scores.values():
+            p, r = block["precision"], block["recall"]
+            d = b2 * p + r
+            with np.errstate(invalid="ignore", divide="ignore"):
+                f = np.where(d > 0, (1 + b2) * p * r / np.where(d > 0, d, 1), 0.0)
+            block["f_beta"] = np.where(np.isnan(p) | np.isnan(r), np.nan, f)
+    return scores
+
+
+def metrics_of(beta: float) -> tuple[str, ...]:
+    return METRICS if beta == 1.0 else (*METRICS, "f_beta")
 
 
 def _weights(rng: np.random.Generator, blocks: int, documents: int) -> FloatArray:
@@ -186,9 +201,9 @@ def _interval(values: FloatArray, value: float, level: float) -> dict[str, float
     return {"value": value, "low": float(low), "high": float(high)}
 
 
-def _point(table: _Table, zd: float, credit: str) -> dict[str, dict[str, float]]:
-    scores = _score(table.total[None, :], table.fields, zd, credit)
-    return {name: {m: float(block[m][0]) for m in METRICS} for name, block in scores.items()}
+def _point(table: _Table, zd: float, credit: str, beta: float = 1.0) -> dict[str, dict[str, float]]:
+    scores = _score(table.total[None, :], table.fields, zd, credit, beta)
+    return {name: {m: float(block[m][0]) for m in metrics_of(beta)} for name, block in scores.items()}
 
 
 def _check(docs: DocCounts) -> None:
@@ -197,7 +212,7 @@ def _check(docs: DocCounts) -> None:
 
 
 def bootstrap(
-    docs: DocCounts, *, zero_division: float, credit: str, resampling: Resampling = Resampling()
+    docs: DocCounts, *, zero_division: float, credit: str, resampling: Resampling = Resampling(), beta: float = 1.0
 ) -> dict[str, dict[str, dict[str, float | None]]]:
     """The percentile bootstrap interval of every score: {name: {metric: {value, low, high}}}."""
     _check(docs)
@@ -205,21 +220,21 @@ def bootstrap(
 
     def work(k: int, size: int) -> dict[str, dict[str, FloatArray]]:
         w = _weights(_rng(resampling.seed, 0, k), size, table.count)
-        return _score(table.sums(w), table.fields, zero_division, credit)
+        return _score(table.sums(w), table.fields, zero_division, credit, beta)
 
     blocks = _map_blocks(work, _plan(resampling.resamples, table.count))
-    point = _point(table, zero_division, credit)
+    point = _point(table, zero_division, credit, beta)
     return {
         name: {
             m: _interval(np.concatenate([b[name][m] for b in blocks]), point[name][m], resampling.level)
-            for m in METRICS
+            for m in metrics_of(beta)
         }
         for name in point
     }
 
 
 def bootstrap_types(
-    docs: DocCounts, *, zero_division: float, credit: str, resampling: Resampling = Resampling()
+    docs: DocCounts, *, zero_division: float, credit: str, resampling: Resampling = Resampling(), beta: float = 1.0
 ) -> dict[str, dict[str, dict[str, dict[str, float | None]]]]:
     """The interval of every score of each type: {type: {name: {metric: {value, low, high}}}}.
 
@@ -245,17 +260,17 @@ def bootstrap_types(
         out = {}
         for name, (at, table) in tables.items():
             totals = (w[:, at] @ table.distinct)[:, table.expand]
-            out[name] = _score(totals, table.fields, zero_division, credit)
+            out[name] = _score(totals, table.fields, zero_division, credit, beta)
         return out
 
     blocks = _map_blocks(work, _plan(resampling.resamples, documents))
     result = {}
     for name, (_, table) in sorted(tables.items()):
-        point = _point(table, zero_division, credit)
+        point = _point(table, zero_division, credit, beta)
         result[name] = {
             n: {
                 m: _interval(np.concatenate([b[name][n][m] for b in blocks]), point[n][m], resampling.level)
-                for m in METRICS
+                for m in metrics_of(beta)
             }
             for n in point
         }
@@ -281,6 +296,7 @@ def compare(
     credit: str,
     resampling: Resampling = Resampling(),
     exact: bool = False,
+    beta: float = 1.0,
 ) -> Comparison:
     """Intervals of each system and paired tests of each against the first, on the same documents.
 
@@ -301,29 +317,30 @@ def compare(
             )
     tables = [_Table(d, credit) for d in systems]
     zd, level = zero_division, resampling.level
-    points = [_point(t, zd, credit) for t in tables]
+    points = [_point(t, zd, credit, beta) for t in tables]
+    mets = metrics_of(beta)
     score_names = list(points[0])
 
     # Bootstrap: the same resamples for every system, so the differences are paired.
     def work(k: int, size: int) -> list[dict[str, dict[str, FloatArray]]]:
         w = _weights(_rng(resampling.seed, 0, k), size, tables[0].count)
-        return [_score(t.sums(w), t.fields, zd, credit) for t in tables]
+        return [_score(t.sums(w), t.fields, zd, credit, beta) for t in tables]
 
     boot = _map_blocks(work, _plan(resampling.resamples, tables[0].count))
     samples = [
-        {n: {m: np.concatenate([b[s][n][m] for b in boot]) for m in METRICS} for n in score_names}
+        {n: {m: np.concatenate([b[s][n][m] for b in boot]) for m in mets} for n in score_names}
         for s in range(len(tables))
     ]
     intervals = [
-        {n: {m: _interval(samples[k][n][m], points[k][n][m], level) for m in METRICS} for n in score_names}
+        {n: {m: _interval(samples[k][n][m], points[k][n][m], level) for m in mets} for n in score_names}
         for k in range(len(tables))
     ]
 
     comparisons = []
     for k in range(1, len(tables)):
-        p_random = _randomization(tables[0], tables[k], zd, credit, resampling, exact)
+        p_random = _randomization(tables[0], tables[k], zd, credit, resampling, exact, beta)
         for n in score_names:
-            for m in METRICS:
+            for m in mets:
                 observed = points[k][n][m] - points[0][n][m]
                 diffs = samples[k][n][m] - samples[0][n][m]
                 entry = _interval(diffs, observed, level)
@@ -349,15 +366,16 @@ def compare(
 
 
 def _randomization(
-    a: _Table, b: _Table, zd: float, credit: str, resampling: Resampling, exact: bool
+    a: _Table, b: _Table, zd: float, credit: str, resampling: Resampling, exact: bool, beta: float = 1.0
 ) -> dict[str, dict[str, float | None]]:
     """The p-value of B's difference from A under every score, by swapping documents."""
     # What A gains where a document's outputs are swapped, as the distinct columns of B - A.
     full_delta = b.distinct[:, b.expand] - a.distinct[:, a.expand]
     keep, delta_expand = _distinct_columns(full_delta)
     delta_distinct = np.ascontiguousarray(full_delta[:, keep])
-    point_a, point_b = _point(a, zd, credit), _point(b, zd, credit)
-    observed = {n: {m: point_b[n][m] - point_a[n][m] for m in METRICS} for n in point_a}
+    point_a, point_b = _point(a, zd, credit, beta), _point(b, zd, credit, beta)
+    mets = metrics_of(beta)
+    observed = {n: {m: point_b[n][m] - point_a[n][m] for m in mets} for n in point_a}
     documents = a.count
     if exact:
         if documents > EXACT_LIMIT:
@@ -374,12 +392,12 @@ def _randomization(
         else:
             swaps = _swaps(_rng(resampling.seed, 1, k), size, documents)
         moved = (swaps @ delta_distinct)[:, delta_expand]
-        sa = _score(a.total + moved, a.fields, zd, credit)
-        sb = _score(b.total - moved, b.fields, zd, credit)
-        hits = {n: {m: 0 for m in METRICS} for n in point_a}
-        seen = {n: {m: 0 for m in METRICS} for n in point_a}
+        sa = _score(a.total + moved, a.fields, zd, credit, beta)
+        sb = _score(b.total - moved, b.fields, zd, credit, beta)
+        hits = {n: {m: 0 for m in mets} for n in point_a}
+        seen = {n: {m: 0 for m in mets} for n in point_a}
         for n in hits:
-            for m in METRICS:
+            for m in mets:
                 obs = observed[n][m]
                 if math.isnan(obs):
                     continue
@@ -390,12 +408,12 @@ def _randomization(
         return hits, seen
 
     results = _map_blocks(work, sizes)
-    hits = {n: {m: sum(r[0][n][m] for r in results) for m in METRICS} for n in point_a}
-    seen = {n: {m: sum(r[1][n][m] for r in results) for m in METRICS} for n in point_a}
+    hits = {n: {m: sum(r[0][n][m] for r in results) for m in mets} for n in point_a}
+    seen = {n: {m: sum(r[1][n][m] for r in results) for m in mets} for n in point_a}
     out: dict[str, dict[str, float | None]] = {}
     for n in hits:
         out[n] = {}
-        for m in METRICS:
+        for m in mets:
             if seen[n][m] == 0:
                 out[n][m] = None
             elif exact:

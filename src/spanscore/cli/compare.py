@@ -65,6 +65,7 @@ def system_names(files: list[Path]) -> list[str]:
     "--zero-division", type=click.Choice(["0", "1", "nan"]), default="0", show_default=True, help="Score of 0/0."
 )
 @click.option("--ci", "level", type=float, default=0.95, show_default=True, help="Confidence level of the intervals.")
+@click.option("--beta", type=float, default=1.0, show_default=True, help="Also F-beta beside F1.")
 @resampling_options
 @click.option(
     "--trials", type=click.IntRange(min=1), default=1000, show_default=True, help="Approximate randomisation trials."
@@ -87,6 +88,7 @@ def compare_command(
     matching: str,
     zero_division: str,
     level: float,
+    beta: float,
     resamples: int,
     seed: int,
     trials: int,
@@ -111,6 +113,7 @@ def compare_command(
             credit=_credit(credit),
             matching=matching,  # type: ignore[arg-type]
             zero_division=float(zero_division),
+            beta=beta,
             keep_details=False,
             documents=True,
             jobs=jobs or default_jobs(),
@@ -125,6 +128,7 @@ def compare_command(
         zero_division=first.zero_division,
         credit=first.counts.credit,
         resampling=resampling,
+        beta=first.beta,
     )
     data = comparison_dict(
         result,

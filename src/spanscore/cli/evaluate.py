@@ -119,6 +119,13 @@ def _credit(value: str) -> CreditRule:
 )
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when a terminal).")
 @click.option(
+    "--beta",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="Also give F-beta beside F1 (recall weighs beta times precision: 2 favours recall, 0.5 precision).",
+)
+@click.option(
     "--ci",
     "level",
     type=float,
@@ -158,6 +165,7 @@ def evaluate_command(
     chunk_size: int,
     jobs: int,
     progress: bool | None,
+    beta: float,
     level: float | None,
     resamples: int,
     seed: int,
@@ -202,6 +210,7 @@ def evaluate_command(
                 types=parse_types(types),
                 type_map=parse_type_map(type_map),
                 zero_division=float(zero_division),
+                beta=beta,
                 judge=judge,
                 judge_credit=judge_credit,  # type: ignore[arg-type]
                 judge_name=judge_name,
@@ -239,6 +248,7 @@ def evaluate_command(
                     zero_division=report.zero_division,
                     credit=report.counts.credit,
                     resampling=resampling,
+                    beta=report.beta,
                 )
     _output(report, as_json, no_per_type, resampling, breakdown)
 
@@ -300,10 +310,18 @@ def _output(
             "seed": resampling.seed,
             "interval": "percentile bootstrap",
             "scores": bootstrap(
-                report.documents, zero_division=report.zero_division, credit=report.counts.credit, resampling=resampling
+                report.documents,
+                zero_division=report.zero_division,
+                credit=report.counts.credit,
+                resampling=resampling,
+                beta=report.beta,
             ),
             "per_type": bootstrap_types(
-                report.documents, zero_division=report.zero_division, credit=report.counts.credit, resampling=resampling
+                report.documents,
+                zero_division=report.zero_division,
+                credit=report.counts.credit,
+                resampling=resampling,
+                beta=report.beta,
             ),
         }
         data["signature"] += (

@@ -13,7 +13,7 @@ from typing import Any
 
 from .tables import Column, Row, TableModel
 
-METRIC_NAMES = {"precision": "P", "recall": "R", "f1": "F1"}
+METRIC_NAMES = {"precision": "P", "recall": "R", "f1": "F1", "f_beta": "F-beta"}
 
 
 def _pct(x: float | None) -> str:
@@ -33,12 +33,13 @@ def _p(x: float | None) -> str:
 def interval_table(intervals: Mapping[str, Mapping[str, Mapping[str, Any]]], title: str) -> TableModel:
     """Each score's P, R and F1 with its interval."""
     columns = [Column("score")]
-    for m in ("precision", "recall", "f1"):
+    metrics = [m for m in METRIC_NAMES if intervals and m in next(iter(intervals.values()))]
+    for m in metrics:
         columns += [Column(METRIC_NAMES[m], "number"), Column(f"{METRIC_NAMES[m]} interval", "number")]
     rows = []
     for name, block in intervals.items():
         cells: list[str] = [name]
-        for m in ("precision", "recall", "f1"):
+        for m in metrics:
             cells += [_pct(block[m]["value"]), _span(block[m])]
         rows.append(Row(tuple(cells)))
     return TableModel(title, tuple(columns), tuple(rows))

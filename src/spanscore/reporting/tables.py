@@ -95,6 +95,12 @@ def _percent(name: str) -> Column:
 
 
 PRF_COLUMNS: tuple[tuple[str, ScoreKey], ...] = (("P", "precision"), ("R", "recall"), ("F1", "f1"))
+
+
+def prf_columns(data: EvaluationResult) -> tuple[tuple[str, ScoreKey], ...]:
+    """P, R and F1, and F-beta where the evaluation was given a beta other than 1."""
+    beta = data.get("beta")
+    return PRF_COLUMNS if beta is None else (*PRF_COLUMNS, (f"F{beta:g}", "f_beta"))
 SEMEVAL_COLUMNS: tuple[tuple[str, SemEvalKey], ...] = (
     ("COR", "correct"),
     ("INC", "incorrect"),
@@ -121,8 +127,9 @@ TAXONOMY_DETAIL: dict[ErrorKey, tuple[tuple[ErrorKey, str], ...]] = {
 def scores_table(data: EvaluationResult) -> TableModel:
     """Precision, recall and F1 of every criterion, with its matches (true positives for ``token``)."""
     rows = []
+    columns_prf = prf_columns(data)
     for name, m in data["metrics"].items():
-        prf = tuple(m[k] for _, k in PRF_COLUMNS)
+        prf = tuple(m.get(k) for _, k in columns_prf)
         if "true_positive" in m:
             units = str(data.get("options", {}).get("units", "tokens"))
             rows.append(Row((name, f"entity {units}", *prf, m["true_positive"], "", "")))
@@ -131,7 +138,7 @@ def scores_table(data: EvaluationResult) -> TableModel:
     columns = (
         _text("criterion"),
         _text("matches"),
-        *(_percent(h) for h, _ in PRF_COLUMNS),
+        *(_percent(h) for h, _ in columns_prf),
         _number("full"),
         _number("partial"),
         _number("credit"),
@@ -141,14 +148,15 @@ def scores_table(data: EvaluationResult) -> TableModel:
 
 def semeval_table(data: EvaluationResult) -> TableModel:
     """The SemEval-2013 schemes with the MUC categories."""
+    columns_prf = prf_columns(data)
     rows = tuple(
-        Row((name, *(b[k] for _, k in SEMEVAL_COLUMNS), *(b[k] for _, k in PRF_COLUMNS)))
+        Row((name, *(b[k] for _, k in SEMEVAL_COLUMNS), *(b.get(k) for _, k in columns_prf)))
         for name, b in data["semeval"].items()
     )
     columns = (
         _text("scheme"),
         *(_number(h) for h, _ in SEMEVAL_COLUMNS),
-        *(_percent(h) for h, _ in PRF_COLUMNS),
+        *(_percent(h) for h, _ in columns_prf),
     )
     return TableModel("SemEval-2013 schemes (MUC categories)", columns, rows)
 
