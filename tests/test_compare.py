@@ -230,6 +230,8 @@ def test_evaluate_ci_adds_intervals_to_the_json_and_the_signature(btc_runs: dict
         cli, ["evaluate", str(btc_runs["gold"]), str(btc_runs["a"]), "--ci", "0.9", "--resamples", "100"]
     )
     assert tables.exit_code == 0 and "90% intervals" in tables.output
+    assert "Micro and macro over" in tables.output  # the mean and std over documents beside micro F1
+    assert data["macro_documents"]["strict"]["f1_std"] >= 0
 
 
 def test_scores_by_a_field_equal_each_group_evaluated_alone(tmp_path: Path) -> None:

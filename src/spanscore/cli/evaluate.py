@@ -333,18 +333,25 @@ def _output(
         return
     from .render import print_report
 
-    if resampling is None and breakdown is None:
+    if resampling is None and breakdown is None and "macro_documents" not in data:
         print_report(data, per_type=not no_per_type)
         return
     from rich.console import Console
     from rich.text import Text
 
-    from ..reporting.comparison import breakdown_table, interval_table, per_type_interval_table
+    from ..reporting.comparison import (
+        breakdown_table,
+        interval_table,
+        macro_documents_table,
+        per_type_interval_table,
+    )
     from .render import render, rich_tables
 
     console = Console(highlight=False)
     console.print(render(data, per_type=not no_per_type, width=console.width))
     tables = []
+    if "macro_documents" in data:
+        tables.append(macro_documents_table(data))
     if resampling is not None:
         ci = data["intervals"]
         title = f"{100 * ci['level']:g}% intervals (percentile bootstrap over {ci['count']} {ci['unit']}s)"

@@ -208,3 +208,21 @@ def per_type_interval_table(per_type: Mapping[str, Mapping[str, Any]], title: st
     for t, block in per_type.items():
         rows.append(Row(tuple([t] + [f"{_pct(block[n]['f1']['value'])} {_span(block[n]['f1'])}" for n in names])))
     return TableModel(title, tuple(columns), tuple(rows))
+
+
+def macro_documents_table(data: Mapping[str, Any]) -> TableModel:
+    """Micro F1 beside the mean and standard deviation of F1 over documents (HIPE's macro_doc)."""
+    macro = data["macro_documents"]
+    columns = (
+        Column("score"),
+        Column("micro F1", "number"),
+        Column(f"mean F1 over {macro['unit']}s", "number"),
+        Column("std", "number"),
+    )
+    rows = []
+    for name, block in macro.items():
+        if not isinstance(block, dict):
+            continue
+        micro = data["metrics"].get(name) or data["semeval"].get(name.removeprefix("semeval_"), {})
+        rows.append(Row((name, _pct(micro.get("f1")), _pct(block.get("f1")), _pct(block.get("f1_std")))))
+    return TableModel(f"Micro and macro over {macro['count']} {macro['unit']}s (F1 %)", columns, tuple(rows))
