@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,10 @@ from .engines.conll_plan import DEFAULT_CHUNK
 from .engines.parts import EXAMPLE_LIMIT, JudgeSpec, RowSink, Source, Wanted
 from .engines.sources import ConllSource, JsonlSource, LabelsSource, SpansSource, TypeSelection
 from .errors import OptionError
+from .io.jsonl import read_jsonl, write_jsonl
 from .io.load import Loaded
 from .io.reading import Delimiter, Format, Reading
+from .io.strings import Located, StringPolicy, locate, read_strings
 from .judging import Judge, JudgeCredit
 from .matching import Method
 from .report import Report
@@ -111,6 +114,8 @@ def evaluate(
     jobs: int = 1,
     engine: Engine | None = None,
     progress: Callable[[int, int], None] | None = None,
+    predicted_format: str | None = None,
+    strings: StringPolicy | None = None,
 ) -> Report:
     """Score predicted mentions against reference mentions under every criterion.
 
@@ -125,8 +130,13 @@ def evaluate(
     ``keep_details`` keeps each chunk's matched pairs and text for ``Report.pair_rows`` and the
     error examples; ``documents`` keeps every statistic per document (``Report.document_rows``,
     and the macro average over documents), and ``document_types`` per document and type too (the
-per-type intervals of ``significance.bootstrap_types``); ``rows`` receives the rendered report rows of each
-    chunk in corpus order (``spanscore.reporting.ReportWriter``).
+    per-type intervals of ``significance.bootstrap_types``); ``rows`` receives the rendered report
+    rows of each chunk in corpus order (``spanscore.reporting.ReportWriter``).
+
+    ``predicted_format="strings"`` reads ``predicted`` as mentions given as strings, as language
+    models return them (``spanscore.io.strings``): each is located in the reference document's
+    text (JSONL) under the ``strings`` policy, and the report says how each was found
+    (``Report.located``).
 
     >>> r = evaluate(reference=[["B-ORG", "I-ORG", "I-ORG", "I-ORG"]],
     ...              predicted=[["O", "B-ORG", "I-ORG", "I-ORG"]], format="labels")
@@ -135,6 +145,48 @@ per-type intervals of ``significance.bootstrap_types``); ``rows`` receives the r
     """
     if reading is None:
         reading = Reading(format, labels, repair, delimiter, token_column, label_column, merged)  # type: ignore[arg-type]
+    if predicted_format is not None:
+        if predicted_format != "strings":
+            raise OptionError(f"predicted_format is strings (or none), not {predicted_format!r}")
+        if reading.format != "jsonl":
+            raise OptionError("mentions given as strings are located in the reference's text: give it as JSONL")
+        policy = strings if strings is not None else StringPolicy()
+        located = Located(policy)
+        ref_docs = read_jsonl(reference)
+        placed_ref, placed_pred = locate(ref_docs, read_strings(str(predicted)), policy, located, path=str(predicted))
+        with tempfile.TemporaryDirectory(prefix="spanscore-strings-") as folder:
+            ref_path, pred_path = Path(folder) / "reference.jsonl", Path(folder) / "predicted.jsonl"
+            write_jsonl(placed_ref, ref_path)
+            write_jsonl(placed_pred, pred_path)
+            report = evaluate(
+                reference=ref_path,
+                predicted=pred_path,
+                reading=reading,
+                credit=credit,
+                matching=matching,
+                min_overlap=min_overlap,
+                min_overlap_of=min_overlap_of,
+                types=types,
+                type_map=type_map,
+                zero_division=zero_division,
+                beta=beta,
+                judge=judge,
+                judge_credit=judge_credit,
+                judge_name=judge_name,
+                keep_details=keep_details,
+                documents=documents,
+                document_types=document_types,
+                rows=rows,
+                chunk_bytes=chunk_bytes,
+                jobs=jobs,
+                engine=engine,
+                progress=progress,
+            )
+        report.options["predicted-format"] = "strings"
+        report.options["locate"] = policy.signature().removeprefix("strings:")
+        report.signature = signature(report.options)
+        report.located = located.to_dict()
+        return report
     credit = _credit(credit)
     if not isinstance(min_overlap, int | float) or isinstance(min_overlap, bool):
         raise OptionError(f"min_overlap must be a number between 0 and 1, not {min_overlap!r}")

@@ -21,6 +21,7 @@ from ..engines import default_jobs, make_engine
 from ..errors import OptionError
 from ..io.files import atomic_output
 from ..io.reading import Reading
+from ..io.strings import StringPolicy
 from ..significance import Resampling, bootstrap, bootstrap_types
 from .options import parse_type_map, parse_types, reading_options, refuse_overwrite
 
@@ -119,6 +120,27 @@ def _credit(value: str) -> CreditRule:
 )
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when a terminal).")
 @click.option(
+    "--predicted-format",
+    type=click.Choice(["strings"]),
+    help="PRED holds mentions as strings without offsets, as language models give them ({\"id\", \"mentions\":"
+    " [{\"text\", \"label\"}]} per line); each is located in GOLD's text (JSONL).",
+)
+@click.option(
+    "--locate",
+    type=click.Choice(["exact", "normalised", "fuzzy"]),
+    default="fuzzy",
+    show_default=True,
+    help="How far a string may differ from the text: exactly, ignoring case/whitespace/edge punctuation, or"
+    " fuzzily (each step tried in turn).",
+)
+@click.option(
+    "--fuzzy-threshold",
+    type=click.FloatRange(0, 1, min_open=True),
+    default=0.85,
+    show_default=True,
+    help="Least similarity of a fuzzy match.",
+)
+@click.option(
     "--beta",
     type=float,
     default=1.0,
@@ -165,6 +187,9 @@ def evaluate_command(
     chunk_size: int,
     jobs: int,
     progress: bool | None,
+    predicted_format: str | None,
+    locate: str,
+    fuzzy_threshold: float,
     beta: float,
     level: float | None,
     resamples: int,
@@ -211,6 +236,10 @@ def evaluate_command(
                 type_map=parse_type_map(type_map),
                 zero_division=float(zero_division),
                 beta=beta,
+                predicted_format=predicted_format,
+                strings=StringPolicy(
+                    normalised=locate != "exact", fuzzy=fuzzy_threshold if locate == "fuzzy" else None
+                ),
                 judge=judge,
                 judge_credit=judge_credit,  # type: ignore[arg-type]
                 judge_name=judge_name,
@@ -333,7 +362,7 @@ def _output(
         return
     from .render import print_report
 
-    if resampling is None and breakdown is None and "macro_documents" not in data:
+    if resampling is None and breakdown is None and "macro_documents" not in data and "located" not in data:
         print_report(data, per_type=not no_per_type)
         return
     from rich.console import Console
@@ -342,6 +371,7 @@ def _output(
     from ..reporting.comparison import (
         breakdown_table,
         interval_table,
+        located_table,
         macro_documents_table,
         per_type_interval_table,
     )
@@ -350,6 +380,8 @@ def _output(
     console = Console(highlight=False)
     console.print(render(data, per_type=not no_per_type, width=console.width))
     tables = []
+    if "located" in data:
+        tables.append(located_table(data["located"]))
     if "macro_documents" in data:
         tables.append(macro_documents_table(data))
     if resampling is not None:

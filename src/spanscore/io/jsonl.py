@@ -9,7 +9,7 @@ from __future__ import annotations
 import array
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..errors import InputError
-from .files import open_input
+from .files import atomic_output, open_input
 
 
 @dataclass(frozen=True)
@@ -216,3 +216,16 @@ def parse_document(obj: Any, path: str, line: int) -> Document:
         _check_unicode(label, f"span {k}: label", fail)
         spans.append((start, end, label))
     return Document(id=str(doc_id), text=text, spans=tuple(spans), line=line)
+
+
+def document_line(doc: Document) -> str:
+    """A document as one line of spanscore's JSONL (without the newline)."""
+    spans = [{"start": s, "end": e, "label": label} for s, e, label in doc.spans]
+    return json.dumps({"id": doc.id, "text": doc.text, "spans": spans}, ensure_ascii=False)
+
+
+def write_jsonl(docs: Iterable[Document], path: str | Path) -> None:
+    """Documents as spanscore's JSONL, written whole or not at all."""
+    with atomic_output(Path(path)) as handle:
+        for doc in docs:
+            handle.write(document_line(doc).encode("utf-8") + b"\n")

@@ -226,3 +226,19 @@ def macro_documents_table(data: Mapping[str, Any]) -> TableModel:
         micro = data["metrics"].get(name) or data["semeval"].get(name.removeprefix("semeval_"), {})
         rows.append(Row((name, _pct(micro.get("f1")), _pct(block.get("f1")), _pct(block.get("f1_std")))))
     return TableModel(f"Micro and macro over {macro['count']} {macro['unit']}s (F1 %)", columns, tuple(rows))
+
+
+def located_table(located: Mapping[str, Any]) -> TableModel:
+    """How the mentions given as strings were found, with an example of each way."""
+    columns = (Column("found"), Column("mentions", "number"), Column("example"))
+    rows = []
+    names = {"exact": "exactly", "normalised": "normalised", "fuzzy": "fuzzily", "not_found": "not at all (spurious)"}
+    for how, name in names.items():
+        examples = located.get("examples", {}).get(how, [])
+        example = ""
+        if examples:
+            e = examples[0]
+            example = f"{e['text']!r} ({e['label']})" + (f" -> {e['found']!r}" if "found" in e else "")
+        rows.append(Row((name, located.get(how, 0), example)))
+    rows.append(Row(("ambiguous (more occurrences than mentions)", located.get("ambiguous", 0), "")))
+    return TableModel(f"Mentions given as strings, located ({located['policy']})", columns, tuple(rows))
