@@ -157,3 +157,14 @@ def test_the_command_line_shows_how_strings_were_found(files: tuple[Path, Path])
         ).stdout
     )
     assert data["located"]["not_found"] == 4 and "locate:exact|" in data["signature"] + "|"
+
+
+def test_the_report_folder_shows_how_strings_were_found(files: tuple[Path, Path], tmp_path: Path) -> None:
+    gold, llm = files
+    out = CliRunner().invoke(
+        cli, ["evaluate", str(gold), str(llm), "--predicted-format", "strings", "--report", str(tmp_path / "rep")]
+    )
+    assert out.exit_code == 0, out.output
+    for name in ("summary.md", "report.html"):
+        assert "Mentions given as strings" in (tmp_path / "rep" / name).read_text(encoding="utf-8")
+    assert "not found in the text] Joe Biden" in (tmp_path / "rep" / "overlap.csv").read_text(encoding="utf-8")

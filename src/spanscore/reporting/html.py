@@ -315,6 +315,17 @@ def render_html(
             + "</p>",
             _table(confusion),
         ]
+    if "located" in data:
+        from .comparison import located_table
+
+        located = located_table(data["located"])
+        out += [
+            f"<h3>{escape(located.title)}</h3>",
+            '<p class="lead">The prediction gave mentions as strings; each was looked for in its document\'s '
+            "text. A string found nowhere counts as a spurious mention, its text shown after the marker "
+            "line it was appended under.</p>",
+            _table(located),
+        ]
     judge = judge_table(data)
     if judge.rows:
         out.append(f"<h3>{escape(judge.title)}</h3>")

@@ -70,6 +70,10 @@ def render_markdown(
     for table in (per_type_table(data), taxonomy_table(data), confusion_table(data), judge_table(data)):
         if table.rows:
             lines += _section(table)
+    if "located" in data:
+        from .comparison import located_table
+
+        lines += _section(located_table(data["located"]))
 
     listing = tuple(Row((f"[{name}]({name})", what)) for name, what in files.items())
     lines += _section(TableModel("Files", (Column("file"), Column("holds")), listing))
