@@ -1,0 +1,143 @@
+"""Annotation tools' export formats, read into one document model and written back from it.
+
+Every format is a module named for it, with ``read(path, **options) -> (docs, notes)`` and
+``write(docs, path, **options)``; ``READERS`` and ``WRITERS`` hold them by name, and ``read`` and
+``write`` here check the options and call them. Any format converts to any other through ``Doc``
+(spanscore's own JSONL is the format named ``"jsonl"``).
+
+=================  =====================================================================
+``brat``           a folder of ``NAME.txt`` + ``NAME.ann`` (BRAT standoff)
+``label-studio``   Label Studio's JSON export (a list of tasks)
+``doccano``        doccano's JSONL export for sequence labelling
+``prodigy``        Prodigy's JSONL (``db-out``)
+``hf-datasets``    a Hugging Face dataset folder (``save_to_disk``) with BIO ``ClassLabel`` tags
+``jsonl``          spanscore's own JSONL
+=================  =====================================================================
+
+A ``Doc`` holds character offsets (end exclusive) into its text, spans sorted. What a reader does
+not keep (relations, events, rejected records...) is counted in ``ReadNotes.skipped``; nothing is
+dropped without a count. A writer checks everything before it writes, writes its file or folder
+whole or not at all, and refuses (``OptionError``, one line) to write what its format would lose:
+a discontinuous mention outside BRAT, overlapping mentions or a boundary inside a token as BIO
+tags, an id that is no file name.
+
+Reconciliation policy
+---------------------
+Character offsets are the truth; tokens are only ever compared with them, never used to move
+them. A boundary of a predicted mention that falls strictly inside a reference token (by default
+the reference text's whitespace tokens; the format's own tokens where it has them, as Prodigy's)
+is *reported*: ``misaligned_boundaries`` lists each such mention with its document id, span,
+label, which boundary (``start``, ``end`` or ``start and end``) and the token(s) it cuts, and
+readers put the same kind of entry, with file and line, in ``ReadNotes.misaligned`` (a Prodigy
+span whose character and token offsets disagree is listed there too, and keeps its character
+offsets). Such a mention is scored as it is, so a criterion that wants whole tokens counts it as
+a boundary error; it is never silently snapped to a token. The one conversion made is of offsets
+that demonstrably count UTF-16 code units (Label Studio before it counted characters): only where
+the stored mention text matches that reading and not the other, and listed in ``misaligned``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from ...errors import InputError, OptionError
+from . import brat, doccano, hf_datasets, jsonl, label_studio, prodigy
+from ._base import Doc, ReadNotes, cut_tokens, whitespace_tokens
+
+__all__ = [
+    "READERS",
+    "WRITERS",
+    "Doc",
+    "ReadNotes",
+    "misaligned_boundaries",
+    "read",
+    "whitespace_tokens",
+    "write",
+]
+
+READERS: dict[str, Callable[..., tuple[list[Doc], ReadNotes]]] = {
+    "brat": brat.read,
+    "label-studio": label_studio.read,
+    "doccano": doccano.read,
+    "prodigy": prodigy.read,
+    "hf-datasets": hf_datasets.read,
+    "jsonl": jsonl.read,
+}
+
+WRITERS: dict[str, Callable[..., None]] = {
+    "brat": brat.write,
+    "label-studio": label_studio.write,
+    "doccano": doccano.write,
+    "prodigy": prodigy.write,
+    "hf-datasets": hf_datasets.write,
+    "jsonl": jsonl.write,
+}
+
+
+def read(name: str, path: str | Path, **options: Any) -> tuple[list[Doc], ReadNotes]:
+    """The documents of ``path`` in format ``name``, and what the reader skipped or reconciled."""
+    reader = _pick(READERS, name, "read")
+    _check_options(reader, name, options)
+    docs, notes = reader(path, **options)
+    return list(docs), notes
+
+
+def write(name: str, docs: Iterable[Doc], path: str | Path, **options: Any) -> None:
+    """Write ``docs`` to ``path`` in format ``name``: complete, or nothing at all."""
+    writer = _pick(WRITERS, name, "write")
+    _check_options(writer, name, options)
+    writer(docs, Path(path), **options)
+
+
+def _pick(table: dict[str, Callable[..., Any]], name: str, verb: str) -> Callable[..., Any]:
+    if name not in table:
+        raise OptionError(f"cannot {verb} format {name!r}: use one of {', '.join(table)}")
+    return table[name]
+
+
+def _check_options(function: Callable[..., Any], name: str, options: dict[str, Any]) -> None:
+    # Refused here, as one line naming what the format takes, rather than as a TypeError.
+    takes = [p.name for p in inspect.signature(function).parameters.values() if p.kind is p.KEYWORD_ONLY]
+    unknown = [key for key in options if key not in takes]
+    if unknown:
+        offer = f"it takes {', '.join(takes)}" if takes else "it takes none"
+        raise OptionError(f"format {name!r} has no option {unknown[0]!r} ({offer})")
+
+
+def misaligned_boundaries(
+    reference: Doc, predicted: Doc, tokens: list[tuple[int, int]] | None = None
+) -> list[dict[str, Any]]:
+    """Predicted mentions with a boundary strictly inside a reference token, in span order.
+
+    ``tokens`` are the reference's (start, end) tokens, sorted; by default its whitespace tokens.
+    Each entry: ``id``, ``start``, ``end``, ``label``, ``boundary`` ("start", "end" or "start and
+    end"), ``tokens`` (the token or tokens cut) and ``what``. No span is changed (see the module's
+    reconciliation policy).
+    """
+    if predicted.text != reference.text:
+        raise InputError(f"document {reference.id!r}: the prediction's text is not the reference's")
+    if tokens is None:
+        tokens = whitespace_tokens(reference.text)
+    tokens = sorted(tokens)
+    found = []
+    for start, end, label in predicted.spans:
+        cut = cut_tokens(start, end, tokens)
+        if cut is None:
+            continue
+        pieces = " and ".join(repr(reference.text[s:e]) for s, e in cut["tokens"])
+        plural = "s" if len(cut["tokens"]) > 1 else ""
+        found.append(
+            {
+                "id": predicted.id,
+                "start": start,
+                "end": end,
+                "label": label,
+                **cut,
+                "what": f"the {cut['boundary']} of {label} {start}..{end} falls inside the reference"
+                f" token{plural} {pieces}",
+            }
+        )
+    return found

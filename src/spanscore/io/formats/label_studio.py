@@ -1,0 +1,252 @@
+"""Label Studio's JSON export: a list of tasks, each with ``data`` (the text), ``annotations`` and
+``predictions`` whose ``result`` items of type ``labels`` are mentions.
+
+One side is read: ``source="annotations"`` takes each task's first annotation that was not
+cancelled (or the first by ``annotator``, matched against ``completed_by``: a user id, or the id
+or e-mail of a ``completed_by`` object); ``source="predictions"`` takes the prediction of
+``model_version`` (which may be left out when the file holds one version only). A task without
+such an annotation or prediction is left out and counted ("tasks without annotation" or "...
+prediction"); so are annotations and predictions passed over, other result types (relations,
+choices...) and, with ``from_name``, labels of other tags. A result with several labels is one
+mention per label. The document id is the task's ``id`` (its position in the list when it has
+none); the text is ``data[text_key]``.
+
+Where a result repeats its ``text``, it must be the text at its offsets. Label Studio counted
+offsets in UTF-16 code units before it counted characters: a result whose text matches only that
+reading is read so, and listed in ``ReadNotes.misaligned``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ...errors import InputError, OptionError, shorten
+from ..files import atomic_output
+from ._base import Doc, Ids, ReadNotes, Span, check_span, json_id, load_json, make_doc, no_surrogates, writable
+
+SOURCES = ("annotations", "predictions")
+
+
+def read(
+    path: str | Path,
+    *,
+    source: str = "annotations",
+    annotator: str | int | None = None,
+    model_version: str | None = None,
+    text_key: str = "text",
+    from_name: str | None = None,
+) -> tuple[list[Doc], ReadNotes]:
+    name = str(path)
+    if source not in SOURCES:
+        raise OptionError(f"label-studio: source must be annotations or predictions, not {source!r}")
+    if source == "annotations" and model_version is not None:
+        raise OptionError("label-studio: model_version chooses among predictions: pass source='predictions'")
+    if source == "predictions" and annotator is not None:
+        raise OptionError("label-studio: annotator chooses among annotations: leave it out with source='predictions'")
+    tasks = load_json(path)
+    if not isinstance(tasks, list):
+        raise InputError("expected a JSON list of tasks (Label Studio's JSON export)", path=name)
+    if source == "predictions":
+        model_version = _version(tasks, model_version, name)
+    notes = ReadNotes()
+    ids = Ids()
+    docs = []
+    for k, task in enumerate(tasks):
+        where = f"task {k + 1}"
+        if isinstance(task, dict) and "id" in task:
+            where += f" (id {task['id']!r})" if len(repr(task["id"])) <= 40 else f" (id {shorten(str(task['id']), 40)})"
+
+        def fail(what: str, where: str = where) -> InputError:
+            return InputError(f"{where}: {what}", path=name)
+
+        if not isinstance(task, dict):
+            raise fail("a task must be a JSON object")
+        doc_id = task.get("id", k)
+        if not isinstance(doc_id, str | int) or isinstance(doc_id, bool):
+            raise fail("the task id must be a string or an integer")
+        data = task.get("data")
+        text = data.get(text_key) if isinstance(data, dict) else None
+        if not isinstance(text, str):
+            keys = ", ".join(map(repr, data)) if isinstance(data, dict) else "none"
+            raise fail(f"data has no text {text_key!r} (its keys: {keys}; choose one with text_key=)")
+        no_surrogates(text, "the text", fail)
+        if source == "annotations":
+            results = _annotation(task, annotator, notes, fail)
+        else:
+            results = _prediction(task, model_version, notes, fail)
+        if results is None:
+            continue
+        ids.add(str(doc_id), where, fail)
+        spans = _spans(results, text, from_name, notes, fail, {"file": name, "id": str(doc_id)})
+        docs.append(make_doc(str(doc_id), text, spans))
+    return docs, notes
+
+
+def _version(tasks: list[Any], wanted: str | None, name: str) -> str:
+    present: dict[str, None] = {}
+    for task in tasks:
+        for prediction in (task.get("predictions") or []) if isinstance(task, dict) else []:
+            if isinstance(prediction, dict):
+                present[str(prediction.get("model_version", ""))] = None
+    versions = ", ".join(map(repr, present)) or "none"
+    if wanted is None:
+        if len(present) == 1:
+            return next(iter(present))
+        raise OptionError(f"{name}: predictions of several model versions ({versions}): choose one with model_version=")
+    if wanted not in present:
+        raise OptionError(f"{name}: no predictions of model version {wanted!r} (the file has {versions})")
+    return wanted
+
+
+def _annotation(task: dict[str, Any], annotator: str | int | None, notes: ReadNotes, fail: Any) -> list[Any] | None:
+    annotations = task.get("annotations", task.get("completions")) or []  # "completions" before Label Studio 1.0
+    if not isinstance(annotations, list):
+        raise fail("annotations must be a list")
+    chosen = None
+    for annotation in annotations:
+        if not isinstance(annotation, dict):
+            raise fail("an annotation must be a JSON object")
+        if annotation.get("was_cancelled"):
+            notes.skip("cancelled annotations")
+        elif chosen is None and (annotator is None or _by(annotation, annotator)):
+            chosen = annotation
+        else:
+            notes.skip("other annotations")
+    if chosen is None:
+        notes.skip("tasks without annotation")
+        return None
+    return _results(chosen, fail)
+
+
+def _by(annotation: dict[str, Any], annotator: str | int) -> bool:
+    who = annotation.get("completed_by")
+    names = [who.get("id"), who.get("email")] if isinstance(who, dict) else [who]
+    return str(annotator) in [str(n) for n in names if n is not None]
+
+
+def _prediction(task: dict[str, Any], version: str | None, notes: ReadNotes, fail: Any) -> list[Any] | None:
+    predictions = task.get("predictions") or []
+    if not isinstance(predictions, list):
+        raise fail("predictions must be a list")
+    chosen = [p for p in predictions if isinstance(p, dict) and str(p.get("model_version", "")) == version]
+    notes.skip("other predictions", len(predictions) - len(chosen))
+    if not chosen:
+        notes.skip("tasks without prediction")
+        return None
+    if len(chosen) > 1:
+        raise fail(f"{len(chosen)} predictions of model version {version!r}: which one is meant is ambiguous")
+    return _results(chosen[0], fail)
+
+
+def _results(side: dict[str, Any], fail: Any) -> list[Any]:
+    results = side.get("result", [])
+    if not isinstance(results, list):
+        raise fail("result must be a list")
+    return results
+
+
+def _spans(
+    results: list[Any], text: str, from_name: str | None, notes: ReadNotes, fail: Any, where: dict[str, str]
+) -> list[Span]:
+    spans: list[Span] = []
+    for k, item in enumerate(results):
+        if not isinstance(item, dict):
+            raise fail(f"result {k} must be a JSON object")
+        kind = item.get("type")
+        if kind != "labels":
+            notes.skip("relations" if kind == "relation" else f"{kind} results")
+            continue
+        if from_name is not None and item.get("from_name") != from_name:
+            notes.skip(f"labels of {item.get('from_name')}")
+            continue
+        what = f"result {k}" + (f" (id {shorten(str(item['id']), 20)})" if "id" in item else "")
+        value = item.get("value")
+        if not isinstance(value, dict) or not isinstance(value.get("labels"), list):
+            raise fail(f'{what}: value must be an object with "start", "end" and "labels"')
+        start, end = value.get("start"), value.get("end")
+        shown = value.get("text")
+        if isinstance(shown, str) and type(start) is int and type(end) is int and text[start:end] != shown:
+            counted = _from_utf16(text, start, end)
+            if counted is None or text[counted[0] : counted[1]] != shown:
+                raise fail(
+                    f"{what}: its text {shorten(shown, 40)} is not the text at {start}..{end}"
+                    f" ({shorten(text[start:end], 40)})"
+                )
+            notes.misaligned.append(
+                {
+                    **where,
+                    "start": counted[0],
+                    "end": counted[1],
+                    "what": f"{what}: offsets {start}..{end} count UTF-16 code units: read as characters"
+                    f" {counted[0]}..{counted[1]}",
+                }
+            )
+            start, end = counted
+        for label in value["labels"]:
+            spans.append(check_span(start, end, label, text, what, fail))
+    return spans
+
+
+def _from_utf16(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The character offsets of UTF-16 code unit offsets, where both fall between characters."""
+    if text.isascii():
+        return None
+    at: dict[int, int] = {}
+    unit = 0
+    for index, char in enumerate(text):
+        at[unit] = index
+        unit += 2 if ord(char) > 0xFFFF else 1
+    at[unit] = len(text)
+    if start in at and end in at and (at[start], at[end]) != (start, end):
+        return at[start], at[end]
+    return None
+
+
+def write(
+    docs: Iterable[Doc],
+    path: str | Path,
+    *,
+    source: str = "annotations",
+    model_version: str = "spanscore",
+    annotator: str | int | None = None,
+    text_key: str = "text",
+    from_name: str = "label",
+    to_name: str = "text",
+    drop_fragments: bool = False,
+) -> None:
+    """A JSON list of tasks, each document's mentions as one annotation (``completed_by``:
+    ``annotator``) or one prediction of ``model_version``; offsets count characters."""
+    if source not in SOURCES:
+        raise OptionError(f"label-studio: source must be annotations or predictions, not {source!r}")
+    checked = writable(docs, "label-studio", drop_fragments=drop_fragments)
+    tasks = []
+    for doc in checked:
+        result = [
+            {
+                "id": f"s{k + 1}",
+                "from_name": from_name,
+                "to_name": to_name,
+                "type": "labels",
+                "value": {"start": start, "end": end, "text": doc.text[start:end], "labels": [label]},
+            }
+            for k, (start, end, label) in enumerate(doc.spans)
+        ]
+        task: dict[str, Any] = {
+            "id": json_id(doc.id),
+            "data": {text_key: doc.text},
+            "annotations": [],
+            "predictions": [],
+        }
+        if source == "annotations":
+            annotation: dict[str, Any] = {"result": result, "was_cancelled": False, "ground_truth": False}
+            if annotator is not None:
+                annotation["completed_by"] = annotator
+            task["annotations"].append(annotation)
+        else:
+            task["predictions"].append({"model_version": model_version, "result": result})
+        tasks.append(task)
+    with atomic_output(path) as handle:
+        handle.write(json.dumps(tasks, ensure_ascii=False, indent=1).encode("utf-8") + b"\n")
