@@ -17,9 +17,10 @@ from .engines.conll_plan import DEFAULT_CHUNK
 from .engines.parts import EXAMPLE_LIMIT, JudgeSpec, RowSink, Source, Wanted
 from .engines.sources import ConllSource, JsonlSource, LabelsSource, SpansSource, TypeSelection
 from .errors import OptionError
-from .io.jsonl import read_jsonl, write_jsonl
+from .io import formats
+from .io.jsonl import Document, read_jsonl, write_jsonl
 from .io.load import Loaded
-from .io.reading import Delimiter, Format, Reading
+from .io.reading import ANNOTATION_FORMATS, Delimiter, Format, Reading
 from .io.strings import Located, StringPolicy, locate, read_strings
 from .judging import Judge, JudgeCredit
 from .matching import Method
@@ -116,6 +117,8 @@ def evaluate(
     progress: Callable[[int, int], None] | None = None,
     predicted_format: str | None = None,
     strings: StringPolicy | None = None,
+    reference_options: Mapping[str, Any] | None = None,
+    predicted_options: Mapping[str, Any] | None = None,
 ) -> Report:
     """Score predicted mentions against reference mentions under every criterion.
 
@@ -133,10 +136,14 @@ def evaluate(
     per-type intervals of ``significance.bootstrap_types``); ``rows`` receives the rendered report
     rows of each chunk in corpus order (``spanscore.reporting.ReportWriter``).
 
-    ``predicted_format="strings"`` reads ``predicted`` as mentions given as strings, as language
-    models return them (``spanscore.io.strings``): each is located in the reference document's
-    text (JSONL) under the ``strings`` policy, and the report says how each was found
-    (``Report.located``).
+    ``format`` may also name an annotation tool's export (``brat``, ``label-studio``, ``doccano``,
+    ``prodigy``, ``hf-datasets``: ``spanscore.io.formats``, options for its reader in
+    ``reference_options`` and ``predicted_options``), and ``predicted_format`` the prediction's
+    format where it differs; documents are paired by id, and what the readers skipped and every
+    predicted boundary inside a reference token are in ``Report.read``. ``predicted_format=
+    "strings"`` reads ``predicted`` as mentions given as strings, as language models return them
+    (``spanscore.io.strings``): each is located in the reference document's text under the
+    ``strings`` policy, and the report says how each was found (``Report.located``).
 
     >>> r = evaluate(reference=[["B-ORG", "I-ORG", "I-ORG", "I-ORG"]],
     ...              predicted=[["O", "B-ORG", "I-ORG", "I-ORG"]], format="labels")
@@ -145,23 +152,35 @@ def evaluate(
     """
     if reading is None:
         reading = Reading(format, labels, repair, delimiter, token_column, label_column, merged)  # type: ignore[arg-type]
-    if predicted_format is not None:
-        if predicted_format != "strings":
-            raise OptionError(f"predicted_format is strings (or none), not {predicted_format!r}")
-        if reading.format != "jsonl":
-            raise OptionError("mentions given as strings are located in the reference's text: give it as JSONL")
-        policy = strings if strings is not None else StringPolicy()
-        located = Located(policy)
-        ref_docs = read_jsonl(reference)
-        placed_ref, placed_pred = locate(ref_docs, read_strings(str(predicted)), policy, located, path=str(predicted))
-        with tempfile.TemporaryDirectory(prefix="spanscore-strings-") as folder:
+    text_formats = ("jsonl", *ANNOTATION_FORMATS)
+    if predicted_format is not None or reading.format in ANNOTATION_FORMATS:
+        side = predicted_format or reading.format
+        if side not in ("strings", *text_formats) or reading.format not in text_formats:
+            raise OptionError(
+                f"mentions with character offsets are read from {', '.join(text_formats)} (and predictions also as"
+                f" strings); not {reading.format} against {side}"
+            )
+        ref_docs, notes = _documents(reading.format, reference, reference_options)
+        located = None
+        if side == "strings":
+            policy = strings if strings is not None else StringPolicy()
+            located = Located(policy)
+            placed_ref, placed_pred = locate(
+                ref_docs, read_strings(str(predicted)), policy, located, path=str(predicted)
+            )
+        else:
+            pred_docs, pred_notes = _documents(side, predicted, predicted_options)
+            placed_ref, placed_pred = ref_docs, pred_docs
+            notes = {"reference": notes, "predicted": pred_notes}
+            notes["misaligned"] = _misaligned(ref_docs, pred_docs)
+        with tempfile.TemporaryDirectory(prefix="spanscore-documents-") as folder:
             ref_path, pred_path = Path(folder) / "reference.jsonl", Path(folder) / "predicted.jsonl"
             write_jsonl(placed_ref, ref_path)
             write_jsonl(placed_pred, pred_path)
             report = evaluate(
                 reference=ref_path,
                 predicted=pred_path,
-                reading=reading,
+                reading=dataclasses.replace(reading, format="jsonl"),
                 credit=credit,
                 matching=matching,
                 min_overlap=min_overlap,
@@ -182,10 +201,16 @@ def evaluate(
                 engine=engine,
                 progress=progress,
             )
-        report.options["predicted-format"] = "strings"
-        report.options["locate"] = policy.signature().removeprefix("strings:")
+        if reading.format in ANNOTATION_FORMATS:
+            report.options["format"] = reading.format
+        if side != reading.format:
+            report.options["predicted-format"] = side
+        if located is not None:
+            report.options["locate"] = located.policy.signature().removeprefix("strings:")
+            report.located = located.to_dict()
+        else:
+            report.read = notes
         report.signature = signature(report.options)
-        report.located = located.to_dict()
         return report
     credit = _credit(credit)
     if not isinstance(min_overlap, int | float) or isinstance(min_overlap, bool):
@@ -238,6 +263,34 @@ def evaluate(
         repairs=total.repairs,
         beta=beta,
     )
+
+
+def _documents(name: str, path: Any, options: Mapping[str, Any] | None) -> tuple[list[Document], dict[str, Any]]:
+    """The documents of a file (or folder) in a text format, and what its reader skipped."""
+    if name == "jsonl" and not options:
+        return read_jsonl(path), {}
+    docs, notes = formats.read(name, path, **dict(options or {}))
+    fragments = sum(1 for d in docs for f in d.fragments if f is not None)
+    out: dict[str, Any] = {"skipped": dict(notes.skipped), "misaligned": list(notes.misaligned)[:EXAMPLE_LIMIT]}
+    out["misaligned_count"] = len(notes.misaligned)
+    if fragments:
+        out["discontinuous_mentions"] = fragments
+    return [Document(d.id, d.text, d.spans, k + 1) for k, d in enumerate(docs)], out
+
+
+def _misaligned(reference: Sequence[Document], predicted: Sequence[Document]) -> dict[str, Any]:
+    """Predicted boundaries inside a reference token (whitespace tokens), by document id: counted
+    and listed, never moved."""
+    by_id = {d.id: d for d in reference}
+    found: list[dict[str, Any]] = []
+    for p in predicted:
+        r = by_id.get(p.id)
+        if r is None or r.text != p.text:
+            continue  # the engine names unpaired documents and differing texts itself
+        found += formats.misaligned_boundaries(
+            formats.Doc(r.id, r.text, r.spans), formats.Doc(p.id, p.text, p.spans)
+        )
+    return {"count": len(found), "examples": found[:EXAMPLE_LIMIT]}
 
 
 def _check_selection(selection: TypeSelection, seen: frozenset[str]) -> None:

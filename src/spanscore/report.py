@@ -50,6 +50,7 @@ class Report:
     example_limit: int = 3
     beta: float = 1.0  # F-beta beside F1 where not 1 (``f_beta`` in every score block)
     located: dict[str, Any] | None = None  # how mentions given as strings were found (``io.strings``)
+    read: dict[str, Any] | None = None  # what annotation-format readers skipped, misaligned boundaries
     _scores: Scores | None = field(default=None, repr=False)
 
     @property
@@ -114,6 +115,8 @@ class Report:
             out["macro_documents"] = macro_over_documents(self.documents, self.zero_division, self.counts.credit)
         if self.located is not None:
             out["located"] = self.located
+        if self.read:
+            out["read"] = self.read
         if self.beta != 1.0:
             out = copy.deepcopy(out)  # the score blocks are the cached ones
             out["beta"] = self.beta

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -13,8 +14,9 @@ from rich.text import Text
 
 from .. import corpus
 from ..encoding import REPAIRS
-from ..io.reading import DELIMITERS, Reading
-from .options import ENCODING_CHOICES, reading_options
+from ..errors import OptionError
+from ..io.reading import ANNOTATION_FORMATS, DELIMITERS, Reading
+from .options import ENCODING_CHOICES, reading_options, refuse_overwrite
 
 
 @click.command("summarize")
@@ -71,16 +73,29 @@ def repair_command(file: Path, output: Path, method: str, reading: Reading) -> N
 
 
 @click.command("convert")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("-o", "--output", required=True, type=click.Path(path_type=Path))
 @click.option(
     "--from",
     "source",
-    type=click.Choice([*ENCODING_CHOICES, "JSONL"], case_sensitive=False),
+    type=click.Choice([*ENCODING_CHOICES, "JSONL", *ANNOTATION_FORMATS], case_sensitive=False),
     default="BIO",
     show_default=True,
+    help="A label encoding (CoNLL), JSONL, or an annotation tool's export.",
 )
-@click.option("--to", "target", type=click.Choice([*ENCODING_CHOICES, "JSONL"], case_sensitive=False), required=True)
+@click.option(
+    "--to",
+    "target",
+    type=click.Choice([*ENCODING_CHOICES, "JSONL", *ANNOTATION_FORMATS], case_sensitive=False),
+    required=True,
+)
+@click.option(
+    "--option",
+    "options",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="An option of the annotation format's reader (source=predictions, model_version=v2, ...).",
+)
 @click.option("--repair", type=click.Choice(REPAIRS), default="conlleval", show_default=True)
 @click.option("--delimiter", type=click.Choice(DELIMITERS), default="auto", show_default=True, help="Column separator.")
 @click.option("--token-column", type=int, default=0, show_default=True, help="Column of the token (0-based).")
@@ -94,8 +109,38 @@ def convert_command(
     delimiter: str,
     token_column: int,
     label_column: int,
+    options: tuple[str, ...],
 ) -> None:
-    """Convert between label encodings, and to or from JSONL with character offsets."""
+    """Convert between label encodings, to or from JSONL with character offsets, and between JSONL and
+    the annotation tools' exports (BRAT, Label Studio, doccano, Prodigy, Hugging Face datasets)."""
+    documents = {"jsonl", *ANNOTATION_FORMATS}
+    if source.lower() in ANNOTATION_FORMATS or target.lower() in ANNOTATION_FORMATS:
+        if source.lower() not in documents or target.lower() not in documents:
+            raise OptionError(
+                "annotation tools' exports convert to and from JSONL and each other (character offsets); convert"
+                " CoNLL to JSONL first"
+            )
+        refuse_overwrite(output, file, option="--output")
+        formats = importlib.import_module("spanscore.io.formats")
+        reader_options = {}
+        for pair in options:
+            key, sep, value = pair.partition("=")
+            if not sep or not key.strip():
+                raise OptionError(f"--option takes KEY=VALUE, not {pair!r}")
+            reader_options[key.strip()] = value
+        docs, notes = formats.read(source.lower(), file, **reader_options)
+        formats.write(target.lower(), docs, output)
+        skipped = ", ".join(f"{n} {what}" for what, n in sorted(notes.skipped.items()))
+        click.echo(f"{output}: {len(docs)} documents written as {target.lower()}", err=True)
+        if skipped:
+            click.echo(f"  skipped (counted, not converted): {skipped}", err=True)
+        if notes.misaligned:
+            click.echo(f"  offsets reconciled: {len(notes.misaligned)}; first: {notes.misaligned[0]}", err=True)
+        return
+    if options:
+        raise OptionError("--option is for the annotation tools' formats")
+    if file.is_dir():
+        raise OptionError(f"{file} is a folder: --from {source} reads a file")
     jsonl = source.upper() == "JSONL"
     reading = Reading(
         format="jsonl" if jsonl else "conll",

@@ -20,7 +20,7 @@ from ..counts import CreditRule
 from ..engines import default_jobs, make_engine
 from ..errors import OptionError
 from ..io.files import atomic_output
-from ..io.reading import Reading
+from ..io.reading import ANNOTATION_FORMATS, Reading
 from ..io.strings import StringPolicy
 from ..significance import Resampling, bootstrap, bootstrap_types
 from .options import parse_type_map, parse_types, reading_options, refuse_overwrite
@@ -38,8 +38,8 @@ def _credit(value: str) -> CreditRule:
 
 
 @click.command("evaluate")
-@click.argument("gold", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("pred", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("gold", type=click.Path(path_type=Path))
+@click.argument("pred", required=False, type=click.Path(path_type=Path))
 @reading_options(merged=True, formats=True)
 @click.option(
     "--credit",
@@ -121,9 +121,23 @@ def _credit(value: str) -> CreditRule:
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when a terminal).")
 @click.option(
     "--predicted-format",
-    type=click.Choice(["strings"]),
-    help="PRED holds mentions as strings without offsets, as language models give them ({\"id\", \"mentions\":"
-    " [{\"text\", \"label\"}]} per line); each is located in GOLD's text (JSONL).",
+    type=click.Choice(["strings", "jsonl", *ANNOTATION_FORMATS]),
+    help="PRED's format where it differs from --format; strings: mentions without offsets, as language models"
+    " give them ({\"id\", \"mentions\": [{\"text\", \"label\"}]} per line), each located in GOLD's text.",
+)
+@click.option(
+    "--reference-option",
+    "reference_option",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="An option of GOLD's reader (an annotation tool's format): source=annotations, annotator=7, ...",
+)
+@click.option(
+    "--predicted-option",
+    "predicted_option",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="An option of PRED's reader: source=predictions, model_version=v2, ...",
 )
 @click.option(
     "--locate",
@@ -188,6 +202,8 @@ def evaluate_command(
     jobs: int,
     progress: bool | None,
     predicted_format: str | None,
+    reference_option: tuple[str, ...],
+    predicted_option: tuple[str, ...],
     locate: str,
     fuzzy_threshold: float,
     beta: float,
@@ -237,6 +253,8 @@ def evaluate_command(
                 zero_division=float(zero_division),
                 beta=beta,
                 predicted_format=predicted_format,
+                reference_options=_reader_options(reference_option, "--reference-option"),
+                predicted_options=_reader_options(predicted_option, "--predicted-option"),
                 strings=StringPolicy(
                     normalised=locate != "exact", fuzzy=fuzzy_threshold if locate == "fuzzy" else None
                 ),
@@ -280,6 +298,16 @@ def evaluate_command(
                     beta=report.beta,
                 )
     _output(report, as_json, no_per_type, resampling, breakdown)
+
+
+def _reader_options(pairs: tuple[str, ...], option: str) -> dict[str, str] | None:
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise OptionError(f"{option} takes KEY=VALUE, not {pair!r}")
+        out[key.strip()] = value
+    return out or None
 
 
 class _LoadsRender:
@@ -362,7 +390,8 @@ def _output(
         return
     from .render import print_report
 
-    if resampling is None and breakdown is None and "macro_documents" not in data and "located" not in data:
+    shown = ("macro_documents", "located", "read")
+    if resampling is None and breakdown is None and not any(k in data for k in shown):
         print_report(data, per_type=not no_per_type)
         return
     from rich.console import Console
@@ -374,6 +403,7 @@ def _output(
         located_table,
         macro_documents_table,
         per_type_interval_table,
+        read_table,
     )
     from .render import render, rich_tables
 
@@ -382,6 +412,8 @@ def _output(
     tables = []
     if "located" in data:
         tables.append(located_table(data["located"]))
+    if "read" in data:
+        tables.append(read_table(data["read"]))
     if "macro_documents" in data:
         tables.append(macro_documents_table(data))
     if resampling is not None:

@@ -8,10 +8,13 @@ from typing import Literal
 from ..encoding import REPAIRS, Repair, check_repair, get_encoding
 from ..errors import OptionError
 
-Format = Literal["conll", "jsonl", "labels", "spans"]
+Format = Literal["conll", "jsonl", "labels", "spans", "brat", "label-studio", "doccano", "prodigy", "hf-datasets"]
 Delimiter = Literal["auto", "tab", "whitespace"]
-FORMATS: tuple[str, ...] = ("conll", "jsonl", "labels", "spans")
-FILE_FORMATS: tuple[str, ...] = ("conll", "jsonl")
+# Annotation tools' exports (``io.formats``): read into documents with text and character offsets,
+# then scored as spanscore's JSONL.
+ANNOTATION_FORMATS: tuple[str, ...] = ("brat", "label-studio", "doccano", "prodigy", "hf-datasets")
+FORMATS: tuple[str, ...] = ("conll", "jsonl", "labels", "spans", *ANNOTATION_FORMATS)
+FILE_FORMATS: tuple[str, ...] = ("conll", "jsonl", *ANNOTATION_FORMATS)
 DELIMITERS: tuple[str, ...] = ("auto", "tab", "whitespace")
 # Formats whose positions are tokens, and whose mentions come from decoding a label per token.
 TOKEN_FORMATS: tuple[str, ...] = ("conll", "labels")

@@ -242,3 +242,28 @@ def located_table(located: Mapping[str, Any]) -> TableModel:
         rows.append(Row((name, located.get(how, 0), example)))
     rows.append(Row(("ambiguous (more occurrences than mentions)", located.get("ambiguous", 0), "")))
     return TableModel(f"Mentions given as strings, located ({located['policy']})", columns, tuple(rows))
+
+
+def read_table(read: Mapping[str, Any]) -> TableModel:
+    """What the annotation-format readers skipped, and predicted boundaries inside reference tokens."""
+    rows = []
+    for side in ("reference", "predicted"):
+        notes = read.get(side) or {}
+        for what, n in sorted(notes.get("skipped", {}).items()):
+            rows.append(Row((side, f"skipped: {what}", n, "")))
+        if notes.get("discontinuous_mentions"):
+            n = notes["discontinuous_mentions"]
+            rows.append(Row((side, "discontinuous mentions (scored as their extent)", n, "")))
+        if notes.get("misaligned_count"):
+            first = notes["misaligned"][0]
+            what = str(first.get("what", ""))
+            rows.append(Row((side, "offsets the reader reconciled", notes["misaligned_count"], what)))
+    misaligned = read.get("misaligned") or {}
+    example = ""
+    if misaligned.get("examples"):
+        e = misaligned["examples"][0]
+        example = f"{e.get('id')}: {e.get('start')}..{e.get('end')} {e.get('label')} ({e.get('boundary')})"
+    rows.append(Row(("predicted", "boundary inside a reference token (scored as it is)", misaligned.get("count", 0),
+                     example)))
+    columns = (Column("side"), Column("what"), Column("count", "number"), Column("first example"))
+    return TableModel("Reading the annotation files", columns, tuple(rows))
