@@ -128,3 +128,17 @@ def test_convert_between_tools_through_jsonl(tmp_path: Path) -> None:
     refused = runner.invoke(cli, ["convert", str(tmp_path / "a.jsonl"), "-o", str(tmp_path / "x"), "--from", "BIO",
                                   "--to", "brat"])
     assert refused.exit_code == 2 and "JSONL first" in refused.output
+
+
+def test_the_report_folder_lists_what_was_skipped_and_misaligned(tmp_path: Path) -> None:
+    write("brat", GOLD, tmp_path / "gold")
+    write("doccano", PRED, tmp_path / "pred.jsonl")
+    out = CliRunner().invoke(
+        cli,
+        ["evaluate", str(tmp_path / "gold"), str(tmp_path / "pred.jsonl"), "--format", "brat", "--predicted-format",
+         "doccano", "--report", str(tmp_path / "rep")],
+    )
+    assert out.exit_code == 0, out.output
+    for name in ("summary.md", "report.html"):
+        page = (tmp_path / "rep" / name).read_text(encoding="utf-8")
+        assert "Reading the annotation files" in page and "boundary inside a reference token" in page

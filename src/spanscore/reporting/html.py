@@ -326,6 +326,16 @@ def render_html(
             "line it was appended under.</p>",
             _table(located),
         ]
+    if "read" in data:
+        from .comparison import read_table
+
+        read = read_table(data["read"])
+        out += [
+            f"<h3>{escape(read.title)}</h3>",
+            '<p class="lead">What the readers of the annotation files skipped (counted, not scored), and '
+            "predicted boundaries that fall inside a reference token: scored as they are, never snapped.</p>",
+            _table(read),
+        ]
     judge = judge_table(data)
     if judge.rows:
         out.append(f"<h3>{escape(judge.title)}</h3>")

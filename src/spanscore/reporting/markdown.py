@@ -74,6 +74,10 @@ def render_markdown(
         from .comparison import located_table
 
         lines += _section(located_table(data["located"]))
+    if "read" in data:
+        from .comparison import read_table
+
+        lines += _section(read_table(data["read"]))
 
     listing = tuple(Row((f"[{name}]({name})", what)) for name, what in files.items())
     lines += _section(TableModel("Files", (Column("file"), Column("holds")), listing))
