@@ -601,3 +601,53 @@ def test_mutated_judgements_never_give_a_traceback(medmentions: Path, seed_pairs
             assert len(errors) == 1, (m, kind, out.output)
         outcomes[out.exit_code] += 1
     assert outcomes[0] > 0 and outcomes[2] > 0
+
+
+def test_mutated_annotation_exports_and_strings_never_give_a_traceback(tmp_path: Path) -> None:
+    # Each tool's export and the LLM strings, mutated, through evaluate and convert: a score or one
+    # line naming the file, never a traceback.
+    from spanscore.io.formats import Doc, write
+
+    text = "Ann Lee met Bob Smith in New York today ."
+    docs = [Doc(f"d{k}", text, ((0, 7, "PER"), (12, 21, "PER"), (25, 33, "LOC"))) for k in range(6)]
+    sources = {}
+    files = {"doccano": "d.jsonl", "label-studio": "ls.json", "prodigy": "p.jsonl", "jsonl": "j.jsonl"}
+    for name, file in files.items():
+        write(name, docs, tmp_path / file)
+        sources[name] = (tmp_path / file).read_bytes()
+    strings = "".join(
+        json.dumps({"id": d.id, "mentions": [{"text": "Ann Lee", "label": "PER"}, {"text": "new york", "label": "LOC"}]}
+                   )
+        + "\n"
+        for d in docs
+    ).encode()
+    rng = random.Random(14)
+    runner = CliRunner()
+    outcomes = {0: 0, 2: 0}
+    for m in range(48):
+        name = list(sources)[m % len(sources)]
+        kind, data = mutate(sources[name], rng)
+        mutant = write_bytes(tmp_path / f"m{m}", data)
+        reference = tmp_path / files[name]
+        runs = [
+            ["evaluate", str(reference), str(mutant), "--format", name, "--json"],
+            ["convert", str(mutant), "-o", str(tmp_path / f"out{m}.jsonl"), "--from", name, "--to", "jsonl"],
+        ]
+        if name == "jsonl":
+            _, bad_strings = mutate(strings, rng)
+            runs.append(["evaluate", str(reference), str(write_bytes(tmp_path / f"s{m}", bad_strings)),
+                         "--format", "jsonl", "--predicted-format", "strings", "--json"])
+        for args in runs:
+            out = runner.invoke(cli, args)
+            assert out.exception is None or isinstance(out.exception, SystemExit), (m, kind, args, out.output)
+            assert out.exit_code in (0, 2), (m, kind, args, out.output)
+            if out.exit_code == 2:
+                errors = [line for line in out.output.splitlines() if line.startswith("spanscore: error:")]
+                assert len(errors) == 1, (m, kind, args, out.output)
+            outcomes[out.exit_code] += 1
+    assert outcomes[0] > 0 and outcomes[2] > 0
+
+
+def write_bytes(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
