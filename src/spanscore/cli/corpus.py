@@ -16,7 +16,7 @@ from .. import corpus
 from ..encoding import REPAIRS
 from ..errors import OptionError
 from ..io.reading import ANNOTATION_FORMATS, DELIMITERS, Reading
-from .options import ENCODING_CHOICES, reading_options, refuse_overwrite
+from .options import ENCODING_CHOICES, key_values, reading_options, refuse_overwrite
 
 
 @click.command("summarize")
@@ -122,13 +122,7 @@ def convert_command(
             )
         refuse_overwrite(output, file, option="--output")
         formats = importlib.import_module("spanscore.io.formats")
-        reader_options = {}
-        for pair in options:
-            key, sep, value = pair.partition("=")
-            if not sep or not key.strip():
-                raise OptionError(f"--option takes KEY=VALUE, not {pair!r}")
-            reader_options[key.strip()] = value
-        docs, notes = formats.read(source.lower(), file, **reader_options)
+        docs, notes = formats.read(source.lower(), file, **(key_values(options, "--option") or {}))
         formats.write(target.lower(), docs, output)
         skipped = ", ".join(f"{n} {what}" for what, n in sorted(notes.skipped.items()))
         click.echo(f"{output}: {len(docs)} documents written as {target.lower()}", err=True)

@@ -23,7 +23,7 @@ from ..io.files import atomic_output
 from ..io.reading import ANNOTATION_FORMATS, Reading
 from ..io.strings import StringPolicy
 from ..significance import Resampling, bootstrap, bootstrap_types
-from .options import parse_type_map, parse_types, reading_options, refuse_overwrite
+from .options import key_values, parse_type_map, parse_types, reading_options, refuse_overwrite
 
 
 def _credit(value: str) -> CreditRule:
@@ -253,8 +253,8 @@ def evaluate_command(
                 zero_division=float(zero_division),
                 beta=beta,
                 predicted_format=predicted_format,
-                reference_options=_reader_options(reference_option, "--reference-option"),
-                predicted_options=_reader_options(predicted_option, "--predicted-option"),
+                reference_options=key_values(reference_option, "--reference-option"),
+                predicted_options=key_values(predicted_option, "--predicted-option"),
                 strings=StringPolicy(
                     normalised=locate != "exact", fuzzy=fuzzy_threshold if locate == "fuzzy" else None
                 ),
@@ -298,16 +298,6 @@ def evaluate_command(
                     beta=report.beta,
                 )
     _output(report, as_json, no_per_type, resampling, breakdown)
-
-
-def _reader_options(pairs: tuple[str, ...], option: str) -> dict[str, str] | None:
-    out = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise OptionError(f"{option} takes KEY=VALUE, not {pair!r}")
-        out[key.strip()] = value
-    return out or None
 
 
 class _LoadsRender:

@@ -153,3 +153,14 @@ def refuse_overwrite(output: Path | None, *inputs: Path | None, option: str = "-
     for path in inputs:
         if path is not None and path.exists() and output.samefile(path):
             raise OptionError(f"{option} {output} is one of the inputs: give another file")
+
+
+def key_values(pairs: tuple[str, ...], option: str) -> dict[str, str] | None:
+    """KEY=VALUE options (repeated) as a mapping; None where none was given."""
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise OptionError(f"{option} takes KEY=VALUE, not {pair!r}")
+        out[key.strip()] = value
+    return out or None

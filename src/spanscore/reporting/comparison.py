@@ -90,23 +90,29 @@ def differences_table(data: Mapping[str, Any], metric: str = "f1") -> TableModel
     return TableModel(title, tuple(columns), tuple(rows))
 
 
+def change_notes(change: Mapping[str, Any] | None) -> list[str]:
+    """What a criterion changes against exact-match F1: the ranking, and which differences are significant."""
+    if change is None:
+        return []
+    notes = []
+    if change["ranking_changed"]:
+        notes.append("ranks the systems differently from strict")
+    if change["significant_only_here"]:
+        notes.append("significant only here: " + ", ".join(change["significant_only_here"]))
+    if change["significant_only_under_strict"]:
+        notes.append("significant only under strict: " + ", ".join(change["significant_only_under_strict"]))
+    return notes
+
+
 def ranking_lines(data: Mapping[str, Any]) -> list[str]:
     """One line per score: the systems in order of F1, and what changes against exact-match F1."""
     lines = []
     changes = {c["criterion"]: c for c in data.get("changes", [])}
     for name, order in data["rankings"].items():
         line = f"{name}: {' > '.join(order)}"
-        change = changes.get(name)
-        if change is not None:
-            notes = []
-            if change["ranking_changed"]:
-                notes.append("ranks differently from strict")
-            if change["significant_only_here"]:
-                notes.append("significant only here: " + ", ".join(change["significant_only_here"]))
-            if change["significant_only_under_strict"]:
-                notes.append("significant only under strict: " + ", ".join(change["significant_only_under_strict"]))
-            if notes:
-                line += "  <- " + "; ".join(notes)
+        notes = change_notes(changes.get(name))
+        if notes:
+            line += "  <- " + "; ".join(notes)
         lines.append(line)
     return lines
 
@@ -158,14 +164,7 @@ def html_page(data: Mapping[str, Any]) -> str:
     parts.append("<th>against exact-match (strict) F1</th></tr></thead><tbody>")
     for name, order in data["rankings"].items():
         change = changes.get(name)
-        notes = []
-        if change is not None:
-            if change["ranking_changed"]:
-                notes.append("ranks the systems differently")
-            if change["significant_only_here"]:
-                notes.append("significant only here: " + ", ".join(change["significant_only_here"]))
-            if change["significant_only_under_strict"]:
-                notes.append("significant only under strict: " + ", ".join(change["significant_only_under_strict"]))
+        notes = change_notes(change)
         css = ' class="changed"' if notes else ""
         parts.append(
             f"<tr{css}><th>{html.escape(name)}</th><td>{html.escape(' > '.join(order))}</td>"
