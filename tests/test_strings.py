@@ -140,7 +140,7 @@ def test_bad_strings_are_one_line(files: tuple[Path, Path], tmp_path: Path) -> N
         path = write_jsonl(tmp_path / f"{name}.jsonl", rows)
         with pytest.raises(InputError, match=needle):
             spanscore.evaluate(reference=gold, predicted=path, format="jsonl", predicted_format="strings")
-    with pytest.raises(OptionError, match="JSONL"):
+    with pytest.raises(OptionError, match="character offsets"):
         spanscore.evaluate(reference=gold, predicted=gold, format="conll", predicted_format="strings")
     with pytest.raises(OptionError, match="fuzzy threshold"):
         StringPolicy(fuzzy=1.5)
