@@ -206,3 +206,19 @@ def test_an_error_found_while_planning_reaches_the_caller(scheduler: str, tmp_pa
     (tmp_path / "one").write_bytes(b"a\tO\n\n")
     with pytest.raises(InputError, match="empty: file is empty"):
         evaluate_dask(reference=tmp_path / "empty", predicted=tmp_path / "one", scheduler=scheduler)
+
+
+def test_per_type_intervals_on_the_cluster_equal_local(scheduler: str, synth: Path) -> None:
+    from spanscore.significance import Resampling, bootstrap, bootstrap_types
+
+    gold, pred = synth.with_suffix(".gold"), synth.with_suffix(".pred")
+    resampling = Resampling(resamples=100)
+    on_cluster = evaluate_dask(
+        reference=gold, predicted=pred, scheduler=scheduler, chunk_bytes=2048, document_types=True
+    ).documents
+    local = spanscore.evaluate(reference=gold, predicted=pred, document_types=True, keep_details=False).documents
+    assert on_cluster is not None and local is not None
+    for f in (bootstrap, bootstrap_types):
+        assert f(on_cluster, zero_division=0.0, credit="0.5", resampling=resampling) == f(
+            local, zero_division=0.0, credit="0.5", resampling=resampling
+        )
