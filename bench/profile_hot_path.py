@@ -43,14 +43,14 @@ def best(f: Callable[[], Any], n: int = 7) -> float:
 
 def stages(gold: Path, pred: Path) -> dict[str, float]:
     """Milliseconds of each stage of one 512 KiB chunk."""
-    from spanscore.counts import Options, count
     from spanscore.engines import PartCounter
-    from spanscore.engines.conll_plan import plan_chunks
-    from spanscore.engines.parts import Wanted
-    from spanscore.engines.sources import ConllSource
     from spanscore.io.conll import parse_conll
+    from spanscore.io.conll_plan import plan_chunks
     from spanscore.io.load import check_same_tokens, decode_column, unify
     from spanscore.io.reading import Reading
+    from spanscore.io.sources import ConllSource
+    from spanscore.stages.counts import Options, count
+    from spanscore.stages.parts import Wanted
 
     def _read(path: Path, start: int, end: int) -> bytes:
         with open(path, "rb") as f:
@@ -91,7 +91,7 @@ def main() -> None:
     gold, pred = prefix.with_suffix(".gold"), prefix.with_suffix(".pred")
 
     import spanscore
-    from spanscore.memory import keep_freed_memory
+    from spanscore.runtime.memory import keep_freed_memory
 
     keep_freed_memory()  # as the CLI and its workers run
 

@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 
 import spanscore
-from spanscore.memory import keep_freed_memory
-from spanscore.significance import Resampling, bootstrap, compare
+from spanscore.analysis.significance import Resampling, bootstrap, compare
+from spanscore.runtime.memory import keep_freed_memory
 
 SYNTH = Path(__file__).resolve().parents[2] / "shared" / "tools" / "synth_corpus.py"
 

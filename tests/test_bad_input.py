@@ -369,7 +369,7 @@ def test_mutated_python_data_never_gives_a_bare_error() -> None:
 
 
 def test_jsonl_report_rows_carry_the_document_ids(tmp_path: Path) -> None:
-    from spanscore.reporting import ReportWriter, write_report
+    from spanscore.presentation import ReportWriter, write_report
 
     gold = [
         {"id": f"doc,{i}", "text": "Ada met Bob", "spans": [{"start": 0, "end": 3, "label": "PER"}]} for i in range(3)
@@ -427,7 +427,7 @@ def test_repair_and_convert_change_the_label_column_and_nothing_else(tmp_path: P
 def test_a_report_that_fails_half_way_leaves_the_folder_as_it_was(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: BaseException
 ) -> None:
-    from spanscore.reporting import ReportWriter, writer
+    from spanscore.presentation import ReportWriter, writer
 
     g, p = write(tmp_path / "g", GOLD * 50), write(tmp_path / "p", PRED * 50)
     out = tmp_path / "report"
@@ -452,8 +452,8 @@ def test_an_output_that_is_an_input_is_refused(tmp_path: Path) -> None:
 
 
 def test_judgements_with_impossible_offsets_or_labels_are_refused(tmp_path: Path) -> None:
-    from spanscore.judge.corpus import read_corpus
-    from spanscore.judge.judgements import locate, read_judgements
+    from spanscore.programs.judge.corpus import read_corpus
+    from spanscore.programs.judge.judgements import locate, read_judgements
 
     base = {"sentence": "John Smith left", "gold_text": "John Smith", "pred_text": "John", "score": 4}
     for extra in ({"gold_start": -15, "gold_end": -5}, {"gold_start": 10, "gold_end": 0}):
@@ -528,7 +528,7 @@ def test_progress_bars_only_on_a_terminal_and_help_cites_papers_by_author() -> N
 
 
 def test_the_token_row_names_its_unit() -> None:
-    from spanscore.reporting.tables import scores_table
+    from spanscore.presentation.tables import scores_table
 
     for fmt, unit in (("labels", "entity tokens"), ("spans", "entity characters")):
         ref: Any = [["B-PER", "O"]] if fmt == "labels" else [[(0, 3, "PER")]]

@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 import spanscore
+from spanscore.analysis.significance import Resampling, _score, _Table, _weights, bootstrap, compare
 from spanscore.cli.main import cli
 from spanscore.errors import OptionError
-from spanscore.significance import Resampling, _score, _Table, _weights, bootstrap, compare
 
 DATA = Path(__file__).resolve().parent / "data"
 SCORE_NAMES = ("strict", "overlap", "semeval_partial", "token")
@@ -309,7 +309,7 @@ def test_scores_by_a_conll_comment_field(tmp_path: Path, documents: bool) -> Non
 
 
 def test_per_type_intervals_hold_the_per_type_scores_and_do_not_depend_on_chunks(btc_runs: dict[str, Path]) -> None:
-    from spanscore.significance import bootstrap_types
+    from spanscore.analysis.significance import bootstrap_types
 
     resampling = Resampling(resamples=200)
     results = []
@@ -336,7 +336,7 @@ def test_per_type_intervals_hold_the_per_type_scores_and_do_not_depend_on_chunks
 
 
 def test_a_resample_per_type_scores_as_the_resampled_corpus_evaluates(tmp_path: Path) -> None:
-    from spanscore.significance import bootstrap_types
+    from spanscore.analysis.significance import bootstrap_types
 
     gold = sentences(DATA / "small.gold.conll")
     pred = sentences(DATA / "small.pred.conll")
@@ -358,7 +358,7 @@ def test_a_resample_per_type_scores_as_the_resampled_corpus_evaluates(tmp_path: 
 def test_f_beta_beside_f1_everywhere_and_in_the_signature(btc_runs: dict[str, Path]) -> None:
     from fractions import Fraction
 
-    from spanscore.scores import add_f_beta
+    from spanscore.stages.scores import add_f_beta
 
     r = spanscore.evaluate(reference=btc_runs["gold"], predicted=btc_runs["a"], beta=2.0, keep_details=False)
     data = r.to_dict()

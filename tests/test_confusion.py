@@ -21,12 +21,12 @@ import pytest
 from rich.console import Console
 
 import spanscore
-from spanscore.cli.render import render
-from spanscore.counts import CONFUSION_FIELDS, count
-from spanscore.reporting import ReportWriter, write_report
-from spanscore.reporting.tables import MISSED, NO_PAIRS, SPURIOUS, confusion_table
+from spanscore.presentation import ReportWriter, write_report
+from spanscore.presentation.tables import MISSED, NO_PAIRS, SPURIOUS, confusion_table
+from spanscore.presentation.terminal import render
 from spanscore.results import EvaluationResult
-from spanscore.spans import Spans
+from spanscore.stages.counts import CONFUSION_FIELDS, count
+from spanscore.stages.spans import Spans
 
 DATA = Path(__file__).parent / "data"
 TYPES = ("LOC", "MISC", "ORG", "PER")
@@ -522,7 +522,7 @@ def test_heat_map_is_drawn(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     from matplotlib.image import imread
 
-    from spanscore.reporting.charts import confusion_chart
+    from spanscore.presentation.charts import confusion_chart
 
     gold, pred = _pair(tmp_path, HAND_GOLD, HAND_PRED)
     png = confusion_chart(spanscore.evaluate(reference=gold, predicted=pred).to_dict())

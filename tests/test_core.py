@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 import spanscore
 from spanscore.cli.main import cli
-from spanscore.corpus import convert, summarize, validate
 from spanscore.errors import InputError, OptionError
 from spanscore.io.conll import parse_conll
 from spanscore.io.reading import Reading
+from spanscore.programs.corpus import convert, summarize, validate
 
 
 def write(path: Path, text: str) -> Path:

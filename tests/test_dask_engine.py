@@ -18,8 +18,8 @@ import pytest
 from click.testing import CliRunner
 
 import spanscore
-from spanscore.engines.conll_plan import plan_chunks
 from spanscore.errors import InputError, OptionError
+from spanscore.io.conll_plan import plan_chunks
 
 distributed = pytest.importorskip("distributed")
 import dask  # noqa: E402  (installed with distributed)
@@ -209,7 +209,7 @@ def test_an_error_found_while_planning_reaches_the_caller(scheduler: str, tmp_pa
 
 
 def test_per_type_intervals_on_the_cluster_equal_local(scheduler: str, synth: Path) -> None:
-    from spanscore.significance import Resampling, bootstrap, bootstrap_types
+    from spanscore.analysis.significance import Resampling, bootstrap, bootstrap_types
 
     gold, pred = synth.with_suffix(".gold"), synth.with_suffix(".pred")
     resampling = Resampling(resamples=100)

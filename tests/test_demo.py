@@ -10,14 +10,14 @@ import pytest
 from click.testing import CliRunner
 
 from spanscore.cli.main import cli
-from spanscore.demo import DemoConfig, find_splits, run_demo, sentence_chunks, split_by_position, wnut16_bytes
 from spanscore.errors import InputError
-from spanscore.tagger import CrfConfig
+from spanscore.programs.demo import DemoConfig, find_splits, run_demo, sentence_chunks, split_by_position, wnut16_bytes
+from spanscore.programs.tagger import CrfConfig
 
 pytest.importorskip("sklearn_crfsuite")
 needs_reporting = pytest.mark.skipif(
-    importlib.util.find_spec("spanscore.reporting") is None,
-    reason="spanscore.reporting (write_report) is not in this checkout yet",
+    importlib.util.find_spec("spanscore.presentation") is None,
+    reason="spanscore.presentation (write_report) is not in this checkout yet",
 )
 
 

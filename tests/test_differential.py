@@ -45,7 +45,7 @@ from seqscore.validation import validate_labels
 
 import spanscore
 from spanscore.io.load import Loaded
-from spanscore.spans import Spans
+from spanscore.stages.spans import Spans
 
 TYPES = ("LOC", "ORG", "PER")
 REL = 1e-12

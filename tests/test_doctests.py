@@ -9,12 +9,12 @@ import pytest
 
 MODULES = (
     "spanscore.api",
-    "spanscore.scores",
+    "spanscore.stages.scores",
     "spanscore.io.reading",
     "spanscore.errors",
     "spanscore",
-    "spanscore.significance",
-    "spanscore.breakdown",
+    "spanscore.analysis.significance",
+    "spanscore.analysis.breakdown",
 )
 
 

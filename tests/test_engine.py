@@ -24,15 +24,15 @@ from hypothesis import strategies as st
 
 import spanscore
 from spanscore.cli.main import cli
-from spanscore.counts import ERROR_FIELDS, TOKEN_FIELDS
 from spanscore.engines import LocalEngine
-from spanscore.engines.sources import ConllSource, _simple_sentences
 from spanscore.errors import InputError
 from spanscore.io.conll import parse_conll
 from spanscore.io.reading import Reading
-from spanscore.judge import CallableJudge
-from spanscore.reporting import ReportWriter, write_report
-from spanscore.reporting.pairs import csv_field
+from spanscore.io.sources import ConllSource, _simple_sentences
+from spanscore.presentation import ReportWriter, write_report
+from spanscore.programs.judge import CallableJudge
+from spanscore.stages.counts import ERROR_FIELDS, TOKEN_FIELDS
+from spanscore.stages.pairs import csv_field
 
 LABELS = ("O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG")
 WHOLE = 1 << 40  # one chunk
@@ -138,12 +138,12 @@ def test_per_document_counts_add_up_to_the_totals(
         **{
             f"{k}.{f}": int(v[i].sum())
             for k, v in c.criteria.items()
-            for i, f in enumerate(spanscore.counts.MATCH_FIELDS)
+            for i, f in enumerate(spanscore.stages.counts.MATCH_FIELDS)
         },
         **{
             f"semeval_{k}.{f}": int(v[i].sum())
             for k, v in c.schemes.items()
-            for i, f in enumerate(spanscore.counts.MATCH_FIELDS)
+            for i, f in enumerate(spanscore.stages.counts.MATCH_FIELDS)
         },
         **{f"token.{f}": int(c.token[i].sum()) for i, f in enumerate(TOKEN_FIELDS)},
         **{f"errors.{f}": int(c.errors[i].sum()) for i, f in enumerate(ERROR_FIELDS)},
@@ -257,7 +257,7 @@ def test_jsonl_streams_and_pairs_ids_in_any_nearby_order(tmp_path: Path) -> None
         assert list(got.document_rows()) == list(base.document_rows())
     assert [r["document"] for r in base.document_rows()] == [d["id"] for d in gold_docs]
     # Past the look-ahead bound, the first id that cannot be paired is named.
-    from spanscore.engines.sources import JsonlSource, TypeSelection
+    from spanscore.io.sources import JsonlSource, TypeSelection
 
     far = _jsonl(
         tmp_path / "far.jsonl", [*pred_docs[1:], pred_docs[0]] if pred_docs[0]["id"] != "d0" else pred_docs[::-1]
@@ -279,8 +279,8 @@ def test_label_lists_in_many_parts_equal_one_part() -> None:
     gold = [[rng.choice(LABELS) for _ in range(rng.randint(1, 9))] for _ in range(2500)]
     pred = [[rng.choice(LABELS) if rng.random() < 0.2 else x for x in s] for s in gold]
     from spanscore.engines import PartCounter, run
-    from spanscore.engines.parts import Wanted
-    from spanscore.engines.sources import LabelsSource, TypeSelection
+    from spanscore.io.sources import LabelsSource, TypeSelection
+    from spanscore.stages.parts import Wanted
 
     whole = spanscore.evaluate(reference=gold, predicted=pred, format="labels", documents=True)
     source = LabelsSource(gold, pred, Reading(format="labels"), TypeSelection(), per_part=7)

@@ -18,7 +18,7 @@ pytest.importorskip("sklearn")
 import spanscore
 from spanscore.cli.main import cli
 from spanscore.errors import InputError
-from spanscore.judge import (
+from spanscore.programs.judge import (
     CallableJudge,
     Corpus,
     Judgement,
@@ -31,11 +31,11 @@ from spanscore.judge import (
     roc_auc,
     train_judge,
 )
-from spanscore.judge.corpus import OTHER, block_of, block_starts, entity_examples
-from spanscore.judge.features import difference, relation_of
-from spanscore.judge.model import FORMAT_VERSION
-from spanscore.judge.userf import type5_pairs, user_f
-from spanscore.judging import Mismatch
+from spanscore.programs.judge.corpus import OTHER, block_of, block_starts, entity_examples
+from spanscore.programs.judge.features import difference, relation_of
+from spanscore.programs.judge.model import FORMAT_VERSION
+from spanscore.programs.judge.userf import type5_pairs, user_f
+from spanscore.stages.judging import Mismatch
 
 SLICE = 400  # sentences of st21pv_test.iob the fast tests train on
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spanscore import matching
-from spanscore.counts import Options, count
-from spanscore.spans import Spans
+from spanscore.stages import matching
+from spanscore.stages.counts import Options, count
+from spanscore.stages.spans import Spans
 
 # Short texts with many overlaps: groups of two (one mention against two), larger groups and ties.
 span = st.tuples(st.integers(0, 12), st.integers(1, 4), st.sampled_from("AB"))

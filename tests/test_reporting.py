@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 import spanscore
 from spanscore.errors import OptionError
-from spanscore.reporting import write_report
+from spanscore.presentation import write_report
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 CHART_FILES = ("scores.png", "credit.png", "errors.png", "confusion.png")
@@ -296,7 +296,7 @@ def test_out_dir_that_is_a_file(hostile: tuple[Path, Path], tmp_path: Path) -> N
 
 
 def test_highlight_marks_the_right_words() -> None:
-    from spanscore.reporting.html import highlight
+    from spanscore.presentation.html import highlight
 
     # Token offsets; the reference is blue (g), the prediction underlined (p).
     marked = highlight("in New York now", [(1, 3, "g", "New York"), (2, 3, "p", "York")], tokens=True)
@@ -316,7 +316,7 @@ def test_highlight_marks_the_right_words() -> None:
 
 def test_reporting_imports_no_matplotlib() -> None:
     code = (
-        "import sys, spanscore.reporting; "
+        "import sys, spanscore.presentation; "
         "sys.exit(any(m.split('.')[0] == 'matplotlib' for m in sys.modules))"
     )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

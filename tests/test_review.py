@@ -16,8 +16,8 @@ pytest.importorskip("sqlalchemy")
 import spanscore
 from spanscore.cli.main import cli
 from spanscore.io.reading import Reading
-from spanscore.judge import CallableJudge
-from spanscore.judge.judgements import read_judgements
+from spanscore.programs.judge import CallableJudge
+from spanscore.programs.judge.judgements import read_judgements
 from spanscore.review import (
     Store,
     cohen_kappa,
@@ -171,7 +171,7 @@ def test_the_extra_is_named_when_sqlalchemy_is_missing(monkeypatch: pytest.Monke
 
 
 def test_stats_give_the_users_f_scores_as_judge_user_f_does(tmp_path: Path) -> None:
-    from spanscore.judge.userf import user_f
+    from spanscore.programs.judge.userf import user_f
 
     gold, pred = DATA / "small.gold.conll", DATA / "small.pred.conll"
     db = str(tmp_path / "r.db")

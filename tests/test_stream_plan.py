@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from spanscore.engines.conll_plan import _breaks, _Window
+from spanscore.io.conll_plan import _breaks, _Window
 
 PIECES = ["a", "B-X", "tok", " ", "\t", "\r", "\n", "\n\n", "\n\n\n", "\n \n", "\n\r\n", "\x0c"]
 

@@ -1,4 +1,4 @@
-"""The report's table models (``spanscore.reporting.tables``): their rows are the JSON's numbers,
+"""The report's table models (``spanscore.presentation.tables``): their rows are the JSON's numbers,
 and the terminal, Markdown and HTML writers show the same cells for the same table."""
 
 from __future__ import annotations
@@ -13,13 +13,10 @@ from rich.console import Console
 
 import spanscore
 from spanscore import results
-from spanscore.cli.render import render
-from spanscore.counts import ERROR_FIELDS
-from spanscore.judge import CallableJudge
-from spanscore.reporting.common import TAXONOMY, pct
-from spanscore.reporting.html import render_html
-from spanscore.reporting.markdown import render_markdown
-from spanscore.reporting.tables import (
+from spanscore.presentation.common import TAXONOMY, pct
+from spanscore.presentation.html import render_html
+from spanscore.presentation.markdown import render_markdown
+from spanscore.presentation.tables import (
     TableModel,
     confusion_table,
     errors_by_type_table,
@@ -29,7 +26,10 @@ from spanscore.reporting.tables import (
     semeval_table,
     taxonomy_table,
 )
+from spanscore.presentation.terminal import render
+from spanscore.programs.judge import CallableJudge
 from spanscore.results import ErrorKey, EvaluationResult
+from spanscore.stages.counts import ERROR_FIELDS
 
 REFERENCE = [
     ["B-PER", "I-PER", "O", "B-LOC", "O", "B-ORG", "I-ORG"],

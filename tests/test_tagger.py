@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 import spanscore
 from spanscore.cli.main import cli
-from spanscore.demo import sentence_chunks
 from spanscore.errors import InputError
-from spanscore.tagger import (
+from spanscore.programs.demo import sentence_chunks
+from spanscore.programs.tagger import (
     MODEL_FORMAT_VERSION,
     CrfConfig,
     ProgressEvent,
@@ -136,7 +136,7 @@ def test_training_errors(tmp_path: Path) -> None:
 
 def test_flair_smoke(btc: Path, tmp_path: Path) -> None:
     pytest.importorskip("flair")
-    from spanscore.tagger import FlairConfig, train_flair
+    from spanscore.programs.tagger import FlairConfig, train_flair
 
     train = read_sentences(btc / "train.txt").head(40)
     dev = read_sentences(btc / "dev.txt").head(20)

@@ -11,7 +11,7 @@ from spanscore.cli.main import cli
 from spanscore.errors import InputError, OptionError
 from spanscore.io.files import atomic_output
 from spanscore.io.reading import Reading
-from spanscore.transform import transform_bytes, transform_file
+from spanscore.programs.transform import transform_bytes, transform_file
 
 SPLITS = ("train.txt", "dev.txt", "test.txt")
 

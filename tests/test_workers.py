@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from spanscore.workers import WorkerDied, can_fork, forked_map
+from spanscore.runtime.workers import WorkerDied, can_fork, forked_map
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="needs os.fork")
 
@@ -104,7 +104,7 @@ def _in_fresh_python(code: str, **env: str) -> str:
 
 
 def test_freed_memory_is_kept_unless_malloc_was_set_up_already() -> None:
-    code = "from spanscore.memory import keep_freed_memory; print(keep_freed_memory())"
+    code = "from spanscore.runtime.memory import keep_freed_memory; print(keep_freed_memory())"
     try:
         glibc = bool(os.confstr("CS_GNU_LIBC_VERSION"))
     except (ValueError, OSError):

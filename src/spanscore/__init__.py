@@ -17,10 +17,10 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from .api import evaluate, load
-    from .counts import Counts, Options, count
     from .errors import InputError, OptionError, SpanscoreError
     from .report import Report
-    from .spans import Spans
+    from .stages.counts import Counts, Options, count
+    from .stages.spans import Spans
 
 _WHERE = {
     "evaluate": "api",

@@ -10,22 +10,22 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .counts import CreditRule, MinOverlapOf, Options, credit_label
-from .criteria import CRITERIA
 from .engines import Engine, LocalEngine, PartCounter, run
-from .engines.conll_plan import DEFAULT_CHUNK
-from .engines.parts import EXAMPLE_LIMIT, JudgeSpec, RowSink, Source, Wanted
-from .engines.sources import ConllSource, JsonlSource, LabelsSource, SpansSource, TypeSelection
 from .errors import OptionError
 from .io import formats
+from .io.conll_plan import DEFAULT_CHUNK
 from .io.jsonl import Document, read_jsonl, write_jsonl
 from .io.load import Loaded
 from .io.reading import ANNOTATION_FORMATS, Delimiter, Format, Reading
+from .io.sources import ConllSource, JsonlSource, LabelsSource, SpansSource, TypeSelection
 from .io.strings import Located, StringPolicy, locate, read_strings
-from .judging import Judge, JudgeCredit
-from .matching import Method
 from .report import Report
-from .scores import check_beta, check_zero_division
+from .stages.counts import CreditRule, MinOverlapOf, Options, credit_label
+from .stages.criteria import CRITERIA
+from .stages.judging import Judge, JudgeCredit
+from .stages.matching import Method
+from .stages.parts import EXAMPLE_LIMIT, JudgeSpec, RowSink, Source, Wanted
+from .stages.scores import check_beta, check_zero_division
 
 
 def load(
@@ -134,7 +134,7 @@ def evaluate(
     error examples; ``documents`` keeps every statistic per document (``Report.document_rows``,
     and the macro average over documents), and ``document_types`` per document and type too (the
     per-type intervals of ``significance.bootstrap_types``); ``rows`` receives the rendered report
-    rows of each chunk in corpus order (``spanscore.reporting.ReportWriter``).
+    rows of each chunk in corpus order (``spanscore.presentation.ReportWriter``).
 
     ``format`` may also name an annotation tool's export (``brat``, ``label-studio``, ``doccano``,
     ``prodigy``, ``hf-datasets``: ``spanscore.io.formats``, options for its reader in

@@ -9,13 +9,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from .counts import Counts
-from .documents import DocCounts, document_rows, macro_over_documents
 from .errors import NoDetails, OptionError
 from .io.load import Repaired
-from .reporting.pairs import KeptDetails, pair_fields, pair_values
 from .results import EvaluationResult, Scores
-from .scores import add_f_beta, score_counts
+from .stages.counts import Counts
+from .stages.documents import DocCounts, document_rows, macro_over_documents
+from .stages.pairs import KeptDetails, pair_fields, pair_values
+from .stages.scores import add_f_beta, score_counts
 
 
 def _clean(value: Any) -> Any:

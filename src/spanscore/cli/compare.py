@@ -8,12 +8,12 @@ from typing import Any
 
 import click
 
+from ..analysis.significance import Resampling, compare, comparison_dict
 from ..api import evaluate as run_evaluate
 from ..engines import default_jobs
 from ..errors import OptionError
 from ..io.files import atomic_output
 from ..io.reading import Reading
-from ..significance import Resampling, compare, comparison_dict
 from .evaluate import _credit
 from .options import reading_options, refuse_overwrite
 
@@ -139,7 +139,7 @@ def compare_command(
         alpha=alpha,
     )
     if html_path is not None:
-        from ..reporting.comparison import html_page
+        from ..presentation.comparison import html_page
 
         with atomic_output(html_path) as handle:
             handle.write(html_page(data).encode("utf-8"))
@@ -153,8 +153,8 @@ def _print(data: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.text import Text
 
-    from ..reporting.comparison import differences_table, ranking_lines, systems_table
-    from .render import rich_tables
+    from ..presentation.comparison import differences_table, ranking_lines, systems_table
+    from ..presentation.terminal import rich_tables
 
     console = Console(highlight=False)
     for table in [systems_table(data)] + ([differences_table(data)] if len(data["systems"]) > 1 else []):

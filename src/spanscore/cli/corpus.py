@@ -12,10 +12,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .. import corpus
-from ..encoding import REPAIRS
 from ..errors import OptionError
 from ..io.reading import ANNOTATION_FORMATS, DELIMITERS, Reading
+from ..programs import corpus
+from ..stages.encoding import REPAIRS
 from .options import ENCODING_CHOICES, key_values, reading_options, refuse_overwrite
 
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from ..demo import DEFAULT_OUT, DemoConfig, run_demo
 from ..errors import OptionError
-from ..tagger import CrfConfig, FlairConfig
-from .render import print_report
+from ..presentation.terminal import print_report
+from ..programs.demo import DEFAULT_OUT, DemoConfig, run_demo
+from ..programs.tagger import CrfConfig, FlairConfig
 from .tagger import ProgressDisplay
 
 

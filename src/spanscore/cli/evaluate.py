@@ -13,16 +13,16 @@ from typing import Any
 
 import click
 
+from ..analysis.breakdown import by_field as by_field_scores
+from ..analysis.breakdown import field_values, group_rows
+from ..analysis.significance import Resampling, bootstrap, bootstrap_types
 from ..api import evaluate as run_evaluate
-from ..breakdown import by_field as by_field_scores
-from ..breakdown import field_values, group_rows
-from ..counts import CreditRule
 from ..engines import default_jobs, make_engine
 from ..errors import OptionError
 from ..io.files import atomic_output
 from ..io.reading import ANNOTATION_FORMATS, Reading
 from ..io.strings import StringPolicy
-from ..significance import Resampling, bootstrap, bootstrap_types
+from ..stages.counts import CreditRule
 from .options import key_values, parse_type_map, parse_types, reading_options, refuse_overwrite
 
 
@@ -227,7 +227,7 @@ def evaluate_command(
     judge: Any = None
     judge_name = "none"
     if judge_path is not None:
-        judge_mod = importlib.import_module("spanscore.judge")
+        judge_mod = importlib.import_module("spanscore.programs.judge")
         judge = judge_mod.load_judge(judge_path)
         judge_name = getattr(judge, "name", judge_path.name)
     chosen = make_engine(
@@ -235,7 +235,7 @@ def evaluate_command(
     )
     writer = None
     if report_dir is not None:
-        writer = importlib.import_module("spanscore.reporting").ReportWriter(report_dir)
+        writer = importlib.import_module("spanscore.presentation").ReportWriter(report_dir)
     show = sys.stderr.isatty() if progress is None else progress
     try:
         with _progress_bar(show) as bar:
@@ -312,7 +312,9 @@ class _LoadsRender:
     def __call__(self, done: int, total: int) -> None:
         if not self.started:
             self.started = True
-            threading.Thread(target=importlib.import_module, args=("spanscore.cli.render",), daemon=True).start()
+            threading.Thread(
+                target=importlib.import_module, args=("spanscore.presentation.terminal",), daemon=True
+            ).start()
         if self.bar is not None:
             self.bar(done, total)
 
@@ -378,7 +380,7 @@ def _output(
     if as_json:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
-    from .render import print_report
+    from ..presentation.terminal import print_report
 
     shown = ("macro_documents", "located", "read")
     if resampling is None and breakdown is None and not any(k in data for k in shown):
@@ -387,7 +389,7 @@ def _output(
     from rich.console import Console
     from rich.text import Text
 
-    from ..reporting.comparison import (
+    from ..presentation.comparison import (
         breakdown_table,
         interval_table,
         located_table,
@@ -395,7 +397,7 @@ def _output(
         per_type_interval_table,
         read_table,
     )
-    from .render import render, rich_tables
+    from ..presentation.terminal import render, rich_tables
 
     console = Console(highlight=False)
     console.print(render(data, per_type=not no_per_type, width=console.width))

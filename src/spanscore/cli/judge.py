@@ -21,7 +21,7 @@ USER_CHOICES = ["forgiving", "strict"]
 
 def _judge_module() -> Any:
     # Imported on use: ``spanscore --help`` stays fast.
-    return importlib.import_module("spanscore.judge")
+    return importlib.import_module("spanscore.programs.judge")
 
 
 def _fmt(x: float | None) -> str:
@@ -152,7 +152,7 @@ def user_f_command(
 ) -> None:
     """F-scores of a strict and a forgiving user from human scores of the Type-5 pairs of PRED,
     and the error of the exact, relaxed and learned F-scores against them (Nejadgholi et al. 2020, Table 2)."""
-    from ..judge.userf import user_f
+    from ..programs.judge.userf import user_f
 
     judge = None
     if judge_path is not None:

@@ -17,7 +17,7 @@ import click
 
 from .. import __version__
 from ..errors import InputError, SpanscoreError
-from ..memory import keep_freed_memory
+from ..runtime.memory import keep_freed_memory
 
 # Command name -> the module that defines it (in its ``commands`` list). Modules are imported when
 # their command runs, so that ``spanscore evaluate`` does not pay for the tagger's or the judge's
@@ -107,7 +107,7 @@ def main() -> None:
     # OpenBLAS would start one per core at import (0.1 s of CPU here) that compete with the worker
     # processes for the cores. torch (the flair and transformer extras) has threads of its own.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    keep_freed_memory()  # see spanscore.memory
+    keep_freed_memory()  # see spanscore.runtime.memory
     cli(prog_name="spanscore")
 
 

@@ -8,9 +8,9 @@ from typing import Any, TypeVar
 
 import click
 
-from ..encoding import ALIASES, ENCODINGS, REPAIRS
 from ..errors import OptionError
 from ..io.reading import DELIMITERS, FILE_FORMATS, Reading
+from ..stages.encoding import ALIASES, ENCODINGS, REPAIRS
 
 F = TypeVar("F", bound=Callable[..., Any])
 

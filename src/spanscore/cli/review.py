@@ -75,7 +75,8 @@ def create_command(
 ) -> None:
     """Build (or extend) a review task from the partial matches of PRED against GOLD."""
     review = _review()
-    judge = importlib.import_module("spanscore.judge").load_judge(judge_path) if judge_path is not None else None
+    judges = importlib.import_module("spanscore.programs.judge")
+    judge = judges.load_judge(judge_path) if judge_path is not None else None
     names = tuple(c.strip() for c in criteria.split(",") if c.strip())
     report = importlib.import_module("spanscore.api").evaluate(
         reference=gold, predicted=pred, reading=reading, keep_details=True

@@ -20,7 +20,7 @@ from rich.progress import (
 
 from ..errors import OptionError
 from ..io.reading import Reading
-from ..tagger import (
+from ..programs.tagger import (
     CrfConfig,
     FlairConfig,
     TrainResult,
@@ -30,7 +30,7 @@ from ..tagger import (
     train_crf,
     train_flair,
 )
-from ..tagger.progress import ProgressEvent
+from ..programs.tagger.progress import ProgressEvent
 from .options import reading_options, refuse_overwrite
 
 

@@ -10,7 +10,7 @@ import click
 from ..errors import InputError, OptionError
 from ..io.files import write_atomic
 from ..io.reading import Reading
-from ..transform import transform_bytes
+from ..programs.transform import transform_bytes
 from .options import parse_type_map, parse_types, reading_options
 
 

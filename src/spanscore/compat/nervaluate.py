@@ -113,12 +113,12 @@ import numpy as np
 import numpy.typing as npt
 
 from ..api import load
-from ..counts import Counts, Options, count
 from ..errors import InputError, OptionError
-from ..matching import FULL, NO_CREDIT, PARTIAL
 from ..results import SemEvalScores
-from ..scores import semeval_block
-from ..spans import IntArray, Spans
+from ..stages.counts import Counts, Options, count
+from ..stages.matching import FULL, NO_CREDIT, PARTIAL
+from ..stages.scores import semeval_block
+from ..stages.spans import IntArray, Spans
 
 __all__ = [
     "ConllLoader",

@@ -84,8 +84,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..api import evaluate
-from ..counts import MATCH_FIELDS
 from ..errors import InputError, OptionError, shorten
+from ..stages.counts import MATCH_FIELDS
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

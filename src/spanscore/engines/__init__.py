@@ -17,11 +17,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..counts import Options
 from ..errors import OptionError
-from ..memory import keep_freed_memory
-from ..workers import can_fork, forked_map
-from .parts import Folder, JudgeSpec, PartResult, RowSink, Source, Wanted, count_part
+from ..runtime.memory import keep_freed_memory
+from ..runtime.workers import can_fork, forked_map
+from ..stages.counts import Options
+from ..stages.parts import Folder, JudgeSpec, PartResult, RowSink, Source, Wanted, count_part
 
 Progress = Callable[[int, int], None]
 ENGINES: tuple[str, ...] = ("local", "dask")

@@ -35,17 +35,17 @@ from typing import Any
 
 from ..api import evaluate
 from ..errors import MissingExtra, OptionError
-from ..memory import MMAP_THRESHOLD, TOP_PAD, TRIM_THRESHOLD
+from ..io.sources import ConllSource
 from ..report import Report
+from ..runtime.memory import MMAP_THRESHOLD, TOP_PAD, TRIM_THRESHOLD
+from ..stages.parts import PartResult, fold
 from . import PartCounter
-from .parts import PartResult, fold
-from .sources import ConllSource
 
 MISSING = str(MissingExtra("--engine dask", "dask"))
 # Dask's nannies start workers with MALLOC_TRIM_THRESHOLD_=65536. Setting it also freezes glibc's
 # mmap threshold at 128 KiB, so every large numpy temporary is mapped and unmapped again, and
 # counting runs 2-3 times slower (measured: 0.84 s -> 2.2 s of CPU for 100k sentences). The workers
-# of the local cluster get what the stream engine's workers get (spanscore.memory: freed memory kept
+# of the local cluster get what the stream engine's workers get (spanscore.runtime.memory: freed memory kept
 # for reuse); MALLOC_MMAP_THRESHOLD_ set as well also restores the speed, and is what we advise for
 # other clusters.
 _ENVIRON = "distributed.nanny.pre-spawn-environ."

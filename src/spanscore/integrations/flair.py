@@ -20,8 +20,8 @@ from typing import Any
 
 from ..api import evaluate
 from ..errors import MissingExtra, OptionError
-from ..optional import module
 from ..report import Report
+from ..runtime.optional import module
 
 PREDICTED = "predicted"  # the label type Flair's own evaluate predicts into
 

@@ -27,8 +27,8 @@ from typing import Any
 
 from ..api import evaluate
 from ..errors import MissingExtra, OptionError
-from ..optional import module
 from ..report import Report
+from ..runtime.optional import module
 
 
 def _spacy() -> Any:

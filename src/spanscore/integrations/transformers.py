@@ -48,14 +48,22 @@ from typing import Any
 import numpy as np
 
 from ..api import _check_selection, _credit, _parse_type_map
-from ..counts import Counts, Options, count, credit_label
-from ..criteria import CRITERIA
-from ..encoding import EncodingSpec, Repair, check_repair, decode, get_encoding, invalid_transitions, split_labels
-from ..engines.sources import TypeSelection
 from ..errors import InputError, OptionError, shorten
+from ..io.sources import TypeSelection
 from ..results import Scores
-from ..scores import check_zero_division, score_counts
-from ..spans import IntArray, Spans
+from ..stages.counts import Counts, Options, count, credit_label
+from ..stages.criteria import CRITERIA
+from ..stages.encoding import (
+    EncodingSpec,
+    Repair,
+    check_repair,
+    decode,
+    get_encoding,
+    invalid_transitions,
+    split_labels,
+)
+from ..stages.scores import check_zero_division, score_counts
+from ..stages.spans import IntArray, Spans
 
 IGNORE_INDEX = -100  # the Trainer's and the data collators' label for positions not to score
 SCORE_NAMES = ("precision", "recall", "f1")

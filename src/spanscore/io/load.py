@@ -9,9 +9,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..encoding import Repair, decode, get_encoding, invalid_transitions, split_labels
 from ..errors import InputError, OptionError, shorten
-from ..spans import IntArray, Spans, union_types
+from ..stages.encoding import Repair, decode, get_encoding, invalid_transitions, split_labels
+from ..stages.spans import IntArray, Spans, union_types
 from .conll import ConllTable, gather, prefix_words
 from .jsonl import Document
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..encoding import REPAIRS, Repair, check_repair, get_encoding
 from ..errors import OptionError
+from ..stages.encoding import REPAIRS, Repair, check_repair, get_encoding
 
 Format = Literal["conll", "jsonl", "labels", "spans", "brat", "label-studio", "doccano", "prodigy", "hf-datasets"]
 Delimiter = Literal["auto", "tab", "whitespace"]

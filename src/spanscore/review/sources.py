@@ -10,16 +10,16 @@ from typing import Any
 import numpy as np
 
 from ..api import evaluate
-from ..criteria import RIGHT_LABEL_OVERLAP_KINDS
 from ..errors import InputError, OptionError
 from ..io.files import read_bytes
 from ..io.reading import Reading
-from ..judge.judgements import read_judgements
-from ..judging import Judge, Mismatch
-from ..matching import PARTIAL
+from ..programs.judge.judgements import read_judgements
 from ..report import Report
-from ..reporting.pairs import RELATIONS, KeptDetails
-from ..scores import prf
+from ..stages.criteria import RIGHT_LABEL_OVERLAP_KINDS
+from ..stages.judging import Judge, Mismatch
+from ..stages.matching import PARTIAL
+from ..stages.pairs import RELATIONS, KeptDetails
+from ..stages.scores import prf
 from .store import BAD, GOOD, Item
 
 PARTIAL_CRITERIA = ("left", "right", "overlap")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import MissingExtra, OptionError
-from ..optional import module
+from ..runtime.optional import module
 from .schema import tables
 
 Scale = Literal["goodbad", "five"]

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ..io.files import write_atomic
-from ..judge.judgements import USERS
-from ..scores import prf
+from ..programs.judge.judgements import USERS
+from ..stages.scores import prf
 from .agreement import cohen_kappa, krippendorff_alpha
 from .sources import TYPE5
 from .store import GOOD, Scale, Store, five_point, verdict_names

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from ...encoding import check_repair, decode, get_encoding, split_labels
 from ...errors import InputError, OptionError
-from ...optional import module, require
+from ...runtime.optional import module, require
+from ...stages.encoding import check_repair, decode, get_encoding, split_labels
 from ._base import Doc, Ids, ReadNotes, Span, atomic_folder, make_doc, name_list, whitespace_tokens, writable
 
 

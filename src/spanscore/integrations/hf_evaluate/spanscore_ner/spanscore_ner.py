@@ -12,7 +12,7 @@ from typing import Any
 
 import spanscore
 from spanscore.integrations.transformers import ALL_CRITERIA, check_criteria, check_options, flat_metrics
-from spanscore.optional import module, require
+from spanscore.runtime.optional import module, require
 
 require("evaluate", "datasets", what="the spanscore_ner metric", extra="transformers")
 evaluate = module("evaluate")

@@ -1,0 +1,499 @@
+"""Confidence intervals and paired significance tests, resampling whole documents.
+
+Every statistic of every document is an additive integer count (``documents.DocCounts``), so a
+resample of documents is a weighted sum of count rows: a matrix product, never a new matching.
+One resampling scores every criterion, SemEval scheme and the token score at once.
+
+- Intervals: percentile bootstrap (Efron and Tibshirani 1993): resample the documents with
+  replacement ``resamples`` times, score each resample, and take the ``(1 - level) / 2`` and
+  ``(1 + level) / 2`` quantiles of the scores (linear interpolation between order statistics).
+- Paired bootstrap (Koehn 2004; Berg-Kirkpatrick et al. 2012): the same resamples score both
+  systems; the interval of the difference is its percentile interval, and the p-value counts the
+  resamples whose difference strays from the observed one by at least the observed difference
+  (the test of a difference centred on zero): p = (c + 1) / (n + 1).
+- Approximate randomisation (Noreen 1989; Riezler and Maxwell 2005; neleval's document-level
+  test): each trial swaps the two systems' outputs of each document with probability 1/2;
+  c counts the trials whose absolute difference is at least the observed one, p = (c + 1) / (n + 1).
+  With ``exact=True`` every one of the 2^D swaps is enumerated instead, p = c / 2^D.
+
+Resampling goes ``BLOCK`` resamples at a time, so memory is bounded by the per-document arrays
+(documents x statistics) and a block of weights (``BLOCK`` x documents), whatever ``resamples`` is.
+
+>>> import numpy as np
+>>> fields = ("reference", "predicted", "x.full_ref", "x.partial_ref", "x.full_pred", "x.partial_pred",
+...           "token.true_positive", "token.reference", "token.predicted")
+>>> rows = np.array([[1, 1, 1, 0, 1, 0, 2, 2, 2], [1, 1, 0, 0, 0, 0, 0, 1, 1]])
+>>> docs = DocCounts(np.arange(2), rows, fields)
+>>> ci = bootstrap(docs, zero_division=0.0, credit="0.5", resampling=Resampling(resamples=200))
+>>> ci["x"]["f1"]["value"], ci["x"]["f1"]["low"] <= 0.5 <= ci["x"]["f1"]["high"]
+(0.5, True)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import OptionError
+from ..stages.documents import DocCounts, scores_per_row
+from ..stages.spans import IntArray
+
+FloatArray = npt.NDArray[np.float64]
+_T = TypeVar("_T")
+BLOCK = 64  # resamples scored at a time
+METRICS = ("precision", "recall", "f1")
+EXACT_LIMIT = 20  # documents: 2^20 swaps is the most an exact randomisation test enumerates
+_TOLERANCE = 1e-12  # differences this close count as equal (sums of the same terms in another order)
+
+
+@dataclass(frozen=True)
+class Resampling:
+    """The options of intervals and tests; each changes a number, so each is in the signature."""
+
+    level: float = 0.95
+    resamples: int = 1000
+    trials: int = 1000
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.level, float | int) or isinstance(self.level, bool) or not 0 < self.level < 1:
+            raise OptionError(f"the confidence level is a number between 0 and 1 (0.95), not {self.level!r}")
+        for name in ("resamples", "trials"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise OptionError(f"{name} is a whole number of at least 1, not {value!r}")
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0:
+            raise OptionError(f"seed is a whole number of at least 0, not {self.seed!r}")
+
+    def signature(self) -> str:
+        return f"ci:{self.level:g}|resamples:{self.resamples}|trials:{self.trials}|seed:{self.seed}"
+
+
+def _needed(fields: tuple[str, ...], *, scaled: bool) -> list[int]:
+    """The columns a score reads: the error taxonomy's are left out of the products, and the
+    scaled credits unless the credit is proportional (or learned)."""
+    ends = (".full_ref", ".partial_ref", ".full_pred", ".partial_pred")
+
+    def wanted(name: str) -> bool:
+        if name.endswith((".scaled_credit_ref", ".scaled_credit_pred")):
+            return scaled or name.startswith("learned.")
+        return name in ("reference", "predicted") or name.startswith("token.") or name.endswith(ends)
+
+    return [i for i, name in enumerate(fields) if wanted(name)]
+
+
+def _distinct_columns(stats: npt.NDArray[Any]) -> tuple[list[int], IntArray]:
+    """The first of each set of equal columns, and for every column the index of its copy among them.
+
+    Columns are told apart by two sums (plain, and weighted by a fixed pseudo-random vector) and
+    compared whole only when both agree: linear in the table, unlike sorting its columns."""
+    weights = np.random.default_rng(0).integers(1, 1 << 20, size=stats.shape[0]).astype(np.float64)
+    plain = stats.sum(axis=0)
+    mixed = weights @ stats
+    keep: list[int] = []
+    expand = np.empty(stats.shape[1], dtype=np.int64)
+    seen: dict[tuple[float, float], list[int]] = {}
+    for c in range(stats.shape[1]):
+        candidates = seen.setdefault((float(plain[c]), float(mixed[c])), [])
+        match = next((k for k in candidates if np.array_equal(stats[:, keep[k]], stats[:, c])), None)
+        if match is None:
+            match = len(keep)
+            keep.append(c)
+            candidates.append(match)
+        expand[c] = match
+    return keep, expand
+
+
+class _Table:
+    """A corpus's per-document statistics as floats (exact: counts stay far below 2^53)."""
+
+    def __init__(self, docs: DocCounts, credit: str, stats: npt.NDArray[Any] | None = None) -> None:
+        cols = _needed(docs.fields, scaled=credit in ("dice", "iou"))
+        self.fields = tuple(docs.fields[i] for i in cols)
+        stats = (docs.stats if stats is None else stats)[:, cols]
+        # Many statistics are the same in every document (a one-to-one criterion's full matches on
+        # either side; a criterion without partial credit): each distinct column is summed once.
+        keep, self.expand = _distinct_columns(stats)
+        self.distinct: FloatArray = np.ascontiguousarray(stats[:, keep], dtype=np.float64)
+        self.total: FloatArray = stats.sum(axis=0).astype(np.float64)
+        self.count = int(stats.shape[0])
+
+    def sums(self, weights: FloatArray) -> FloatArray:
+        """Each statistic summed with ``weights`` (one row of weights per resample)."""
+        out: FloatArray = (weights @ self.distinct)[:, self.expand]
+        return out
+
+
+def _score(
+    totals: FloatArray, fields: tuple[str, ...], zd: float, credit: str, beta: float = 1.0
+) -> dict[str, dict[str, FloatArray]]:
+    """Every score of each row of ``totals`` (one row per resample); ``f_beta`` too unless beta is 1."""
+    view = DocCounts(np.arange(totals.shape[0]), totals, fields)  # type: ignore[arg-type]
+    scores = scores_per_row(view, zd, credit)
+    if beta != 1.0:
+        b2 = beta * beta
+        for block in scores.values():
+            p, r = block["precision"], block["recall"]
+            d = b2 * p + r
+            with np.errstate(invalid="ignore", divide="ignore"):
+                f = np.where(d > 0, (1 + b2) * p * r / np.where(d > 0, d, 1), 0.0)
+            block["f_beta"] = np.where(np.isnan(p) | np.isnan(r), np.nan, f)
+    return scores
+
+
+def metrics_of(beta: float) -> tuple[str, ...]:
+    return METRICS if beta == 1.0 else (*METRICS, "f_beta")
+
+
+def _weights(rng: np.random.Generator, blocks: int, documents: int) -> FloatArray:
+    """How often each document is drawn in each of ``blocks`` resamples with replacement."""
+    draws = rng.integers(0, documents, size=(blocks, documents))
+    out = np.empty((blocks, documents))
+    for k in range(blocks):  # one resample at a time: its counts stay in the cache
+        out[k] = np.bincount(draws[k], minlength=documents)
+    return out
+
+
+def _swaps(rng: np.random.Generator, blocks: int, documents: int) -> FloatArray:
+    """Which documents each of ``blocks`` randomisation trials swaps (1) or keeps (0)."""
+    bits = np.unpackbits(np.frombuffer(rng.bytes(blocks * ((documents + 7) // 8)), dtype=np.uint8))
+    return bits.reshape(blocks, -1)[:, :documents].astype(np.float64)
+
+
+def _plan(n: int, documents: int) -> list[int]:
+    """Resamples per block: a block's arrays (block x documents floats) stay under about 16 MB,
+    small enough for freed memory to be reused rather than faulted in again (``spanscore.runtime.memory``)."""
+    size = max(1, min(BLOCK, (2 << 20) // max(documents, 1)))
+    return [min(size, n - start) for start in range(0, n, size)]
+
+
+def _rng(seed: int, stream: int, block: int) -> np.random.Generator:
+    """Block ``block`` of stream ``stream`` (0: bootstrap, 1: randomisation) has its own generator,
+    so the numbers do not depend on how many threads score the blocks."""
+    return np.random.default_rng([seed, stream, block])
+
+
+def _threads() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def _map_blocks(work: Callable[[int, int], _T], sizes: list[int]) -> list[_T]:
+    """``work(block, size)`` for each block, in block order, on a few threads (the matrix products
+    and the random draws release the GIL)."""
+    if len(sizes) == 1 or _threads() == 1:
+        return [work(k, size) for k, size in enumerate(sizes)]
+    with ThreadPoolExecutor(_threads()) as pool:
+        return list(pool.map(work, range(len(sizes)), sizes))
+
+
+def _interval(values: FloatArray, value: float, level: float) -> dict[str, float | None]:
+    kept = values[~np.isnan(values)]
+    if math.isnan(value) or kept.shape[0] == 0:
+        return {"value": None if math.isnan(value) else value, "low": None, "high": None}
+    low, high = np.quantile(kept, [(1 - level) / 2, (1 + level) / 2])
+    return {"value": value, "low": float(low), "high": float(high)}
+
+
+def _point(table: _Table, zd: float, credit: str, beta: float = 1.0) -> dict[str, dict[str, float]]:
+    scores = _score(table.total[None, :], table.fields, zd, credit, beta)
+    return {name: {m: float(block[m][0]) for m in metrics_of(beta)} for name, block in scores.items()}
+
+
+def _check(docs: DocCounts) -> None:
+    if docs.stats.shape[0] == 0:
+        raise OptionError("intervals need at least one document (or sentence)")
+
+
+def bootstrap(
+    docs: DocCounts, *, zero_division: float, credit: str, resampling: Resampling = Resampling(), beta: float = 1.0
+) -> dict[str, dict[str, dict[str, float | None]]]:
+    """The percentile bootstrap interval of every score: {name: {metric: {value, low, high}}}."""
+    _check(docs)
+    table = _Table(docs, credit)
+
+    def work(k: int, size: int) -> dict[str, dict[str, FloatArray]]:
+        w = _weights(_rng(resampling.seed, 0, k), size, table.count)
+        return _score(table.sums(w), table.fields, zero_division, credit, beta)
+
+    blocks = _map_blocks(work, _plan(resampling.resamples, table.count))
+    point = _point(table, zero_division, credit, beta)
+    return {
+        name: {
+            m: _interval(np.concatenate([b[name][m] for b in blocks]), point[name][m], resampling.level)
+            for m in metrics_of(beta)
+        }
+        for name in point
+    }
+
+
+def bootstrap_types(
+    docs: DocCounts, *, zero_division: float, credit: str, resampling: Resampling = Resampling(), beta: float = 1.0
+) -> dict[str, dict[str, dict[str, dict[str, float | None]]]]:
+    """The interval of every score of each type: {type: {name: {metric: {value, low, high}}}}.
+
+    Needs the counts per document and type (``evaluate(document_types=True)``). The resamples are
+    those of ``bootstrap`` with the same options: a resample draws documents, and each type's
+    statistics of the drawn documents are summed."""
+    _check(docs)
+    rows = docs.type_rows
+    if rows is None:
+        raise OptionError("per-type intervals need the counts per document and type: evaluate with document_types=True")
+    where = np.searchsorted(docs.keys, rows.keys)
+    if rows.keys.shape[0] and (where.max() >= docs.keys.shape[0] or not np.array_equal(docs.keys[where], rows.keys)):
+        raise OptionError("the per-type counts name documents the per-document counts do not hold")
+    tables = {}
+    for t, name in enumerate(rows.names):
+        mine = np.flatnonzero(rows.type_index == t)
+        if mine.shape[0]:
+            tables[name] = (where[mine], _Table(docs, credit, rows.stats[mine]))
+    documents = int(docs.stats.shape[0])
+
+    def work(k: int, size: int) -> dict[str, dict[str, dict[str, FloatArray]]]:
+        w = _weights(_rng(resampling.seed, 0, k), size, documents)
+        out = {}
+        for name, (at, table) in tables.items():
+            totals = (w[:, at] @ table.distinct)[:, table.expand]
+            out[name] = _score(totals, table.fields, zero_division, credit, beta)
+        return out
+
+    blocks = _map_blocks(work, _plan(resampling.resamples, documents))
+    result = {}
+    for name, (_, table) in sorted(tables.items()):
+        point = _point(table, zero_division, credit, beta)
+        result[name] = {
+            n: {
+                m: _interval(np.concatenate([b[name][n][m] for b in blocks]), point[n][m], resampling.level)
+                for m in metrics_of(beta)
+            }
+            for n in point
+        }
+    return result
+
+
+@dataclass
+class Comparison:
+    """Every system's intervals, and each system against the first: difference (other - first),
+    its interval and both p-values, per score name and metric."""
+
+    names: list[str]
+    intervals: list[dict[str, dict[str, dict[str, float | None]]]]
+    comparisons: list[dict[str, Any]]
+    documents: int
+
+
+def compare(
+    systems: list[DocCounts],
+    names: list[str],
+    *,
+    zero_division: float,
+    credit: str,
+    resampling: Resampling = Resampling(),
+    exact: bool = False,
+    beta: float = 1.0,
+) -> Comparison:
+    """Intervals of each system and paired tests of each against the first, on the same documents.
+
+    ``systems`` are the per-document counts of each system's predictions against one reference,
+    in the same document order."""
+    if len(systems) != len(names) or not systems:
+        raise OptionError("give one name per system, and at least one system")
+    for docs in systems:
+        _check(docs)
+    first = systems[0]
+    for name, docs in zip(names[1:], systems[1:], strict=True):
+        if docs.stats.shape[0] != first.stats.shape[0] or (
+            docs.ids is not None and first.ids is not None and docs.ids != first.ids
+        ):
+            raise OptionError(
+                f"{name} does not have the documents of {names[0]}: systems are compared document by document"
+                " against one reference"
+            )
+    tables = [_Table(d, credit) for d in systems]
+    zd, level = zero_division, resampling.level
+    points = [_point(t, zd, credit, beta) for t in tables]
+    mets = metrics_of(beta)
+    score_names = list(points[0])
+
+    # Bootstrap: the same resamples for every system, so the differences are paired.
+    def work(k: int, size: int) -> list[dict[str, dict[str, FloatArray]]]:
+        w = _weights(_rng(resampling.seed, 0, k), size, tables[0].count)
+        return [_score(t.sums(w), t.fields, zd, credit, beta) for t in tables]
+
+    boot = _map_blocks(work, _plan(resampling.resamples, tables[0].count))
+    samples = [
+        {n: {m: np.concatenate([b[s][n][m] for b in boot]) for m in mets} for n in score_names}
+        for s in range(len(tables))
+    ]
+    intervals = [
+        {n: {m: _interval(samples[k][n][m], points[k][n][m], level) for m in mets} for n in score_names}
+        for k in range(len(tables))
+    ]
+
+    comparisons = []
+    for k in range(1, len(tables)):
+        p_random = _randomization(tables[0], tables[k], zd, credit, resampling, exact, beta)
+        for n in score_names:
+            for m in mets:
+                observed = points[k][n][m] - points[0][n][m]
+                diffs = samples[k][n][m] - samples[0][n][m]
+                entry = _interval(diffs, observed, level)
+                kept = diffs[~np.isnan(diffs)]
+                p_boot = None
+                if not math.isnan(observed) and kept.shape[0]:
+                    c = int(np.count_nonzero(np.abs(kept - observed) >= abs(observed) - _TOLERANCE))
+                    p_boot = (c + 1) / (kept.shape[0] + 1)
+                comparisons.append(
+                    {
+                        "a": names[0],
+                        "b": names[k],
+                        "criterion": n,
+                        "metric": m,
+                        "difference": entry["value"],
+                        "low": entry["low"],
+                        "high": entry["high"],
+                        "p_bootstrap": p_boot,
+                        "p_randomization": p_random[n][m],
+                    }
+                )
+    return Comparison(list(names), intervals, comparisons, tables[0].count)
+
+
+def _randomization(
+    a: _Table, b: _Table, zd: float, credit: str, resampling: Resampling, exact: bool, beta: float = 1.0
+) -> dict[str, dict[str, float | None]]:
+    """The p-value of B's difference from A under every score, by swapping documents."""
+    # What A gains where a document's outputs are swapped, as the distinct columns of B - A.
+    full_delta = b.distinct[:, b.expand] - a.distinct[:, a.expand]
+    keep, delta_expand = _distinct_columns(full_delta)
+    delta_distinct = np.ascontiguousarray(full_delta[:, keep])
+    point_a, point_b = _point(a, zd, credit, beta), _point(b, zd, credit, beta)
+    mets = metrics_of(beta)
+    observed = {n: {m: point_b[n][m] - point_a[n][m] for m in mets} for n in point_a}
+    documents = a.count
+    if exact:
+        if documents > EXACT_LIMIT:
+            raise OptionError(f"an exact randomisation test enumerates 2^documents swaps: at most {EXACT_LIMIT}")
+        sizes = _plan(2**documents, documents)
+    else:
+        sizes = _plan(resampling.trials, documents)
+
+    def work(k: int, size: int) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
+        if exact:
+            first = sum(sizes[:k])
+            patterns = np.arange(first, first + size)
+            swaps = ((patterns[:, None] >> np.arange(documents)) & 1).astype(np.float64)
+        else:
+            swaps = _swaps(_rng(resampling.seed, 1, k), size, documents)
+        moved = (swaps @ delta_distinct)[:, delta_expand]
+        sa = _score(a.total + moved, a.fields, zd, credit, beta)
+        sb = _score(b.total - moved, b.fields, zd, credit, beta)
+        hits = {n: {m: 0 for m in mets} for n in point_a}
+        seen = {n: {m: 0 for m in mets} for n in point_a}
+        for n in hits:
+            for m in mets:
+                obs = observed[n][m]
+                if math.isnan(obs):
+                    continue
+                d = sb[n][m] - sa[n][m]
+                d = d[~np.isnan(d)]
+                hits[n][m] = int(np.count_nonzero(np.abs(d) >= abs(obs) - _TOLERANCE))
+                seen[n][m] = int(d.shape[0])
+        return hits, seen
+
+    results = _map_blocks(work, sizes)
+    hits = {n: {m: sum(r[0][n][m] for r in results) for m in mets} for n in point_a}
+    seen = {n: {m: sum(r[1][n][m] for r in results) for m in mets} for n in point_a}
+    out: dict[str, dict[str, float | None]] = {}
+    for n in hits:
+        out[n] = {}
+        for m in mets:
+            if seen[n][m] == 0:
+                out[n][m] = None
+            elif exact:
+                out[n][m] = hits[n][m] / seen[n][m]
+            else:
+                out[n][m] = (hits[n][m] + 1) / (seen[n][m] + 1)
+    return out
+
+
+BASELINE = "strict"  # exact-match F1, against which the other criteria's rankings are read
+
+
+def comparison_dict(
+    comparison: Comparison,
+    *,
+    files: list[str],
+    signature: str,
+    resampling: Resampling,
+    unit: str,
+    alpha: float = 0.05,
+    exact: bool = False,
+) -> dict[str, Any]:
+    """The JSON of ``spanscore compare``: a stable shape for scripts (docs/compare.md).
+
+    ``rankings`` orders the systems by F1 under each score; ``changes`` says, for each score other
+    than exact-match (strict) F1, whether it ranks the systems differently and which differences
+    from the first system it finds significant (randomisation p < ``alpha``) where strict F1 does
+    not, or the reverse: Kong and Sullivan's question, answered per run."""
+    systems = [
+        {"name": name, "file": file, "metrics": metrics}
+        for name, file, metrics in zip(comparison.names, files, comparison.intervals, strict=True)
+    ]
+    score_names = list(comparison.intervals[0])
+
+    def f1(k: int, n: str) -> float:
+        value = comparison.intervals[k][n]["f1"]["value"]
+        return -math.inf if value is None else value
+
+    rankings = {
+        n: [comparison.names[k] for k in sorted(range(len(systems)), key=lambda k: (-f1(k, n), k))]
+        for n in score_names
+    }
+
+    def significant(n: str) -> set[str]:
+        return {
+            c["b"]
+            for c in comparison.comparisons
+            if c["criterion"] == n and c["metric"] == "f1" and c["p_randomization"] is not None
+            and c["p_randomization"] < alpha
+        }
+
+    base = significant(BASELINE) if BASELINE in score_names else set()
+    changes = []
+    for n in score_names:
+        if n == BASELINE or BASELINE not in score_names:
+            continue
+        here = significant(n)
+        changes.append(
+            {
+                "criterion": n,
+                "ranking_changed": rankings[n] != rankings[BASELINE],
+                "significant_only_here": sorted(here - base),
+                "significant_only_under_strict": sorted(base - here),
+            }
+        )
+    return {
+        "signature": f"{signature}|{resampling.signature()}|resampled:{unit}s"
+        + ("|randomisation:exact" if exact else ""),
+        "unit": unit,
+        "documents": comparison.documents,
+        "resampling": {
+            "level": resampling.level,
+            "resamples": resampling.resamples,
+            "trials": "exact" if exact else resampling.trials,
+            "seed": resampling.seed,
+            "interval": "percentile bootstrap",
+            "alpha": alpha,
+        },
+        "systems": systems,
+        "comparisons": comparison.comparisons,
+        "rankings": rankings,
+        "changes": changes,
+    }

@@ -1,0 +1,228 @@
+"""Planning CoNLL files: byte ranges of the reference and the prediction that hold the same sentences.
+
+``iter_chunks`` cuts both files at the same sentence break (the k-th blank line after a token
+line), about ``chunk_bytes`` of reference at a time, without parsing them: only the breaks are
+found, by comparisons over the bytes. Each chunk is then read and counted on its own
+(``engines.sources.ConllSource``); counts are additive, so the sum over chunks is exactly the count
+of the whole files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+
+from ..errors import InputError
+from ..stages.spans import IntArray
+from .files import open_input
+
+DEFAULT_CHUNK = 1 << 19
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Byte ranges of the two files that hold the same sentences, and their first line numbers."""
+
+    ref_start: int
+    ref_end: int
+    pred_start: int
+    pred_end: int
+    ref_line: int
+    pred_line: int
+
+
+_DOCSTART = b"-DOCSTART-"
+
+
+def _breaks(data: bytes) -> tuple[IntArray, IntArray]:
+    """Offsets just past each sentence break (a blank line that follows a line of tokens), and the
+    offset of every newline. A blank line holds nothing but spaces, tabs and carriage returns, as
+    the parser reads it; a blank line after a -DOCSTART- line ends no sentence."""
+    buf = np.frombuffer(data, dtype=np.uint8)
+    nl = np.flatnonzero(buf == 10)
+    if nl.shape[0] == 0:
+        return nl, nl
+    content = (buf != 10) & (buf != 32) & (buf != 9) & (buf != 13)
+    seen = np.concatenate(([0], np.cumsum(content)))
+    blank = (seen[nl + 1] - seen[np.concatenate(([0], nl[:-1] + 1))]) == 0
+    prev_blank = np.empty_like(blank)
+    prev_blank[0] = True
+    prev_blank[1:] = blank[:-1]
+    after_tokens = blank & ~prev_blank
+    if _DOCSTART in data:
+        for at in _docstart_lines(data):
+            k = int(np.searchsorted(nl, at))  # the -DOCSTART- line's newline
+            if k + 1 < nl.shape[0]:
+                after_tokens[k + 1] = False
+    ends: IntArray = nl[after_tokens] + 1
+    return ends, nl
+
+
+def _docstart_lines(data: bytes) -> list[int]:
+    """Where each line that starts with -DOCSTART- starts."""
+    found = []
+    at = data.find(_DOCSTART)
+    while at >= 0:
+        if at == 0 or data[at - 1] == 10:
+            found.append(at)
+        at = data.find(_DOCSTART, at + 1)
+    return found
+
+
+class _Window:
+    """The sentence breaks of bytes read from a file: how many, where the k-th ends, and the
+    newlines before a cut.
+
+    Where no line starts with white space (the usual case), a blank line is an empty one and a
+    break is "\n\n" after a non-newline: a few comparisons over the bytes, counted without listing
+    every newline. Otherwise ``_breaks`` looks at every line.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        b = np.frombuffer(data, dtype=np.uint8)
+        self.nl = b == 10
+        self.ends: IntArray | None = None
+        self.newlines: IntArray | None = None
+        self.mask = np.zeros(0, dtype=bool)
+        # Bytes up to 32 other than "\n" at a line start: white space (or a control byte) that may
+        # make a line blank without its being empty.
+        if ((b[:1] <= 32).any() and not self.nl[0]) or (self.nl[:-1] & (b[1:] <= 32) & ~self.nl[1:]).any():
+            self.ends, self.newlines = _breaks(data)
+            self.count = int(self.ends.shape[0])
+        else:
+            # mask[i]: a break ends at i + 3 (b[i] is in a non-blank line, b[i + 2] ends an empty one).
+            self.mask = ~self.nl[:-2] & self.nl[1:-1] & self.nl[2:]
+            if _DOCSTART in data:  # an empty line after a -DOCSTART- line ends no sentence
+                for at in _docstart_lines(data):
+                    end = data.find(b"\n", at)
+                    if 0 < end < self.mask.shape[0] + 1:
+                        self.mask[end - 1] = False
+            self.count = int(np.count_nonzero(self.mask))
+
+    def end(self, k: int) -> int:
+        """Where the k-th break (1-based; -1 for the last) ends."""
+        if self.ends is not None:
+            return int(self.ends[k - 1] if k > 0 else self.ends[-1])
+        if k < 0:
+            return int(self.mask.shape[0] - 1 - np.argmax(self.mask[::-1])) + 3
+        # A window is read for a few more breaks than wanted: the k-th is most often in its last
+        # quarter, where listing the breaks costs a quarter as much.
+        start = self.mask.shape[0] * 3 // 4
+        before = self.count - int(np.count_nonzero(self.mask[start:]))
+        if k > before:
+            return int(np.flatnonzero(self.mask[start:])[k - 1 - before]) + start + 3
+        return int(np.flatnonzero(self.mask)[k - 1]) + 3
+
+    def newlines_before(self, cut: int) -> int:
+        if self.newlines is not None:
+            return int(np.searchsorted(self.newlines, cut))
+        return int(np.count_nonzero(self.nl[:cut]))
+
+
+class _Scanner:
+    """Walks a file, handing out byte ranges that end at sentence breaks.
+
+    Each range is found in a window read afresh at the current offset (from the page cache after
+    the first time), so nothing is kept between ranges.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self.file: BinaryIO = open_input(path)
+        self.size = os.fstat(self.file.fileno()).st_size
+        self.offset = 0
+        self.line = 0  # lines before offset
+
+    @property
+    def left(self) -> int:
+        return max(self.size - self.offset, 0)
+
+    def _window(self, n: int) -> bytes:
+        self.file.seek(self.offset)
+        return self.file.read(min(n, self.left + 1))  # never a buffer larger than what is left
+
+    def _advance(self, cut: int, newlines: int) -> tuple[int, int, int]:
+        """Move past ``cut`` bytes holding ``newlines`` newlines."""
+        start, line = self.offset, self.line
+        self.line += newlines
+        self.offset += cut
+        return start, self.offset, line
+
+    def by_size(self, size: int) -> tuple[int, int, int, int] | None:
+        """The range up to the last break within ``size`` bytes (or the first one after); its break count."""
+        window = size
+        while True:
+            data = self._window(window)
+            if not data:
+                return None
+            w = _Window(data)
+            if w.count:
+                cut = w.end(-1)
+                return (*self._advance(cut, w.newlines_before(cut)), w.count)
+            if len(data) < window:  # the rest of the file holds no break
+                return (*self._advance(len(data), data.count(b"\n")), 0)
+            window *= 2
+
+    def by_breaks(self, k: int, hint: int) -> tuple[int, int, int]:
+        """The range holding the next ``k`` breaks (everything left when ``k`` is 0)."""
+        window = max(hint + hint // 4, 1 << 16)
+        while True:
+            data = self._window(window)
+            if k:
+                w = _Window(data)
+                if w.count >= k:
+                    cut = w.end(k)
+                    return self._advance(cut, w.newlines_before(cut))
+            if len(data) < window:
+                return self._advance(len(data), data.count(b"\n"))
+            window *= 2
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def iter_chunks(
+    reference: str | Path, predicted: str | Path | None, chunk_bytes: int = DEFAULT_CHUNK
+) -> Iterator[Chunk]:
+    """Cut both files at the same sentence breaks, about ``chunk_bytes`` of reference per chunk,
+    handing out each chunk as soon as it is known (counting can start while the rest is cut)."""
+    ref = _Scanner(reference)
+    pred = _Scanner(predicted) if predicted is not None else None
+    pending: Chunk | None = None  # held back one step: the last chunk takes what is left of pred
+    try:
+        while True:
+            got = ref.by_size(chunk_bytes)
+            if got is None:
+                break
+            r0, r1, rl, n = got
+            if pred is None:
+                chunk = Chunk(r0, r1, 0, 0, rl, 0)
+            else:
+                at_end = ref.left == 0
+                p0, p1, pl = pred.by_breaks(0 if at_end else n, r1 - r0)
+                chunk = Chunk(r0, r1, p0, p1, rl, pl)
+            if pending is not None:
+                yield pending
+            pending = chunk
+        if pending is None:
+            raise InputError("file is empty: expected token lines in CoNLL columns", path=str(reference))
+        if pred is not None:
+            rest = pred.by_breaks(0, 0)
+            if rest[1] > rest[0]:
+                pending = dataclasses.replace(pending, pred_end=rest[1])
+        yield pending
+    finally:
+        ref.close()
+        if pred is not None:
+            pred.close()
+
+
+def plan_chunks(reference: str | Path, predicted: str | Path | None, chunk_bytes: int = DEFAULT_CHUNK) -> list[Chunk]:
+    """Every chunk of ``iter_chunks``."""
+    return list(iter_chunks(reference, predicted, chunk_bytes))

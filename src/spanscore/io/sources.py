@@ -1,0 +1,538 @@
+"""Sources: a corpus in any supported form, cut into parts that are read and counted one by one.
+
+A source plans *parts* (small, picklable descriptions: byte ranges, document lists, sentence
+ranges) and ``load`` reads one part into a ``ChunkData``. Engines only ever see this protocol:
+
+- ``ConllSource``: two CoNLL files (or one merged file) cut at shared sentence breaks;
+- ``JsonlSource``: JSONL documents taken a block of lines at a time and paired by id;
+- ``LabelsSource``: Python lists of label sequences, a block of sentences at a time;
+- ``SpansSource``: Python lists of (start, end, label) per document, a block at a time.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, OptionError
+from ..stages.parts import ChunkData
+from ..stages.spans import Spans
+from .conll import Column, ConllTable, parse_conll
+from .conll_plan import DEFAULT_CHUNK, Chunk, iter_chunks
+from .jsonl import Document, RawDocument, earlier_line, raw_documents
+from .load import (
+    ConllText,
+    OffsetText,
+    Repaired,
+    check_same_tokens,
+    decode_repaired,
+    docs_to_spans,
+    span_docs,
+    unify,
+)
+from .reading import Reading
+
+JSONL_LOOKAHEAD = 100_000  # predicted documents held while looking for the next reference id
+SENTENCES_PER_PART = 20_000  # label lists: sentences per part
+DOCUMENTS_PER_PART = 5_000  # span lists: documents per part
+
+
+@dataclass(frozen=True)
+class TypeSelection:
+    """``type_map`` renames types (to None: dropped), then only ``types`` are kept (None: all)."""
+
+    type_map: tuple[tuple[str, str | None], ...] = ()
+    types: tuple[str, ...] | None = None
+
+    def apply(self, reference: Spans, predicted: Spans) -> tuple[Spans, Spans]:
+        if not self.type_map and self.types is None:
+            return reference, predicted
+        mapping = dict(self.type_map)
+        return unify(reference.map_types(mapping, self.types), predicted.map_types(mapping, self.types))
+
+
+def _check_chunk(chunk_bytes: int) -> int:
+    if not isinstance(chunk_bytes, int) or isinstance(chunk_bytes, bool) or chunk_bytes < 1:
+        raise OptionError(f"the chunk size must be a positive number of bytes, not {chunk_bytes!r}")
+    return chunk_bytes
+
+
+def _path(name: str, value: Any, reading: Reading) -> str:
+    if not isinstance(value, str | Path):
+        raise OptionError(f"format={reading.format!r} expects {name} as a file path, not {type(value).__name__}")
+    return str(value)
+
+
+def _size(path: str) -> int:
+    """The file's size for progress (0 where it cannot be read: the plan says why)."""
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _read(path: str, start: int, end: int) -> bytes:
+    with open(path, "rb") as f:
+        f.seek(start)
+        return f.read(end - start)
+
+
+def _not_json(path: str) -> None:
+    """A CoNLL file whose first line is a JSON object is JSONL read with the wrong format."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return  # the plan says why
+    lines = head.lstrip(b"\xef\xbb\xbf").split(b"\n")
+    line = next((k for k, text in enumerate(lines, start=1) if text.strip()), None)
+    if line is not None and lines[line - 1].lstrip().startswith(b'{"'):
+        raise InputError("this looks like JSONL (a JSON object per line): pass --format jsonl", path=path, line=line)
+
+
+def _starts_with_documents(path: str) -> bool:
+    """Whether the file has -DOCSTART- lines, judged from its first 64 KiB (where the first one is)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+    except OSError:
+        return False
+    return head.startswith(b"-DOCSTART-") or b"\n-DOCSTART-" in head
+
+
+def _simple_sentences(data: bytes) -> int | None:
+    """The sentences of CoNLL bytes in the plainest layout (token lines and empty lines only: no
+    -DOCSTART-, "#", carriage return or line starting with white space), counted from the bytes;
+    None for any other layout (the parser counts those)."""
+    if not data or b"-DOCSTART-" in data or b"#" in data or b"\r" in data:
+        return None
+    b = np.frombuffer(data, dtype=np.uint8)
+    nl = b == 10
+    if b[0] <= 32 or bool((nl[:-1] & (b[1:] <= 32) & ~nl[1:]).any()):
+        return None
+    # A sentence ends where a token line is followed by an empty line, or at the end of the data.
+    ends = int(np.count_nonzero(~nl[:-2] & nl[1:-1] & nl[2:]))
+    last = data.rstrip(b"\n")
+    tail = len(data) - len(last)
+    return ends + (1 if last and tail < 2 else 0)
+
+
+@dataclass(frozen=True)
+class ConllSource:
+    reference: str
+    predicted: str | None  # None: ``reference`` is a merged file
+    reading: Reading
+    selection: TypeSelection = TypeSelection()
+    chunk_bytes: int = DEFAULT_CHUNK
+
+    @staticmethod
+    def open(
+        reference: Any, predicted: Any, reading: Reading, selection: TypeSelection, chunk_bytes: int
+    ) -> ConllSource:
+        ref = _path("reference", reference, reading)
+        if reading.merged:
+            if predicted is not None:
+                raise OptionError("with merged=True give only reference (the merged file)")
+            pred = None
+        else:
+            pred = _path("predicted", predicted, reading)
+        for path in (ref, pred):
+            if path is not None:
+                _not_json(path)
+        return ConllSource(ref, pred, reading, selection, _check_chunk(chunk_bytes))
+
+    def parts(self) -> Iterator[Chunk]:
+        return iter_chunks(self.reference, self.predicted, self.chunk_bytes)
+
+    def size(self) -> int:
+        return _size(self.reference)
+
+    def position(self, part: Chunk) -> int:
+        return part.ref_end
+
+    def by_documents(self) -> bool:
+        return _starts_with_documents(self.reference)
+
+    def units(self, part: Chunk) -> int:
+        rd = self.reading
+        data = _read(self.reference, part.ref_start, part.ref_end)
+        simple = _simple_sentences(data)
+        if simple is not None:
+            return simple
+        try:
+            table = parse_conll(
+                data,
+                self.reference,
+                columns=(),
+                token_column=rd.token_column,
+                delimiter=rd.delimiter,
+                line_offset=part.ref_line,
+                allow_empty=True,
+            )
+        except InputError:
+            return 0  # counting the part raises the error, in its turn
+        return table.n_sentences
+
+    def load(self, part: Chunk) -> ChunkData:
+        rd = self.reading
+        ref_bytes = _read(self.reference, part.ref_start, part.ref_end)
+        common: dict[str, Any] = dict(
+            token_column=rd.token_column, delimiter=rd.delimiter, line_offset=part.ref_line, allow_empty=True
+        )
+        if self.predicted is None:
+            table = parse_conll(ref_bytes, self.reference, columns=(-2, -1), **common)
+            if 0 < table.n_columns < 3:
+                raise InputError(
+                    f"a merged file needs token, gold and predicted columns; lines have {table.n_columns}",
+                    path=self.reference,
+                )
+            r, fixed_r = decode_repaired(table, 0, rd.labels, rd.repair)
+            p, fixed_p = decode_repaired(table, 1, rd.labels, rd.repair)
+        else:
+            table = parse_conll(ref_bytes, self.reference, columns=(rd.label_column,), **common)
+            common["line_offset"] = part.pred_line
+            pred_table = parse_conll(
+                _read(self.predicted, part.pred_start, part.pred_end),
+                self.predicted,
+                columns=(rd.label_column,),
+                **common,
+            )
+            check_same_tokens(table, pred_table)
+            r, fixed_r = decode_repaired(table, 0, rd.labels, rd.repair)
+            p, fixed_p = decode_repaired(pred_table, 0, rd.labels, rd.repair)
+        r, p = unify(r, p)
+        seen = r.types
+        r, p = self.selection.apply(r, p)
+        n = table.n_sentences
+        if self.by_documents_cached:
+            starts = table.sentence_docstarts
+            doc_key = starts if starts is not None else np.zeros(n, dtype=np.int64)
+            advance, unit = table.n_docstarts, "document"
+        else:
+            doc_key, advance, unit = np.arange(1, n + 1, dtype=np.int64), n, "sentence"
+        return ChunkData(
+            reference=r,
+            predicted=p,
+            text=ConllText(table, table.sentence_bounds),
+            documents=table.n_docstarts,
+            sentences=n,
+            tokens=table.n_tokens,
+            units=n,
+            doc_key=doc_key,
+            doc_advance=advance,
+            doc_unit=unit,
+            seen_types=seen,
+            repairs=(fixed_r, fixed_p),
+        )
+
+    @property
+    def by_documents_cached(self) -> bool:
+        cached: bool | None = self.__dict__.get("_by_documents")
+        if cached is None:
+            cached = self.by_documents()
+            object.__setattr__(self, "_by_documents", cached)
+        return cached
+
+
+# JSONL.
+
+
+@dataclass(frozen=True)
+class JsonlPart:
+    reference: tuple[RawDocument, ...]
+    predicted: tuple[RawDocument, ...]  # the same ids, in the same order
+    end: int  # bytes of the reference read so far, for progress
+
+
+@dataclass(frozen=True)
+class JsonlSource:
+    reference: str
+    predicted: str
+    selection: TypeSelection = TypeSelection()
+    chunk_bytes: int = DEFAULT_CHUNK
+    lookahead: int = JSONL_LOOKAHEAD
+
+    @staticmethod
+    def open(
+        reference: Any, predicted: Any, reading: Reading, selection: TypeSelection, chunk_bytes: int
+    ) -> JsonlSource:
+        return JsonlSource(
+            _path("reference", reference, reading),
+            _path("predicted", predicted, reading),
+            selection,
+            _check_chunk(chunk_bytes),
+        )
+
+    def size(self) -> int:
+        return _size(self.reference)
+
+    def position(self, part: JsonlPart) -> int:
+        return part.end
+
+    def units(self, part: JsonlPart) -> int:
+        return len(part.reference)
+
+    def parts(self) -> Iterator[JsonlPart]:
+        """Blocks of reference documents with their predictions, paired by id.
+
+        Predictions may come in another order: up to ``lookahead`` of them are held while looking
+        for the next reference id; past that, or at the end of the file, the reference document
+        is missing from the prediction.
+        """
+        preds = raw_documents(self.predicted)
+        waiting: dict[str, RawDocument] = {}
+        pred_done = False
+        ref_block: list[RawDocument] = []
+        pred_block: list[RawDocument] = []
+        size, read = 0, 0
+        for doc in raw_documents(self.reference):
+            while doc.id not in waiting and not pred_done and len(waiting) < self.lookahead:
+                other = next(preds, None)
+                if other is None:
+                    pred_done = True
+                else:
+                    waiting[other.id] = other
+            other = waiting.pop(doc.id, None)
+            if other is None:
+                twice = earlier_line(self.reference, doc.id, doc.line)
+                if twice is not None:
+                    raise InputError(f"document id {doc.id!r} also on line {twice}", path=self.reference, line=doc.line)
+                why = (
+                    f"document {doc.id!r} is missing from {self.predicted}"
+                    if pred_done
+                    else f"document {doc.id!r} is not among the next {self.lookahead} documents of {self.predicted}"
+                    " (documents must be in about the same order in both files)"
+                )
+                raise InputError(why, path=self.reference, line=doc.line)
+            ref_block.append(doc)
+            pred_block.append(other)
+            weight = len(doc.raw)
+            size += weight
+            read += weight
+            if size >= self.chunk_bytes:
+                yield JsonlPart(tuple(ref_block), tuple(pred_block), read)
+                ref_block, pred_block, size = [], [], 0
+        leftover = next(iter(waiting.values()), None) or next(preds, None)
+        if leftover is not None:
+            twice = earlier_line(self.predicted, leftover.id, leftover.line)
+            if twice is not None:
+                raise InputError(
+                    f"document id {leftover.id!r} also on line {twice}", path=self.predicted, line=leftover.line
+                )
+            raise InputError(
+                f"document {leftover.id!r} is not in {self.reference}", path=self.predicted, line=leftover.line
+            )
+        if ref_block:
+            yield JsonlPart(tuple(ref_block), tuple(pred_block), read)
+
+    def load(self, part: JsonlPart) -> ChunkData:
+        reference = [d.parse(self.reference) for d in part.reference]
+        predicted = [d.parse(self.predicted) for d in part.predicted]
+        for doc, other in zip(reference, predicted, strict=True):
+            if other.text != doc.text:
+                k = next(
+                    (i for i, (a, b) in enumerate(zip(doc.text, other.text, strict=False)) if a != b),
+                    min(len(doc.text), len(other.text)),
+                )
+                raise InputError(
+                    f"text of document {doc.id!r} differs from {self.reference}:{doc.line} at character {k}:"
+                    f" {other.text[k : k + 20]!r} vs {doc.text[k : k + 20]!r}",
+                    path=self.predicted,
+                    line=other.line,
+                )
+        return _offset_chunk(reference, predicted, self.selection, ids=True)
+
+
+def _offset_chunk(
+    reference: Sequence[Document], predicted: Sequence[Document], selection: TypeSelection, *, ids: bool
+) -> ChunkData:
+    lengths = np.array([len(d.text) + 1 for d in reference], dtype=np.int64)
+    bases = np.concatenate(([0], np.cumsum(lengths)))[:-1].astype(np.int64)
+    r, p = unify(docs_to_spans(reference, bases), docs_to_spans(predicted, bases))
+    seen = r.types
+    r, p = selection.apply(r, p)
+    n = len(reference)
+    return ChunkData(
+        reference=r,
+        predicted=p,
+        text=OffsetText([d.text for d in reference], bases),
+        documents=n,
+        sentences=n,
+        tokens=sum(len(d.text.split()) for d in reference),
+        units=n,
+        doc_key=np.arange(n, dtype=np.int64),
+        doc_advance=n,
+        doc_ids=tuple(d.id for d in reference) if ids else None,
+        seen_types=seen,
+    )
+
+
+# Python data.
+
+
+def _label_table(name: str, sequences: Sequence[Sequence[str]]) -> ConllTable:
+    """A block of label sequences as a one-column table (label ids through a dict of the few
+    distinct labels; no per-token type check: the distinct labels are checked instead)."""
+    if any(isinstance(s, str | bytes) for s in sequences):
+        raise OptionError(f"format='labels' expects {name} as a list of sentences, each a list of label strings")
+    try:
+        lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
+        flat = list(itertools.chain.from_iterable(sequences))
+        vocab = sorted(set(flat), key=lambda v: (not isinstance(v, str), str(v)))
+    except TypeError:
+        raise OptionError(
+            f"format='labels' expects {name} as a list of sentences, each a list of label strings"
+        ) from None
+    wrong = [v for v in vocab if not isinstance(v, str)]
+    if wrong:
+        bad = wrong[0]
+        raise OptionError(
+            f"format='labels' expects {name} as a list of sentences, each a list of label strings;"
+            f" found {type(bad).__name__} {bad!r}"
+        )
+    index = {v: i for i, v in enumerate(vocab)}
+    ids = np.fromiter(map(index.__getitem__, flat), dtype=np.int64, count=len(flat))
+    bounds = np.zeros(len(sequences) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=bounds[1:])
+    n = len(flat)
+    z = np.zeros(n, dtype=np.int64)
+    return ConllTable(
+        path=name,
+        buffer=np.zeros(0, dtype=np.uint8),
+        token_start=z,
+        token_end=z,
+        token_line=np.arange(1, n + 1, dtype=np.int64),
+        sentence_bounds=bounds,
+        sentence_doc=np.zeros(len(sequences), dtype=np.int64),
+        n_documents=1,
+        columns=(Column(ids=ids, vocab=tuple(vocab)),),
+        n_columns=2,
+    )
+
+
+def _sequence(name: str, value: Any, format: str, what: str) -> Sequence[Any]:
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence):
+        raise OptionError(f"format={format!r} expects {name} as a list of {what}, not {type(value).__name__}")
+    return value
+
+
+def _no_line(repaired: Repaired) -> Repaired:
+    """Label lists have no lines to name (only how many transitions were repaired)."""
+    return replace(repaired, first_line=None)
+
+
+class _Blocks:
+    """Parts of a Python sequence: ``per_part`` items at a time, as (start, end) index pairs."""
+
+    reference: Sequence[Any]
+    per_part: int
+
+    def size(self) -> int:
+        return len(self.reference)
+
+    def position(self, part: tuple[int, int]) -> int:
+        return part[1]
+
+    def units(self, part: tuple[int, int]) -> int:
+        return part[1] - part[0]
+
+    def parts(self) -> Iterator[tuple[int, int]]:
+        n = len(self.reference)
+        for start in range(0, max(n, 1), self.per_part):
+            yield start, min(start + self.per_part, n)
+
+
+@dataclass(frozen=True)
+class LabelsSource(_Blocks):
+    reference: Sequence[Sequence[str]]
+    predicted: Sequence[Sequence[str]]
+    reading: Reading
+    selection: TypeSelection = TypeSelection()
+    per_part: int = SENTENCES_PER_PART
+
+    @staticmethod
+    def open(reference: Any, predicted: Any, reading: Reading, selection: TypeSelection) -> LabelsSource:
+        ref = _sequence("reference", reference, "labels", "sentences, each a list of label strings")
+        pred = _sequence("predicted", predicted, "labels", "sentences, each a list of label strings")
+        if len(ref) != len(pred):
+            raise InputError(f"{len(ref)} reference sentences but {len(pred)} predicted")
+        return LabelsSource(ref, pred, reading, selection)
+
+    def load(self, part: tuple[int, int]) -> ChunkData:
+        start, end = part
+        ref = _label_table("reference", self.reference[start:end])
+        pred = _label_table("predicted", self.predicted[start:end])
+        if not np.array_equal(ref.sentence_bounds, pred.sentence_bounds):
+            s = int(np.flatnonzero(np.diff(ref.sentence_bounds) != np.diff(pred.sentence_bounds))[0])
+            raise InputError(
+                f"sentence {start + s}: {len(self.reference[start + s])} reference labels"
+                f" but {len(self.predicted[start + s])} predicted"
+            )
+        rd = self.reading
+        r, fixed_r = decode_repaired(ref, 0, rd.labels, rd.repair)
+        p, fixed_p = decode_repaired(pred, 0, rd.labels, rd.repair)
+        r, p = unify(r, p)
+        seen = r.types
+        r, p = self.selection.apply(r, p)
+        n = end - start
+        return ChunkData(
+            reference=r,
+            predicted=p,
+            text=ConllText(None, ref.sentence_bounds),
+            documents=0,
+            sentences=n,
+            tokens=ref.n_tokens,
+            units=n,
+            doc_key=np.arange(1, n + 1, dtype=np.int64),
+            doc_advance=n,
+            doc_unit="sentence",
+            seen_types=seen,
+            repairs=(_no_line(fixed_r), _no_line(fixed_p)),
+        )
+
+
+@dataclass(frozen=True)
+class SpansSource(_Blocks):
+    reference: Sequence[Any]
+    predicted: Sequence[Any]
+    selection: TypeSelection = TypeSelection()
+    per_part: int = DOCUMENTS_PER_PART
+
+    @staticmethod
+    def open(reference: Any, predicted: Any, selection: TypeSelection) -> SpansSource:
+        ref = span_docs("reference", reference)
+        pred = span_docs("predicted", predicted)
+        if len(ref) != len(pred):
+            raise InputError(f"{len(ref)} reference documents but {len(pred)} predicted")
+        return SpansSource(ref, pred, selection)
+
+    def load(self, part: tuple[int, int]) -> ChunkData:
+        start, end = part
+        ref, pred = self.reference[start:end], self.predicted[start:end]
+        lengths = [max([e for _, e, _ in r + p], default=0) for r, p in zip(ref, pred, strict=True)]
+        ids = [str(start + i) for i in range(end - start)]
+        as_ref = [Document(k, " " * n, tuple(r), 0) for k, n, r in zip(ids, lengths, ref, strict=True)]
+        as_pred = [Document(k, " " * n, tuple(p), 0) for k, n, p in zip(ids, lengths, pred, strict=True)]
+        data = _offset_chunk(as_ref, as_pred, self.selection, ids=False)
+        return ChunkData(
+            reference=data.reference,
+            predicted=data.predicted,
+            text=data.text,
+            documents=data.documents,
+            sentences=data.sentences,
+            tokens=0,
+            units=data.units,
+            doc_key=data.doc_key,
+            doc_advance=data.doc_advance,
+            doc_ids=tuple(ids),
+            seen_types=data.seen_types,
+        )
+
+
+__all__ = ["ConllSource", "JsonlSource", "LabelsSource", "SpansSource", "TypeSelection"]

@@ -1,0 +1,131 @@
+"""Rich tables for a report. Formatting only: the tables come from ``spanscore.presentation.tables``.
+
+Everything is printed at the terminal's width (80 columns when the output is not a terminal, or
+``COLUMNS``): text cells wrap between words, numbers never wrap, and a table too wide for the width
+is cut into several tables that each repeat the row labels. Cell text is never read as rich
+markup (a label such as ``B-[/x]`` is printed as it is), and the signature is one unbroken line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from ..results import EvaluationResult, Score
+from .common import corpus_line, repairs_line
+from .tables import (
+    TableModel,
+    confusion_table,
+    judge_table,
+    per_type_table,
+    scores_table,
+    semeval_table,
+    taxonomy_table,
+)
+
+GAP = 3  # columns a cell takes beside its text: a space of padding on each side and a rule
+
+
+def _pct(x: Score) -> str:
+    return "n/a" if x is None else f"{100 * x:.2f}"
+
+
+def _longest_word(text: str) -> int:
+    return max((len(w) for w in text.split()), default=0)
+
+
+def rich_tables(table: TableModel, width: int = 80) -> list[RenderableType]:
+    """A table model as titled rich Tables no wider than ``width``: total rows bold, detail rows indented.
+
+    Text columns (the label and descriptions) may wrap between words; number columns keep their
+    widest cell. When the numbers do not fit beside the labels, they are dealt out to several
+    tables, each with the label columns again."""
+    rows = []
+    for row in table.rows:
+        cells = table.cells(row, _pct)
+        if row.style == "sub":
+            cells[row.label_index] = "  " + cells[row.label_index]
+        rows.append((cells, "bold" if row.style == "total" else ""))
+    n = len(table.columns)
+    text_cols = [i for i, c in enumerate(table.columns) if c.kind == "text"]
+    number_cols = [i for i in range(n) if i not in text_cols]
+    widest = [max([len(table.header[i]), *(len(cells[i]) for cells, _ in rows)]) for i in range(n)]
+    least = [
+        max(_longest_word(table.header[i]), *(_longest_word(cells[i]) for cells, _ in rows))
+        if i in text_cols
+        else widest[i]
+        for i in range(n)
+    ]
+    label_room = 1 + sum(least[i] + GAP for i in text_cols)  # 1: the table's closing rule
+    room = max(width - label_room, 1)
+    need = sum(widest[i] + GAP for i in number_cols)
+    # As few tables as the width allows, the number columns dealt out evenly between them.
+    n_groups = max(1, -(-need // room))
+    while True:
+        share = -(-need // n_groups)
+        groups: list[list[int]] = [[]]
+        used = 0
+        for i in number_cols:
+            cost = widest[i] + GAP
+            if groups[-1] and (used + cost > room or (used >= share and len(groups) < n_groups)):
+                groups.append([])
+                used = 0
+            groups[-1].append(i)
+            used += cost
+        if len(groups) <= n_groups or n_groups >= len(number_cols):
+            break
+        n_groups += 1
+    out: list[RenderableType] = []
+    for k, group in enumerate(groups):
+        keep = sorted(text_cols + group) if number_cols else list(range(n))
+        # The title is a line of its own, so that it wraps at the console's width, not the table's.
+        out.append(Text(table.title if k == 0 else f"{table.title} (continued)"))
+        out.append(_table(table, keep, rows, least))
+    return out
+
+
+def _table(table: TableModel, keep: Sequence[int], rows: list[tuple[list[str], str]], least: list[int]) -> Table:
+    t = Table(box=box.HEAVY_HEAD, padding=(0, 1))
+    for i in keep:
+        column = table.columns[i]
+        number = column.kind != "text"
+        t.add_column(
+            Text(column.name),
+            justify=table.align[i],
+            no_wrap=number,
+            min_width=least[i],
+            overflow="fold",
+        )
+    for cells, style in rows:
+        t.add_row(*(Text(cells[i]) for i in keep), style=style or None)
+    return t
+
+
+def render(data: EvaluationResult, *, per_type: bool = True, width: int = 80) -> Group:
+    tables = [scores_table(data), semeval_table(data)]
+    if per_type:
+        tables.append(per_type_table(data))
+    tables.append(taxonomy_table(data))
+    if per_type:
+        tables.append(confusion_table(data))
+    tables.append(judge_table(data))
+    parts: list[RenderableType] = [Text(corpus_line(data["corpus"]))]
+    repaired = repairs_line(data)
+    if repaired is not None:
+        parts.append(Text(repaired))
+    for t in tables:
+        if t.rows:
+            parts += rich_tables(t, width)
+    return Group(*parts)
+
+
+def print_report(data: EvaluationResult, *, per_type: bool = True, console: Console | None = None) -> None:
+    """The tables at the console's width, then the signature as one line (long lines are the
+    terminal's to wrap, so that the signature can be copied whole)."""
+    console = console or Console(highlight=False)
+    console.print(render(data, per_type=per_type, width=console.width))
+    console.print(Text(data["signature"], style="dim"), soft_wrap=True)

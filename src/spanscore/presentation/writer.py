@@ -1,0 +1,256 @@
+"""Writing a report folder: CSVs row by row as chunks finish, then summaries, charts and report.html."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import json
+import os
+import shutil
+import threading
+from pathlib import Path
+from typing import IO, Any
+
+from ..errors import InputError, MissingExtra, OptionError
+from ..report import Report
+from ..results import EvaluationResult
+from ..stages.pairs import (
+    ERRORS_FILE,
+    TYPE5_FILE,
+    PartRows,
+    csv_field,
+    error_fields,
+    header_line,
+    pair_fields,
+    render_rows,
+)
+from .charts import CHARTS, draw_all
+from .common import CRITERION_HELP, PARTIAL_CRITERIA, repairs_line
+from .html import PartialSample, render_html
+from .markdown import render_markdown
+
+HTML_PARTIAL_LIMIT = 200  # partial pairs listed per criterion in report.html; the CSVs hold all
+HTML_EXAMPLE_LIMIT = 5  # examples per error type in report.html
+CONFUSION_FILE = "confusion.csv"
+CONFUSION_FIELDS = ("reference", "predicted", "count", "same_span", "overlapping")
+
+
+def confusion_csv(data: EvaluationResult) -> str:
+    """The rows of ``confusion`` in the JSON as CSV, an empty field where the JSON has null."""
+    lines = [header_line(CONFUSION_FIELDS)]
+    for c in data["confusion"]["rows"]:
+        values = ("" if c["reference"] is None else c["reference"], "" if c["predicted"] is None else c["predicted"])
+        numbers = (c["count"], c["same_span"], c["overlapping"])
+        lines.append(",".join([*(csv_field(v) for v in values), *(str(n) for n in numbers)]) + "\r\n")
+    return "".join(lines)
+
+
+class _RowFile:
+    """One CSV file being written, in the staging folder until the report is complete."""
+
+    def __init__(self, path: Path, fields: list[str]) -> None:
+        self.path = path
+        self.handle: IO[bytes] = path.open("wb")
+        self.handle.write(header_line(fields).encode("utf-8"))
+        self.full = 0
+        self.partial = 0
+        self.sample: list[dict[str, Any]] = []
+
+
+def _load_matplotlib() -> None:
+    """Import matplotlib and draw a tiny figure, so that its fonts are loaded before the charts
+    are drawn (in forked processes, which would each load them again)."""
+    with contextlib.suppress(ImportError):
+        importlib.import_module("matplotlib.backends.backend_agg")
+        figure = importlib.import_module("matplotlib.figure")
+        fig = figure.Figure(figsize=(1, 1), dpi=10, layout="constrained")
+        fig.add_subplot().set_title("warm-up")
+        fig.savefig(io.BytesIO(), format="png")
+
+
+class ReportWriter:
+    """Writes a report folder while an evaluation runs: pass it as ``evaluate(rows=...)``, then
+    call ``finish`` with the report.
+
+    Each chunk's rows are appended to the CSV files as soon as the chunk's turn comes (corpus
+    order), so no file needs the corpus in memory; report.html lists the first
+    ``HTML_PARTIAL_LIMIT`` partial pairs of each criterion.
+
+    Every file is written in a hidden staging folder inside ``out_dir`` and moved into place only
+    when the whole report is written; a failure (a full disk, Ctrl-C) removes the staging folder,
+    so the folder holds a complete report of this run, or its earlier files untouched.
+    """
+
+    def __init__(self, out_dir: str | Path, *, scratch: bool = True) -> None:
+        self.out_dir = Path(out_dir)
+        try:
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            raise OptionError(f"cannot write a report to {self.out_dir}: it is not a folder") from None
+        except OSError as exc:
+            raise InputError(f"cannot write a report here: {exc.strerror}", path=str(self.out_dir)) from None
+        self.files: dict[str, _RowFile] = {}
+        self.unit_kind = "sentence"
+        self._loading: threading.Thread | None = None
+        import tempfile
+
+        try:
+            self.staging: Path | None = Path(tempfile.mkdtemp(prefix=".spanscore-report-", dir=self.out_dir))
+        except OSError as exc:
+            raise InputError(f"cannot write a report here: {exc.strerror}", path=str(self.out_dir)) from None
+        self.scratch = scratch
+        # Where worker processes leave their rows: the staging folder itself.
+        self.rows_dir: str | None = str(self.staging) if scratch else None
+
+    def __call__(self, rows: PartRows) -> None:
+        self.unit_kind = rows.unit_kind
+        if self._loading is None:
+            # matplotlib takes over half a second to import: do it while the chunks are counted.
+            # Not before the first chunk is back, so that no worker is forked while it imports.
+            self._loading = threading.Thread(target=_load_matplotlib, daemon=True)
+            self._loading.start()
+        try:
+            for name, part in rows.files.items():
+                f = self.files.get(name)
+                if f is None:
+                    is_error = name in (ERRORS_FILE, TYPE5_FILE)
+                    fields = error_fields(rows.unit_kind) if is_error else pair_fields(rows.unit_kind)
+                    f = self.files[name] = _RowFile(self._staged(name), fields)
+                for text in part.texts:
+                    f.handle.write(text.encode("utf-8"))
+                for path in part.paths:
+                    with open(path, "rb") as piece:
+                        shutil.copyfileobj(piece, f.handle, 1 << 20)
+                    os.unlink(path)
+                f.full += part.full
+                f.partial += part.partial
+                for row in part.partial_rows[: max(HTML_PARTIAL_LIMIT - len(f.sample), 0)]:
+                    sample = {rows.unit_kind: row["_unit"]}
+                    sample.update((k, v) for k, v in row.items() if k != "_unit")
+                    f.sample.append(sample)
+        except OSError as exc:
+            self.abandon()
+            raise InputError(f"cannot write the report: {exc.strerror}", path=str(self.out_dir)) from None
+
+    def _staged(self, name: str) -> Path:
+        if self.staging is None:
+            raise RuntimeError("this report writer has finished or was abandoned")
+        return self.staging / name
+
+    def abandon(self) -> None:
+        """Remove what was written (after a failure): the folder keeps what it held before."""
+        for f in self.files.values():
+            f.handle.close()
+        self.files = {}
+        if self.staging is not None:
+            shutil.rmtree(self.staging, ignore_errors=True)
+            self.staging = None
+        self.rows_dir = None
+
+    def finish(self, report: Report) -> Path:
+        """Complete the folder: CSVs under their names, summary files, charts and report.html."""
+        try:
+            return self._finish(report)
+        except OSError as exc:
+            self.abandon()
+            raise InputError(f"cannot write the report: {exc.strerror}", path=str(self.out_dir)) from None
+        except BaseException:
+            self.abandon()
+            raise
+
+    def _finish(self, report: Report) -> Path:
+        if self._loading is not None:
+            self._loading.join()
+        workers = 2 if self.scratch else 1  # an evaluation with worker processes: draw in two
+        out_dir = self.out_dir
+        data = report.to_dict()
+        files: dict[str, str] = {
+            "report.html": "the whole report on one page, charts embedded",
+            "summary.md": "scores, SemEval table, per-type F1 and error taxonomy as Markdown tables",
+            "summary.json": "the evaluation JSON (spanscore evaluate --json) plus this index of files",
+        }
+        notes: list[str] = []
+        repaired = repairs_line(data)
+        if repaired is not None:
+            notes.append(repaired)
+        try:
+            charts = draw_all(data, jobs=workers)
+        except MissingExtra as exc:
+            charts = {}
+            notes.append(f"No charts were drawn: {exc}.")
+        captions = {name: caption for name, (_, caption) in CHARTS.items() if name in charts}
+        for name, png in charts.items():
+            self._staged(name).write_bytes(png)
+            files[name] = captions[name]
+
+        partials: list[PartialSample] | None = None
+        examples = None
+        if self.files:
+            for name, f in self.files.items():
+                f.handle.close()
+                criterion = name.removesuffix(".csv")
+                if name == ERRORS_FILE:
+                    files[name] = "every mention that is not correct, with its error type (Type-1 to Type-5)"
+                elif name == TYPE5_FILE:
+                    files[name] = "the Type-5 pairs: right label, overlapping span"
+                else:
+                    files[name] = f"every matched pair under {criterion} ({CRITERION_HELP.get(criterion, criterion)})"
+            partials = [
+                PartialSample(c, self.files[f"{c}.csv"].sample, self.files[f"{c}.csv"].partial, f"{c}.csv")
+                for c in PARTIAL_CRITERIA
+                if f"{c}.csv" in self.files
+            ]
+            if report.examples is not None:
+                examples = report.error_examples(HTML_EXAMPLE_LIMIT)
+        else:
+            notes.append(
+                "This report was made without matching details, so no pair files were written; "
+                "evaluate with keep_details=True for them."
+            )
+        # From the counts, so written with or without details.
+        self._staged(CONFUSION_FILE).write_bytes(confusion_csv(data).encode("utf-8"))
+        files[CONFUSION_FILE] = (
+            "the type confusion matrix of the one-to-one matching: matched pairs by reference and predicted "
+            "type (same span, overlapping), missed reference mentions and spurious predictions"
+        )
+        # The index lists the CSVs after the charts, as the files were always listed.
+        ordered = {k: v for k, v in files.items() if not k.endswith(".csv")}
+        ordered.update((k, v) for k, v in files.items() if k.endswith(".csv"))
+        files = ordered
+        summary = dict(data)
+        summary["files"] = files
+        text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
+        self._staged("summary.json").write_text(text, encoding="utf-8")
+        self._staged("summary.md").write_text(render_markdown(data, files, captions, notes), encoding="utf-8")
+        page = render_html(
+            data,
+            charts={name: (png, captions[name]) for name, png in charts.items()},
+            notes=notes,
+            files=files,
+            examples=examples,
+            partials=partials,
+            unit_kind=self.unit_kind if self.files else report.unit_kind,
+        )
+        self._staged("report.html").write_text(page, encoding="utf-8")
+        # Everything is written: move it into place, file by file (each move is atomic).
+        for name in files:
+            os.replace(self._staged(name), out_dir / name)
+        self.abandon()  # the staging folder, empty now
+        return out_dir / "report.html"
+
+
+def write_report(report: Report, out_dir: Path) -> Path:
+    """Write every analysis file of ``report`` into ``out_dir`` and return the path of report.html.
+
+    Pair files and error examples need a report made with ``keep_details=True`` (its chunks'
+    matchings are rendered now); without details the scores, charts and pages are still written.
+    To write a report while evaluating, without keeping details, use ``ReportWriter``.
+    """
+    writer = ReportWriter(out_dir, scratch=False)
+    for kept in report.kept or ():
+        criteria = tuple(kept.details.matchings)
+        writer(
+            render_rows(kept.details, kept.text, criteria, HTML_PARTIAL_LIMIT, kept.unit_offset, None, kept.unit_names)
+        )
+    return writer.finish(report)

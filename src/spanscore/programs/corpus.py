@@ -1,0 +1,208 @@
+"""Corpus tools over one file: summarise, validate, repair and convert between encodings.
+
+Output files are written whole to a temporary file and renamed, so an interrupted run never
+leaves half a file behind.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, OptionError
+from ..io.conll import ConllTable, read_conll
+from ..io.files import atomic_output, read_bytes, write_atomic
+from ..io.jsonl import read_jsonl
+from ..io.load import decode_column
+from ..io.reading import DEFAULT_READING, Reading
+from ..stages.encoding import (
+    InvalidTransition,
+    Repair,
+    check_repair,
+    decode,
+    encode,
+    get_encoding,
+    invalid_transitions,
+    split_labels,
+)
+from ..stages.spans import Spans
+
+
+def read_spans(path: str | Path, reading: Reading) -> tuple[ConllTable, Spans]:
+    table = read_conll(
+        path, columns=(reading.label_column,), token_column=reading.token_column, delimiter=reading.delimiter
+    )
+    return table, decode_column(table, 0, reading.labels, reading.repair)
+
+
+def summarize(path: str | Path, reading: Reading = DEFAULT_READING, *, jobs: int = 1) -> dict[str, Any]:
+    """Documents, sentences, tokens and mentions per type (Table 1 of Kong and Sullivan for BTC).
+
+    The file is read by the engine that scores (chunk by chunk, in ``jobs`` processes), as the
+    reference and the prediction of one evaluation.
+    """
+    from ..api import evaluate  # the corpus tools sit beside the scorer, not under it
+
+    counts = evaluate(
+        reference=path,
+        predicted=None if reading.merged else path,
+        reading=reading,
+        keep_details=False,
+        jobs=jobs,
+    ).counts
+    return {
+        "path": str(path),
+        "documents": counts.documents,
+        "sentences": counts.sentences,
+        "tokens": counts.tokens,
+        "mentions": int(counts.reference.sum()),
+        "types": {t: int(c) for t, c in zip(counts.types, counts.reference.tolist(), strict=True)},
+    }
+
+
+@dataclass(frozen=True)
+class Validation:
+    path: str
+    encoding: str
+    problems: list[InvalidTransition]
+    tokens: int
+    sentences: int
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def validate(path: str | Path, reading: Reading = DEFAULT_READING) -> Validation:
+    """Every invalid transition of the file under an encoding (unknown labels raise)."""
+    spec = get_encoding(reading.labels)
+    table = read_conll(
+        path, columns=(reading.label_column,), token_column=reading.token_column, delimiter=reading.delimiter
+    )
+    col = table.columns[0]
+    label_set = split_labels(col.vocab, spec, ids=col.ids, lines=table.token_line, path=table.path)
+    decoded = decode(col.ids, table.sentence_bounds, label_set, spec, "conlleval")
+    first = np.zeros(table.n_tokens, dtype=bool)
+    first[table.sentence_bounds[:-1]] = True
+    found = invalid_transitions(decoded, col.ids, col.vocab, table.token_line, first, table.path)
+    return Validation(table.path, spec.name, found, table.n_tokens, table.n_sentences)
+
+
+def _atomic_write(path: str | Path, chunks: Iterator[str]) -> None:
+    with atomic_output(path) as out:
+        for chunk in chunks:
+            out.write(chunk.encode("utf-8"))
+
+
+def repair_file(
+    path: str | Path, out: str | Path, reading: Reading = DEFAULT_READING, *, method: str = "conlleval"
+) -> int:
+    """Write the file with invalid transitions repaired; returns how many there were."""
+    rep: Repair = check_repair(method)
+    if rep == "none":
+        raise OptionError("repair needs a method: conlleval or discard")
+    report = validate(path, reading)
+    _relabel_file(path, out, dataclasses.replace(reading, repair=rep), reading.labels)
+    return len(report.problems)
+
+
+def _relabel_file(path: str | Path, out: str | Path, reading: Reading, target: str) -> None:
+    """Decode ``path`` as ``reading`` says, encode its mentions in ``target``, and write the file
+    again with only the label column changed (``transform.relabel_bytes``)."""
+    from .transform import relabel_bytes
+
+    spec = get_encoding(target)
+
+    def labels(table: ConllTable) -> list[str]:
+        spans = decode_column(table, 0, reading.labels, reading.repair)
+        ids, vocab = encode(spans, table.n_tokens, table.sentence_bounds, spec)
+        return [vocab[i] for i in ids.tolist()]
+
+    data, _ = relabel_bytes(read_bytes(path), str(path), reading, labels)
+    write_atomic(out, data)
+
+
+def convert(path: str | Path, out: str | Path, reading: Reading = DEFAULT_READING, *, target: str = "BIOES") -> None:
+    """Between label encodings (``reading.labels`` to ``target``), or to and from JSONL
+    (``reading.format == "jsonl"``, ``target == "JSONL"``)."""
+    dst = target.upper()
+    if reading.format == "jsonl" and dst == "JSONL":
+        raise OptionError("nothing to convert: the file is JSONL already (give --to an encoding such as BIO)")
+    if reading.format == "jsonl":
+        _jsonl_to_conll(path, out, get_encoding(dst))
+        return
+    if dst == "JSONL":
+        table, spans = read_spans(path, reading)
+        _atomic_write(out, _conll_to_jsonl(table, spans))
+        return
+    _relabel_file(path, out, reading, dst)
+
+
+def _conll_to_jsonl(table: ConllTable, spans: Spans) -> Iterator[str]:
+    """One JSON document per sentence: tokens joined by single spaces, spans in characters."""
+    order = np.argsort(spans.unit, kind="stable")
+    unit_first = np.searchsorted(spans.unit[order], np.arange(table.n_sentences + 1))
+    for s in range(table.n_sentences):
+        lo, hi = int(table.sentence_bounds[s]), int(table.sentence_bounds[s + 1])
+        toks = table.tokens(lo, hi)
+        offsets = np.concatenate(([0], np.cumsum([len(t) + 1 for t in toks])))
+        items = []
+        for k in order[unit_first[s] : unit_first[s + 1]].tolist():
+            a, b = int(spans.start[k]) - lo, int(spans.end[k]) - lo
+            items.append(
+                {"start": int(offsets[a]), "end": int(offsets[b] - 1), "label": spans.types[int(spans.type[k])]}
+            )
+        yield json.dumps({"id": str(s), "text": " ".join(toks), "spans": items}, ensure_ascii=False) + "\n"
+
+
+def _jsonl_to_conll(path: str | Path, out: str | Path, spec: Any) -> None:
+    """Whitespace tokens; every span must start and end on token boundaries."""
+    docs = read_jsonl(path)
+    lines: list[str] = []
+    for d in docs:
+        toks: list[tuple[int, int]] = []
+        pos = 0
+        for word in d.text.split():
+            start = d.text.index(word, pos)
+            toks.append((start, start + len(word)))
+            pos = start + len(word)
+        if not toks:
+            continue
+        starts = {s: i for i, (s, _) in enumerate(toks)}
+        ends = {e: i + 1 for i, (_, e) in enumerate(toks)}
+        s_arr, e_arr, t_arr, names = [], [], [], sorted({lab for _, _, lab in d.spans})
+        for a, b, label in d.spans:
+            if a not in starts or b not in ends:
+                raise InputError(
+                    f"document {d.id!r}: span {a}..{b} ({d.text[a:b]!r}) does not fall on whitespace token boundaries",
+                    path=str(path),
+                    line=d.line,
+                )
+            s_arr.append(starts[a])
+            e_arr.append(ends[b])
+            t_arr.append(names.index(label))
+        n = len(toks)
+        spans = Spans.build(
+            np.array(s_arr, dtype=np.int64),
+            np.array(e_arr, dtype=np.int64),
+            np.array(t_arr, dtype=np.int64),
+            np.zeros(len(s_arr), dtype=np.int64),
+            names,
+        )
+        try:
+            ids, vocab = encode(spans, n, np.array([0, n], dtype=np.int64), spec)
+        except InputError:
+            raise InputError(
+                f"document {d.id!r} has overlapping spans, which one label per token cannot hold",
+                path=str(path),
+                line=d.line,
+            ) from None
+        lines.extend(f"{d.text[a:b]}\t{vocab[int(ids[i])]}\n" for i, (a, b) in enumerate(toks))
+        lines.append("\n")
+    _atomic_write(out, iter(lines))

@@ -1,0 +1,584 @@
+"""Additive counts: the whole state a score is computed from.
+
+``count`` turns two span sets into a ``Counts``; ``Counts.merge`` adds two of them. Counting
+documents one by one and merging gives exactly the counts of counting them together, which is
+what streaming and the distributed engine rely on. Scores are computed elsewhere (``scores``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal, get_args
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import OptionError
+from ..results import ErrorKey
+from .criteria import (
+    CRITERIA,
+    LEARNED,
+    RIGHT_LABEL_OVERLAP_KINDS,
+    SCHEMES,
+    TAXONOMY,
+    WRONG_LABEL_OVERLAP_KINDS,
+    Criterion,
+)
+from .matching import (
+    EXACT,
+    FULL,
+    NO_CREDIT,
+    PARTIAL,
+    SAME_END,
+    SAME_SPAN,
+    SAME_START,
+    SAME_TYPE,
+    Matching,
+    Method,
+    Pairs,
+    choose,
+    find_pairs,
+    fixed_exact,
+    free_pairs,
+    pair_credit,
+)
+from .matching import assign as assign_pairs
+from .spans import IntArray, Spans
+
+FloatArray = npt.NDArray[np.float64]
+CREDIT_SCALE = 1 << 32  # proportional credit is summed as integers of 2^-32 so that sums are exact
+
+MATCH_FIELDS = (
+    "full_ref",
+    "partial_ref",
+    "zero_ref",
+    "scaled_credit_ref",
+    "full_pred",
+    "partial_pred",
+    "zero_pred",
+    "scaled_credit_pred",
+)
+TOKEN_FIELDS = ("true_positive", "reference", "predicted")
+CONFUSION_FIELDS = ("same_span", "overlapping")  # the first axis of ``Counts.confusion``
+ERROR_FIELDS: tuple[str, ...] = get_args(ErrorKey)  # the error taxonomy's counts, in the JSON's order
+CreditRule = float | Literal["dice", "iou"]
+MinOverlapOf = Literal["reference", "predicted", "both"]
+# A judge gets the pairs and the indices of right-label/overlapping ones; it returns their credit.
+LearnedCredit = Callable[[Pairs, IntArray], FloatArray]
+
+
+@dataclass(frozen=True)
+class Options:
+    credit: CreditRule = 0.5
+    matching: Method = "optimal"
+    min_overlap: float = 0.0
+    min_overlap_of: MinOverlapOf = "reference"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.credit, str):
+            if self.credit not in ("dice", "iou"):
+                raise OptionError(f"credit must be a number in [0, 1], dice or iou, not {self.credit!r}")
+        elif not 0.0 <= float(self.credit) <= 1.0:
+            raise OptionError(f"credit must be between 0 and 1, not {self.credit}")
+        if self.matching not in ("optimal", "greedy"):
+            raise OptionError(f"matching must be optimal or greedy, not {self.matching!r}")
+        if not 0.0 <= self.min_overlap <= 1.0:
+            raise OptionError(f"min-overlap must be between 0 and 1, not {self.min_overlap}")
+        if self.min_overlap_of not in ("reference", "predicted", "both"):
+            raise OptionError("min-overlap-of must be reference, predicted or both")
+
+
+@dataclass
+class Counts:
+    """Per-type integer counts for every criterion, SemEval scheme, token score and error kind, and the
+    type confusion of the error taxonomy's matching."""
+
+    types: tuple[str, ...]
+    credit: str  # the partial-credit rule the counts were made with: "0.5", "dice", "iou"
+    reference: IntArray
+    predicted: IntArray
+    criteria: dict[str, IntArray]  # name -> [MATCH_FIELDS, types]
+    schemes: dict[str, IntArray]
+    token: IntArray  # [TOKEN_FIELDS, types]
+    errors: IntArray  # [ERROR_FIELDS, types]
+    # [CONFUSION_FIELDS, reference type, predicted type]: the taxonomy's matched pairs. Its missed
+    # and spurious margins are ``errors``' false negatives and false positives, not kept twice.
+    confusion: IntArray
+    documents: int = 0
+    sentences: int = 0
+    tokens: int = 0
+    extra: dict[str, int] = field(default_factory=dict)
+
+    @staticmethod
+    def zeros(types: tuple[str, ...], credit: str, criteria: tuple[str, ...]) -> Counts:
+        n = len(types)
+        z = np.zeros(n, dtype=np.int64)
+        return Counts(
+            types=types,
+            credit=credit,
+            reference=z.copy(),
+            predicted=z.copy(),
+            criteria={c: np.zeros((len(MATCH_FIELDS), n), dtype=np.int64) for c in criteria},
+            schemes={s.name: np.zeros((len(MATCH_FIELDS), n), dtype=np.int64) for s in SCHEMES},
+            token=np.zeros((len(TOKEN_FIELDS), n), dtype=np.int64),
+            errors=np.zeros((len(ERROR_FIELDS), n), dtype=np.int64),
+            confusion=np.zeros((len(CONFUSION_FIELDS), n, n), dtype=np.int64),
+        )
+
+    def with_types(self, types: tuple[str, ...]) -> Counts:
+        """The same counts over a wider type list (new types count zero)."""
+        if types == self.types:
+            return self
+        index = {t: i for i, t in enumerate(types)}
+        cols = np.array([index[t] for t in self.types], dtype=np.int64)
+
+        def widen(a: IntArray) -> IntArray:
+            out = np.zeros((*a.shape[:-1], len(types)), dtype=np.int64)
+            out[..., cols] = a
+            return out
+
+        return self._map_columns(widen, types)
+
+    def without_empty_types(self) -> Counts:
+        """Drop types with no mention on either side: label vocabulary that decoding threw away
+        (repair="discard") must not appear per type nor pull the macro average down."""
+        keep = np.flatnonzero((self.reference > 0) | (self.predicted > 0))
+        if len(keep) == len(self.types):
+            return self
+        return self._map_columns(lambda a: a[..., keep], tuple(self.types[i] for i in keep))
+
+    def _map_columns(self, f: Callable[[IntArray], IntArray], types: tuple[str, ...]) -> Counts:
+        """The counts with ``f`` applied to every type axis (``f`` maps the last axis of an array)."""
+
+        def both_axes(a: IntArray) -> IntArray:
+            out: IntArray = np.ascontiguousarray(f(f(a).swapaxes(-1, -2)).swapaxes(-1, -2))
+            return out
+
+        return Counts(
+            types=types,
+            credit=self.credit,
+            reference=f(self.reference),
+            predicted=f(self.predicted),
+            criteria={k: f(v) for k, v in self.criteria.items()},
+            schemes={k: f(v) for k, v in self.schemes.items()},
+            token=f(self.token),
+            errors=f(self.errors),
+            confusion=both_axes(self.confusion),
+            documents=self.documents,
+            sentences=self.sentences,
+            tokens=self.tokens,
+            extra=dict(self.extra),
+        )
+
+    def merge(self, other: Counts) -> Counts:
+        """The counts of both inputs together."""
+        if self.credit != other.credit:
+            raise OptionError(f"cannot merge counts made with credit {self.credit} and {other.credit}")
+        if set(self.criteria) != set(other.criteria):
+            raise OptionError("cannot merge counts of different criteria")
+        types = tuple(sorted(set(self.types) | set(other.types)))
+        a, b = self.with_types(types), other.with_types(types)
+        extra = dict(a.extra)
+        for k, v in b.extra.items():
+            extra[k] = extra.get(k, 0) + v
+        return Counts(
+            types=types,
+            credit=a.credit,
+            reference=a.reference + b.reference,
+            predicted=a.predicted + b.predicted,
+            criteria={k: a.criteria[k] + b.criteria[k] for k in a.criteria},
+            schemes={k: a.schemes[k] + b.schemes[k] for k in a.schemes},
+            token=a.token + b.token,
+            errors=a.errors + b.errors,
+            confusion=a.confusion + b.confusion,
+            documents=a.documents + b.documents,
+            sentences=a.sentences + b.sentences,
+            tokens=a.tokens + b.tokens,
+            extra=extra,
+        )
+
+    def __add__(self, other: Counts) -> Counts:
+        return self.merge(other)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Counts):
+            return NotImplemented
+        if self.types != other.types or self.credit != other.credit:
+            return False
+        same = all(
+            np.array_equal(x, y)
+            for x, y in (
+                (self.reference, other.reference),
+                (self.predicted, other.predicted),
+                (self.token, other.token),
+                (self.errors, other.errors),
+                (self.confusion, other.confusion),
+            )
+        )
+        return (
+            same
+            and self.criteria.keys() == other.criteria.keys()
+            and all(np.array_equal(self.criteria[k], other.criteria[k]) for k in self.criteria)
+            and all(np.array_equal(self.schemes[k], other.schemes[k]) for k in self.schemes)
+            and (self.documents, self.sentences, self.tokens) == (other.documents, other.sentences, other.tokens)
+            and self.extra == other.extra
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class Details:
+    """What a report needs beyond counts: the pairs, and each criterion's matching."""
+
+    reference: Spans
+    predicted: Spans
+    pairs: Pairs
+    matchings: dict[str, Matching]
+    schemes: dict[str, Matching]
+
+
+def credit_label(credit: CreditRule) -> str:
+    return credit if isinstance(credit, str) else repr(float(credit))
+
+
+def count(
+    reference: Spans,
+    predicted: Spans,
+    options: Options = Options(),
+    *,
+    learned: LearnedCredit | None = None,
+    keep_details: bool = False,
+) -> tuple[Counts, Details | None]:
+    """Match and count two span sets that share a type vocabulary and a position space."""
+    counted = count_grouped(reference, predicted, options, learned=learned, keep_details=keep_details)
+    return counted.counts, counted.details
+
+
+@dataclass(frozen=True)
+class Groups:
+    """A group (a document, say) for every reference and predicted mention, ``size`` groups in all."""
+
+    reference: IntArray
+    predicted: IntArray
+    size: int
+
+
+@dataclass(frozen=True)
+class Counted:
+    counts: Counts
+    details: Details | None
+    taxonomy: Matching  # the one-to-one matching the error taxonomy reads
+    pairs: Pairs
+    groups: IntArray | None  # [groups, len(group_fields(...))]: every statistic per group, over all types
+    type_groups: IntArray | None = None  # the same for ``count_grouped``'s second grouping (document x type)
+
+
+def group_fields(criteria: tuple[str, ...]) -> tuple[str, ...]:
+    """The statistics of one group, in the column order of ``Counted.groups``."""
+    return (
+        "reference",
+        "predicted",
+        *(f"{c}.{f}" for c in criteria for f in MATCH_FIELDS),
+        *(f"semeval_{s.name}.{f}" for s in SCHEMES for f in MATCH_FIELDS),
+        *(f"token.{f}" for f in TOKEN_FIELDS),
+        *(f"errors.{f}" for f in ERROR_FIELDS),
+    )
+
+
+@dataclass(frozen=True)
+class _Chosen:
+    """One criterion's matching among the free pairs (``free[chosen]``), plus the fixed pairs."""
+
+    chosen: IntArray | None  # None: matched over every pair, in ``whole``
+    level: IntArray
+    credit: FloatArray
+    whole: Matching | None = None
+
+
+def count_grouped(
+    reference: Spans,
+    predicted: Spans,
+    options: Options = Options(),
+    *,
+    learned: LearnedCredit | None = None,
+    keep_details: bool = False,
+    groups: Groups | None = None,
+    type_groups: Groups | None = None,
+) -> Counted:
+    """``count``, and with ``groups`` every statistic per group too (summed over types); with
+    ``type_groups`` as well, per group of that second grouping (a document and a type, say)."""
+    if reference.types != predicted.types:
+        raise OptionError("reference and predicted spans must share one type vocabulary")
+    types = reference.types
+    n_types = len(types)
+    names = tuple(c.name for c in CRITERIA) + ((LEARNED.name,) if learned is not None else ())
+
+    pairs = find_pairs(reference, predicted)
+    all_pairs = pairs  # the token counts read every pair, before any is dropped
+    if options.min_overlap > 0 and len(pairs):
+        pairs = pairs.select(_enough_overlap(pairs, options))
+    partial = _partial_credit(pairs, options.credit)
+    half = np.full(len(pairs), 0.5)
+    # Same-span same-type pairs are matched first, alike under every criterion (each gives them
+    # full credit): count them once, and match each criterion only among the pairs left free.
+    fixed = fixed_exact(pairs)
+    free = free_pairs(pairs, fixed)
+    free_kind = pairs.kind[free]
+
+    def match(crit: Criterion, partial_credit: FloatArray) -> _Chosen:
+        if crit.table[EXACT] != FULL:  # not so for any criterion here; kept correct all the same
+            m = assign_pairs(pairs, crit.levels(pairs.kind), partial_credit, options.matching, fixed=fixed)
+            return _Chosen(None, m.level, m.credit, m)
+        level = crit.levels(free_kind)
+        credit = pair_credit(level, partial_credit[free])
+        chosen = choose(pairs, free, level, credit, options.matching)
+        return _Chosen(chosen, level[chosen], credit[chosen])
+
+    def matching_of(c: _Chosen) -> Matching:
+        if c.whole is not None:
+            return c.whole
+        assert c.chosen is not None
+        picked = np.concatenate((fixed, free[c.chosen]))
+        order = np.argsort(picked)
+        return Matching(
+            pair=picked[order],
+            level=np.concatenate((np.full(fixed.shape[0], FULL, dtype=np.int64), c.level))[order],
+            credit=np.concatenate((np.ones(fixed.shape[0]), c.credit))[order],
+        )
+
+    chosen: dict[str, _Chosen] = {crit.name: match(crit, partial) for crit in CRITERIA}
+    if learned is not None:
+        levels = LEARNED.levels(pairs.kind)
+        judged = np.flatnonzero(levels == PARTIAL)
+        credit = np.zeros(len(pairs))
+        if judged.shape[0]:
+            credit[judged] = np.clip(np.asarray(learned(pairs, judged), dtype=np.float64), 0.0, 1.0)
+        m = assign_pairs(pairs, levels, credit, options.matching, fixed=fixed)
+        chosen[LEARNED.name] = _Chosen(None, m.level, m.credit, m)
+    scheme_chosen = {s.name: match(s, half if s.fixed_half else partial) for s in SCHEMES}
+    taxonomy = matching_of(scheme_chosen[TAXONOMY.name])
+
+    def tally(c: _Chosen, ref_key: IntArray, pred_key: IntArray, n: int) -> IntArray:
+        if c.whole is not None:
+            return _tally(c.whole, pairs, ref_key, pred_key, n)
+        assert c.chosen is not None
+        sel = free[c.chosen]
+        out = _tally_free(ref_key[pairs.ref[sel]], pred_key[pairs.pred[sel]], c.level, c.credit, n)
+        out[0] += np.bincount(ref_key[pairs.ref[fixed]], minlength=n)  # full credit, reference side
+        out[4] += np.bincount(pred_key[pairs.pred[fixed]], minlength=n)  # and predicted side
+        return out
+
+    def tally_all(ref_key: IntArray, pred_key: IntArray, n: int, token: IntArray) -> Counts:
+        out = Counts.zeros(types, credit_label(options.credit), names)
+        out.reference = np.bincount(ref_key, minlength=n).astype(np.int64)
+        out.predicted = np.bincount(pred_key, minlength=n).astype(np.int64)
+        out.criteria = {name: tally(c, ref_key, pred_key, n) for name, c in chosen.items()}
+        out.schemes = {name: tally(c, ref_key, pred_key, n) for name, c in scheme_chosen.items()}
+        out.token = token
+        out.errors = _taxonomy(taxonomy, pairs, ref_key, pred_key, n, len(reference), len(predicted))
+        return out
+
+    token = _token_counts(reference, predicted, all_pairs, reference.type, predicted.type, n_types)
+    counts = tally_all(reference.type, predicted.type, n_types, token)
+    # Per type only: per group it would be a groups x groups matrix, and no group statistic reads it.
+    counts.confusion = _confusion(taxonomy, pairs, reference.type, predicted.type, n_types)
+
+    def grouped(g: Groups) -> IntArray:
+        by_group = tally_all(
+            g.reference,
+            g.predicted,
+            g.size,
+            _token_counts(reference, predicted, all_pairs, g.reference, g.predicted, g.size),
+        )
+        out: IntArray = np.concatenate(
+            (
+                by_group.reference[None, :],
+                by_group.predicted[None, :],
+                *(by_group.criteria[n] for n in names),
+                *(by_group.schemes[s.name] for s in SCHEMES),
+                by_group.token,
+                by_group.errors,
+            )
+        ).T.copy()
+        return out
+
+    per_group = None if groups is None else grouped(groups)
+    per_type_group = None if type_groups is None else grouped(type_groups)
+    details = None
+    if keep_details:
+        details = Details(
+            reference,
+            predicted,
+            pairs,
+            {name: matching_of(c) for name, c in chosen.items()},
+            {name: matching_of(c) for name, c in scheme_chosen.items()},
+        )
+    return Counted(counts.without_empty_types(), details, taxonomy, pairs, per_group, per_type_group)
+
+
+def _enough_overlap(pairs: Pairs, options: Options) -> npt.NDArray[np.bool_]:
+    of_ref = pairs.overlap / pairs.ref_len
+    of_pred = pairs.overlap / pairs.pred_len
+    ratio = {"reference": of_ref, "predicted": of_pred, "both": np.minimum(of_ref, of_pred)}[options.min_overlap_of]
+    same_span = (pairs.kind & SAME_SPAN) == SAME_SPAN
+    ok: npt.NDArray[np.bool_] = same_span | (ratio >= options.min_overlap)
+    return ok
+
+
+def _partial_credit(pairs: Pairs, rule: CreditRule) -> FloatArray:
+    if rule == "dice":
+        return pairs.dice()
+    if rule == "iou":
+        return pairs.iou()
+    return np.full(len(pairs), float(rule))
+
+
+def _tally(m: Matching, pairs: Pairs, ref_key: IntArray, pred_key: IntArray, n: int) -> IntArray:
+    rt = ref_key[pairs.ref[m.pair]]
+    pt = pred_key[pairs.pred[m.pair]]
+    scaled = np.rint(m.credit * CREDIT_SCALE).astype(np.int64) * (m.level == PARTIAL)
+    out = np.zeros((len(MATCH_FIELDS), n), dtype=np.int64)
+    for side, t in ((0, rt), (4, pt)):
+        out[side + 0] = np.bincount(t, weights=(m.level == FULL), minlength=n)
+        out[side + 1] = np.bincount(t, weights=(m.level == PARTIAL), minlength=n)
+        out[side + 2] = np.bincount(t, weights=(m.level == NO_CREDIT), minlength=n)
+        out[side + 3] = _bincount_int(t, scaled, n)
+    return out
+
+
+def _tally_free(rt: IntArray, pt: IntArray, level: IntArray, credit: FloatArray, n_types: int) -> IntArray:
+    """``_tally`` of matched pairs given by their types, levels and credits."""
+    out = np.zeros((len(MATCH_FIELDS), n_types), dtype=np.int64)
+    if level.shape[0] == 0:
+        return out
+    partial = level == PARTIAL
+    scaled = np.rint(credit * CREDIT_SCALE).astype(np.int64) * partial
+    row = (level - FULL) * n_types  # FULL, PARTIAL, NO_CREDIT are consecutive, like their fields
+    for side, t in ((0, rt), (4, pt)):
+        out[side : side + 3] = np.bincount(row + t, minlength=3 * n_types).reshape(3, n_types)
+        if partial.any():
+            out[side + 3] = _bincount_int(t, scaled, n_types)
+    return out
+
+
+def _bincount_int(index: IntArray, weights: IntArray, n: int) -> IntArray:
+    """Exact bincount of non-negative int64 weights below 2^48 (``np.bincount`` sums in float64).
+
+    Each 24-bit half sums exactly in float64 for up to 2^29 items.
+    """
+    low = weights & 0xFFFFFF
+    high = weights >> 24
+    lo = np.bincount(index, weights=low, minlength=n).astype(np.int64)
+    hi = np.bincount(index, weights=high, minlength=n).astype(np.int64)
+    out: IntArray = (hi << 24) + lo
+    return out
+
+
+# Whether each of the 8 pair kinds is a wrong-label (right-label) overlap.
+_WRONG_LABEL_OVERLAP = np.isin(np.arange(8), WRONG_LABEL_OVERLAP_KINDS)
+_RIGHT_LABEL_OVERLAP = np.isin(np.arange(8), RIGHT_LABEL_OVERLAP_KINDS)
+
+
+def _taxonomy(
+    m: Matching, pairs: Pairs, ref_key: IntArray, pred_key: IntArray, n: int, n_ref: int, n_pred: int
+) -> IntArray:
+    """The error types of Nejadgholi et al. (2020) over a one-to-one matching, tallied by the
+    reference's key (the prediction's for false positives); see docs/criteria.md."""
+    out = np.zeros((len(ERROR_FIELDS), n), dtype=np.int64)
+    kind = pairs.kind[m.pair]
+    rt = ref_key[pairs.ref[m.pair]]
+    rel = pairs.relation().astype(np.int64)[m.pair]
+
+    def add(name: str, keys: IntArray, where: npt.NDArray[np.bool_]) -> None:
+        out[ERROR_FIELDS.index(name)] += np.bincount(keys[where], minlength=n)
+
+    add("correct", rt, kind == EXACT)
+    add("wrong_label_same_span", rt, kind == SAME_SPAN)
+    add("wrong_label_overlap", rt, _WRONG_LABEL_OVERLAP[kind])
+    rlo = _RIGHT_LABEL_OVERLAP[kind]
+    add("right_label_overlap", rt, rlo)
+    add("right_label_overlap_longer", rt, rlo & (rel == 1))
+    add("right_label_overlap_shorter", rt, rlo & (rel == 2))
+    add("right_label_overlap_shifted", rt, rlo & (rel == 3))
+    add("right_label_overlap_left_match", rt, rlo & ((kind & SAME_START) > 0))
+    add("right_label_overlap_right_match", rt, rlo & ((kind & SAME_END) > 0))
+
+    ref_matched = np.zeros(n_ref, dtype=bool)
+    ref_matched[pairs.ref[m.pair]] = True
+    pred_matched = np.zeros(n_pred, dtype=bool)
+    pred_matched[pairs.pred[m.pair]] = True
+    ref_overlaps = np.zeros(n_ref, dtype=bool)
+    ref_overlaps[pairs.ref] = True
+    pred_overlaps = np.zeros(n_pred, dtype=bool)
+    pred_overlaps[pairs.pred] = True
+    add("false_positive", pred_key, ~pred_matched)
+    add("false_positive_overlapping", pred_key, ~pred_matched & pred_overlaps)
+    add("false_negative", ref_key, ~ref_matched)
+    add("false_negative_overlapping", ref_key, ~ref_matched & ref_overlaps)
+    return out
+
+
+def _confusion(m: Matching, pairs: Pairs, ref_type: IntArray, pred_type: IntArray, n: int) -> IntArray:
+    """The matched pairs of ``m`` by (same span or overlapping, reference type, predicted type)."""
+    chosen = m.pair
+    overlapping = ((pairs.kind[chosen] & SAME_SPAN) != SAME_SPAN).astype(np.int64)
+    cell = (overlapping * n + ref_type[pairs.ref[chosen]]) * n + pred_type[pairs.pred[chosen]]
+    out: IntArray = np.bincount(cell, minlength=len(CONFUSION_FIELDS) * n * n).astype(np.int64)
+    return out.reshape(len(CONFUSION_FIELDS), n, n)
+
+
+def _token_counts(
+    reference: Spans, predicted: Spans, pairs: Pairs, ref_key: IntArray, pred_key: IntArray, n: int
+) -> IntArray:
+    """Units (tokens, or characters for offset input) covered per type, and covered by both sides
+    with the same type; tallied by ``ref_key`` / ``pred_key`` (the type, or a group whose mentions
+    never share a unit with another group's)."""
+    out = np.zeros((len(TOKEN_FIELDS), n), dtype=np.int64)
+    if n == 0 or len(reference.types) == 0:
+        return out
+    if _disjoint(reference) and _disjoint(predicted):
+        # Each unit lies in at most one mention per side: a unit covered by both sides with one
+        # type lies in exactly one same-type pair's overlap.
+        same = (pairs.kind & SAME_TYPE) > 0
+        out[0] = _bincount_int(ref_key[pairs.ref[same]], pairs.overlap[same], n)
+        out[1] = _bincount_int(ref_key, reference.end - reference.start, n)
+        out[2] = _bincount_int(pred_key, predicted.end - predicted.start, n)
+        return out
+    # Nested or overlapping mentions: sweep the positions of each (type, key) stratum. A key never
+    # splits a type's coverage, so strata of (type, key) add up to the key's counts.
+    n_types = len(reference.types)
+    stride = int(max(reference.end.max(initial=0), predicted.end.max(initial=0))) + 1
+    ev_pos: list[IntArray] = []
+    ev_ref: list[IntArray] = []
+    ev_pred: list[IntArray] = []
+    for spans, key, is_ref in ((reference, ref_key, True), (predicted, pred_key, False)):
+        stratum = (key * n_types + spans.type) * stride
+        m = len(spans)
+        ev_pos += [stratum + spans.start, stratum + spans.end]
+        one = np.ones(m, dtype=np.int64)
+        zero = np.zeros(m, dtype=np.int64)
+        ev_ref += [one, -one] if is_ref else [zero, zero]
+        ev_pred += [zero, zero] if is_ref else [one, -one]
+    pos = np.concatenate(ev_pos)
+    if pos.shape[0] == 0:
+        return out
+    d_ref = np.concatenate(ev_ref)
+    d_pred = np.concatenate(ev_pred)
+    order = np.argsort(pos, kind="stable")
+    pos, d_ref, d_pred = pos[order], d_ref[order], d_pred[order]
+    c_ref = np.cumsum(d_ref)
+    c_pred = np.cumsum(d_pred)
+    seg = np.diff(pos)  # length of the stretch after each event, up to the next one
+    in_ref = c_ref[:-1] > 0
+    in_pred = c_pred[:-1] > 0
+    seg_key = pos[:-1] // stride // n_types
+    for row, mask in ((0, in_ref & in_pred), (1, in_ref), (2, in_pred)):
+        out[row] = np.bincount(seg_key[mask], weights=seg[mask], minlength=n).astype(np.int64)
+    return out
+
+
+def _disjoint(spans: Spans) -> bool:
+    """Whether no two mentions share a unit (mentions are sorted by start)."""
+    return bool((spans.start[1:] >= spans.end[:-1]).all())

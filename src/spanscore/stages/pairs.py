@@ -1,0 +1,376 @@
+"""Matched pairs and errors as rows: CSV text made where a chunk is counted, and examples.
+
+A chunk's rows are rendered where the chunk is counted (a worker process, a Dask worker): the
+plan numbers each part's first sentence (or document) beforehand, so the rows are complete CSV
+text. A worker writes them to a scratch file beside the report (``rows_dir``), or returns them,
+and the report writer appends each file's rows in corpus order.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..io.load import Text
+from ..presentation.common import CODE
+from .counts import Details
+from .criteria import ERROR_OF_KIND, TAXONOMY, error_kind
+from .matching import FULL, NO_CREDIT, PARTIAL, Matching, Pairs
+from .spans import IntArray, Spans
+
+SIDE_FIELDS = ("text", "type", "start", "end")
+PAIR_TAIL = ("match", "credit", "relation", "context")
+ERROR_TAIL = ("relation", "shared_boundary", "context")
+RELATIONS = ("same", "longer", "shorter", "shifted")
+LEVEL_NAMES = {FULL: "full", PARTIAL: "partial", NO_CREDIT: "none"}
+ERRORS_FILE = "errors.csv"
+TYPE5_FILE = "right_label_overlap.csv"
+_SIDES = tuple(f"{side}_{f}" for side in ("reference", "predicted") for f in SIDE_FIELDS)
+
+
+def pair_fields(unit_kind: str) -> list[str]:
+    """Columns of a criterion's pair file: the keys of ``Report.pair_rows``."""
+    return [unit_kind, *_SIDES, *PAIR_TAIL]
+
+
+def error_fields(unit_kind: str) -> list[str]:
+    return ["error", "code", unit_kind, *_SIDES, *ERROR_TAIL]
+
+
+def _side(spans: Spans, text: Text, i: int) -> tuple[str, str, int, int]:
+    start, end, unit = int(spans.start[i]), int(spans.end[i]), int(spans.unit[i])
+    return (text.mention(start, end), spans.types[int(spans.type[i])], text.local(unit, start), text.local(unit, end))
+
+
+def pair_values(details: Details, text: Text, criterion: str, *, scheme: bool = False) -> Iterator[tuple[Any, ...]]:
+    """Every matched pair of a criterion (or SemEval scheme) in position order, as the values of
+    ``pair_fields`` with the chunk-local unit first."""
+    d = details
+    m = (d.schemes if scheme else d.matchings)[criterion]
+    rel = d.pairs.relation()
+    ref_of, pred_of = d.pairs.ref, d.pairs.pred
+    for k, level, credit in zip(m.pair.tolist(), m.level.tolist(), m.credit.tolist(), strict=True):
+        r, p = int(ref_of[k]), int(pred_of[k])
+        unit = int(d.reference.unit[r])
+        yield (
+            unit,
+            *_side(d.reference, text, r),
+            *_side(d.predicted, text, p),
+            LEVEL_NAMES[level],
+            credit,
+            RELATIONS[int(rel[k])],
+            text.context(unit),
+        )
+
+
+@dataclass(frozen=True)
+class KeptDetails:
+    """A chunk's matching and text, kept for ``Report.pair_rows``; ``unit_offset`` numbers its units."""
+
+    details: Details
+    text: Text
+    unit_offset: int
+    unit_names: tuple[str, ...] | None = None  # the chunk's documents' ids, where the format has them
+
+
+@dataclass
+class RowFile:
+    """The rows of one CSV file from one or more consecutive chunks: their text, or the scratch
+    files that hold it, in corpus order."""
+
+    texts: list[str] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    full: int = 0
+    partial: int = 0
+    partial_rows: list[dict[str, Any]] = field(default_factory=list)  # the first partial pairs, for the page
+
+    def then(self, later: RowFile, sample: int) -> RowFile:
+        room = max(sample - len(self.partial_rows), 0)
+        return RowFile(
+            self.texts + later.texts,
+            self.paths + later.paths,
+            self.full + later.full,
+            self.partial + later.partial,
+            self.partial_rows + later.partial_rows[:room],
+        )
+
+
+@dataclass
+class PartRows:
+    """Rendered rows of every report file of consecutive chunks."""
+
+    files: dict[str, RowFile]
+    unit_kind: str
+    sample: int
+
+    def then(self, later: PartRows) -> PartRows:
+        files = {name: f.then(later.files[name], self.sample) for name, f in self.files.items()}
+        return PartRows(files, self.unit_kind, self.sample)
+
+
+_NEEDS_QUOTES = re.compile('[,"\r\n]')
+
+
+def csv_field(value: str) -> str:
+    """A field as the csv module writes it with QUOTE_MINIMAL and the default dialect."""
+    if _NEEDS_QUOTES.search(value) is None:
+        return value
+    return '"' + value.replace('"', '""') + '"'
+
+
+class _Mentions:
+    """Each mention of one side as CSV text (text, type, start, end within its unit), made once:
+    every criterion's file and the error files show the same mentions."""
+
+    def __init__(self, spans: Spans, text: Text, unit_starts: IntArray) -> None:
+        self.text = text.mentions(spans.start, spans.end)
+        base = unit_starts[spans.unit] if len(spans) else spans.start
+        self.start = (spans.start - base).tolist()
+        self.end = (spans.end - base).tolist()
+        types = [csv_field(t) for t in spans.types]
+        self.type = spans.type.tolist()
+        cells = _csv_fields(self.text)
+        starts = (spans.start - base).astype(str).tolist()
+        ends = (spans.end - base).astype(str).tolist()
+        self.csv = [f"{t},{types[k]},{a},{b}" for t, k, a, b in zip(cells, self.type, starts, ends, strict=True)]
+
+    def fields(self, i: int, side: str, types: tuple[str, ...]) -> dict[str, Any]:
+        return {
+            f"{side}_text": self.text[i],
+            f"{side}_type": types[self.type[i]],
+            f"{side}_start": self.start[i],
+            f"{side}_end": self.end[i],
+        }
+
+
+_ERROR_NAMES = (
+    "wrong_label_same_span",
+    "wrong_label_overlap",
+    "right_label_overlap",
+    "false_positive",
+    "false_negative",
+)
+_ERROR_OF_KIND = np.array([-1 if e is None else _ERROR_NAMES.index(e) for e in ERROR_OF_KIND], dtype=np.int64)
+_SHARED = ("none", "left", "right", "both")  # by the kind's start and end bits
+
+
+def render_rows(
+    details: Details,
+    text: Text,
+    criteria: Sequence[str],
+    sample: int,
+    first_unit: int = 0,
+    rows_dir: str | None = None,
+    unit_names: Sequence[str] | None = None,
+) -> PartRows:
+    """Every report row of one chunk as CSV text: the pairs of each criterion (``pair_fields``),
+    then the error files (``error_fields``), rows in position order. Units are numbered from
+    ``first_unit``, or named by ``unit_names`` (JSONL documents by their ids); with ``rows_dir``
+    the text goes to scratch files there.
+
+    Most pairs appear in several files, so the text around a pair's match and credit cells is made
+    once per pair, and each file's row joins three strings.
+    """
+    d = details
+    unit_starts = text.unit_starts()
+    refs = _Mentions(d.reference, text, unit_starts)
+    preds = _Mentions(d.predicted, text, unit_starts)
+    contexts = _csv_fields(text.contexts())
+    pair_unit = d.reference.unit[d.pairs.ref]
+    if unit_names is not None:
+        numbers = _csv_fields(list(unit_names))
+    else:
+        numbers = (np.arange(unit_starts.shape[0], dtype=np.int64) + first_unit).astype(str).tolist()
+    rel = d.pairs.relation()
+    used = np.zeros(len(d.pairs), dtype=bool)
+    for criterion in criteria:
+        if criterion in d.matchings:
+            used[d.matchings[criterion].pair] = True
+    # The cells before and after a pair's match and credit, for every pair some file shows.
+    at = np.flatnonzero(used)
+    rs, ps = refs.csv, preds.csv
+    before = [
+        f"{numbers[u]},{rs[a]},{ps[b]},"
+        for u, a, b in zip(pair_unit[at].tolist(), d.pairs.ref[at].tolist(), d.pairs.pred[at].tolist(), strict=True)
+    ]
+    after = [
+        f",{RELATIONS[x]},{contexts[u]}\r\n" for x, u in zip(rel[at].tolist(), pair_unit[at].tolist(), strict=True)
+    ]
+    index = np.full(len(d.pairs), -1, dtype=np.int64)
+    index[at] = np.arange(at.shape[0])
+    # Most rows are full matches, alike in every file: made once, then gathered per file.
+    full = np.empty(at.shape[0], dtype=object)
+    full[:] = [b + _FULL + a for b, a in zip(before, after, strict=True)]
+    names = pair_fields(text.unit_kind)
+    files: dict[str, RowFile] = {}
+    for criterion in criteria:
+        if criterion not in d.matchings:
+            continue
+        m = d.matchings[criterion]
+        rows = RowFile()
+        where = index[m.pair]
+        lines = full[where]
+        other = np.flatnonzero((m.level != FULL) | (m.credit != 1.0))
+        if other.shape[0]:
+            mids = _middles(m.level[other], m.credit[other])
+            lines[other] = [before[k] + mid + after[k] for k, mid in zip(where[other].tolist(), mids, strict=True)]
+        body = "".join(lines.tolist())
+        rows.full = int(np.count_nonzero(m.level == FULL))
+        partial = np.flatnonzero(m.level == PARTIAL)
+        rows.partial = int(partial.shape[0])
+        for i in partial[:sample].tolist():
+            k = int(m.pair[i])
+            a, b, u = int(d.pairs.ref[k]), int(d.pairs.pred[k]), int(pair_unit[k])
+            row: dict[str, Any] = {"_unit": unit_names[u] if unit_names is not None else u + first_unit}
+            row.update(refs.fields(a, "reference", d.reference.types))
+            row.update(preds.fields(b, "predicted", d.predicted.types))
+            row.update(match="partial", credit=float(m.credit[i]), relation=RELATIONS[int(rel[k])])
+            row["context"] = text.context(u)
+            rows.partial_rows.append({key: row[key] for key in ("_unit", *names[1:])})
+        _keep(rows, body, f"{criterion}.csv", rows_dir)
+        files[f"{criterion}.csv"] = rows
+    errors, type5 = _error_rows(d, refs, preds, contexts, numbers)
+    files[ERRORS_FILE] = _keep(RowFile(), errors, ERRORS_FILE, rows_dir)
+    files[TYPE5_FILE] = _keep(RowFile(), type5, TYPE5_FILE, rows_dir)
+    return PartRows(files, text.unit_kind, sample)
+
+
+def _keep(rows: RowFile, body: str, name: str, rows_dir: str | None) -> RowFile:
+    if rows_dir is None:
+        rows.texts.append(body)
+        return rows
+    import tempfile  # here: only a report written from worker processes needs it
+
+    fd, path = tempfile.mkstemp(prefix=f".{name}.", suffix=".rows", dir=rows_dir)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+        handle.write(body)
+    rows.paths.append(path)
+    return rows
+
+
+_FULL = f"{LEVEL_NAMES[FULL]},{1.0!r}"
+
+
+def _middles(level: IntArray, credit: npt.NDArray[np.float64]) -> list[str]:
+    """The match and credit cells of matched pairs ("partial,0.5", ...)."""
+    levels = level.tolist()
+    # Credit is most often one number for each level: one string per level.
+    fixed: dict[int, str] = {}
+    for lv in np.unique(level).tolist():
+        values = np.unique(credit[level == lv])
+        if values.shape[0] != 1:
+            return [f"{LEVEL_NAMES[v]},{c!r}" for v, c in zip(levels, credit.tolist(), strict=True)]
+        fixed[lv] = f"{LEVEL_NAMES[lv]},{float(values[0])!r}"
+    return [fixed[v] for v in levels]
+
+
+def _csv_fields(values: list[str]) -> list[str]:
+    """``csv_field`` of each value; one search when none needs quotes (the usual case)."""
+    if _NEEDS_QUOTES.search("".join(values)) is None:
+        return values
+    needs = _NEEDS_QUOTES.search
+    return [csv_field(v) if needs(v) else v for v in values]
+
+
+def _error_rows(
+    d: Details, refs: _Mentions, preds: _Mentions, contexts: list[str], numbers: list[str]
+) -> tuple[str, str]:
+    """Every mention that is not correct under the error taxonomy (Nejadgholi et al. 2020), in
+    position order, and the Type-5 rows alone.
+
+    The pairs come from the one-to-one matching that the taxonomy counts read, so the number of
+    rows of each error equals its count in the JSON's ``errors``.
+    """
+    m = d.schemes[TAXONOMY.name]
+    kind = d.pairs.kind[m.pair]
+    error = _ERROR_OF_KIND[kind]
+    wrong = error >= 0
+    pair = m.pair[wrong]
+    r, p, kind, error = d.pairs.ref[pair], d.pairs.pred[pair], kind[wrong], error[wrong]
+    matched_r = np.zeros(len(d.reference), dtype=bool)
+    matched_r[d.pairs.ref[m.pair]] = True
+    matched_p = np.zeros(len(d.predicted), dtype=bool)
+    matched_p[d.pairs.pred[m.pair]] = True
+    fp = np.flatnonzero(~matched_p)
+    fn = np.flatnonzero(~matched_r)
+    # Pairs, then false positives, then false negatives; ordered by (unit, reference start,
+    # predicted start), ties kept in that order (lexsort is stable).
+    unit = np.concatenate((d.reference.unit[r], d.predicted.unit[fp], d.reference.unit[fn]))
+    first = np.concatenate((d.reference.start[r], d.predicted.start[fp], d.reference.start[fn]))
+    second = np.concatenate((d.predicted.start[p], d.predicted.start[fp], d.reference.start[fn]))
+    order = np.lexsort((second, first, unit)).tolist()
+    n_pairs, n_fp = int(pair.shape[0]), int(fp.shape[0])
+    rel = d.pairs.relation()[pair].tolist()
+    shared = ((kind >> 1) & 3).tolist()  # SAME_START is bit 1, SAME_END bit 2
+    rs, ps = refs.csv, preds.csv
+    r_l, p_l, e_l, fp_l, fn_l, unit_l = r.tolist(), p.tolist(), error.tolist(), fp.tolist(), fn.tolist(), unit.tolist()
+    heads = [f"{name},{CODE[name]}," for name in _ERROR_NAMES]
+    type5_code = _ERROR_NAMES.index("right_label_overlap")
+    codes: list[int] = []
+    tails: list[str] = []
+    for i in order:
+        u = unit_l[i]
+        if i < n_pairs:
+            code = e_l[i]
+            tail = f",{rs[r_l[i]]},{ps[p_l[i]]},{RELATIONS[rel[i]]},{_SHARED[shared[i]]},{contexts[u]}\r\n"
+        elif i < n_pairs + n_fp:
+            code = 3
+            tail = f",,,,,{ps[fp_l[i - n_pairs]]},,,{contexts[u]}\r\n"
+        else:
+            code = 4
+            tail = f",{rs[fn_l[i - n_pairs - n_fp]]},,,,,,,{contexts[u]}\r\n"
+        codes.append(code)
+        tails.append(numbers[u] + tail)
+    rows = [heads[c] + t for c, t in zip(codes, tails, strict=True)]
+    return "".join(rows), "".join([row for c, row in zip(codes, rows, strict=True) if c == type5_code])
+
+
+def header_line(fields: Sequence[str]) -> str:
+    return ",".join(csv_field(f) for f in fields) + "\r\n"
+
+
+def error_examples(
+    m: Matching, pairs: Pairs, reference: Spans, predicted: Spans, text: Text, limit: int
+) -> dict[str, list[dict[str, Any]]]:
+    """The first ``limit`` examples of each error kind in position order, from the taxonomy's matching."""
+    out: dict[str, list[dict[str, Any]]] = {
+        "wrong_label_same_span": [],
+        "wrong_label_overlap": [],
+        "right_label_overlap": [],
+    }
+
+    def side(spans: Spans, i: int) -> dict[str, Any]:
+        mention, typ, start, end = _side(spans, text, i)
+        return {"text": mention, "type": typ, "start": start, "end": end}
+
+    for k, kind in zip(m.pair.tolist(), pairs.kind[m.pair].tolist(), strict=True):
+        error = error_kind(kind)
+        if error is None or len(out[error]) >= limit:
+            continue
+        r, p = int(pairs.ref[k]), int(pairs.pred[k])
+        out[error].append(
+            {
+                "reference": side(reference, r),
+                "predicted": side(predicted, p),
+                "context": text.context(int(reference.unit[r])),
+            }
+        )
+    matched_r = np.zeros(len(reference), dtype=bool)
+    matched_r[pairs.ref[m.pair]] = True
+    matched_p = np.zeros(len(predicted), dtype=bool)
+    matched_p[pairs.pred[m.pair]] = True
+    out["false_positive"] = [
+        {"predicted": side(predicted, i), "context": text.context(int(predicted.unit[i]))}
+        for i in np.flatnonzero(~matched_p)[:limit].tolist()
+    ]
+    out["false_negative"] = [
+        {"reference": side(reference, i), "context": text.context(int(reference.unit[i]))}
+        for i in np.flatnonzero(~matched_r)[:limit].tolist()
+    ]
+    return out

@@ -1,0 +1,229 @@
+"""One chunk of a corpus counted, and chunk results combined in corpus order.
+
+Every engine maps ``count_part`` over a source's parts and folds the results with ``Folder``:
+the counts are added, per-document rows are joined (a document cut by a chunk boundary is
+summed), matched-pair rows are handed to a sink in corpus order with their sentence or document
+numbers shifted, and the error examples are the first few in corpus order. Whatever the chunk
+size, the number of worker processes or the cluster, the fold gives the same result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..errors import InputError
+from ..io.load import Repaired, Text
+from .counts import Counts, Groups, Options, count_grouped, group_fields
+from .criteria import CRITERIA, LEARNED
+from .documents import DocCounts, TypeRows
+from .judging import Judge, JudgeCredit, learned_credit
+from .pairs import KeptDetails, PartRows, error_examples, render_rows
+from .spans import IntArray, Spans
+
+EXAMPLE_LIMIT = 5  # examples of each error kind kept; the JSON shows the first 3, report.html 5
+PARTIAL_SAMPLE = 200  # partial pairs per criterion kept for report.html (the CSVs hold all)
+
+
+@dataclass(frozen=True)
+class ChunkData:
+    """One chunk of a corpus read into spans.
+
+    ``units`` are what mention ``unit`` indices count (sentences, or documents for offset
+    formats). ``doc_key`` gives each unit's document key: keys are numbered within the chunk,
+    and key 0 continues the previous chunk's last document where ``continues`` is true.
+    """
+
+    reference: Spans
+    predicted: Spans
+    text: Text
+    documents: int  # documents this chunk adds to the corpus's count (-DOCSTART- lines for CoNLL)
+    sentences: int
+    tokens: int
+    units: int
+    doc_key: IntArray
+    doc_advance: int  # how many keys this chunk moves the global key on
+    doc_ids: tuple[str, ...] | None = None  # the name of each key, where the format gives one
+    doc_unit: str = "document"  # what a per-document row is: "document", or "sentence" where there are none
+    seen_types: tuple[str, ...] = ()  # the types the chunk names before --type-map and --types
+    repairs: tuple[Repaired, ...] = ()  # per side (reference, prediction): what the repair policy changed
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """What a count produces beyond the totals."""
+
+    documents: bool = False  # per-document (or per-sentence) statistics
+    document_types: bool = False  # and per document and type (per-type intervals); needs ``documents``
+    rows: tuple[str, ...] = ()  # criteria whose matched pairs are rendered as CSV rows; plus errors
+    rows_dir: str | None = None  # where workers leave the rows (scratch files); None: in the result
+    details: bool = False  # keep the matching and the text (Python's Report.pair_rows)
+    examples: int = EXAMPLE_LIMIT
+    partial_sample: int = PARTIAL_SAMPLE
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    judge: Judge
+    credit: JudgeCredit = "accept"
+
+
+@dataclass
+class PartResult:
+    counts: Counts
+    units: int
+    doc_advance: int
+    docs: DocCounts | None = None
+    rows: PartRows | None = None
+    examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    details: list[KeptDetails] = field(default_factory=list)
+    seen_types: frozenset[str] = frozenset()
+    repairs: tuple[Repaired, ...] = ()
+
+
+def count_part(
+    data: ChunkData, options: Options, wanted: Wanted, judge: JudgeSpec | None = None, first_unit: int = 0
+) -> PartResult:
+    """Match and count one chunk, and produce what ``wanted`` asks for; report rows number the
+    chunk's units from ``first_unit``."""
+    r, p = data.reference, data.predicted
+    learned = learned_credit(judge.judge, r, p, data.text, judge.credit) if judge is not None else None
+    groups = None
+    if wanted.documents:
+        groups = Groups(data.doc_key[r.unit], data.doc_key[p.unit], int(data.doc_key.max(initial=-1)) + 1)
+    type_groups = None
+    n_types = len(r.types)
+    if wanted.documents and wanted.document_types:
+        type_groups = Groups(
+            data.doc_key[r.unit] * n_types + r.type,
+            data.doc_key[p.unit] * n_types + p.type,
+            (int(data.doc_key.max(initial=-1)) + 1) * n_types,
+        )
+    keep = wanted.details or bool(wanted.rows)
+    counted = count_grouped(
+        r, p, options, learned=learned, keep_details=keep, groups=groups, type_groups=type_groups
+    )
+    counts = counted.counts
+    counts.documents, counts.sentences, counts.tokens = data.documents, data.sentences, data.tokens
+    docs = None
+    if counted.groups is not None:
+        names = tuple(c.name for c in CRITERIA) + ((LEARNED.name,) if learned is not None else ())
+        present = np.flatnonzero(np.bincount(data.doc_key, minlength=counted.groups.shape[0]))
+        docs = DocCounts(
+            keys=present.astype(np.int64),
+            stats=counted.groups[present],
+            fields=group_fields(names),
+            ids=None if data.doc_ids is None else [data.doc_ids[k] for k in present.tolist()],
+            unit=data.doc_unit,
+        )
+        if counted.type_groups is not None:
+            stats = counted.type_groups
+            # Only (document, type) rows with a mention: the others add nothing to any resample.
+            with_mentions = np.flatnonzero((stats[:, 0] > 0) | (stats[:, 1] > 0))
+            docs.type_rows = TypeRows(
+                keys=(with_mentions // n_types).astype(np.int64),
+                type_index=(with_mentions % n_types).astype(np.int64),
+                names=tuple(r.types),
+                stats=stats[with_mentions],
+            )
+    rows = None
+    details = counted.details
+    if wanted.rows and details is not None:
+        rows = render_rows(
+            details, data.text, wanted.rows, wanted.partial_sample, first_unit, wanted.rows_dir, data.doc_ids
+        )
+    examples = (
+        error_examples(counted.taxonomy, counted.pairs, r, p, data.text, wanted.examples) if wanted.examples else {}
+    )
+    kept = [KeptDetails(details, data.text, 0, data.doc_ids)] if wanted.details and details is not None else []
+    return PartResult(
+        counts, data.units, data.doc_advance, docs, rows, examples, kept, frozenset(data.seen_types), data.repairs
+    )
+
+
+class RowSink(Protocol):
+    """Receives each chunk's report rows in corpus order (``reporting.ReportWriter``)."""
+
+    rows_dir: str | None  # where local workers may leave the rows as scratch files
+
+    def __call__(self, rows: PartRows) -> None: ...
+
+
+def _first(a: dict[str, list[dict[str, Any]]], b: dict[str, list[dict[str, Any]]], limit: int) -> None:
+    for kind, rows in b.items():
+        have = a.setdefault(kind, [])
+        if len(have) < limit:
+            have.extend(rows[: limit - len(have)])
+
+
+class Folder:
+    """Combines chunk results in corpus order; rows go to ``sink`` (or are kept when there is none)."""
+
+    def __init__(self, *, sink: RowSink | None = None, examples: int = EXAMPLE_LIMIT) -> None:
+        self.sink = sink
+        self.limit = examples
+        self.result: PartResult | None = None
+
+    def add(self, part: PartResult) -> None:
+        if part.rows is not None and self.sink is not None:
+            self.sink(part.rows)
+            part = replace(part, rows=None)
+        if self.result is None:
+            self.result = part
+            return
+        a = self.result
+        unit_offset, doc_offset = a.units, a.doc_advance
+        docs = a.docs
+        if docs is not None and part.docs is not None:
+            docs = docs.then(part.docs, doc_offset)
+        rows = a.rows
+        if rows is not None and part.rows is not None:
+            rows = rows.then(part.rows)
+        _first(a.examples, part.examples, self.limit)
+        self.result = PartResult(
+            counts=a.counts.merge(part.counts),
+            units=a.units + part.units,
+            doc_advance=a.doc_advance + part.doc_advance,
+            docs=docs,
+            rows=rows,
+            examples=a.examples,
+            details=a.details + [replace(k, unit_offset=k.unit_offset + unit_offset) for k in part.details],
+            seen_types=a.seen_types | part.seen_types,
+            repairs=tuple(x.then(y) for x, y in zip(a.repairs, part.repairs, strict=True)) or part.repairs,
+        )
+
+    def total(self) -> PartResult:
+        if self.result is None:
+            raise InputError("nothing to score")
+        if self.result.counts.documents == 0:
+            self.result.counts.documents = 1  # a corpus without document marks is one document
+        return self.result
+
+
+def fold(parts: Sequence[PartResult], examples: int = EXAMPLE_LIMIT) -> PartResult:
+    """Consecutive chunk results as one (what a Dask task returns for its chunks)."""
+    folder = Folder(examples=examples)
+    for part in parts:
+        folder.add(part)
+    if folder.result is None:
+        raise ValueError("nothing to fold")
+    return folder.result
+
+
+class Source(Protocol):
+    """Where chunks come from: a plan of picklable parts, and the reading of one part."""
+
+    def parts(self) -> Any: ...
+
+    def load(self, part: Any) -> ChunkData: ...
+
+    def units(self, part: Any) -> int:
+        """How many units (sentences or documents) ``load(part)`` will hold, found cheaply."""
+        ...
+
+    def size(self) -> int: ...
+
+    def position(self, part: Any) -> int: ...
