@@ -24,9 +24,10 @@ from spanscore.io.conll_plan import plan_chunks
 distributed = pytest.importorskip("distributed")
 import dask  # noqa: E402  (installed with distributed)
 
+from spanscore.api import evaluate_dask  # noqa: E402
 from spanscore.cli.main import cli  # noqa: E402
 from spanscore.engines import dask_engine  # noqa: E402
-from spanscore.engines.dask_engine import evaluate_dask, partitions  # noqa: E402
+from spanscore.engines.dask_engine import partitions  # noqa: E402
 
 LABELS = ("O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG")
 

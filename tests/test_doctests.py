@@ -15,6 +15,8 @@ MODULES = (
     "spanscore",
     "spanscore.analysis.significance",
     "spanscore.analysis.breakdown",
+    "spanscore.stages.scoring",
+    "spanscore.comparison",
 )
 
 

@@ -10,12 +10,13 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from .errors import NoDetails, OptionError
-from .io.load import Repaired
+from .presentation import notebook
 from .results import EvaluationResult, Scores
 from .stages.counts import Counts
 from .stages.documents import DocCounts, document_rows, macro_over_documents
 from .stages.pairs import KeptDetails, pair_fields, pair_values
 from .stages.scores import add_f_beta, score_counts
+from .stages.text import Repaired
 
 
 def _clean(value: Any) -> Any:
@@ -51,6 +52,8 @@ class Report:
     beta: float = 1.0  # F-beta beside F1 where not 1 (``f_beta`` in every score block)
     located: dict[str, Any] | None = None  # how mentions given as strings were found (``io.strings``)
     read: dict[str, Any] | None = None  # what annotation-format readers skipped, misaligned boundaries
+    intervals: dict[str, Any] | None = None  # bootstrap intervals of every score (``evaluate(ci=...)``)
+    breakdown: dict[str, Any] | None = None  # every score of each group of documents (``evaluate(by=...)``)
     _scores: Scores | None = field(default=None, repr=False)
 
     @property
@@ -121,10 +124,23 @@ class Report:
             out = copy.deepcopy(out)  # the score blocks are the cached ones
             out["beta"] = self.beta
             add_f_beta(out, self.beta)
+        if self.breakdown is not None:
+            out["breakdown"] = self.breakdown
+        if self.intervals is not None:
+            out["intervals"] = self.intervals
         return cast(EvaluationResult, _clean(out))
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    def _repr_html_(self) -> str:
+        return notebook.report_html(dict(self.to_dict()))
+
+    def to_pandas(self) -> Any:
+        """Every score as a tidy pandas DataFrame (the ``pandas`` extra): one row per type (None:
+        all types), family (criterion, semeval, macro), score and metric, with ``value`` and,
+        where intervals were asked for, ``low`` and ``high``."""
+        return notebook.report_frame(dict(self.to_dict()))
 
     def pair_rows(self, criterion: str, *, scheme: bool = False) -> Iterator[dict[str, Any]]:
         """Every matched pair of a criterion (or SemEval scheme) as a flat row, in position order."""

@@ -230,6 +230,50 @@ class _EvaluationRequired(Scores):
 
 
 @final
+class Interval(TypedDict):
+    """A score with its percentile bootstrap interval (None where the score is undefined)."""
+
+    value: Score
+    low: Score
+    high: Score
+
+
+# {score name (criterion, semeval_SCHEME, token): {metric: Interval}}
+IntervalScores = dict[str, dict[str, Interval]]
+
+
+class Intervals(TypedDict):
+    """``evaluate(ci=...)``: what was resampled and how, and every score's interval, overall and per type."""
+
+    unit: str
+    count: int
+    level: float
+    resamples: int
+    seed: int
+    interval: str
+    scores: IntervalScores
+    per_type: dict[str, IntervalScores]
+
+
+class _GroupRequired(TypedDict):
+    value: str
+    documents: int
+    reference_mentions: int
+    predicted_mentions: int
+    scores: dict[str, dict[str, Score]]
+
+
+class BreakdownGroup(_GroupRequired, total=False):
+    intervals: IntervalScores
+
+
+class Breakdown(TypedDict):
+    """``evaluate(by=FIELD)``: every score of each group of documents sharing a value of FIELD."""
+
+    field: str
+    groups: list[BreakdownGroup]
+
+
 class EvaluationResult(_EvaluationRequired, total=False):
     """The whole evaluation JSON (``Report.to_dict``). ``macro_documents`` (mean and standard deviation
     of each score over documents or sentences) only where per-document counts were asked for;
@@ -238,9 +282,15 @@ class EvaluationResult(_EvaluationRequired, total=False):
     macro_documents: dict[str, Any]
     repairs: dict[str, Any]
     beta: float
+    located: dict[str, Any]  # how mentions given as strings were found (``io.strings``)
+    read: dict[str, Any]  # what annotation-format readers skipped; misaligned predicted boundaries
+    breakdown: Breakdown
+    intervals: Intervals
 
 
 __all__ = [
+    "Breakdown",
+    "BreakdownGroup",
     "Confusion",
     "ConfusionCell",
     "Corpus",
@@ -250,6 +300,9 @@ __all__ = [
     "ErrorKey",
     "Errors",
     "EvaluationResult",
+    "Interval",
+    "IntervalScores",
+    "Intervals",
     "Judge",
     "JudgeScores",
     "MacroScores",

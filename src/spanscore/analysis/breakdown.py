@@ -27,9 +27,20 @@ import numpy as np
 from ..errors import InputError, OptionError
 from ..io.files import read_bytes
 from ..io.jsonl import json_objects
+from ..io.reading import Reading
 from ..stages.documents import DocCounts, scores_per_row
+from .significance import Resampling, bootstrap
 
 MISSING = "(missing)"
+
+
+def group_values(reference: Any, field: str, reading: Reading) -> dict[str, str]:
+    """The value of ``field`` of each document of the reference, for ``evaluate(by=field)``."""
+    if reading.format not in ("jsonl", "conll") or reading.merged or not isinstance(reference, str | Path):
+        raise OptionError(
+            "by (--by) reads a field of the reference's documents: give the reference as a JSONL or CoNLL file"
+        )
+    return field_values(reference, field, reading.format)
 
 
 def field_values(path: str | Path, field: str, format: str = "jsonl") -> dict[str, str]:
@@ -144,3 +155,27 @@ def group_rows(docs: DocCounts, values: dict[str, str], value: str) -> DocCounts
     rows = [k for k, name in enumerate(docs.names()) if values.get(name, MISSING) == value]
     ids = None if docs.ids is None else [docs.ids[k] for k in rows]
     return DocCounts(docs.keys[rows], docs.stats[rows], docs.fields, ids, docs.unit)
+
+
+def breakdown(
+    docs: DocCounts,
+    values: dict[str, str],
+    *,
+    field: str,
+    zero_division: float,
+    credit: str,
+    beta: float = 1.0,
+    resampling: Resampling | None = None,
+) -> dict[str, Any]:
+    """``by_field``, with each group's intervals where ``resampling`` is given (``Report.breakdown``)."""
+    out = by_field(docs, values, field=field, zero_division=zero_division, credit=credit)
+    if resampling is not None:
+        for group in out["groups"]:
+            group["intervals"] = bootstrap(
+                group_rows(docs, values, group["value"]),
+                zero_division=zero_division,
+                credit=credit,
+                resampling=resampling,
+                beta=beta,
+            )
+    return out

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -429,7 +429,7 @@ BASELINE = "strict"  # exact-match F1, against which the other criteria's rankin
 def comparison_dict(
     comparison: Comparison,
     *,
-    files: list[str],
+    files: Sequence[str | None],
     signature: str,
     resampling: Resampling,
     unit: str,
@@ -497,3 +497,25 @@ def comparison_dict(
         "rankings": rankings,
         "changes": changes,
     }
+
+
+def intervals(
+    docs: DocCounts, *, zero_division: float, credit: str, resampling: Resampling, beta: float = 1.0
+) -> dict[str, Any]:
+    """The intervals of an evaluation (``Report.intervals``): every score, and every score of each
+    type, with what was resampled and how."""
+    return {
+        "unit": docs.unit,
+        "count": int(docs.stats.shape[0]),
+        "level": resampling.level,
+        "resamples": resampling.resamples,
+        "seed": resampling.seed,
+        "interval": "percentile bootstrap",
+        "scores": bootstrap(docs, zero_division=zero_division, credit=credit, resampling=resampling, beta=beta),
+        "per_type": bootstrap_types(docs, zero_division=zero_division, credit=credit, resampling=resampling, beta=beta),
+    }
+
+
+def interval_signature(resampling: Resampling, unit: str) -> str:
+    """What an evaluation's intervals add to its signature."""
+    return f"|ci:{resampling.level:g}|resamples:{resampling.resamples}|seed:{resampling.seed}|resampled:{unit}s"

@@ -8,14 +8,13 @@ from typing import Any
 
 import click
 
-from ..analysis.significance import Resampling, compare, comparison_dict
-from ..api import evaluate as run_evaluate
+from ..api import compare as run_compare
 from ..engines import default_jobs
 from ..errors import OptionError
 from ..io.files import atomic_output
 from ..io.reading import Reading
-from .evaluate import _credit
-from .options import reading_options, refuse_overwrite
+from ..stages.scoring import Scoring
+from .options import reading_options, refuse_overwrite, scoring_options
 
 
 def resampling_options(f: Any) -> Any:
@@ -45,27 +44,12 @@ def system_files(systems: tuple[Path, ...]) -> list[Path]:
     return out
 
 
-def system_names(files: list[Path]) -> list[str]:
-    """Each file's name, or more of its path where two names are alike."""
-    names = [f.name for f in files]
-    if len(set(names)) < len(names):
-        names = [str(f) for f in files]
-    if len(set(names)) < len(names):
-        raise OptionError("a prediction file is given twice")
-    return names
-
-
 @click.command("compare", short_help="Systems against one reference: intervals and paired significance tests.")
 @click.argument("gold", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("systems", nargs=-1, required=True, type=click.Path(path_type=Path))
 @reading_options(formats=True)
-@click.option("--credit", default="0.5", show_default=True, help="Credit of a partial match (a number, dice or iou).")
-@click.option("--matching", type=click.Choice(["optimal", "greedy"]), default="optimal", show_default=True)
-@click.option(
-    "--zero-division", type=click.Choice(["0", "1", "nan"]), default="0", show_default=True, help="Score of 0/0."
-)
+@scoring_options(judge=False)
 @click.option("--ci", "level", type=float, default=0.95, show_default=True, help="Confidence level of the intervals.")
-@click.option("--beta", type=float, default=1.0, show_default=True, help="Also F-beta beside F1.")
 @resampling_options
 @click.option(
     "--trials", type=click.IntRange(min=1), default=1000, show_default=True, help="Approximate randomisation trials."
@@ -84,11 +68,8 @@ def compare_command(
     gold: Path,
     systems: tuple[Path, ...],
     reading: Reading,
-    credit: str,
-    matching: str,
-    zero_division: str,
+    scoring: Scoring,
     level: float,
-    beta: float,
     resamples: int,
     seed: int,
     trials: int,
@@ -102,42 +83,20 @@ def compare_command(
     each against the first: the difference with its interval, paired bootstrap and approximate
     randomisation p-values (docs/compare.md)."""
     files = system_files(systems)
-    names = system_names(files)
     refuse_overwrite(html_path, gold, *files, option="--html")
-    resampling = Resampling(level=level, resamples=resamples, trials=trials, seed=seed)
-    reports = [
-        run_evaluate(
-            reference=gold,
-            predicted=path,
-            reading=reading,
-            credit=_credit(credit),
-            matching=matching,  # type: ignore[arg-type]
-            zero_division=float(zero_division),
-            beta=beta,
-            keep_details=False,
-            documents=True,
-            jobs=jobs or default_jobs(),
-        )
-        for path in files
-    ]
-    first = reports[0]
-    assert first.documents is not None  # asked for with documents=True
-    result = compare(
-        [r.documents for r in reports],  # type: ignore[misc]
-        names,
-        zero_division=first.zero_division,
-        credit=first.counts.credit,
-        resampling=resampling,
-        beta=first.beta,
-    )
-    data = comparison_dict(
-        result,
-        files=[str(f) for f in files],
-        signature=first.signature,
-        resampling=resampling,
-        unit=first.documents.unit,
+    result = run_compare(
+        reference=gold,
+        systems=files,
+        reading=reading,
+        scoring=scoring,
+        ci=level,
+        resamples=resamples,
+        trials=trials,
+        seed=seed,
         alpha=alpha,
+        jobs=jobs or default_jobs(),
     )
+    data = result.to_dict()
     if html_path is not None:
         from ..presentation.comparison import html_page
 

@@ -108,11 +108,8 @@ def benchmark_command(
     corpus = jm.read_corpus(train_path, reading)
     rows = jm.read_judgements(judgements)
     result = jm.benchmark(corpus, rows, backend=backend, rule=rule, learn=learn, user=user, folds=folds, seed=seed,
-                          path=str(judgements))
-    data: dict[str, Any] = result.to_dict()
-    data["folds"] = folds
-    if baselines:
-        data["baselines"] = {b: jm.baseline(rows, b).to_dict() for b in ("accept-all", "reject-all")}
+                          path=str(judgements), baselines=baselines)
+    data = result.to_dict()
     if as_json:
         click.echo(json.dumps(data, indent=2))
         return

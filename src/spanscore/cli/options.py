@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -9,8 +10,10 @@ from typing import Any, TypeVar
 import click
 
 from ..errors import OptionError
-from ..io.reading import DELIMITERS, FILE_FORMATS, Reading
+from ..io.reading import ANNOTATION_FORMATS, DELIMITERS, FILE_FORMATS, Reading
+from ..io.strings import StringPolicy
 from ..stages.encoding import ALIASES, ENCODINGS, REPAIRS
+from ..stages.scoring import Scoring
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -18,11 +21,18 @@ ENCODING_CHOICES = [*ENCODINGS, *ALIASES]
 
 
 def reading_options(
-    *, repair: bool = True, merged: bool = False, formats: bool = False, labels: bool = True
+    *,
+    repair: bool = True,
+    merged: bool = False,
+    formats: bool = False,
+    labels: bool = True,
+    documents: bool = False,
 ) -> Callable[[F], F]:
     """The options that say how input is read (--labels, --delimiter, --token-column,
-    --label-column, and where asked --repair, --merged, --format), with choices from the library's
-    own lists. The command receives them as one ``Reading`` in the parameter ``reading``."""
+    --label-column, and where asked --repair, --merged, --format, and with ``documents`` the
+    prediction's own format, the readers' options and how strings are located), with choices from
+    the library's own lists. The command receives them as one ``Reading`` in the parameter
+    ``reading``."""
 
     def decorate(f: F) -> F:
         def command(*args: Any, **kwargs: Any) -> Any:
@@ -34,6 +44,8 @@ def reading_options(
         command.__name__ = f.__name__
         command.__doc__ = f.__doc__
         wrapped: Any = command
+        if documents:
+            wrapped = _document_options(wrapped)
         if merged:
             wrapped = click.option(
                 "--merged", is_flag=True, help="GOLD is one file with token, gold and predicted columns."
@@ -104,6 +116,18 @@ def format_of(kwargs: dict[str, Any]) -> str:
 
 def reading_from(kwargs: dict[str, Any]) -> Reading:
     """Take the reading options out of a command's keyword arguments."""
+    more: dict[str, Any] = {}
+    if "predicted_format" in kwargs:
+        locate = kwargs.pop("locate")
+        threshold = kwargs.pop("fuzzy_threshold")
+        more = {
+            "predicted_format": kwargs.pop("predicted_format"),
+            "reference_options": key_values(kwargs.pop("reference_option"), "--reference-option"),
+            "predicted_options": key_values(kwargs.pop("predicted_option"), "--predicted-option"),
+            "strings": StringPolicy(normalised=locate != "exact", fuzzy=threshold if locate == "fuzzy" else None),
+        }
+        if more["predicted_format"] != "strings":
+            more["strings"] = None
     return Reading(
         format=kwargs.pop("fmt", "conll"),
         labels=kwargs.pop("labels", "BIO"),
@@ -112,6 +136,154 @@ def reading_from(kwargs: dict[str, Any]) -> Reading:
         token_column=kwargs.pop("token_column"),
         label_column=kwargs.pop("label_column"),
         merged=kwargs.pop("merged", False),
+        **more,
+    )
+
+
+def _document_options(f: Any) -> Any:
+    """--predicted-format, the readers' KEY=VALUE options and how strings are located."""
+    f = click.option(
+        "--fuzzy-threshold",
+        type=click.FloatRange(0, 1, min_open=True),
+        default=0.85,
+        show_default=True,
+        help="Least similarity of a fuzzy match.",
+    )(f)
+    f = click.option(
+        "--locate",
+        type=click.Choice(["exact", "normalised", "fuzzy"]),
+        default="fuzzy",
+        show_default=True,
+        help="How far a string may differ from the text: exactly, ignoring case/whitespace/edge punctuation, or"
+        " fuzzily (each step tried in turn).",
+    )(f)
+    f = click.option(
+        "--predicted-option",
+        "predicted_option",
+        multiple=True,
+        metavar="KEY=VALUE",
+        help="An option of PRED's reader: source=predictions, model_version=v2, ...",
+    )(f)
+    f = click.option(
+        "--reference-option",
+        "reference_option",
+        multiple=True,
+        metavar="KEY=VALUE",
+        help="An option of GOLD's reader (an annotation tool's format): source=annotations, annotator=7, ...",
+    )(f)
+    return click.option(
+        "--predicted-format",
+        type=click.Choice(["strings", "jsonl", *ANNOTATION_FORMATS]),
+        help="PRED's format where it differs from --format; strings: mentions without offsets, as language models"
+        " give them ({\"id\", \"mentions\": [{\"text\", \"label\"}]} per line), each located in GOLD's text.",
+    )(f)
+
+
+def scoring_options(*, judge: bool = True) -> Callable[[F], F]:
+    """The options that change a score (--credit, --matching, --min-overlap, --min-overlap-of,
+    --types, --type-map, --zero-division, --beta, and where asked --judge, --judge-credit). The
+    command receives them as one ``Scoring`` in the parameter ``scoring``."""
+
+    def decorate(f: F) -> F:
+        def command(*args: Any, **kwargs: Any) -> Any:
+            kwargs["scoring"] = scoring_from(kwargs)
+            return f(*args, **kwargs)
+
+        command.__name__ = f.__name__
+        command.__doc__ = f.__doc__
+        wrapped: Any = command
+        if judge:
+            wrapped = click.option(
+                "--judge-credit",
+                type=click.Choice(["accept", "probability"]),
+                default="accept",
+                show_default=True,
+                help="Credit of a judged pair: 1 when accepted, or the judge's probability.",
+            )(wrapped)
+            wrapped = click.option(
+                "--judge",
+                "judge_path",
+                type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                help="A judge file (spanscore judge train) adding the learned criterion.",
+            )(wrapped)
+        wrapped = click.option(
+            "--beta",
+            type=float,
+            default=1.0,
+            show_default=True,
+            help="Also give F-beta beside F1 (recall weighs beta times precision: 2 favours recall, 0.5 precision).",
+        )(wrapped)
+        wrapped = click.option(
+            "--zero-division",
+            type=click.Choice(["0", "1", "nan"]),
+            default="0",
+            show_default=True,
+            help="Score given when a denominator is zero.",
+        )(wrapped)
+        wrapped = click.option(
+            "--type-map", help="Rename types: OLD=NEW,... or a file of OLD<TAB>NEW lines (NEW=O drops)."
+        )(wrapped)
+        wrapped = click.option("--types", help="Keep only these types (comma-separated), after --type-map.")(wrapped)
+        wrapped = click.option(
+            "--min-overlap-of",
+            type=click.Choice(["reference", "predicted", "both"]),
+            default="reference",
+            show_default=True,
+            help="What --min-overlap is relative to.",
+        )(wrapped)
+        wrapped = click.option(
+            "--min-overlap",
+            type=float,
+            default=0.0,
+            show_default=True,
+            help="Least overlap (a fraction) for a partial match.",
+        )(wrapped)
+        wrapped = click.option(
+            "--matching",
+            type=click.Choice(["optimal", "greedy"]),
+            default="optimal",
+            show_default=True,
+            help="optimal: maximise credit; greedy: the paper's first-found rule.",
+        )(wrapped)
+        wrapped = click.option(
+            "--credit",
+            default="0.5",
+            show_default=True,
+            help="Credit of a partial match: a number in [0, 1], or dice / iou for proportional credit.",
+        )(wrapped)
+        params = getattr(f, "__click_params__", [])
+        wrapped.__click_params__ = [*getattr(wrapped, "__click_params__", []), *params]
+        result: F = wrapped
+        return result
+
+    return decorate
+
+
+def scoring_from(kwargs: dict[str, Any]) -> Scoring:
+    """Take the scoring options out of a command's keyword arguments (loading a --judge)."""
+    judge: Any = None
+    judge_name = None
+    judge_path = kwargs.pop("judge_path", None)
+    if judge_path is not None:
+        judge = importlib.import_module("spanscore.programs.judge").load_judge(judge_path)
+        judge_name = getattr(judge, "name", judge_path.name)
+    credit = kwargs.pop("credit")
+    try:
+        parsed_credit: Any = credit if credit in ("dice", "iou") else float(credit)
+    except ValueError:
+        raise OptionError(f"--credit takes a number in [0, 1], dice or iou, not {credit!r}") from None
+    return Scoring.of(
+        credit=parsed_credit,
+        matching=kwargs.pop("matching"),
+        min_overlap=kwargs.pop("min_overlap"),
+        min_overlap_of=kwargs.pop("min_overlap_of"),
+        types=parse_types(kwargs.pop("types")),
+        type_map=parse_type_map(kwargs.pop("type_map")),
+        zero_division=float(kwargs.pop("zero_division")),
+        beta=kwargs.pop("beta"),
+        judge=judge,
+        judge_credit=kwargs.pop("judge_credit", "accept"),
+        judge_name=judge_name,
     )
 
 

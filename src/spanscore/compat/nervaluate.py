@@ -625,8 +625,8 @@ class Evaluator:
         self._setup_loaders()
         self._load_data(true, pred, loader)
         # After loading, as nervaluate checks it: bad data is reported first.
-        p = min_overlap_percentage
-        if not (isinstance(p, numbers.Real) and 1.0 <= p <= 100.0):
+        p: object = min_overlap_percentage  # callers pass anything: nervaluate checks at run time
+        if not (isinstance(p, numbers.Real) and 1.0 <= float(p) <= 100.0):
             raise _OptionValueError("min_overlap_percentage must be between 1.0 and 100.0")
 
     def _setup_loaders(self) -> None:

@@ -33,10 +33,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..api import evaluate
 from ..errors import MissingExtra, OptionError
-from ..io.sources import ConllSource
-from ..report import Report
 from ..runtime.memory import MMAP_THRESHOLD, TOP_PAD, TRIM_THRESHOLD
 from ..stages.parts import PartResult, fold
 from . import PartCounter
@@ -170,19 +167,8 @@ class DaskEngine:
         if counter.wanted.rows_dir is not None and self.scheduler is not None:
             # Workers elsewhere cannot write beside the report: they send the rows back.
             counter = replace(counter, wanted=replace(counter.wanted, rows_dir=None))
-        source = counter.source
-        if isinstance(source, ConllSource):
-            for path in (source.reference, source.predicted):
-                if path is not None and not os.path.isfile(path):
-                    next(iter(source.parts()))  # raises the local engine's error
-            if self.scheduler is not None:
-                # Remote workers do not share this process's working directory.
-                source = replace(
-                    source,
-                    reference=os.path.abspath(source.reference),
-                    predicted=None if source.predicted is None else os.path.abspath(source.predicted),
-                )
-                counter = replace(counter, source=source)
+        source = counter.source.for_workers(remote=self.scheduler is not None)
+        counter = replace(counter, source=source)
 
         with ExitStack() as stack:
             # Plan while distributed loads and the cluster starts, and hand out each partition as
@@ -242,21 +228,3 @@ class DaskEngine:
             )
         stack.enter_context(cluster)
         return stack.enter_context(dist.Client(cluster))
-
-
-def evaluate_dask(
-    *,
-    scheduler: str | None = None,
-    n_workers: int = 2,
-    partition_bytes: int = DEFAULT_PARTITION,
-    **evaluate_options: Any,
-) -> Report:
-    """``spanscore.evaluate(..., keep_details=False)``, counted on a Dask cluster.
-
-    ``evaluate_options`` are ``evaluate``'s (reference, predicted, labels, credit, chunk_bytes,
-    progress...); the report, and so its JSON, equals the local engine's. Files must be readable
-    at the same path on every worker.
-    """
-    engine = DaskEngine(scheduler=scheduler, n_workers=n_workers, partition_bytes=partition_bytes)
-    evaluate_options.setdefault("keep_details", False)
-    return evaluate(**evaluate_options, engine=engine)

@@ -47,11 +47,9 @@ from typing import Any
 
 import numpy as np
 
-from ..api import _check_selection, _credit, _parse_type_map
 from ..errors import InputError, OptionError, shorten
-from ..io.sources import TypeSelection
 from ..results import Scores
-from ..stages.counts import Counts, Options, count, credit_label
+from ..stages.counts import Counts, count, credit_label
 from ..stages.criteria import CRITERIA
 from ..stages.encoding import (
     EncodingSpec,
@@ -62,7 +60,8 @@ from ..stages.encoding import (
     invalid_transitions,
     split_labels,
 )
-from ..stages.scores import check_zero_division, score_counts
+from ..stages.scores import score_counts
+from ..stages.scoring import Scoring
 from ..stages.spans import IntArray, Spans
 
 IGNORE_INDEX = -100  # the Trainer's and the data collators' label for positions not to score
@@ -197,6 +196,7 @@ class SpanscoreMetrics:
         labels: str = "BIO",
         per_type: bool = False,
         criteria: Sequence[str] | None = None,
+        scoring: Scoring | None = None,
         **options: Any,
     ) -> None:
         labels, opts = check_options(labels, options)
@@ -205,30 +205,15 @@ class SpanscoreMetrics:
         self.spec = get_encoding(labels)
         self.criteria = check_criteria(criteria)
         self.per_type = per_type
-        self.repair: Repair = check_repair(opts.get("repair", "conlleval"))
-        credit = _credit(opts.get("credit", 0.5))
-        min_overlap = opts.get("min_overlap", 0.0)
-        if not isinstance(min_overlap, int | float) or isinstance(min_overlap, bool):
-            raise OptionError(f"min_overlap must be a number between 0 and 1, not {min_overlap!r}")
-        self.options = Options(
-            credit=credit,
-            matching=opts.get("matching", "optimal"),
-            min_overlap=float(min_overlap),
-            min_overlap_of=opts.get("min_overlap_of", "reference"),
-        )
-        zero_division = opts.get("zero_division", 0.0)
-        if not isinstance(zero_division, int | float) or isinstance(zero_division, bool):
-            raise OptionError(f"zero_division must be 0, 1 or nan, not {zero_division!r}")
-        self.zero_division = check_zero_division(float(zero_division))
-        types = opts.get("types")
-        if types is not None and (isinstance(types, str) or not isinstance(types, Sequence)):
-            raise OptionError(f"types must be a list of type names, not {types!r}")
+        self.repair: Repair = check_repair(opts.pop("repair", "conlleval"))
+        self.scoring = Scoring.of(scoring, **opts)
+        self.options = self.scoring.options
+        self.zero_division = self.scoring.zero_division
         self.vocabulary = _Vocabulary.of(id2label, self.spec)
         self.label_set = split_labels(self.vocabulary.labels, self.spec)
-        mapping = _parse_type_map(opts.get("type_map"))
-        self.selection = TypeSelection(tuple(sorted(mapping.items())), None if types is None else tuple(types))
+        self.selection = self.scoring.selection
         # Checked against id2label now rather than against the data at the end of an evaluation.
-        _check_selection(self.selection, frozenset(self.label_set.types))
+        self.selection.check(frozenset(self.label_set.types))
         none = Spans.empty(self.label_set.types)
         self.types: tuple[str, ...] = self.selection.apply(none, none)[0].types
         self._counts: Counts | None = None
@@ -338,6 +323,7 @@ def make_compute_metrics(
     labels: str = "BIO",
     per_type: bool = False,
     criteria: Sequence[str] | None = None,
+    scoring: Scoring | None = None,
     **options: Any,
 ) -> SpanscoreMetrics:
     """A ``compute_metrics`` callable for ``transformers.Trainer`` that scores with spanscore.
@@ -351,7 +337,9 @@ def make_compute_metrics(
     docstring says what that means for subwords). Bad options raise ``OptionError`` here, before
     any training.
     """
-    return SpanscoreMetrics(id2label, labels=labels, per_type=per_type, criteria=criteria, **options)
+    return SpanscoreMetrics(
+        id2label, labels=labels, per_type=per_type, criteria=criteria, scoring=scoring, **options
+    )
 
 
 def _unpack(eval_pred: Any) -> tuple[Any, Any]:

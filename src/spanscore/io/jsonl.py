@@ -10,22 +10,14 @@ import array
 import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..errors import InputError
+from .document import Document
 from .files import atomic_output, open_input
-
-
-@dataclass(frozen=True)
-class Document:
-    id: str
-    text: str
-    spans: tuple[tuple[int, int, str], ...]
-    line: int
 
 
 def json_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
@@ -167,7 +159,7 @@ def read_jsonl(path: str | Path) -> list[Document]:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _check_unicode(value: str, what: str, fail: Any) -> None:
+def check_unicode(value: str, what: str, fail: Any) -> None:
     """JSON may escape half of a UTF-16 pair (\\ud83d) alone: that is no character, and no output
     could hold it."""
     bad = _SURROGATE.search(value)
@@ -193,7 +185,7 @@ def parse_document(obj: Any, path: str, line: int) -> Document:
     text = obj["text"]
     if not isinstance(text, str):
         raise fail("text must be a string")
-    _check_unicode(text, "text", fail)
+    check_unicode(text, "text", fail)
     raw_spans = obj["spans"]
     if not isinstance(raw_spans, list):
         raise fail("spans must be a list")
@@ -213,7 +205,7 @@ def parse_document(obj: Any, path: str, line: int) -> Document:
             raise fail(f"span {k}: need 0 <= start < end <= {n} (text length), got {start}..{end}")
         if type(label) is not str or not label:
             raise fail(f"span {k}: label must be a non-empty string")
-        _check_unicode(label, f"span {k}: label", fail)
+        check_unicode(label, f"span {k}: label", fail)
         spans.append((start, end, label))
     return Document(id=str(doc_id), text=text, spans=tuple(spans), line=line)
 

@@ -5,39 +5,16 @@ from __future__ import annotations
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from ..errors import InputError, OptionError, shorten
 from ..stages.encoding import Repair, decode, get_encoding, invalid_transitions, split_labels
-from ..stages.spans import IntArray, Spans, union_types
+from ..stages.spans import IntArray, Spans
+from ..stages.text import Repaired, Text
 from .conll import ConllTable, gather, prefix_words
-from .jsonl import Document
-
-
-class Text(Protocol):
-    """Where mentions point: renders a mention or its sentence as a string."""
-
-    unit_kind: str
-
-    def unit_starts(self) -> IntArray:
-        """Where each unit starts: a mention's position within its unit is its position minus this."""
-        ...
-
-    def mention(self, start: int, end: int) -> str: ...
-
-    def mentions(self, start: IntArray, end: IntArray) -> list[str]:
-        """``mention`` of many spans at once."""
-        ...
-
-    def context(self, unit: int) -> str: ...
-
-    def contexts(self) -> list[str]:
-        """``context`` of every unit."""
-        ...
-
-    def local(self, unit: int, position: int) -> int: ...
+from .document import Document
 
 
 @dataclass(frozen=True)
@@ -148,19 +125,6 @@ class OffsetText:
         return position - int(self.bases[unit])
 
 
-@dataclass(frozen=True)
-class Repaired:
-    """How many invalid transitions a repair policy read its way in one file, and the first's line."""
-
-    path: str
-    count: int = 0
-    first_line: int | None = None
-
-    def then(self, later: Repaired) -> Repaired:
-        first = self.first_line if self.first_line is not None else later.first_line
-        return Repaired(self.path, self.count + later.count, first)
-
-
 def decode_column(table: ConllTable, column: int, labels: str, repair: Repair) -> Spans:
     """Decode one label column of a parsed file into spans, applying the repair policy."""
     return decode_repaired(table, column, labels, repair)[0]
@@ -260,11 +224,6 @@ def check_same_tokens(ref: ConllTable, pred: ConllTable) -> None:
         path=pred.path,
         line=int(pred.token_line[k]),
     )
-
-
-def unify(reference: Spans, predicted: Spans) -> tuple[Spans, Spans]:
-    types = union_types(reference, predicted)
-    return reference.with_types(types), predicted.with_types(types)
 
 
 def docs_to_spans(docs: Sequence[Document], bases: IntArray) -> Spans:

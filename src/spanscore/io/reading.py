@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from ..errors import OptionError
 from ..stages.encoding import REPAIRS, Repair, check_repair, get_encoding
+from .strings import StringPolicy
 
 Format = Literal["conll", "jsonl", "labels", "spans", "brat", "label-studio", "doccano", "prodigy", "hf-datasets"]
 Delimiter = Literal["auto", "tab", "whitespace"]
@@ -18,6 +20,32 @@ FILE_FORMATS: tuple[str, ...] = ("conll", "jsonl", *ANNOTATION_FORMATS)
 DELIMITERS: tuple[str, ...] = ("auto", "tab", "whitespace")
 # Formats whose positions are tokens, and whose mentions come from decoding a label per token.
 TOKEN_FORMATS: tuple[str, ...] = ("conll", "labels")
+# Formats read into documents with text and character offsets, which pair by document id across
+# formats; a prediction may also be mentions given as strings, located in the reference's text.
+TEXT_FORMATS: tuple[str, ...] = ("jsonl", *ANNOTATION_FORMATS)
+PREDICTED_FORMATS: tuple[str, ...] = ("strings", *TEXT_FORMATS)
+
+ReaderOptions = tuple[tuple[str, str], ...]
+
+
+def reader_options(name: str, value: Any) -> ReaderOptions:
+    """A format reader's options (``reference_options``, ``predicted_options``) as sorted (key,
+    value) pairs of strings, so that two readings alike compare equal; a value of None is the
+    reader's default, and is left out. ``value`` is a mapping, (key, value) pairs, or None.
+
+    >>> reader_options("predicted_options", {"source": "predictions", "annotator": 3, "split": None})
+    (('annotator', '3'), ('source', 'predictions'))
+    """
+    if value is None:
+        return ()
+    if isinstance(value, str | bytes) or not isinstance(value, Mapping | Iterable):
+        raise OptionError(f"{name} must be a mapping from a reader option's name to its value")
+    items = value.items() if isinstance(value, Mapping) else value
+    try:
+        pairs = {str(k): str(v) for k, v in items if v is not None}
+    except (TypeError, ValueError):
+        raise OptionError(f"{name} must be a mapping from a reader option's name to its value") from None
+    return tuple(sorted(pairs.items()))
 
 
 @dataclass(frozen=True)
@@ -33,6 +61,19 @@ class Reading:
     Traceback (most recent call last):
     ...
     spanscore.errors.OptionError: merged=True reads one CoNLL file with token, gold and predicted columns
+
+    How each side is read: ``predicted_format`` is the prediction's format where it differs from
+    ``format`` (``"strings"``: mentions without offsets, located in the reference's text under
+    the ``strings`` policy); ``reference_options`` and ``predicted_options`` are the options of an
+    annotation format's reader (``io.formats``), as sorted pairs.
+
+    >>> r = Reading(format="brat", predicted_format="strings", reference_options={"x": 1})
+    >>> r.strings, r.reference_options
+    (StringPolicy(normalised=True, fuzzy=0.85), (('x', '1'),))
+    >>> r.signature_fields()
+    {'format': 'brat', 'labels': 'spans', 'repair': 'n/a'}
+    >>> r.tail_fields()
+    {'predicted-format': 'strings', 'locate': 'exact+normalised+fuzzy0.85'}
     """
 
     format: Format = "conll"
@@ -42,6 +83,10 @@ class Reading:
     token_column: int = 0
     label_column: int = -1
     merged: bool = False
+    predicted_format: str | None = None  # None: as ``format``
+    reference_options: ReaderOptions = ()
+    predicted_options: ReaderOptions = ()
+    strings: StringPolicy | None = None  # set (by default StringPolicy()) only for predicted_format="strings"
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -58,13 +103,63 @@ class Reading:
                 raise OptionError(f"{name} must be an integer column index, not {value!r}")
         if self.merged and self.format != "conll":
             raise OptionError("merged=True reads one CoNLL file with token, gold and predicted columns")
+        side = self.predicted_format
+        if side is not None and (side not in PREDICTED_FORMATS or self.format not in TEXT_FORMATS):
+            raise OptionError(
+                f"mentions with character offsets are read from {', '.join(TEXT_FORMATS)} (and predictions also as"
+                f" strings); not {self.format} against {side}"
+            )
+        for name in ("reference_options", "predicted_options"):
+            object.__setattr__(self, name, reader_options(name, getattr(self, name)))
+        policy = self.strings
+        if policy is not None and not isinstance(policy, StringPolicy):
+            raise OptionError(f"strings must be a StringPolicy (how strings are located), not {type(policy).__name__}")
+        if side != "strings":
+            policy = None  # nothing to locate: the policy cannot change a number, and two such readings are alike
+        elif policy is None:
+            policy = StringPolicy()
+        object.__setattr__(self, "strings", policy)
 
     @property
     def token_based(self) -> bool:
         """Positions are tokens (CoNLL, label lists) rather than characters."""
         return self.format in TOKEN_FORMATS
 
+    def signature_fields(self) -> dict[str, str]:
+        """The signature's first entries: the format, and the label encoding and repair policy
+        where labels are decoded per token."""
+        token_based = self.token_based
+        return {
+            "format": self.format + ("-merged" if self.merged else ""),
+            "labels": self.labels if token_based else "spans",
+            "repair": self.repair if token_based else "n/a",
+        }
+
+    def tail_fields(self) -> dict[str, str]:
+        """The signature's last entries: the prediction's format where it differs, and how
+        strings were located."""
+        out: dict[str, str] = {}
+        if self.predicted_format is not None and self.predicted_format != self.format:
+            out["predicted-format"] = self.predicted_format
+        if self.strings is not None:
+            out["locate"] = self.strings.signature().removeprefix("strings:")
+        return out
+
 
 DEFAULT_READING = Reading()  # CoNLL, BIO, conlleval repair, columns found automatically
 
-__all__ = ["DEFAULT_READING", "DELIMITERS", "FILE_FORMATS", "FORMATS", "REPAIRS", "Delimiter", "Format", "Reading"]
+__all__ = [
+    "ANNOTATION_FORMATS",
+    "DEFAULT_READING",
+    "DELIMITERS",
+    "FILE_FORMATS",
+    "FORMATS",
+    "PREDICTED_FORMATS",
+    "REPAIRS",
+    "TEXT_FORMATS",
+    "Delimiter",
+    "Format",
+    "ReaderOptions",
+    "Reading",
+    "reader_options",
+]

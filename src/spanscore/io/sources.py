@@ -1,60 +1,64 @@
 """Sources: a corpus in any supported form, cut into parts that are read and counted one by one.
 
 A source plans *parts* (small, picklable descriptions: byte ranges, document lists, sentence
-ranges) and ``load`` reads one part into a ``ChunkData``. Engines only ever see this protocol:
+ranges) and ``load`` reads one part into a ``ChunkData``. Engines only ever see this protocol
+(``stages.parts.Source``):
 
 - ``ConllSource``: two CoNLL files (or one merged file) cut at shared sentence breaks;
 - ``JsonlSource``: JSONL documents taken a block of lines at a time and paired by id;
 - ``LabelsSource``: Python lists of label sequences, a block of sentences at a time;
-- ``SpansSource``: Python lists of (start, end, label) per document, a block at a time.
+- ``SpansSource``: Python lists of (start, end, label) per document, a block at a time;
+- ``DocumentsSource``: documents read whole (an annotation tool's export, two formats against each
+  other, mentions given as strings and located in the reference's text), paired by id in memory
+  and served a block of documents at a time; it also says what the readers found
+  (``read``, ``located``).
+
+``open_source`` is the one way in: ``OPENERS`` holds an opener per format, and adding a format is
+adding its opener there.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
 from ..errors import InputError, OptionError
-from ..stages.parts import ChunkData
-from ..stages.spans import Spans
+from ..stages.parts import ChunkData, Source
+from ..stages.scoring import TypeSelection
+from ..stages.spans import unify
+from ..stages.text import Repaired
 from .conll import Column, ConllTable, parse_conll
 from .conll_plan import DEFAULT_CHUNK, Chunk, iter_chunks
-from .jsonl import Document, RawDocument, earlier_line, raw_documents
-from .load import (
-    ConllText,
-    OffsetText,
-    Repaired,
-    check_same_tokens,
-    decode_repaired,
-    docs_to_spans,
-    span_docs,
-    unify,
-)
-from .reading import Reading
+from .document import Document
+from .formats import misaligned_summary, read_documents
+from .jsonl import RawDocument, earlier_line, raw_documents
+from .load import ConllText, OffsetText, check_same_tokens, decode_repaired, docs_to_spans, span_docs
+from .reading import ANNOTATION_FORMATS, TEXT_FORMATS, Reading
+from .strings import Located, StringPolicy, locate, read_strings
 
 JSONL_LOOKAHEAD = 100_000  # predicted documents held while looking for the next reference id
 SENTENCES_PER_PART = 20_000  # label lists: sentences per part
-DOCUMENTS_PER_PART = 5_000  # span lists: documents per part
+DOCUMENTS_PER_PART = 5_000  # span lists and documents held in memory: documents per part
+
+EVERY_TYPE = TypeSelection()  # no renaming, no type left out
+_S = TypeVar("_S")
 
 
-@dataclass(frozen=True)
-class TypeSelection:
-    """``type_map`` renames types (to None: dropped), then only ``types`` are kept (None: all)."""
+class _NothingFound:
+    """A source whose readers find nothing to report beyond the spans (``Source.read`` and
+    ``Source.located`` are None), and whose workers read it as it is."""
 
-    type_map: tuple[tuple[str, str | None], ...] = ()
-    types: tuple[str, ...] | None = None
+    read: dict[str, Any] | None = None
+    located: dict[str, Any] | None = None
 
-    def apply(self, reference: Spans, predicted: Spans) -> tuple[Spans, Spans]:
-        if not self.type_map and self.types is None:
-            return reference, predicted
-        mapping = dict(self.type_map)
-        return unify(reference.map_types(mapping, self.types), predicted.map_types(mapping, self.types))
+    def for_workers(self: _S, remote: bool) -> _S:
+        return self
 
 
 def _check_chunk(chunk_bytes: int) -> int:
@@ -124,11 +128,11 @@ def _simple_sentences(data: bytes) -> int | None:
 
 
 @dataclass(frozen=True)
-class ConllSource:
+class ConllSource(_NothingFound):
     reference: str
     predicted: str | None  # None: ``reference`` is a merged file
     reading: Reading
-    selection: TypeSelection = TypeSelection()
+    selection: TypeSelection = EVERY_TYPE
     chunk_bytes: int = DEFAULT_CHUNK
 
     @staticmethod
@@ -149,6 +153,21 @@ class ConllSource:
 
     def parts(self) -> Iterator[Chunk]:
         return iter_chunks(self.reference, self.predicted, self.chunk_bytes)
+
+    def for_workers(self, remote: bool) -> ConllSource:
+        # Workers read their byte ranges by path: a file that cannot be opened fails here, with
+        # this process's message, before a cluster starts.
+        for path in (self.reference, self.predicted):
+            if path is not None and not os.path.isfile(path):
+                next(iter(self.parts()))
+        if not remote:
+            return self
+        # Workers elsewhere do not share this process's working directory.
+        return replace(
+            self,
+            reference=os.path.abspath(self.reference),
+            predicted=None if self.predicted is None else os.path.abspath(self.predicted),
+        )
 
     def size(self) -> int:
         return _size(self.reference)
@@ -251,10 +270,10 @@ class JsonlPart:
 
 
 @dataclass(frozen=True)
-class JsonlSource:
+class JsonlSource(_NothingFound):
     reference: str
     predicted: str
-    selection: TypeSelection = TypeSelection()
+    selection: TypeSelection = EVERY_TYPE
     chunk_bytes: int = DEFAULT_CHUNK
     lookahead: int = JSONL_LOOKAHEAD
 
@@ -336,17 +355,22 @@ class JsonlSource:
         predicted = [d.parse(self.predicted) for d in part.predicted]
         for doc, other in zip(reference, predicted, strict=True):
             if other.text != doc.text:
-                k = next(
-                    (i for i, (a, b) in enumerate(zip(doc.text, other.text, strict=False)) if a != b),
-                    min(len(doc.text), len(other.text)),
-                )
-                raise InputError(
-                    f"text of document {doc.id!r} differs from {self.reference}:{doc.line} at character {k}:"
-                    f" {other.text[k : k + 20]!r} vs {doc.text[k : k + 20]!r}",
-                    path=self.predicted,
-                    line=other.line,
-                )
+                raise _text_differs(doc, other, self.reference, self.predicted)
         return _offset_chunk(reference, predicted, self.selection, ids=True)
+
+
+def _text_differs(doc: Document, other: Document, reference: str, predicted: str) -> InputError:
+    k = next(
+        (i for i, (a, b) in enumerate(zip(doc.text, other.text, strict=False)) if a != b),
+        min(len(doc.text), len(other.text)),
+    )
+    where = f"{reference}:{doc.line}" if doc.line else reference
+    return InputError(
+        f"text of document {doc.id!r} differs from {where} at character {k}:"
+        f" {other.text[k : k + 20]!r} vs {doc.text[k : k + 20]!r}",
+        path=predicted,
+        line=other.line or None,
+    )
 
 
 def _offset_chunk(
@@ -427,7 +451,7 @@ def _no_line(repaired: Repaired) -> Repaired:
     return replace(repaired, first_line=None)
 
 
-class _Blocks:
+class _Blocks(_NothingFound):
     """Parts of a Python sequence: ``per_part`` items at a time, as (start, end) index pairs."""
 
     reference: Sequence[Any]
@@ -453,11 +477,13 @@ class LabelsSource(_Blocks):
     reference: Sequence[Sequence[str]]
     predicted: Sequence[Sequence[str]]
     reading: Reading
-    selection: TypeSelection = TypeSelection()
+    selection: TypeSelection = EVERY_TYPE
     per_part: int = SENTENCES_PER_PART
 
     @staticmethod
-    def open(reference: Any, predicted: Any, reading: Reading, selection: TypeSelection) -> LabelsSource:
+    def open(
+        reference: Any, predicted: Any, reading: Reading, selection: TypeSelection, chunk_bytes: int = DEFAULT_CHUNK
+    ) -> LabelsSource:
         ref = _sequence("reference", reference, "labels", "sentences, each a list of label strings")
         pred = _sequence("predicted", predicted, "labels", "sentences, each a list of label strings")
         if len(ref) != len(pred):
@@ -501,11 +527,13 @@ class LabelsSource(_Blocks):
 class SpansSource(_Blocks):
     reference: Sequence[Any]
     predicted: Sequence[Any]
-    selection: TypeSelection = TypeSelection()
+    selection: TypeSelection = EVERY_TYPE
     per_part: int = DOCUMENTS_PER_PART
 
     @staticmethod
-    def open(reference: Any, predicted: Any, selection: TypeSelection) -> SpansSource:
+    def open(
+        reference: Any, predicted: Any, reading: Reading, selection: TypeSelection, chunk_bytes: int = DEFAULT_CHUNK
+    ) -> SpansSource:
         ref = span_docs("reference", reference)
         pred = span_docs("predicted", predicted)
         if len(ref) != len(pred):
@@ -517,8 +545,8 @@ class SpansSource(_Blocks):
         ref, pred = self.reference[start:end], self.predicted[start:end]
         lengths = [max([e for _, e, _ in r + p], default=0) for r, p in zip(ref, pred, strict=True)]
         ids = [str(start + i) for i in range(end - start)]
-        as_ref = [Document(k, " " * n, tuple(r), 0) for k, n, r in zip(ids, lengths, ref, strict=True)]
-        as_pred = [Document(k, " " * n, tuple(p), 0) for k, n, p in zip(ids, lengths, pred, strict=True)]
+        as_ref = [Document(k, " " * n, tuple(r)) for k, n, r in zip(ids, lengths, ref, strict=True)]
+        as_pred = [Document(k, " " * n, tuple(p)) for k, n, p in zip(ids, lengths, pred, strict=True)]
         data = _offset_chunk(as_ref, as_pred, self.selection, ids=False)
         return ChunkData(
             reference=data.reference,
@@ -535,4 +563,189 @@ class SpansSource(_Blocks):
         )
 
 
-__all__ = ["ConllSource", "JsonlSource", "LabelsSource", "SpansSource", "TypeSelection"]
+
+
+# Documents read whole.
+
+
+class DocumentsPart(NamedTuple):
+    """Documents ``start`` to ``end`` (exclusive) of a ``DocumentsSource``; ``position`` is the
+    characters of reference text up to ``end``, for progress."""
+
+    start: int
+    end: int
+    position: int
+
+
+@dataclass(frozen=True)
+class DocumentsSource:
+    """Documents held in memory, paired: ``predicted[k]`` is ``reference[k]``'s prediction (the
+    same id and text). Each part is a block of documents, at most ``per_part`` and about
+    ``chunk_bytes`` characters of reference text; each is counted as ``JsonlSource`` counts the
+    same documents read from JSONL files, so every number is the same.
+
+    Formats whose readers need the whole file (a JSON list, a folder, a dataset) and mentions
+    given as strings (located against the whole reference document) are read here once, whole;
+    the parts are index ranges, and the source, documents included, is what workers receive.
+    """
+
+    reference: tuple[Document, ...]
+    predicted: tuple[Document, ...]
+    selection: TypeSelection = EVERY_TYPE
+    chunk_bytes: int = DEFAULT_CHUNK
+    per_part: int = DOCUMENTS_PER_PART
+    read: dict[str, Any] | None = None  # what the readers skipped or reconciled (``Report.read``)
+    located: dict[str, Any] | None = None  # how mentions given as strings were found (``Report.located``)
+
+    @staticmethod
+    def open(
+        reference: Any, predicted: Any, reading: Reading, selection: TypeSelection, chunk_bytes: int = DEFAULT_CHUNK
+    ) -> DocumentsSource:
+        """Each side read whole in its format (``reading.format``, and ``predicted_format`` where
+        given), with its reader's options, and paired by document id."""
+        chunk = _check_chunk(chunk_bytes)
+        ref_path = _path("reference", reference, reading)
+        pred_path = _path("predicted", predicted, reading)
+        ref_docs, ref_notes = read_documents(reading.format, ref_path, reading.reference_options)
+        side = reading.predicted_format or reading.format
+        pred_docs, pred_notes = read_documents(side, pred_path, reading.predicted_options)
+        notes = {
+            "reference": ref_notes,
+            "predicted": pred_notes,
+            "misaligned": misaligned_summary(ref_docs, pred_docs),
+        }
+        ref, pred = pair_documents(ref_docs, pred_docs, ref_path, pred_path)
+        return DocumentsSource(ref, pred, selection, chunk, read=notes)
+
+    @staticmethod
+    def open_strings(
+        reference: Any, predicted: Any, reading: Reading, selection: TypeSelection, chunk_bytes: int = DEFAULT_CHUNK
+    ) -> DocumentsSource:
+        """The reference read whole in its format, and ``predicted``'s mentions given as strings
+        located in its documents' texts under ``reading.strings`` (``io.strings.locate``: a string
+        found nowhere is appended to both texts, so that every criterion counts it as spurious)."""
+        chunk = _check_chunk(chunk_bytes)
+        ref_path = _path("reference", reference, reading)
+        pred_path = _path("predicted", predicted, reading)
+        ref_docs, _ = read_documents(reading.format, ref_path, reading.reference_options)
+        policy = reading.strings if reading.strings is not None else StringPolicy()
+        located = Located(policy)
+        placed_ref, placed_pred = locate(ref_docs, read_strings(pred_path), policy, located, path=pred_path)
+        ref, pred = pair_documents(placed_ref, placed_pred, ref_path, pred_path)
+        return DocumentsSource(ref, pred, selection, chunk, located=located.to_dict())
+
+    def for_workers(self, remote: bool) -> DocumentsSource:
+        return self  # the documents travel with the source
+
+    def size(self) -> int:
+        return sum(len(d.text) + 1 for d in self.reference)
+
+    def position(self, part: DocumentsPart) -> int:
+        return part.position
+
+    def units(self, part: DocumentsPart) -> int:
+        return part.end - part.start
+
+    def parts(self) -> Iterator[DocumentsPart]:
+        start, size, read = 0, 0, 0
+        for k, doc in enumerate(self.reference):
+            weight = len(doc.text) + 1
+            size += weight
+            read += weight
+            if size >= self.chunk_bytes or k + 1 - start >= self.per_part:
+                yield DocumentsPart(start, k + 1, read)
+                start, size = k + 1, 0
+        if start < len(self.reference):
+            yield DocumentsPart(start, len(self.reference), read)
+
+    def load(self, part: DocumentsPart) -> ChunkData:
+        start, end, _ = part
+        return _offset_chunk(self.reference[start:end], self.predicted[start:end], self.selection, ids=True)
+
+
+def pair_documents(
+    reference: Sequence[Document], predicted: Sequence[Document], reference_name: str, predicted_name: str
+) -> tuple[tuple[Document, ...], tuple[Document, ...]]:
+    """The reference's documents in order, and the prediction's in the same order, paired by id.
+
+    Each side's ids must be unique, every document must be on both sides, and a pair's texts must
+    be the same; errors name ``reference_name`` and ``predicted_name`` (the files or folders read),
+    and the document's line where its format has lines.
+    """
+    for docs, name in ((reference, reference_name), (predicted, predicted_name)):
+        seen: dict[str, Document] = {}
+        for doc in docs:
+            first = seen.setdefault(doc.id, doc)
+            if first is not doc:
+                also = f" also on line {first.line}" if first.line else " is given twice"
+                raise InputError(f"document id {doc.id!r}{also}", path=name, line=doc.line or None)
+    if not reference:
+        raise InputError("no documents: nothing to score", path=reference_name)
+    by_id = {d.id: d for d in predicted}
+    missing = next((d for d in reference if d.id not in by_id), None)
+    if missing is not None:
+        raise InputError(
+            f"document {missing.id!r} is missing from {predicted_name}", path=reference_name, line=missing.line or None
+        )
+    ids = {d.id for d in reference}
+    extra = next((d for d in predicted if d.id not in ids), None)
+    if extra is not None:
+        raise InputError(
+            f"document {extra.id!r} is not in {reference_name}", path=predicted_name, line=extra.line or None
+        )
+    paired = tuple(by_id[d.id] for d in reference)
+    for doc, other in zip(reference, paired, strict=True):
+        if other.text != doc.text:
+            raise _text_differs(doc, other, reference_name, predicted_name)
+    return tuple(reference), paired
+
+
+# Every format's opener: (reference, predicted, reading, selection, chunk_bytes) -> Source.
+
+Opener = Callable[[Any, Any, Reading, TypeSelection, int], Source]
+
+OPENERS: dict[str, Opener] = {
+    "conll": ConllSource.open,
+    "jsonl": JsonlSource.open,
+    "labels": LabelsSource.open,
+    "spans": SpansSource.open,
+    # Annotation tools' exports: ``io.formats.READERS`` reads each side, whole.
+    **dict.fromkeys(ANNOTATION_FORMATS, DocumentsSource.open),
+    # A prediction's format only: mentions given as strings, located in the reference.
+    "strings": DocumentsSource.open_strings,
+}
+
+
+def open_source(
+    reference: Any, predicted: Any, reading: Reading, selection: TypeSelection, chunk_bytes: int = DEFAULT_CHUNK
+) -> Source:
+    """The source that reads ``reference`` and ``predicted`` as ``reading`` says.
+
+    Both sides in one format are opened by that format's opener; a prediction in a format of its
+    own (``reading.predicted_format``) by that format's opener where it has one that reads a pair
+    across formats ("strings"), and otherwise by reading both sides whole into documents paired by
+    id (spanscore's JSONL too, even against JSONL: the report then says what each side's reader
+    found)."""
+    side = reading.predicted_format
+    if side is None:
+        opener = OPENERS[reading.format]
+    elif side in TEXT_FORMATS:
+        opener = DocumentsSource.open
+    else:
+        opener = OPENERS[side]
+    return opener(reference, predicted, reading, selection, chunk_bytes)
+
+
+__all__ = [
+    "OPENERS",
+    "ConllSource",
+    "DocumentsPart",
+    "DocumentsSource",
+    "JsonlSource",
+    "LabelsSource",
+    "Opener",
+    "SpansSource",
+    "TypeSelection",
+    "open_source",
+    "pair_documents",
+]

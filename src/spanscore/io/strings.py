@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InputError, OptionError
-from .jsonl import Document, _check_unicode, json_objects
+from .document import Document
+from .jsonl import check_unicode, json_objects
 
 NOT_FOUND = "\n[predicted, not found in the text] "  # what precedes each unfound string
 HOW = ("exact", "normalised", "fuzzy", "not_found")
@@ -112,7 +113,7 @@ def read_strings(path: str) -> Iterator[StringDoc]:
                 raise fail(f'mention {k} must be an object with a string "text" and a string "label"')
             if not m["text"].strip() or not m["label"]:
                 raise fail(f"mention {k}: text and label must not be empty")
-            _check_unicode(m["text"], f"mention {k}: text", fail)
+            check_unicode(m["text"], f"mention {k}: text", fail)
             mentions.append((m["text"], m["label"]))
         text = obj.get("text")
         if text is not None and not isinstance(text, str):
@@ -236,7 +237,7 @@ def locate(
         mine = given.get(ref.id)
         if mine is None:
             out_ref.append(ref)
-            out_pred.append(Document(ref.id, ref.text, (), ref.line))
+            out_pred.append(Document(ref.id, ref.text, (), line=ref.line))
             continue
         sdoc = mine
         finder = _Finder(ref.text)
@@ -269,8 +270,8 @@ def locate(
             text += NOT_FOUND
             spans.append((len(text), len(text) + len(s), label))
             text += s
-        out_ref.append(Document(ref.id, text, ref.spans, ref.line))
-        out_pred.append(Document(ref.id, text, tuple(sorted(spans)), sdoc.line))
+        out_ref.append(Document(ref.id, text, ref.spans, line=ref.line))
+        out_pred.append(Document(ref.id, text, tuple(sorted(spans)), line=sdoc.line))
     return out_ref, out_pred
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from ..results import Corpus, CriterionScores, ErrorCounts, ErrorKey, EvaluationResult, MatchScores
+from ..results import Corpus, CriterionScores, ErrorCounts, EvaluationResult, MatchScores
+from ..stages.criteria import ERROR_TAXONOMY
 
 # What each criterion asks of a pair (the same wording as the CLI tables).
 CRITERION_HELP = {
@@ -20,17 +21,8 @@ CRITERION_HELP = {
 # Criteria whose partial matches Kong and Sullivan analyse (their Figure 1 and Tables 3 and 4).
 PARTIAL_CRITERIA = ("left", "right", "overlap", "learned")
 
-# The error taxonomy of Nejadgholi et al. (2020): (key in report["errors"], code, description).
-TAXONOMY: tuple[tuple[ErrorKey, str, str], ...] = (
-    ("correct", "", "correct: same span and type"),
-    ("false_positive", "Type-1", "false positive: the prediction matches no reference"),
-    ("false_negative", "Type-2", "false negative: the reference is not predicted"),
-    ("wrong_label_same_span", "Type-3", "wrong label, same span"),
-    ("wrong_label_overlap", "Type-4", "wrong label, overlapping span"),
-    ("right_label_overlap", "Type-5", "right label, overlapping span"),
-)
+TAXONOMY = ERROR_TAXONOMY
 ERROR_KEYS = tuple(key for key, code, _ in TAXONOMY if code)
-CODE: dict[str, str] = {key: code for key, code, _ in TAXONOMY}
 
 
 def pct(x: float | None) -> str:

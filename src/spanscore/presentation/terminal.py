@@ -17,6 +17,14 @@ from rich.text import Text
 
 from ..results import EvaluationResult, Score
 from .common import corpus_line, repairs_line
+from .comparison import (
+    breakdown_table,
+    interval_table,
+    located_table,
+    macro_documents_table,
+    per_type_interval_table,
+    read_table,
+)
 from .tables import (
     TableModel,
     confusion_table,
@@ -128,4 +136,35 @@ def print_report(data: EvaluationResult, *, per_type: bool = True, console: Cons
     terminal's to wrap, so that the signature can be copied whole)."""
     console = console or Console(highlight=False)
     console.print(render(data, per_type=per_type, width=console.width))
+    console.print(Text(data["signature"], style="dim"), soft_wrap=True)
+
+
+def evaluation_tables(data: EvaluationResult, *, per_type: bool = True) -> list[TableModel]:
+    """The tables an evaluation prints after the scores: how strings were found, what readers
+    skipped, the average over documents, the intervals and the breakdown, where the data has them."""
+    tables = []
+    if "located" in data:
+        tables.append(located_table(data["located"]))
+    if "read" in data:
+        tables.append(read_table(data["read"]))
+    if "macro_documents" in data:
+        tables.append(macro_documents_table(dict(data)))
+    ci = data.get("intervals")
+    if ci is not None:
+        title = f"{100 * ci['level']:g}% intervals (percentile bootstrap over {ci['count']} {ci['unit']}s)"
+        tables.append(interval_table(ci["scores"], title))
+        if per_type and ci["per_type"]:
+            tables.append(per_type_interval_table(ci["per_type"], f"F1 per type with {100 * ci['level']:g}% intervals"))
+    if "breakdown" in data:
+        tables.append(breakdown_table(data["breakdown"]))
+    return tables
+
+
+def print_evaluation(data: EvaluationResult, *, per_type: bool = True, console: Console | None = None) -> None:
+    """Every table of an evaluation at the console's width, then its signature as one line."""
+    console = console or Console(highlight=False)
+    console.print(render(data, per_type=per_type, width=console.width))
+    for table in evaluation_tables(data, per_type=per_type):
+        for part in rich_tables(table, console.width):
+            console.print(part)
     console.print(Text(data["signature"], style="dim"), soft_wrap=True)

@@ -9,15 +9,16 @@ import json
 import os
 import shutil
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from ..errors import InputError, MissingExtra, OptionError
-from ..report import Report
 from ..results import EvaluationResult
 from ..stages.pairs import (
     ERRORS_FILE,
     TYPE5_FILE,
+    KeptDetails,
     PartRows,
     csv_field,
     error_fields,
@@ -34,6 +35,22 @@ HTML_PARTIAL_LIMIT = 200  # partial pairs listed per criterion in report.html; t
 HTML_EXAMPLE_LIMIT = 5  # examples per error type in report.html
 CONFUSION_FILE = "confusion.csv"
 CONFUSION_FIELDS = ("reference", "predicted", "count", "same_span", "overlapping")
+
+
+class Report(Protocol):
+    """What a report folder is written from (``spanscore.Report`` is one)."""
+
+    unit_kind: str
+
+    @property
+    def examples(self) -> dict[str, list[dict[str, Any]]] | None: ...
+
+    @property
+    def kept(self) -> Sequence[KeptDetails] | None: ...
+
+    def to_dict(self) -> EvaluationResult: ...
+
+    def error_examples(self, limit: int = 3) -> dict[str, list[dict[str, Any]]]: ...
 
 
 def confusion_csv(data: EvaluationResult) -> str:

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -41,7 +41,18 @@ def read_spans(path: str | Path, reading: Reading) -> tuple[ConllTable, Spans]:
     return table, decode_column(table, 0, reading.labels, reading.repair)
 
 
-def summarize(path: str | Path, reading: Reading = DEFAULT_READING, *, jobs: int = 1) -> dict[str, Any]:
+class CorpusSummary(TypedDict):
+    """``summarize``: what ``spanscore summarize --json`` prints for one file."""
+
+    path: str
+    documents: int
+    sentences: int
+    tokens: int
+    mentions: int
+    types: dict[str, int]
+
+
+def summarize(path: str | Path, reading: Reading = DEFAULT_READING, *, jobs: int = 1) -> CorpusSummary:
     """Documents, sentences, tokens and mentions per type (Table 1 of Kong and Sullivan for BTC).
 
     The file is read by the engine that scores (chunk by chunk, in ``jobs`` processes), as the

@@ -33,7 +33,7 @@ from ..report import Report
 from .tagger.crf import CrfConfig, TrainResult, train_crf
 from .tagger.data import read_sentences
 from .tagger.flair_tagger import FlairConfig, train_flair
-from .tagger.model import load_model
+from .tagger.loading import load_model
 from .tagger.predict import predict_file
 from .tagger.progress import Progress, notify
 from .transform import transform_bytes

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..results import ErrorKey
 from .matching import (
     EXACT,
     FULL,
@@ -80,3 +81,14 @@ ERROR_OF_KIND: tuple[str | None, ...] = tuple(
 def error_kind(kind: int) -> str | None:
     """What is wrong with a matched pair of this kind under the error taxonomy (None: nothing)."""
     return ERROR_OF_KIND[kind]
+
+# The error taxonomy of Nejadgholi et al. (2020): (key in report["errors"], code, description).
+ERROR_TAXONOMY: tuple[tuple[ErrorKey, str, str], ...] = (
+    ("correct", "", "correct: same span and type"),
+    ("false_positive", "Type-1", "false positive: the prediction matches no reference"),
+    ("false_negative", "Type-2", "false negative: the reference is not predicted"),
+    ("wrong_label_same_span", "Type-3", "wrong label, same span"),
+    ("wrong_label_overlap", "Type-4", "wrong label, overlapping span"),
+    ("right_label_overlap", "Type-5", "right label, overlapping span"),
+)
+ERROR_CODE: dict[str, str] = {key: code for key, code, _ in ERROR_TAXONOMY}

@@ -14,10 +14,10 @@ from typing import Literal, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ..io.load import Text
 from .counts import LearnedCredit
 from .matching import Pairs
 from .spans import IntArray, Spans
+from .text import Text
 
 FloatArray = npt.NDArray[np.float64]
 JudgeCredit = Literal["accept", "probability"]

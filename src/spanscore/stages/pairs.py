@@ -17,12 +17,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..io.load import Text
-from ..presentation.common import CODE
 from .counts import Details
-from .criteria import ERROR_OF_KIND, TAXONOMY, error_kind
+from .criteria import ERROR_CODE, ERROR_OF_KIND, TAXONOMY, error_kind
 from .matching import FULL, NO_CREDIT, PARTIAL, Matching, Pairs
 from .spans import IntArray, Spans
+from .text import Text
 
 SIDE_FIELDS = ("text", "type", "start", "end")
 PAIR_TAIL = ("match", "credit", "relation", "context")
@@ -310,7 +309,7 @@ def _error_rows(
     shared = ((kind >> 1) & 3).tolist()  # SAME_START is bit 1, SAME_END bit 2
     rs, ps = refs.csv, preds.csv
     r_l, p_l, e_l, fp_l, fn_l, unit_l = r.tolist(), p.tolist(), error.tolist(), fp.tolist(), fn.tolist(), unit.tolist()
-    heads = [f"{name},{CODE[name]}," for name in _ERROR_NAMES]
+    heads = [f"{name},{ERROR_CODE[name]}," for name in _ERROR_NAMES]
     type5_code = _ERROR_NAMES.index("right_label_overlap")
     codes: list[int] = []
     tails: list[str] = []

@@ -16,13 +16,13 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..errors import InputError
-from ..io.load import Repaired, Text
 from .counts import Counts, Groups, Options, count_grouped, group_fields
 from .criteria import CRITERIA, LEARNED
 from .documents import DocCounts, TypeRows
 from .judging import Judge, JudgeCredit, learned_credit
 from .pairs import KeptDetails, PartRows, error_examples, render_rows
 from .spans import IntArray, Spans
+from .text import Repaired, Text
 
 EXAMPLE_LIMIT = 5  # examples of each error kind kept; the JSON shows the first 3, report.html 5
 PARTIAL_SAMPLE = 200  # partial pairs per criterion kept for report.html (the CSVs hold all)
@@ -214,7 +214,26 @@ def fold(parts: Sequence[PartResult], examples: int = EXAMPLE_LIMIT) -> PartResu
 
 
 class Source(Protocol):
-    """Where chunks come from: a plan of picklable parts, and the reading of one part."""
+    """Where chunks come from: a plan of picklable parts, and the reading of one part; and what
+    the readers found beyond the spans, for the report."""
+
+    @property
+    def read(self) -> dict[str, Any] | None:
+        """What the readers of annotation formats skipped or reconciled (``Report.read``); None
+        where the format has nothing to say."""
+        ...
+
+    @property
+    def located(self) -> dict[str, Any] | None:
+        """How mentions given as strings were found in the text (``Report.located``); None for
+        other predictions."""
+        ...
+
+    def for_workers(self, remote: bool) -> Source:
+        """The source as workers in other processes read it: on machines elsewhere (``remote``),
+        naming what it opens so that they find it (absolute paths). A file that cannot be read
+        fails here, with this process's message, before any worker starts."""
+        ...
 
     def parts(self) -> Any: ...
 

@@ -85,3 +85,9 @@ def union_types(*spans: Spans) -> tuple[str, ...]:
 
 def type_counts(spans: Spans, n_types: int) -> IntArray:
     return np.bincount(spans.type, minlength=n_types).astype(np.int64)
+
+
+def unify(reference: Spans, predicted: Spans) -> tuple[Spans, Spans]:
+    """Both sides over one type table (the union of theirs)."""
+    types = union_types(reference, predicted)
+    return reference.with_types(types), predicted.with_types(types)

@@ -2,8 +2,11 @@
 
 Every format is a module named for it, with ``read(path, **options) -> (docs, notes)`` and
 ``write(docs, path, **options)``; ``READERS`` and ``WRITERS`` hold them by name, and ``read`` and
-``write`` here check the options and call them. Any format converts to any other through ``Doc``
-(spanscore's own JSONL is the format named ``"jsonl"``).
+``write`` here check the options and call them. Any format converts to any other through
+``Document`` (``io.document``; spanscore's own JSONL is the format named ``"jsonl"``).
+``read_documents`` is how scoring reads one side of an evaluation, with what the reader skipped as
+``Report.read`` shows it, and ``misaligned_summary`` what it shows of predicted boundaries inside
+reference tokens.
 
 =================  =====================================================================
 ``brat``           a folder of ``NAME.txt`` + ``NAME.ann`` (BRAT standoff)
@@ -14,7 +17,7 @@ Every format is a module named for it, with ``read(path, **options) -> (docs, no
 ``jsonl``          spanscore's own JSONL
 =================  =====================================================================
 
-A ``Doc`` holds character offsets (end exclusive) into its text, spans sorted. What a reader does
+A ``Document`` holds character offsets (end exclusive) into its text, spans sorted. What a reader does
 not keep (relations, events, rejected records...) is counted in ``ReadNotes.skipped``; nothing is
 dropped without a count. A writer checks everything before it writes, writes its file or folder
 whole or not at all, and refuses (``OptionError``, one line) to write what its format would lose:
@@ -39,26 +42,34 @@ the stored mention text matches that reading and not the other, and listed in ``
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ...errors import InputError, OptionError
+from ...stages.parts import EXAMPLE_LIMIT
+from ..document import Document
+from ..jsonl import read_jsonl
 from . import brat, doccano, hf_datasets, jsonl, label_studio, prodigy
-from ._base import Doc, ReadNotes, cut_tokens, whitespace_tokens
+from ._base import ReadNotes, cut_tokens, whitespace_tokens
 
 __all__ = [
     "READERS",
     "WRITERS",
     "Doc",
+    "Document",
     "ReadNotes",
     "misaligned_boundaries",
+    "misaligned_summary",
     "read",
+    "read_documents",
     "whitespace_tokens",
     "write",
 ]
 
-READERS: dict[str, Callable[..., tuple[list[Doc], ReadNotes]]] = {
+Doc = Document  # the name the document type had here before ``io.document`` held it
+
+READERS: dict[str, Callable[..., tuple[list[Document], ReadNotes]]] = {
     "brat": brat.read,
     "label-studio": label_studio.read,
     "doccano": doccano.read,
@@ -77,7 +88,7 @@ WRITERS: dict[str, Callable[..., None]] = {
 }
 
 
-def read(name: str, path: str | Path, **options: Any) -> tuple[list[Doc], ReadNotes]:
+def read(name: str, path: str | Path, **options: Any) -> tuple[list[Document], ReadNotes]:
     """The documents of ``path`` in format ``name``, and what the reader skipped or reconciled."""
     reader = _pick(READERS, name, "read")
     _check_options(reader, name, options)
@@ -85,11 +96,43 @@ def read(name: str, path: str | Path, **options: Any) -> tuple[list[Doc], ReadNo
     return list(docs), notes
 
 
-def write(name: str, docs: Iterable[Doc], path: str | Path, **options: Any) -> None:
+def write(name: str, docs: Iterable[Document], path: str | Path, **options: Any) -> None:
     """Write ``docs`` to ``path`` in format ``name``: complete, or nothing at all."""
     writer = _pick(WRITERS, name, "write")
     _check_options(writer, name, options)
     writer(docs, Path(path), **options)
+
+
+def read_documents(
+    name: str, path: Any, options: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None
+) -> tuple[list[Document], dict[str, Any]]:
+    """One side of an evaluation read whole: the documents of ``path`` in format ``name`` (an
+    annotation tool's, or ``"jsonl"``) with the reader's ``options``, and what the reader skipped
+    or reconciled, as ``Report.read`` shows it ({} for spanscore's JSONL, which skips nothing)."""
+    if name == "jsonl" and not options:
+        # The scoring reader: spans in the file's order, and each document's line for messages.
+        return read_jsonl(path), {}
+    docs, notes = read(name, path, **dict(options or {}))
+    fragments = sum(1 for d in docs for f in d.fragments if f is not None)
+    out: dict[str, Any] = {"skipped": dict(notes.skipped), "misaligned": list(notes.misaligned)[:EXAMPLE_LIMIT]}
+    out["misaligned_count"] = len(notes.misaligned)
+    if fragments:
+        out["discontinuous_mentions"] = fragments
+    return docs, out
+
+
+def misaligned_summary(reference: Sequence[Document], predicted: Sequence[Document]) -> dict[str, Any]:
+    """Predicted boundaries inside a reference token (whitespace tokens), paired by document id:
+    counted, the first few listed, never moved. Unpaired documents and differing texts are passed
+    over here: the source that pairs the documents refuses them."""
+    by_id = {d.id: d for d in reference}
+    found: list[dict[str, Any]] = []
+    for p in predicted:
+        r = by_id.get(p.id)
+        if r is None or r.text != p.text:
+            continue
+        found += misaligned_boundaries(r, p)
+    return {"count": len(found), "examples": found[:EXAMPLE_LIMIT]}
 
 
 def _pick(table: dict[str, Callable[..., Any]], name: str, verb: str) -> Callable[..., Any]:
@@ -108,7 +151,7 @@ def _check_options(function: Callable[..., Any], name: str, options: dict[str, A
 
 
 def misaligned_boundaries(
-    reference: Doc, predicted: Doc, tokens: list[tuple[int, int]] | None = None
+    reference: Document, predicted: Document, tokens: list[tuple[int, int]] | None = None
 ) -> list[dict[str, Any]]:
     """Predicted mentions with a boundary strictly inside a reference token, in span order.
 

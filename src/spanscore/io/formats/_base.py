@@ -1,4 +1,4 @@
-"""The document model every format converts to and from, and the checks the formats share."""
+"""What the formats share: sorted documents (``io.document.Document``), the checks, and atomic writing."""
 
 from __future__ import annotations
 
@@ -15,24 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError, OptionError, shorten
+from ..document import Document, Fragments, Span
 from ..files import read_bytes
-
-Span = tuple[int, int, str]
-Fragments = tuple[tuple[int, int], ...]
-
-
-@dataclass(frozen=True)
-class Doc:
-    """One annotated document: character offsets, end exclusive, spans in (start, end, label) order.
-
-    ``fragments`` is empty when no mention is discontinuous; otherwise it has one entry per span:
-    the pieces of a discontinuous mention (BRAT), None for a continuous one.
-    """
-
-    id: str
-    text: str
-    spans: tuple[Span, ...]
-    fragments: tuple[Fragments | None, ...] = ()
 
 
 @dataclass
@@ -51,16 +35,23 @@ class ReadNotes:
 Fail = Callable[[str], InputError]
 
 
-def make_doc(doc_id: str, text: str, spans: Sequence[Span], fragments: Sequence[Fragments | None] | None = None) -> Doc:
-    """A Doc with its spans sorted, so that two readings of the same mentions compare equal."""
+def make_doc(
+    doc_id: str,
+    text: str,
+    spans: Sequence[Span],
+    fragments: Sequence[Fragments | None] | None = None,
+    line: int = 0,
+) -> Document:
+    """A document with its spans sorted, so that two readings of the same mentions compare equal."""
     frags: list[Fragments | None] = list(fragments) if fragments is not None else [None] * len(spans)
     order = sorted(range(len(spans)), key=lambda k: (spans[k], frags[k] or ()))
     kept = tuple(frags[k] for k in order)
-    return Doc(
+    return Document(
         id=doc_id,
         text=text,
         spans=tuple(spans[k] for k in order),
         fragments=kept if any(f is not None for f in kept) else (),
+        line=line,
     )
 
 
@@ -149,16 +140,16 @@ def name_list(names: Iterable[str], limit: int = 5) -> str:
 
 
 def writable(
-    docs: Iterable[Doc], fmt: str, *, drop_fragments: bool = False, keeps_fragments: bool = False
-) -> list[Doc]:
+    docs: Iterable[Document], fmt: str, *, drop_fragments: bool = False, keeps_fragments: bool = False
+) -> list[Document]:
     """The documents, checked before anything is written: ids unique, spans inside their text,
     and no discontinuous mention where the format would turn it into one span."""
     out = list(docs)
     seen: set[str] = set()
     repeated: list[str] = []
     for doc in out:
-        if not isinstance(doc, Doc):
-            raise OptionError(f"{fmt}: expected spanscore.io.formats.Doc objects, got {type(doc).__name__}")
+        if not isinstance(doc, Document):
+            raise OptionError(f"{fmt}: expected spanscore.io.document.Document objects, got {type(doc).__name__}")
         if doc.id in seen:
             repeated.append(doc.id)
         seen.add(doc.id)
@@ -178,7 +169,7 @@ def writable(
     )
 
 
-def _check_doc(doc: Doc, fmt: str) -> None:
+def _check_doc(doc: Document, fmt: str) -> None:
     def fail(what: str) -> OptionError:
         return OptionError(f"{fmt}: document {shorten(doc.id)}: {what}")
 

@@ -6,7 +6,7 @@ Offsets count characters of the ``.txt`` read as UTF-8 with its line ends as the
 
 Entity lines ``T1<TAB>LABEL START END<TAB>text`` are mentions; a discontinuous one
 (``START END;START END``) stays one mention, its span running from the first fragment's start to
-the last one's end and ``Doc.fragments`` keeping the pieces. The text column must be the text at
+the last one's end and ``Document.fragments`` keeping the pieces. The text column must be the text at
 those offsets (fragments joined by a space, BRAT's convention). A text-bound line that is an
 event's trigger is no mention: it is counted in ``ReadNotes.skipped`` ("event triggers") with the
 relations (R), events (E), attributes (A, M), normalisations (N), equivalences (*) and notes (#).
@@ -19,8 +19,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ...errors import InputError, OptionError, shorten
+from ..document import Document, Fragments, Span
 from ..files import read_bytes
-from ._base import Doc, Fragments, ReadNotes, Span, atomic_folder, make_doc, name_list, writable
+from ._base import ReadNotes, atomic_folder, make_doc, name_list, writable
 
 _SKIPPED = {
     "R": "relations",
@@ -34,7 +35,7 @@ _SKIPPED = {
 _OFFSETS = re.compile(r"\d+ \d+(?:;\d+ \d+)*")
 
 
-def read(path: str | Path) -> tuple[list[Doc], ReadNotes]:
+def read(path: str | Path) -> tuple[list[Document], ReadNotes]:
     root = Path(path)
     if not root.is_dir():
         raise InputError("not a folder: BRAT is read from a folder of .txt and .ann files", path=str(root))
@@ -149,7 +150,7 @@ _CONF = (
 )
 
 
-def write(docs: Iterable[Doc], path: str | Path) -> None:
+def write(docs: Iterable[Document], path: str | Path) -> None:
     """A new folder of ``ID.txt`` + ``ID.ann`` (+ ``annotation.conf``): lossless for mentions,
     discontinuous ones included. Refused: an existing folder that is not empty, an id that is no
     relative file name (or a hidden one, which reading skips), a label with whitespace, a mention
@@ -177,7 +178,7 @@ def write(docs: Iterable[Doc], path: str | Path) -> None:
         (staging / "annotation.conf").write_text(_CONF.format("\n".join(labels)), encoding="utf-8")
 
 
-def _pieces(doc: Doc) -> list[tuple[int, int]]:
+def _pieces(doc: Document) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for k, (start, end, _) in enumerate(doc.spans):
         frags = doc.fragments[k] if doc.fragments else None
@@ -185,7 +186,7 @@ def _pieces(doc: Doc) -> list[tuple[int, int]]:
     return out
 
 
-def _ann_lines(doc: Doc) -> list[str]:
+def _ann_lines(doc: Document) -> list[str]:
     lines = []
     for k, (start, end, label) in enumerate(doc.spans):
         frags = doc.fragments[k] if doc.fragments else None

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
+from ..document import Document, Span
 from ..files import atomic_output
 from ..jsonl import json_objects
-from ._base import Doc, Ids, ReadNotes, Span, check_span, json_id, make_doc, no_surrogates, writable
+from ._base import Ids, ReadNotes, check_span, json_id, make_doc, no_surrogates, writable
 
 
-def read(path: str | Path) -> tuple[list[Doc], ReadNotes]:
+def read(path: str | Path) -> tuple[list[Document], ReadNotes]:
     name = str(path)
     notes = ReadNotes()
     ids = Ids()
@@ -40,7 +41,7 @@ def read(path: str | Path) -> tuple[list[Doc], ReadNotes]:
         relations = obj.get("relations")
         notes.skip("relations", len(relations) if isinstance(relations, list) else 0)
         ids.add(str(doc_id), f"line {number}", fail)
-        docs.append(make_doc(str(doc_id), text, _spans(obj, text, fail)))
+        docs.append(make_doc(str(doc_id), text, _spans(obj, text, fail), line=number))
     if not docs:
         raise InputError("file is empty: expected one JSON document per line", path=name)
     return docs, notes
@@ -68,7 +69,7 @@ def _spans(obj: dict[str, Any], text: str, fail: Any) -> list[Span]:
     return spans
 
 
-def write(docs: Iterable[Doc], path: str | Path, *, drop_fragments: bool = False) -> None:
+def write(docs: Iterable[Document], path: str | Path, *, drop_fragments: bool = False) -> None:
     """``{"id", "text", "label": [[start, end, "LABEL"], ...]}`` per line, as doccano imports it."""
     checked = writable(docs, "doccano", drop_fragments=drop_fragments)
     with atomic_output(path) as handle:

@@ -23,7 +23,8 @@ import numpy as np
 from ...errors import InputError, OptionError
 from ...runtime.optional import module, require
 from ...stages.encoding import check_repair, decode, get_encoding, split_labels
-from ._base import Doc, Ids, ReadNotes, Span, atomic_folder, make_doc, name_list, whitespace_tokens, writable
+from ..document import Document, Span
+from ._base import Ids, ReadNotes, atomic_folder, make_doc, name_list, whitespace_tokens, writable
 
 
 def _datasets(what: str) -> Any:
@@ -38,7 +39,7 @@ def read(
     split: str | None = None,
     labels: str = "BIO",
     repair: str = "conlleval",
-) -> tuple[list[Doc], ReadNotes]:
+) -> tuple[list[Document], ReadNotes]:
     ds = _datasets("reading a Hugging Face dataset")
     spec = get_encoding(labels)
     policy = check_repair(repair)
@@ -147,7 +148,7 @@ def _load(ds: Any, root: Path, split: str | None) -> Any:
 
 
 def write(
-    docs: Iterable[Doc],
+    docs: Iterable[Document],
     path: str | Path,
     *,
     tags: str = "ner_tags",

@@ -6,17 +6,18 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..document import Document
 from ..files import atomic_output
 from ..jsonl import iter_documents
-from ._base import Doc, ReadNotes, make_doc, writable
+from ._base import ReadNotes, make_doc, writable
 
 
-def read(path: str | Path) -> tuple[list[Doc], ReadNotes]:
+def read(path: str | Path) -> tuple[list[Document], ReadNotes]:
     """Every document, checked as scoring checks it (unique ids, spans inside the text)."""
-    return [make_doc(d.id, d.text, d.spans) for d in iter_documents(path)], ReadNotes()
+    return [make_doc(d.id, d.text, d.spans, line=d.line) for d in iter_documents(path)], ReadNotes()
 
 
-def write(docs: Iterable[Doc], path: str | Path, *, drop_fragments: bool = False) -> None:
+def write(docs: Iterable[Document], path: str | Path, *, drop_fragments: bool = False) -> None:
     """One line per document; a discontinuous mention is refused unless ``drop_fragments``."""
     checked = writable(docs, "jsonl", drop_fragments=drop_fragments)
     with atomic_output(path) as handle:

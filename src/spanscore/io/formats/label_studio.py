@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError, OptionError, shorten
+from ..document import Document, Span
 from ..files import atomic_output
-from ._base import Doc, Ids, ReadNotes, Span, check_span, json_id, load_json, make_doc, no_surrogates, writable
+from ._base import Ids, ReadNotes, check_span, json_id, load_json, make_doc, no_surrogates, writable
 
 SOURCES = ("annotations", "predictions")
 
@@ -38,7 +39,7 @@ def read(
     model_version: str | None = None,
     text_key: str = "text",
     from_name: str | None = None,
-) -> tuple[list[Doc], ReadNotes]:
+) -> tuple[list[Document], ReadNotes]:
     name = str(path)
     if source not in SOURCES:
         raise OptionError(f"label-studio: source must be annotations or predictions, not {source!r}")
@@ -206,7 +207,7 @@ def _from_utf16(text: str, start: int, end: int) -> tuple[int, int] | None:
 
 
 def write(
-    docs: Iterable[Doc],
+    docs: Iterable[Document],
     path: str | Path,
     *,
     source: str = "annotations",

@@ -21,25 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
+from ..document import Document, Span
 from ..files import atomic_output
 from ..jsonl import json_objects
-from ._base import (
-    Doc,
-    Ids,
-    ReadNotes,
-    Span,
-    check_span,
-    cut_tokens,
-    make_doc,
-    no_surrogates,
-    whitespace_tokens,
-    writable,
-)
+from ._base import Ids, ReadNotes, check_span, cut_tokens, make_doc, no_surrogates, whitespace_tokens, writable
 
 _LEFT_OUT = {"reject": "rejected", "ignore": "ignored"}
 
 
-def read(path: str | Path, *, session: str | None = None) -> tuple[list[Doc], ReadNotes]:
+def read(path: str | Path, *, session: str | None = None) -> tuple[list[Document], ReadNotes]:
     name = str(path)
     notes = ReadNotes()
     ids = Ids()
@@ -71,7 +61,12 @@ def read(path: str | Path, *, session: str | None = None) -> tuple[list[Doc], Re
             raise fail("spans must be a list")
         where = {"file": name, "line": number, "id": str(doc_id)}
         docs.append(
-            make_doc(str(doc_id), text, [_span(k, s, text, tokens, notes, where, fail) for k, s in enumerate(spans)])
+            make_doc(
+                str(doc_id),
+                text,
+                [_span(k, s, text, tokens, notes, where, fail) for k, s in enumerate(spans)],
+                line=number,
+            )
         )
     return docs, notes
 
@@ -148,7 +143,7 @@ def _span(
     return result
 
 
-def write(docs: Iterable[Doc], path: str | Path, *, drop_fragments: bool = False) -> None:
+def write(docs: Iterable[Document], path: str | Path, *, drop_fragments: bool = False) -> None:
     """Accepted tasks with ``meta["id"]``, whitespace ``tokens``, and spans with character offsets
     (and token offsets where both boundaries fall between tokens). Prodigy sets the hashes when
     the file is imported (``db-in``)."""
@@ -158,7 +153,7 @@ def write(docs: Iterable[Doc], path: str | Path, *, drop_fragments: bool = False
             handle.write(json.dumps(_task(doc), ensure_ascii=False).encode("utf-8") + b"\n")
 
 
-def _task(doc: Doc) -> dict[str, Any]:
+def _task(doc: Document) -> dict[str, Any]:
     text = doc.text
     tokens = whitespace_tokens(text)
     first = {s: k for k, (s, _) in enumerate(tokens)}

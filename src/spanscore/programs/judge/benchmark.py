@@ -59,11 +59,18 @@ class BenchmarkResult:
     users: dict[str, dict[str, float]]
     seconds: float
     n: int
+    folds: int | None = None  # the block folds of a cross-fitted benchmark
+    baselines: tuple[BenchmarkResult, ...] = ()  # accept-all and reject-all, where asked for
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON of ``spanscore judge benchmark --json``."""
         out: dict[str, Any] = {"judge": self.judge, "judgements": self.n, "seconds": round(self.seconds, 2)}
         for user, block in self.users.items():
             out[user] = {k: (None if np.isnan(v) else round(v, 4)) for k, v in block.items()}
+        if self.folds is not None:
+            out["folds"] = self.folds
+        if self.baselines:
+            out["baselines"] = {b.judge: b.to_dict() for b in self.baselines}
         return out
 
 
@@ -85,12 +92,17 @@ def benchmark(
     seed: int = 0,
     trainer: Trainer | None = None,
     path: str = "judgements",
+    baselines: bool = False,
 ) -> BenchmarkResult:
-    """Cross-fit a judge over ``corpus`` (which holds the judged sentences) and score it."""
+    """Cross-fit a judge over ``corpus`` (which holds the judged sentences) and score it (beside
+    the accept-all and reject-all judges with ``baselines``)."""
     t0 = time.perf_counter()
     p = cross_fit(
         corpus, judgements, backend=backend, rule=rule, learn=learn, user=user, folds=folds, seed=seed,
         trainer=trainer, path=path,
     )
     name = f"{backend}-" + (f"learned-{user}" if learn else rule)
-    return BenchmarkResult(name, p, score_against_users(judgements, p), time.perf_counter() - t0, len(judgements))
+    users = score_against_users(judgements, p)
+    seconds = time.perf_counter() - t0
+    others = tuple(baseline(judgements, b) for b in ("accept-all", "reject-all")) if baselines else ()
+    return BenchmarkResult(name, p, users, seconds, len(judgements), folds, others)

@@ -19,12 +19,12 @@ import numpy as np
 from ...api import evaluate
 from ...errors import InputError, NoDetails, OptionError
 from ...io.jsonl import json_objects
-from ...io.load import Text
 from ...report import Report
 from ...stages.criteria import RIGHT_LABEL_OVERLAP_KINDS
 from ...stages.judging import Judge, JudgeCredit
 from ...stages.matching import EXACT
 from ...stages.scores import prf
+from ...stages.text import Text
 from .judgements import USERS
 
 # (sentence or document, gold start, gold end, predicted start, predicted end): character offsets

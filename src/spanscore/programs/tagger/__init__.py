@@ -9,7 +9,8 @@ from __future__ import annotations
 from .crf import CrfConfig, CrfTagger, TrainResult, train_crf
 from .data import Sentences, read_sentences
 from .flair_tagger import FlairConfig, train_flair
-from .model import MODEL_FORMAT, MODEL_FORMAT_VERSION, Tagger, load_model, read_meta
+from .loading import load_model
+from .model import MODEL_FORMAT, MODEL_FORMAT_VERSION, Tagger, read_meta
 from .predict import PredictResult, predict_file
 from .progress import Progress, ProgressEvent
 

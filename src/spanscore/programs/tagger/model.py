@@ -97,15 +97,3 @@ def read_member(path: str | Path, member: str) -> bytes:
             return zf.read(member)
     except KeyError:
         raise InputError(f"model file has no {member}: it is incomplete", path=str(path)) from None
-
-
-def load_model(path: str | Path) -> Tagger:
-    """Open a model file written by ``spanscore train``."""
-    meta = read_meta(path)
-    if meta["kind"] == "crf":
-        from .crf import CrfTagger
-
-        return CrfTagger.from_file(path, meta)
-    from .flair_tagger import FlairTagger
-
-    return FlairTagger.from_file(path, meta)

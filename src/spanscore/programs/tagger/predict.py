@@ -18,7 +18,8 @@ from ...io.files import read_bytes, write_atomic
 from ...io.reading import DEFAULT_READING, Reading
 from ..transform import splice, split_bom
 from .data import table_tokens
-from .model import Tagger, load_model
+from .loading import load_model
+from .model import Tagger
 from .progress import Progress
 
 

@@ -1,0 +1,121 @@
+"""``Comparison``: systems scored against one reference, with intervals and paired tests.
+
+What ``spanscore.compare`` returns; ``to_dict`` is the stable JSON that ``spanscore compare
+--json`` prints (docs/compare.md).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .analysis.significance import Comparison as PairedTests
+from .analysis.significance import Resampling, comparison_dict
+from .errors import OptionError
+from .presentation import notebook
+
+if TYPE_CHECKING:
+    from .report import Report
+
+
+def system_names(systems: Sequence[Any]) -> list[str]:
+    """Each prediction file's name, or more of its path where two names are alike; ``systemN``
+    for predictions given as Python data.
+
+    >>> system_names(["runs/crf.conll", "runs/bilstm.conll"])
+    ['crf.conll', 'bilstm.conll']
+    >>> system_names(["a/pred.conll", "b/pred.conll"])
+    ['a/pred.conll', 'b/pred.conll']
+    >>> system_names([[["B-PER"]], [["O"]]])
+    ['system1', 'system2']
+    """
+    paths = [isinstance(s, str | os.PathLike) for s in systems]
+    names = [Path(s).name if p else f"system{k + 1}" for k, (s, p) in enumerate(zip(systems, paths, strict=True))]
+    if len(set(names)) < len(names):
+        names = [str(s) if p else f"system{k + 1}" for k, (s, p) in enumerate(zip(systems, paths, strict=True))]
+    if len(set(names)) < len(names):
+        raise OptionError("a prediction file is given twice")
+    return names
+
+
+@dataclass
+class Comparison:
+    """Each system's scores with intervals, and each system against the first (difference =
+    other - first, its interval, bootstrap and randomisation p-values), per score and metric.
+
+    ``names`` and ``files`` are the systems' names and files (None for Python data); ``reports``
+    each system's ``Report``."""
+
+    tests: PairedTests
+    files: list[str | None]
+    signature: str
+    resampling: Resampling
+    unit: str
+    alpha: float = 0.05
+    reports: list[Report] = field(default_factory=list, repr=False)
+    _dict: dict[str, Any] | None = field(default=None, repr=False)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.tests.names)
+
+    def scores(self, system: int | str) -> dict[str, dict[str, dict[str, float | None]]]:
+        """A system's scores with intervals: {score name: {metric: {value, low, high}}}."""
+        return self.tests.intervals[self._index(system)]
+
+    def difference(self, system: int | str, criterion: str, metric: str = "f1") -> dict[str, Any]:
+        """A system against the first under one score: difference, low, high, p_bootstrap,
+        p_randomization."""
+        name = self.names[self._index(system)]
+        for entry in self.tests.comparisons:
+            if entry["b"] == name and entry["criterion"] == criterion and entry["metric"] == metric:
+                return dict(entry)
+        raise OptionError(f"no comparison of {name} under {criterion} {metric}: the first system is the baseline")
+
+    @property
+    def rankings(self) -> dict[str, list[str]]:
+        """The systems by F1 under each score, best first."""
+        return dict(self.to_dict()["rankings"])
+
+    def _index(self, system: int | str) -> int:
+        if isinstance(system, int) and not isinstance(system, bool):
+            if not 0 <= system < len(self.names):
+                raise OptionError(f"there are {len(self.names)} systems, not {system + 1}")
+            return system
+        if system not in self.names:
+            raise OptionError(f"no system named {system!r}: the systems are {', '.join(self.names)}")
+        return self.names.index(system)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON of ``spanscore compare --json``."""
+        if self._dict is None:
+            self._dict = comparison_dict(
+                self.tests,
+                files=self.files,
+                signature=self.signature,
+                resampling=self.resampling,
+                unit=self.unit,
+                alpha=self.alpha,
+            )
+        return copy.deepcopy(self._dict)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    def _repr_html_(self) -> str:
+        return notebook.comparison_html(self.to_dict())
+
+    def to_pandas(self, what: str = "scores") -> Any:
+        """A tidy pandas DataFrame (the ``pandas`` extra): ``"scores"``, one row per system, score
+        family, score and metric with ``value``, ``low`` and ``high``; or ``"differences"``, one row
+        per system against the first, with the interval and both p-values."""
+        if what == "scores":
+            return notebook.comparison_frame(self.to_dict())
+        if what == "differences":
+            return notebook.differences_frame(self.to_dict())
+        raise OptionError(f"to_pandas gives scores or differences, not {what!r}")
