@@ -223,3 +223,20 @@ def test_report_in_a_notebook() -> None:
     row = row[row["metric"] == "f1"]
     assert row["value"].item() == r.metrics["strict"]["f1"]
     assert not math.isnan(row["low"].item())
+
+
+def test_judge_user_f_json_is_the_librarys_result(btc_pair: tuple[Path, Path], tmp_path: Path) -> None:
+    from spanscore.programs.judge.userf import type5_pairs, user_f
+
+    gold, pred = btc_pair
+    report = spanscore.evaluate(reference=gold, predicted=pred, credit=1.0, keep_details=True)
+    pairs, _ = type5_pairs(report)
+    scores = tmp_path / "scores.jsonl"
+    with scores.open("w", encoding="utf-8") as fh:
+        for k, p in enumerate(pairs):
+            s, gs, ge, ps, pe = p.key
+            row = {"sentence_index": s, "gold_start": gs, "gold_end": ge, "pred_start": ps, "pred_end": pe,
+                   "gold_text": p.gold_text, "pred_text": p.pred_text, "score": 1 + k % 5}
+            fh.write(json.dumps(row) + "\n")
+    printed = _json(["judge", "user-f", str(gold), str(pred), "--scores", str(scores), "--json"])
+    assert printed == _plain(user_f(gold, pred, scores)) and printed["scored"] == len(pairs) > 0

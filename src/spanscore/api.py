@@ -130,29 +130,20 @@ def evaluate(
 ) -> Report:
     """Score predicted mentions against reference mentions under every criterion.
 
-    ``format`` says what ``reference`` and ``predicted`` are: ``"conll"`` (the default) and
-    ``"jsonl"`` take file paths; ``"labels"`` lists of label lists (one per sentence); ``"spans"``
-    lists of ``(start, end, label)`` per document; ``brat``, ``label-studio``, ``doccano``,
-    ``prodigy`` and ``hf-datasets`` an annotation tool's export, and ``predicted_format="strings"``
-    mentions given as strings, as language models return them, located in the reference's text.
-    Nothing is guessed from Python types. Reading options (``labels``, ``repair``, ``merged``,
-    ``delimiter``, columns, ``predicted_format``, reader options, ``strings``) may come as a
-    ``Reading``, scoring options (``credit``, ``matching``, ``min_overlap``, ``types``,
-    ``type_map``, ``zero_division``, ``beta``, ``judge``...) as a ``Scoring``, or either as
-    keywords, which amend the object given.
+    ``format`` names what the inputs are, never guessed: ``conll`` (the default) or ``jsonl``
+    files, ``labels`` (label lists per sentence), ``spans`` (``(start, end, label)`` per
+    document) or an annotation tool's export (``brat``, ``label-studio``, ``doccano``,
+    ``prodigy``, ``hf-datasets``); ``predicted_format="strings"`` locates mentions given as
+    strings (language models' output) in the reference's text. Reading and scoring options come
+    as a ``Reading`` and a ``Scoring``, or as keywords amending them.
 
-    ``ci`` adds percentile bootstrap intervals at that level over documents (sentences where there
-    are none) to every score and every type's (``Report.intervals``; ``resamples`` and ``seed``
-    say how); ``by`` scores each group of documents sharing a value of that field (a JSONL field,
-    dotted for a nested one, or a CoNLL comment ``# field = value``: ``Report.breakdown``).
+    ``ci`` adds bootstrap intervals over documents to every score (``Report.intervals``); ``by``
+    scores each group of documents sharing a value of that field (``Report.breakdown``).
 
-    Input is read and counted in chunks (``chunk_bytes`` of reference for files) in bounded
-    memory, here, in ``jobs`` forked processes, or by ``engine`` (a Dask cluster); the numbers
-    never depend on which. ``keep_details`` keeps each chunk's matched pairs for
-    ``Report.pair_rows`` and the error examples; ``documents`` keeps every statistic per document
-    (``Report.document_rows`` and the macro average over documents), ``document_types`` per
-    document and type too; ``rows`` receives each chunk's rendered report rows in corpus order
-    (``spanscore.presentation.ReportWriter``).
+    Input is counted in chunks (``chunk_bytes``), here, in ``jobs`` processes or by ``engine``,
+    with the same numbers. ``keep_details`` keeps the matched pairs (``Report.pair_rows``),
+    ``documents`` every statistic per document, ``document_types`` per document and type; ``rows``
+    receives each chunk's report rows in corpus order (``presentation.ReportWriter``).
 
     >>> r = evaluate(reference=[["B-ORG", "I-ORG", "I-ORG", "I-ORG"]],
     ...              predicted=[["O", "B-ORG", "I-ORG", "I-ORG"]], format="labels")
@@ -162,27 +153,19 @@ def evaluate(
     reading, scoring = _split(format, reading, scoring, options)
     resampling = None if ci is None else significance.Resampling(level=ci, resamples=resamples, seed=seed)
     values = None if by is None else breakdowns.group_values(reference, by, reading)
-    selection = scoring.selection
-    source = open_source(reference, predicted, reading, selection, chunk_bytes)
-    judge = scoring.judge
-    wanted = Wanted(
-        documents=documents or document_types or resampling is not None or by is not None,
-        document_types=document_types or resampling is not None,
-        rows=(tuple(c.name for c in CRITERIA) + (("learned",) if judge else ())) if rows is not None else (),
-        rows_dir=rows.rows_dir if rows is not None else None,
-        details=keep_details,
-        examples=EXAMPLE_LIMIT if keep_details or rows is not None else 0,
-    )
-    spec = JudgeSpec(judge, scoring.judge_credit) if judge is not None else None
-    counter = PartCounter(source, scoring.options, wanted, spec)
-    total = run(counter, engine if engine is not None else LocalEngine(jobs), sink=rows, progress=progress)
-    selection.check(total.seen_types)
+    source = open_source(reference, predicted, reading, scoring.selection, chunk_bytes)
+    types = document_types or resampling is not None
+    wanted = _wanted(scoring, rows, keep_details, documents or types or by is not None, types)
+    counter = PartCounter(source, scoring.options, wanted, _judge_spec(scoring))
+    total = run(counter, engine or LocalEngine(jobs), sink=rows, progress=progress)
+    scoring.selection.check(total.seen_types)
+    options_used = score_options(reading, scoring)
     report = Report(
         counts=total.counts,
-        signature="",
-        options=score_options(reading, scoring),
+        signature=signature(options_used),
+        options=options_used,
         zero_division=scoring.zero_division,
-        examples=total.examples if keep_details or rows is not None else None,
+        examples=total.examples if wanted.examples else None,
         kept=total.details if keep_details else None,
         documents=total.docs,
         unit_kind="sentence" if reading.token_based else "document",
@@ -191,19 +174,35 @@ def evaluate(
         located=source.located,
         read=source.read,
     )
-    report.signature = signature(report.options)
-    if values is not None and total.docs is not None and by is not None:
+    if total.docs is not None and values is not None and by is not None:
         report.breakdown = breakdowns.breakdown(
             total.docs, values, field=by, zero_division=scoring.zero_division, credit=report.counts.credit,
             beta=scoring.beta, resampling=resampling,
         )
-    if resampling is not None and total.docs is not None:
+    if total.docs is not None and resampling is not None:
         report.intervals = significance.intervals(
             total.docs, zero_division=scoring.zero_division, credit=report.counts.credit, resampling=resampling,
             beta=scoring.beta,
         )
         report.signature += significance.interval_signature(resampling, total.docs.unit)
     return report
+
+
+def _judge_spec(scoring: Scoring) -> JudgeSpec | None:
+    return JudgeSpec(scoring.judge, scoring.judge_credit) if scoring.judge is not None else None
+
+
+def _wanted(scoring: Scoring, rows: RowSink | None, details: bool, documents: bool, document_types: bool) -> Wanted:
+    """What each chunk produces beyond its counts."""
+    criteria = tuple(c.name for c in CRITERIA) + (("learned",) if scoring.judge is not None else ())
+    return Wanted(
+        documents=documents,
+        document_types=document_types,
+        rows=criteria if rows is not None else (),
+        rows_dir=rows.rows_dir if rows is not None else None,
+        details=details,
+        examples=EXAMPLE_LIMIT if details or rows is not None else 0,
+    )
 
 
 def compare(

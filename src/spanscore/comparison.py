@@ -12,12 +12,13 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .analysis.significance import Comparison as PairedTests
 from .analysis.significance import Resampling, comparison_dict
 from .errors import OptionError
 from .presentation import notebook
+from .results import ComparisonResult, PairedTest
 
 if TYPE_CHECKING:
     from .report import Report
@@ -58,7 +59,7 @@ class Comparison:
     unit: str
     alpha: float = 0.05
     reports: list[Report] = field(default_factory=list, repr=False)
-    _dict: dict[str, Any] | None = field(default=None, repr=False)
+    _dict: ComparisonResult | None = field(default=None, repr=False)
 
     @property
     def names(self) -> list[str]:
@@ -68,13 +69,13 @@ class Comparison:
         """A system's scores with intervals: {score name: {metric: {value, low, high}}}."""
         return self.tests.intervals[self._index(system)]
 
-    def difference(self, system: int | str, criterion: str, metric: str = "f1") -> dict[str, Any]:
+    def difference(self, system: int | str, criterion: str, metric: str = "f1") -> PairedTest:
         """A system against the first under one score: difference, low, high, p_bootstrap,
         p_randomization."""
         name = self.names[self._index(system)]
         for entry in self.tests.comparisons:
             if entry["b"] == name and entry["criterion"] == criterion and entry["metric"] == metric:
-                return dict(entry)
+                return cast(PairedTest, dict(entry))
         raise OptionError(f"no comparison of {name} under {criterion} {metric}: the first system is the baseline")
 
     @property
@@ -91,7 +92,7 @@ class Comparison:
             raise OptionError(f"no system named {system!r}: the systems are {', '.join(self.names)}")
         return self.names.index(system)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ComparisonResult:
         """The JSON of ``spanscore compare --json``."""
         if self._dict is None:
             self._dict = comparison_dict(

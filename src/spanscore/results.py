@@ -288,9 +288,59 @@ class EvaluationResult(_EvaluationRequired, total=False):
     intervals: Intervals
 
 
+class ResamplingInfo(TypedDict):
+    level: float
+    resamples: int
+    trials: int | str  # "exact" where every swap was enumerated
+    seed: int
+    interval: str
+    alpha: float
+
+
+class SystemScores(TypedDict):
+    name: str
+    file: str | None  # None for predictions given as Python data
+    metrics: IntervalScores
+
+
+class PairedTest(TypedDict):
+    """System ``b`` against the first system ``a`` under one score and metric."""
+
+    a: str
+    b: str
+    criterion: str
+    metric: str
+    difference: Score
+    low: Score
+    high: Score
+    p_bootstrap: Score
+    p_randomization: Score
+
+
+class RankingChange(TypedDict):
+    criterion: str
+    ranking_changed: bool
+    significant_only_here: list[str]
+    significant_only_under_strict: list[str]
+
+
+class ComparisonResult(TypedDict):
+    """The whole comparison JSON (``Comparison.to_dict``, ``spanscore compare --json``)."""
+
+    signature: str
+    unit: str
+    documents: int
+    resampling: ResamplingInfo
+    systems: list[SystemScores]
+    comparisons: list[PairedTest]
+    rankings: dict[str, list[str]]
+    changes: list[RankingChange]
+
+
 __all__ = [
     "Breakdown",
     "BreakdownGroup",
+    "ComparisonResult",
     "Confusion",
     "ConfusionCell",
     "Corpus",
@@ -308,11 +358,15 @@ __all__ = [
     "MacroScores",
     "MatchScores",
     "Mention",
+    "PairedTest",
+    "RankingChange",
+    "ResamplingInfo",
     "Score",
     "ScoreKey",
     "Scores",
     "SemEvalKey",
     "SemEvalScores",
+    "SystemScores",
     "TokenScores",
     "TypeScores",
 ]

@@ -36,12 +36,13 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import OptionError
+from ..results import ComparisonResult
 from ..stages.documents import DocCounts, scores_per_row
 from ..stages.spans import IntArray
 
@@ -435,7 +436,7 @@ def comparison_dict(
     unit: str,
     alpha: float = 0.05,
     exact: bool = False,
-) -> dict[str, Any]:
+) -> ComparisonResult:
     """The JSON of ``spanscore compare``: a stable shape for scripts (docs/compare.md).
 
     ``rankings`` orders the systems by F1 under each score; ``changes`` says, for each score other
@@ -479,7 +480,7 @@ def comparison_dict(
                 "significant_only_under_strict": sorted(base - here),
             }
         )
-    return {
+    out = {
         "signature": f"{signature}|{resampling.signature()}|resampled:{unit}s"
         + ("|randomisation:exact" if exact else ""),
         "unit": unit,
@@ -497,6 +498,7 @@ def comparison_dict(
         "rankings": rankings,
         "changes": changes,
     }
+    return cast(ComparisonResult, out)
 
 
 def intervals(

@@ -105,7 +105,7 @@ def compare_command(
     if as_json:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
-    _print(data)
+    _print(dict(data))
 
 
 def _print(data: dict[str, Any]) -> None:

@@ -267,13 +267,8 @@ def scoring_from(kwargs: dict[str, Any]) -> Scoring:
     if judge_path is not None:
         judge = importlib.import_module("spanscore.programs.judge").load_judge(judge_path)
         judge_name = getattr(judge, "name", judge_path.name)
-    credit = kwargs.pop("credit")
-    try:
-        parsed_credit: Any = credit if credit in ("dice", "iou") else float(credit)
-    except ValueError:
-        raise OptionError(f"--credit takes a number in [0, 1], dice or iou, not {credit!r}") from None
     return Scoring.of(
-        credit=parsed_credit,
+        credit=kwargs.pop("credit"),  # text: Scoring reads "0.5", "dice" and "iou"
         matching=kwargs.pop("matching"),
         min_overlap=kwargs.pop("min_overlap"),
         min_overlap_of=kwargs.pop("min_overlap_of"),
