@@ -13,11 +13,38 @@ from ..errors import OptionError
 from ..io.reading import ANNOTATION_FORMATS, DELIMITERS, FILE_FORMATS, Reading
 from ..io.strings import StringPolicy
 from ..stages.encoding import ALIASES, ENCODINGS, REPAIRS
-from ..stages.scoring import Scoring
+from ..stages.scoring import SCORING_FIELDS, Scoring
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 ENCODING_CHOICES = [*ENCODINGS, *ALIASES]
+
+
+Option = tuple[tuple[str, ...], dict[str, Any]]  # click.option's names and keywords
+
+
+def _options(
+    f: F, options: list[Option], take: Callable[[dict[str, Any]], None]
+) -> F:
+    """``f`` with ``options`` (in the order --help lists them), and ``take`` turning their values
+    into the parameter ``f`` receives."""
+
+    def command(*args: Any, **kwargs: Any) -> Any:
+        take(kwargs)
+        return f(*args, **kwargs)
+
+    command.__name__ = f.__name__
+    command.__doc__ = f.__doc__
+    wrapped: Any = command
+    for names, settings in reversed(options):
+        wrapped = click.option(*names, **settings)(wrapped)
+    wrapped.__click_params__ = [*getattr(wrapped, "__click_params__", []), *getattr(f, "__click_params__", [])]
+    result: F = wrapped
+    return result
+
+
+def _choice(names: tuple[str, ...], choices: Any, default: Any, help: str) -> Option:
+    return names, {"type": click.Choice(choices), "default": default, "show_default": True, "help": help}
 
 
 def reading_options(
@@ -33,71 +60,62 @@ def reading_options(
     prediction's own format, the readers' options and how strings are located), with choices from
     the library's own lists. The command receives them as one ``Reading`` in the parameter
     ``reading``."""
+    options: list[Option] = []
+    if formats:
+        options.append(
+            (
+                ("--format", "fmt"),
+                {
+                    "type": click.Choice(FILE_FORMATS),
+                    "default": None,
+                    "help": "Input format of GOLD and PRED (default: jsonl for files named *.jsonl or *.json, else"
+                    " conll).",
+                },
+            )
+        )
+    if labels:
+        options.append(
+            (
+                ("--labels", "labels"),
+                {
+                    "type": click.Choice(ENCODING_CHOICES, case_sensitive=False),
+                    "default": "BIO",
+                    "show_default": True,
+                    "help": "Label encoding.",
+                },
+            )
+        )
+    options += [
+        _choice(
+            ("--delimiter",), DELIMITERS, "auto", "Column separator; auto means tab when the file has a tab, else runs"
+            " of spaces."
+        ),
+        (("--token-column",), {"type": int, "default": 0, "show_default": True, "help": "Column of the token."}),
+        (
+            ("--label-column",),
+            {
+                "type": int,
+                "default": -1,
+                "show_default": True,
+                "help": "Column of the label (0-based; negative counts from the end).",
+            },
+        ),
+    ]
+    if repair:
+        options.append(_choice(("--repair",), REPAIRS, "conlleval", "What to do with invalid label transitions."))
+    if merged:
+        options.append(
+            (("--merged",), {"is_flag": True, "help": "GOLD is one file with token, gold and predicted columns."})
+        )
+    if documents:
+        options += DOCUMENT_OPTIONS
 
-    def decorate(f: F) -> F:
-        def command(*args: Any, **kwargs: Any) -> Any:
-            if formats and kwargs.get("fmt") is None:
-                kwargs["fmt"] = format_of(kwargs)
-            kwargs["reading"] = reading_from(kwargs)
-            return f(*args, **kwargs)
+    def take(kwargs: dict[str, Any]) -> None:
+        if formats and kwargs.get("fmt") is None:
+            kwargs["fmt"] = format_of(kwargs)
+        kwargs["reading"] = reading_from(kwargs)
 
-        command.__name__ = f.__name__
-        command.__doc__ = f.__doc__
-        wrapped: Any = command
-        if documents:
-            wrapped = _document_options(wrapped)
-        if merged:
-            wrapped = click.option(
-                "--merged", is_flag=True, help="GOLD is one file with token, gold and predicted columns."
-            )(wrapped)
-        if repair:
-            wrapped = click.option(
-                "--repair",
-                type=click.Choice(REPAIRS),
-                default="conlleval",
-                show_default=True,
-                help="What to do with invalid label transitions.",
-            )(wrapped)
-        wrapped = click.option(
-            "--label-column",
-            type=int,
-            default=-1,
-            show_default=True,
-            help="Column of the label (0-based; negative counts from the end).",
-        )(wrapped)
-        wrapped = click.option(
-            "--token-column", type=int, default=0, show_default=True, help="Column of the token (0-based)."
-        )(wrapped)
-        wrapped = click.option(
-            "--delimiter",
-            type=click.Choice(DELIMITERS),
-            default="auto",
-            show_default=True,
-            help="Column separator; auto means tab when the file has a tab, else runs of spaces.",
-        )(wrapped)
-        if labels:
-            wrapped = click.option(
-                "--labels",
-                "labels",
-                type=click.Choice(ENCODING_CHOICES, case_sensitive=False),
-                default="BIO",
-                show_default=True,
-                help="Label encoding.",
-            )(wrapped)
-        if formats:
-            wrapped = click.option(
-                "--format",
-                "fmt",
-                type=click.Choice(FILE_FORMATS),
-                default=None,
-                help="Input format of GOLD and PRED (default: jsonl for files named *.jsonl or *.json, else conll).",
-            )(wrapped)
-        params = getattr(f, "__click_params__", [])
-        wrapped.__click_params__ = [*getattr(wrapped, "__click_params__", []), *params]
-        result: F = wrapped
-        return result
-
-    return decorate
+    return lambda f: _options(f, options, take)
 
 
 JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
@@ -140,123 +158,103 @@ def reading_from(kwargs: dict[str, Any]) -> Reading:
     )
 
 
-def _document_options(f: Any) -> Any:
-    """--predicted-format, the readers' KEY=VALUE options and how strings are located."""
-    f = click.option(
-        "--fuzzy-threshold",
-        type=click.FloatRange(0, 1, min_open=True),
-        default=0.85,
-        show_default=True,
-        help="Least similarity of a fuzzy match.",
-    )(f)
-    f = click.option(
-        "--locate",
-        type=click.Choice(["exact", "normalised", "fuzzy"]),
-        default="fuzzy",
-        show_default=True,
-        help="How far a string may differ from the text: exactly, ignoring case/whitespace/edge punctuation, or"
-        " fuzzily (each step tried in turn).",
-    )(f)
-    f = click.option(
-        "--predicted-option",
-        "predicted_option",
-        multiple=True,
-        metavar="KEY=VALUE",
-        help="An option of PRED's reader: source=predictions, model_version=v2, ...",
-    )(f)
-    f = click.option(
-        "--reference-option",
-        "reference_option",
-        multiple=True,
-        metavar="KEY=VALUE",
-        help="An option of GOLD's reader (an annotation tool's format): source=annotations, annotator=7, ...",
-    )(f)
-    return click.option(
-        "--predicted-format",
-        type=click.Choice(["strings", "jsonl", *ANNOTATION_FORMATS]),
-        help="PRED's format where it differs from --format; strings: mentions without offsets, as language models"
-        " give them ({\"id\", \"mentions\": [{\"text\", \"label\"}]} per line), each located in GOLD's text.",
-    )(f)
+DOCUMENT_OPTIONS: list[Option] = [
+    (
+        ("--predicted-format",),
+        {
+            "type": click.Choice(["strings", "jsonl", *ANNOTATION_FORMATS]),
+            "help": "PRED's format where it differs from --format; strings: mentions without offsets, as language"
+            ' models give them ({"id", "mentions": [{"text", "label"}]} per line), each located in GOLD\'s text.',
+        },
+    ),
+    (
+        ("--reference-option", "reference_option"),
+        {
+            "multiple": True,
+            "metavar": "KEY=VALUE",
+            "help": "An option of GOLD's reader (an annotation tool's format): source=annotations, annotator=7, ...",
+        },
+    ),
+    (
+        ("--predicted-option", "predicted_option"),
+        {"multiple": True, "metavar": "KEY=VALUE", "help": "An option of PRED's reader: source=predictions, ..."},
+    ),
+    _choice(
+        ("--locate",),
+        ["exact", "normalised", "fuzzy"],
+        "fuzzy",
+        "How far a string may differ from the text: exactly, ignoring case/whitespace/edge punctuation, or fuzzily"
+        " (each step tried in turn).",
+    ),
+    (
+        ("--fuzzy-threshold",),
+        {
+            "type": click.FloatRange(0, 1, min_open=True),
+            "default": 0.85,
+            "show_default": True,
+            "help": "Least similarity of a fuzzy match.",
+        },
+    ),
+]
+
+SCORING_OPTIONS: list[Option] = [
+    (
+        ("--credit",),
+        {
+            "default": "0.5",
+            "show_default": True,
+            "help": "Credit of a partial match: a number in [0, 1], or dice / iou for proportional credit.",
+        },
+    ),
+    _choice(
+        ("--matching",), ["optimal", "greedy"], "optimal", "optimal: maximise credit; greedy: the paper's first-found"
+        " rule."
+    ),
+    (
+        ("--min-overlap",),
+        {"type": float, "default": 0.0, "show_default": True, "help": "Least overlap (a fraction) of a partial match."},
+    ),
+    _choice(
+        ("--min-overlap-of",), ["reference", "predicted", "both"], "reference", "What --min-overlap is relative to."
+    ),
+    (("--types",), {"help": "Keep only these types (comma-separated), after --type-map."}),
+    (("--type-map",), {"help": "Rename types: OLD=NEW,... or a file of OLD<TAB>NEW lines (NEW=O drops)."}),
+    _choice(("--zero-division",), ["0", "1", "nan"], "0", "Score given when a denominator is zero."),
+    (
+        ("--beta",),
+        {
+            "type": float,
+            "default": 1.0,
+            "show_default": True,
+            "help": "Also give F-beta beside F1 (recall weighs beta times precision: 2 favours recall, 0.5 precision).",
+        },
+    ),
+]
+JUDGE_OPTIONS: list[Option] = [
+    (
+        ("--judge", "judge_path"),
+        {
+            "type": click.Path(exists=True, dir_okay=False, path_type=Path),
+            "help": "A judge file (spanscore judge train) adding the learned criterion.",
+        },
+    ),
+    _choice(
+        ("--judge-credit",), ["accept", "probability"], "accept", "Credit of a judged pair: 1 when accepted, or the"
+        " judge's probability."
+    ),
+]
 
 
 def scoring_options(*, judge: bool = True) -> Callable[[F], F]:
     """The options that change a score (--credit, --matching, --min-overlap, --min-overlap-of,
     --types, --type-map, --zero-division, --beta, and where asked --judge, --judge-credit). The
     command receives them as one ``Scoring`` in the parameter ``scoring``."""
+    options = SCORING_OPTIONS + (JUDGE_OPTIONS if judge else [])
 
-    def decorate(f: F) -> F:
-        def command(*args: Any, **kwargs: Any) -> Any:
-            kwargs["scoring"] = scoring_from(kwargs)
-            return f(*args, **kwargs)
+    def take(kwargs: dict[str, Any]) -> None:
+        kwargs["scoring"] = scoring_from(kwargs)
 
-        command.__name__ = f.__name__
-        command.__doc__ = f.__doc__
-        wrapped: Any = command
-        if judge:
-            wrapped = click.option(
-                "--judge-credit",
-                type=click.Choice(["accept", "probability"]),
-                default="accept",
-                show_default=True,
-                help="Credit of a judged pair: 1 when accepted, or the judge's probability.",
-            )(wrapped)
-            wrapped = click.option(
-                "--judge",
-                "judge_path",
-                type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                help="A judge file (spanscore judge train) adding the learned criterion.",
-            )(wrapped)
-        wrapped = click.option(
-            "--beta",
-            type=float,
-            default=1.0,
-            show_default=True,
-            help="Also give F-beta beside F1 (recall weighs beta times precision: 2 favours recall, 0.5 precision).",
-        )(wrapped)
-        wrapped = click.option(
-            "--zero-division",
-            type=click.Choice(["0", "1", "nan"]),
-            default="0",
-            show_default=True,
-            help="Score given when a denominator is zero.",
-        )(wrapped)
-        wrapped = click.option(
-            "--type-map", help="Rename types: OLD=NEW,... or a file of OLD<TAB>NEW lines (NEW=O drops)."
-        )(wrapped)
-        wrapped = click.option("--types", help="Keep only these types (comma-separated), after --type-map.")(wrapped)
-        wrapped = click.option(
-            "--min-overlap-of",
-            type=click.Choice(["reference", "predicted", "both"]),
-            default="reference",
-            show_default=True,
-            help="What --min-overlap is relative to.",
-        )(wrapped)
-        wrapped = click.option(
-            "--min-overlap",
-            type=float,
-            default=0.0,
-            show_default=True,
-            help="Least overlap (a fraction) for a partial match.",
-        )(wrapped)
-        wrapped = click.option(
-            "--matching",
-            type=click.Choice(["optimal", "greedy"]),
-            default="optimal",
-            show_default=True,
-            help="optimal: maximise credit; greedy: the paper's first-found rule.",
-        )(wrapped)
-        wrapped = click.option(
-            "--credit",
-            default="0.5",
-            show_default=True,
-            help="Credit of a partial match: a number in [0, 1], or dice / iou for proportional credit.",
-        )(wrapped)
-        params = getattr(f, "__click_params__", [])
-        wrapped.__click_params__ = [*getattr(wrapped, "__click_params__", []), *params]
-        result: F = wrapped
-        return result
-
-    return decorate
+    return lambda f: _options(f, options, take)
 
 
 def scoring_from(kwargs: dict[str, Any]) -> Scoring:
@@ -267,7 +265,7 @@ def scoring_from(kwargs: dict[str, Any]) -> Scoring:
     if judge_path is not None:
         judge = importlib.import_module("spanscore.programs.judge").load_judge(judge_path)
         judge_name = getattr(judge, "name", judge_path.name)
-    return Scoring.of(
+    values = dict(
         credit=kwargs.pop("credit"),  # text: Scoring reads "0.5", "dice" and "iou"
         matching=kwargs.pop("matching"),
         min_overlap=kwargs.pop("min_overlap"),
@@ -280,6 +278,16 @@ def scoring_from(kwargs: dict[str, Any]) -> Scoring:
         judge_credit=kwargs.pop("judge_credit", "accept"),
         judge_name=judge_name,
     )
+    try:
+        return Scoring.of(**values)
+    except OptionError as exc:
+        raise OptionError(as_flag(str(exc))) from None
+
+
+def as_flag(message: str) -> str:
+    """A library message that starts with a keyword's name, naming the command line's option instead."""
+    name = message.split(" ", 1)[0]
+    return "--" + name.replace("_", "-") + message[len(name):] if name in SCORING_FIELDS else message
 
 
 def parse_type_map(value: str | None) -> dict[str, str] | None:

@@ -36,11 +36,11 @@ def parse_credit(value: Any) -> CreditRule:
         try:
             number = float(value)
         except ValueError:
-            raise OptionError(f"credit must be a number in [0, 1], dice or iou, not {value!r}") from None
+            raise OptionError(f"credit takes a number in [0, 1], dice or iou, not {value!r}") from None
     elif isinstance(value, int | float) and not isinstance(value, bool):
         number = float(value)
     else:
-        raise OptionError(f"credit must be a number in [0, 1], dice or iou, not {value!r}")
+        raise OptionError(f"credit takes a number in [0, 1], dice or iou, not {value!r}")
     return number  # the range is checked with the other matching options (``counts.Options``)
 
 
