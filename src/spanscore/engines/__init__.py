@@ -1,7 +1,7 @@
 """Engines: one path from a source to counts, whatever runs the chunks.
 
-A source (``engines.sources``) plans parts and reads one part into spans; ``PartCounter`` reads
-and counts a part (``engines.parts.count_part``); an engine maps it over the plan and hands the
+A source (``io.sources``) plans parts and reads one part into spans; ``PartCounter`` reads
+and counts a part (``stages.parts.count_part``); an engine maps it over the plan and hands the
 results back in plan order, and ``run`` folds them. ``LocalEngine`` counts in this process or in
 forked worker processes; ``engines.dask_engine.DaskEngine`` on a Dask cluster (the optional extra
 ``dask``, imported only when that engine runs). ``make_engine`` is the one place an engine is

@@ -3,7 +3,7 @@
 ``iter_chunks`` cuts both files at the same sentence break (the k-th blank line after a token
 line), about ``chunk_bytes`` of reference at a time, without parsing them: only the breaks are
 found, by comparisons over the bytes. Each chunk is then read and counted on its own
-(``engines.sources.ConllSource``); counts are additive, so the sum over chunks is exactly the count
+(``io.sources.ConllSource``); counts are additive, so the sum over chunks is exactly the count
 of the whole files.
 """
 

@@ -19,7 +19,7 @@ __all__ = ["ReportWriter", "write_report"]
 
 
 def __getattr__(name: str) -> Any:
-    # Loaded on first use: the scoring path imports reporting.pairs alone, not the page writers.
+    # Loaded on first use: a notebook or the tables need none of the page writers.
     if name in __all__:
         value = getattr(importlib.import_module(".writer", __name__), name)
         globals()[name] = value

@@ -145,7 +145,7 @@ def count_part(
 
 
 class RowSink(Protocol):
-    """Receives each chunk's report rows in corpus order (``reporting.ReportWriter``)."""
+    """Receives each chunk's report rows in corpus order (``presentation.ReportWriter``)."""
 
     rows_dir: str | None  # where local workers may leave the rows as scratch files
 
