@@ -76,7 +76,8 @@ def main() -> None:
             a, b = (json.loads(outputs[kind][s]) for s in ("before", "after"))
             assert a == b, f"{kind}: the outputs differ"
         table[kind] = {side: best(v) for side, v in runs[kind].items()}
-        print(f"{kind:<18} before {table[kind]['before']['wall_s']:.2f} s, after {table[kind]['after']['wall_s']:.2f} s")
+        before, after = table[kind]["before"]["wall_s"], table[kind]["after"]["wall_s"]
+        print(f"{kind:<18} before {before:.2f} s, after {after:.2f} s")
     (args.out / "FACE.json").write_text(json.dumps({"sentences": args.sentences, "kinds": table}, indent=2) + "\n")
 
 
