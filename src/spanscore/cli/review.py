@@ -24,6 +24,13 @@ DB = click.option(
 TASK = click.option("--task", "task_name", help="The task's name (default: the only task of the store).")
 
 
+def existing(db: str) -> str:
+    """A store that a command reads must exist: a misspelt --db would otherwise make an empty one."""
+    if "://" not in db and not Path(db).is_file():
+        raise OptionError(f"--db {db}: no such review store; make one with spanscore review create")
+    return db
+
+
 class ReviewGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -114,7 +121,7 @@ def import_command(source: Path, db: str, name: str, reviewer: str) -> None:
 @DB
 def add_reviewer_command(name: str, db: str) -> None:
     """Add a reviewer; the token printed is theirs to open the page with (only its hash is kept)."""
-    click.echo(_review().Store(db).add_reviewer(name))
+    click.echo(_review().Store(existing(db)).add_reviewer(name))
 
 
 @review_group.command("export", short_help="Judgements as JSONL (the judgements format) or CSV.")
@@ -130,7 +137,7 @@ def add_reviewer_command(name: str, db: str) -> None:
 def export_command(db: str, task_name: str | None, output: Path) -> None:
     """Every current verdict of a task (Good/Bad as scores 5/1, the verdict beside it)."""
     review = _review()
-    rows = review.export_rows(review.Store(db), task_name)
+    rows = review.export_rows(review.Store(existing(db)), task_name)
     review.write_export(rows, output)
     click.echo(f"{output}: {len(rows)} judgements", err=True)
 
@@ -142,7 +149,7 @@ def export_command(db: str, task_name: str | None, output: Path) -> None:
 def stats_command(db: str, task_name: str | None, as_json: bool) -> None:
     """Per criterion: pairs given partial credit, judged, good and % good; Cohen's kappa of each pair
     of reviewers and Krippendorff's alpha of all, on the items they share."""
-    data = _review().stats(_review().Store(db), task_name)
+    data = _review().stats(_review().Store(existing(db)), task_name)
     if as_json:
         click.echo(json.dumps(data, indent=2))
         return
@@ -185,7 +192,7 @@ def stats_command(db: str, task_name: str | None, as_json: bool) -> None:
 def serve_command(db: str, task_name: str | None, host: str, port: int) -> None:
     """Serve the review page of a task and its JSON API (docs/review.md); Ctrl-C stops it."""
     server_mod = importlib.import_module("spanscore.review.server")
-    app = server_mod.ReviewApp(_review().Store(db), task_name)
+    app = server_mod.ReviewApp(_review().Store(existing(db)), task_name)
     try:
         server = server_mod.make_server(app, host, port)
     except OSError as exc:
