@@ -89,9 +89,17 @@ def f_beta(precision: float, recall: float, beta: float) -> float:
     return 0.0 if denominator == 0 else (1 + b2) * precision * recall / denominator
 
 
+BETA_RANGE = (1e-6, 1e6)
+
+
 def check_beta(beta: float) -> float:
     if isinstance(beta, bool) or not isinstance(beta, int | float) or not math.isfinite(beta) or beta <= 0:
         raise OptionError(f"beta must be a positive number (1 gives F1, 0.5 favours precision), not {beta!r}")
+    if not BETA_RANGE[0] <= beta <= BETA_RANGE[1]:
+        # beta squared would overflow (or vanish) and F-beta is recall (or precision) to the last digit anyway
+        raise OptionError(
+            f"beta must be a positive number from {BETA_RANGE[0]:g} to {BETA_RANGE[1]:g} (1 gives F1), not {beta!r}"
+        )
     return float(beta)
 
 
