@@ -17,6 +17,7 @@ MODULES = (
     "spanscore.analysis.breakdown",
     "spanscore.stages.scoring",
     "spanscore.comparison",
+    "spanscore.programs.samples",
 )
 
 

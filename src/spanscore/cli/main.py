@@ -35,6 +35,7 @@ COMMANDS = {
     "judge": "judge",
     "review": "review",
     "demo": "demo",
+    "samples": "samples",
 }
 
 

@@ -1,0 +1,73 @@
+"""Sample files to try every command on: a small gold/prediction pair and the same run in every
+format spanscore reads.
+
+The pair is 18 sentences in three documents (news, tweets, science; each with a ``# source``
+comment) written for spanscore and released with it under the MIT licence, annotated with PER,
+ORG, LOC and MISC; the prediction makes the errors a tagger makes (a boundary one token short or
+long, a mention split in two, a wrong type, a miss, a spurious mention), so that every criterion
+gives a different score.
+
+>>> import tempfile
+>>> with tempfile.TemporaryDirectory() as folder:
+...     names = [p.name for p in write_samples(folder)]
+>>> names[:4]
+['gold.conll', 'pred.conll', 'gold.jsonl', 'pred.jsonl']
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+from ..errors import OptionError
+from ..io import formats
+from ..io.files import write_atomic
+from ..io.jsonl import read_jsonl
+from ..io.reading import Reading
+from .corpus import convert
+
+# Annotation formats written for both sides (Hugging Face datasets need the extra: left out).
+FORMATS = ("brat", "doccano", "prodigy", "label-studio")
+
+
+def _sample(name: str) -> bytes:
+    return resources.files("spanscore.programs").joinpath("sample_data", name).read_bytes()
+
+
+def write_samples(folder: str | Path) -> list[Path]:
+    """Write the samples into ``folder`` (new, or empty) and return what was written:
+    gold.conll and pred.conll, the same as JSONL, one folder per annotation format
+    (brat/gold and brat/pred; doccano/, prodigy/ and label-studio/ gold and pred files), and
+    llm.jsonl: the prediction's mentions as strings, as a language model would give them."""
+    out = Path(folder)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise OptionError(f"{out}: give a new or empty folder for the samples")
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for side in ("gold", "pred"):
+        path = out / f"{side}.conll"
+        write_atomic(path, _sample(f"{side}.conll"))
+        written.append(path)
+    docs = {}
+    for side in ("gold", "pred"):
+        path = out / f"{side}.jsonl"
+        convert(out / f"{side}.conll", path, Reading(), target="JSONL")
+        docs[side] = read_jsonl(path)
+        written.append(path)
+    for name in FORMATS:
+        for side in ("gold", "pred"):
+            options = {"source": "predictions"} if name == "label-studio" and side == "pred" else {}
+            suffix = {"brat": "", "label-studio": ".json"}.get(name, ".jsonl")
+            path = out / name / f"{side}{suffix}"
+            path.parent.mkdir(exist_ok=True)
+            formats.write(name, docs[side], path, **options)
+            written.append(path)
+    strings = "".join(
+        json.dumps({"id": d.id, "mentions": [{"text": d.text[s:e], "label": t} for s, e, t in d.spans]}) + "\n"
+        for d in docs["pred"]
+    )
+    path = out / "llm.jsonl"
+    write_atomic(path, strings.encode("utf-8"))
+    written.append(path)
+    return written
