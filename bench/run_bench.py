@@ -9,7 +9,7 @@ Every figure is one separate process that reads the files and scores them, timed
 (wall clock) and measured by /usr/bin/time (peak resident memory, "%M"). All tools read the very
 same files in the same run, interleaved (one round of every tool, then the next round), and the
 best of the rounds is kept. The load average is recorded next to each figure because the machine
-may be shared. Corpora come from /work/shared/tools/synth_corpus.py and are kept in the work folder
+may be shared. Corpora come from ../shared/tools/synth_corpus.py and are kept in the work folder
 (default bench/out/, which git ignores) for the next run.
 
 Tools:
