@@ -145,10 +145,13 @@ def evaluate(
     ``documents`` every statistic per document, ``document_types`` per document and type; ``rows``
     receives each chunk's report rows in corpus order (``presentation.ReportWriter``).
 
+    ```pycon
     >>> r = evaluate(reference=[["B-ORG", "I-ORG", "I-ORG", "I-ORG"]],
     ...              predicted=[["O", "B-ORG", "I-ORG", "I-ORG"]], format="labels")
     >>> r.metrics["strict"]["f1"], r.metrics["overlap"]["f1"]
     (0.0, 0.5)
+
+    ```
     """
     reading, scoring = _split(format, reading, scoring, options)
     resampling = None if ci is None else significance.Resampling(level=ci, resamples=resamples, seed=seed)
@@ -231,11 +234,14 @@ def compare(
     ``labels`` and ``spans``); ``names`` default to the files' names (more of the path where two
     are alike) or ``system1``, ``system2``... Options as ``evaluate``'s.
 
+    ```pycon
     >>> c = compare(reference=[["B-PER", "O"], ["B-LOC", "O"]],
     ...             systems=[[["B-PER", "O"], ["B-LOC", "O"]], [["B-PER", "O"], ["O", "O"]]],
     ...             format="labels", resamples=100, trials=100)
     >>> c.names, c.scores(0)["strict"]["f1"]["value"], round(c.difference(1, "strict")["difference"], 4)
     (['system1', 'system2'], 1.0, -0.3333)
+
+    ```
     """
     if not systems:
         raise OptionError("give at least one system to compare")
