@@ -5,7 +5,8 @@ The pair is 18 sentences in three documents (news, tweets, science; each with a 
 comment) written for spanscore and released with it under the MIT licence, annotated with PER,
 ORG, LOC and MISC; the prediction makes the errors a tagger makes (a boundary one token short or
 long, a mention split in two, a wrong type, a miss, a spurious mention), so that every criterion
-gives a different score.
+gives a different score. alt.conll is another system's run (every fourth mention one token short,
+every fifth of another type, every seventh missed), for comparisons.
 
 >>> import tempfile
 >>> with tempfile.TemporaryDirectory() as folder:
@@ -37,7 +38,7 @@ def _sample(name: str) -> bytes:
 
 def write_samples(folder: str | Path) -> list[Path]:
     """Write the samples into ``folder`` (new, or empty) and return what was written:
-    gold.conll and pred.conll, the same as JSONL, one folder per annotation format
+    gold.conll and pred.conll, alt.conll (another system's run, to compare), the pair as JSONL, one folder per annotation format
     (brat/gold and brat/pred; doccano/, prodigy/ and label-studio/ gold and pred files), and
     llm.jsonl: the prediction's mentions as strings, as a language model would give them."""
     out = Path(folder)
@@ -45,7 +46,7 @@ def write_samples(folder: str | Path) -> list[Path]:
         raise OptionError(f"{out}: give a new or empty folder for the samples")
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    for side in ("gold", "pred"):
+    for side in ("gold", "pred", "alt"):
         path = out / f"{side}.conll"
         write_atomic(path, _sample(f"{side}.conll"))
         written.append(path)
