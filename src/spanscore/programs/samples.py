@@ -11,8 +11,8 @@ every fifth of another type, every seventh missed), for comparisons.
 >>> import tempfile
 >>> with tempfile.TemporaryDirectory() as folder:
 ...     names = [p.name for p in write_samples(folder)]
->>> names[:4]
-['gold.conll', 'pred.conll', 'gold.jsonl', 'pred.jsonl']
+>>> names[:5]
+['gold.conll', 'pred.conll', 'alt.conll', 'gold.jsonl', 'pred.jsonl']
 """
 
 from __future__ import annotations
