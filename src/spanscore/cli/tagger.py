@@ -89,7 +89,7 @@ def _summary(kind: str, result: TrainResult, train_sentences: int, train_tokens:
     return f"{line}; wrote {result.path}"
 
 
-@click.group("train")
+@click.group("train", short_help="Train a CRF or Flair tagger.")
 def train_group() -> None:
     """Train a tagger on a labelled CoNLL file (spanscore predict applies it)."""
 
@@ -131,11 +131,11 @@ def train_crf_command(
               help="Comma-separated stack: char, minilm (bundled, offline), any Flair name (twitter,"
                    " news-forward, news-backward, glove...) or transformer:MODEL.")
 @click.option("--epochs", type=int, default=25, show_default=True, help="Most epochs.")
-@click.option("--learning-rate", type=float, default=0.05, show_default=True)
-@click.option("--batch-size", type=int, default=32, show_default=True)
-@click.option("--hidden-size", type=int, default=256, show_default=True)
+@click.option("--learning-rate", type=float, default=0.05, show_default=True, help="SGD learning rate.")
+@click.option("--batch-size", type=int, default=32, show_default=True, help="Sentences per mini-batch.")
+@click.option("--hidden-size", type=int, default=256, show_default=True, help="LSTM hidden units.")
 @click.option("--device", help="torch device (cuda, cuda:1, cpu); default: cuda when available.")
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the initialisation and shuffling.")
 @click.option("--limit", type=int, help="Use only the first N sentences of each file (quick runs).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
 @click.option("-v", "--verbose", is_flag=True, help="Show Flair's own training log.")
@@ -161,7 +161,7 @@ def train_flair_command(
     click.echo(_summary("flair", result, len(train_s), train_s.n_tokens), err=True)
 
 
-@click.command("predict")
+@click.command("predict", short_help="Tag a file with a trained tagger.")
 @click.argument("model", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("source", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),

@@ -14,7 +14,7 @@ from ..programs.transform import transform_bytes
 from .options import parse_type_map, parse_types, reading_options
 
 
-@click.command("transform")
+@click.command("transform", short_help="Rewrite labels: merge at @-mentions, filter, map types.")
 @click.argument("source", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
               help="Where to write the result (- for stdout; may be SOURCE itself).")
