@@ -77,10 +77,11 @@ def main() -> int:
     for name in args.peers or list(PEERS):
         folder, changed = prepare(name, args.cache, args.work)
         print(f"peer-suites: {name} {PEERS[name]}: {changed} import lines rewritten; running its tests", flush=True)
+        # From the tests' folder: seqeval's run ``perl conlleval.pl`` from the working directory.
         run = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(folder), "tests",
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(folder), ".",
              *[a for a in pytest_args if a != "--"]],
-            cwd=folder,
+            cwd=folder / "tests",
         )
         status = status or run.returncode
     return status

@@ -38,9 +38,10 @@ def _sample(name: str) -> bytes:
 
 def write_samples(folder: str | Path) -> list[Path]:
     """Write the samples into ``folder`` (new, or empty) and return what was written:
-    gold.conll and pred.conll, alt.conll (another system's run, to compare), the pair as JSONL, one folder per annotation format
-    (brat/gold and brat/pred; doccano/, prodigy/ and label-studio/ gold and pred files), and
-    llm.jsonl: the prediction's mentions as strings, as a language model would give them."""
+    gold.conll and pred.conll, alt.conll (another system's run, to compare), the pair as JSONL,
+    one folder per annotation format (brat/gold and brat/pred; doccano/, prodigy/ and
+    label-studio/ gold and pred files), and llm.jsonl: the prediction's mentions as strings, as a
+    language model would give them."""
     out = Path(folder)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise OptionError(f"{out}: give a new or empty folder for the samples")
