@@ -13,6 +13,7 @@ tests open their data and conlleval.pl relative to it). The exit status is pytes
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -67,7 +68,8 @@ def prepare(name: str, cache: Path, work: Path) -> tuple[Path, int]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("peers", nargs="*", help="seqeval, nervaluate (default: both)")
-    ap.add_argument("--cache", type=Path, default=ROOT / ".cache" / "peer-suites")
+    cache = Path(os.environ.get("SPANSCORE_PEER_CACHE", Path.home() / ".cache" / "spanscore" / "peer-suites"))
+    ap.add_argument("--cache", type=Path, default=cache, help="Where the source distributions are kept between runs.")
     ap.add_argument("--work", type=Path, default=ROOT / ".cache" / "peer-suites" / "work")
     args, pytest_args = ap.parse_known_args()
     unknown = sorted(set(args.peers) - set(PEERS))
