@@ -247,7 +247,7 @@ def compare(
         raise OptionError("give at least one system to compare")
     names = system_names(systems) if names is None else [str(n) for n in names]
     if len(names) != len(systems) or len(set(names)) < len(names):
-        raise OptionError("give one distinct name per system")
+        raise OptionError(f"give one distinct name per system: {len(systems)} systems, names {', '.join(names)}")
     reading, scoring = _split(format, reading, scoring, options)
     resampling = significance.Resampling(level=ci, resamples=resamples, trials=trials, seed=seed)
     if not 0 < alpha < 1:

@@ -25,23 +25,30 @@ if TYPE_CHECKING:
 
 
 def system_names(systems: Sequence[Any]) -> list[str]:
-    """Each prediction file's name, or more of its path where two names are alike; ``systemN``
-    for predictions given as Python data.
+    """Each prediction file's shortest unique path suffix (its name where names differ);
+    ``systemN`` for predictions given as Python data.
 
     >>> system_names(["runs/crf.conll", "runs/bilstm.conll"])
     ['crf.conll', 'bilstm.conll']
-    >>> system_names(["a/pred.conll", "b/pred.conll"])
-    ['a/pred.conll', 'b/pred.conll']
+    >>> system_names(["exp/a/run1/pred.conll", "exp/b/run1/pred.conll"])
+    ['a/run1/pred.conll', 'b/run1/pred.conll']
     >>> system_names([[["B-PER"]], [["O"]]])
     ['system1', 'system2']
     """
-    paths = [isinstance(s, str | os.PathLike) for s in systems]
-    names = [Path(s).name if p else f"system{k + 1}" for k, (s, p) in enumerate(zip(systems, paths, strict=True))]
-    if len(set(names)) < len(names):
-        names = [str(s) if p else f"system{k + 1}" for k, (s, p) in enumerate(zip(systems, paths, strict=True))]
-    if len(set(names)) < len(names):
-        raise OptionError("a prediction file is given twice")
-    return names
+    parts = [Path(s).parts if isinstance(s, str | os.PathLike) else None for s in systems]
+    names = []
+    for k, mine in enumerate(parts):
+        if mine is None:
+            names.append(f"system{k + 1}")
+            continue
+        others = [p for j, p in enumerate(parts) if j != k and p is not None]
+        depth = next(
+            (d for d in range(1, len(mine) + 1) if all(p[-d:] != mine[-d:] for p in others)), len(mine)
+        )
+        names.append("/".join(mine[-depth:]))
+    if len(set(names)) == len(names):
+        return names
+    raise OptionError("a prediction file is given twice")
 
 
 @dataclass

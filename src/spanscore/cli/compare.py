@@ -63,6 +63,12 @@ def system_files(systems: tuple[Path, ...]) -> list[Path]:
 )
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Write an HTML report.")
 @click.option("--jobs", type=click.IntRange(min=0), default=0, help="Processes per evaluation (default: one per CPU).")
+@click.option(
+    "--name",
+    "names",
+    multiple=True,
+    help="A system's name in the output, once per system in order (default: the shortest unique end of each path).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (a stable shape: docs/compare.md).")
 def compare_command(
     gold: Path,
@@ -76,6 +82,7 @@ def compare_command(
     alpha: float,
     html_path: Path | None,
     jobs: int,
+    names: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """Score each of SYSTEMS (prediction files, or folders of them) against GOLD under every
@@ -87,6 +94,7 @@ def compare_command(
     result = run_compare(
         reference=gold,
         systems=files,
+        names=list(names) or None,
         reading=reading,
         scoring=scoring,
         ci=level,

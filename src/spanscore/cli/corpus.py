@@ -32,7 +32,10 @@ def summarize_command(files: tuple[Path, ...], reading: Reading, as_json: bool) 
     types = sorted({t for r in rows for t in r["types"]})
     table = Table()
     for col in ("file", "documents", "sentences", "tokens", "mentions", *types):
-        table.add_column(Text(col), justify="left" if col == "file" else "right", no_wrap=col != "file")
+        # The file's path folds onto more lines; a count is never cut.
+        table.add_column(
+            Text(col), justify="left" if col == "file" else "right", no_wrap=col != "file", overflow="fold"
+        )
     for r in rows:
         cells = [
             r["path"],

@@ -36,6 +36,7 @@ from .tables import (
 )
 
 GAP = 3  # columns a cell takes beside its text: a space of padding on each side and a rule
+HEADER_ROOM = 12  # a header longer than this and than its column's cells folds onto more lines
 
 
 def _pct(x: Score) -> str:
@@ -61,7 +62,11 @@ def rich_tables(table: TableModel, width: int = 80) -> list[RenderableType]:
     n = len(table.columns)
     text_cols = [i for i, c in enumerate(table.columns) if c.kind == "text"]
     number_cols = [i for i in range(n) if i not in text_cols]
-    widest = [max([len(table.header[i]), *(len(cells[i]) for cells, _ in rows)]) for i in range(n)]
+    # A number column is as wide as its widest cell, so that no figure is ever cut; its header (a
+    # system's file name, say) folds onto more lines instead of widening the column.
+    widest = [
+        max([min(len(table.header[i]), HEADER_ROOM), *(len(cells[i]) for cells, _ in rows)]) for i in range(n)
+    ]
     least = [
         max(_longest_word(table.header[i]), *(_longest_word(cells[i]) for cells, _ in rows))
         if i in text_cols
@@ -100,12 +105,12 @@ def _table(table: TableModel, keep: Sequence[int], rows: list[tuple[list[str], s
     t = Table(box=box.HEAVY_HEAD, padding=(0, 1))
     for i in keep:
         column = table.columns[i]
-        number = column.kind != "text"
+        number = column.kind != "text"  # exactly as wide as its widest cell: never wrapped, never cut
         t.add_column(
-            Text(column.name),
+            Text(column.name, overflow="fold"),
             justify=table.align[i],
-            no_wrap=number,
             min_width=least[i],
+            max_width=least[i] if number else None,
             overflow="fold",
         )
     for cells, style in rows:
