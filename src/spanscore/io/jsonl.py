@@ -40,9 +40,23 @@ def parse_line(raw: bytes, path: str, line: int) -> dict[str, Any]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=path, line=line) from None
+    if text.lstrip().startswith("["):
+        raise InputError(
+            "a JSON array, where JSON Lines are expected (one JSON object per line): put each element on a line"
+            " of its own (jq -c '.[]' FILE)",
+            path=path,
+            line=line,
+        )
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
+        if text.lstrip().startswith("{") and exc.pos >= len(text.rstrip()):
+            raise InputError(
+                "malformed JSON: the line ends inside an object (JSON Lines hold each object on one line:"
+                " jq -c . FILE)",
+                path=path,
+                line=line,
+            ) from None
         raise InputError(f"malformed JSON: {exc.msg} at column {exc.colno}", path=path, line=line) from None
     if not isinstance(obj, dict):
         raise InputError("expected one JSON object per line", path=path, line=line)

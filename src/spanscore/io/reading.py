@@ -48,6 +48,19 @@ def reader_options(name: str, value: Any) -> ReaderOptions:
     return tuple(sorted(pairs.items()))
 
 
+def _takes(name: str, fmt: str, pairs: ReaderOptions) -> None:
+    """Refuse, by name, an option the side's reader does not take: ignored, it would leave the
+    user believing the file was read as asked."""
+    from .formats import READERS, reader_keywords  # here: most readings have no reader options
+
+    takes = reader_keywords(READERS[fmt]) if fmt in READERS and fmt in ANNOTATION_FORMATS else []
+    side = name.removesuffix("_options")
+    for key, _ in pairs:
+        if key not in takes:
+            offer = f"it takes {', '.join(takes)}" if takes else "it takes none"
+            raise OptionError(f"{side} option {key!r}: the {fmt} reader has no such option ({offer})")
+
+
 @dataclass(frozen=True)
 class Reading:
     """Every option that says how input is read (like seqscore's LineSpec).
@@ -67,13 +80,21 @@ class Reading:
     the ``strings`` policy); ``reference_options`` and ``predicted_options`` are the options of an
     annotation format's reader (``io.formats``), as sorted pairs.
 
-    >>> r = Reading(format="brat", predicted_format="strings", reference_options={"x": 1})
+    >>> r = Reading(format="brat", predicted_format="strings", reference_options={"drop_fragments": True})
     >>> r.strings, r.reference_options
-    (StringPolicy(normalised=True, fuzzy=0.85), (('x', '1'),))
+    (StringPolicy(normalised=True, fuzzy=0.85), (('drop_fragments', 'True'),))
     >>> r.signature_fields()
     {'format': 'brat', 'labels': 'spans', 'repair': 'n/a'}
     >>> r.tail_fields()
     {'predicted-format': 'strings', 'locate': 'exact+normalised+fuzzy0.85'}
+
+    An option the side's reader does not take is refused by name (spanscore's JSONL, CoNLL and
+    strings take none):
+
+    >>> Reading(format="jsonl", reference_options={"source": "predictions"})
+    Traceback (most recent call last):
+    ...
+    spanscore.errors.OptionError: reference option 'source': the jsonl reader has no such option (it takes none)
     """
 
     format: Format = "conll"
@@ -109,8 +130,11 @@ class Reading:
                 f"mentions with character offsets are read from {', '.join(TEXT_FORMATS)} (and predictions also as"
                 f" strings); not {self.format} against {side}"
             )
-        for name in ("reference_options", "predicted_options"):
-            object.__setattr__(self, name, reader_options(name, getattr(self, name)))
+        for name, fmt in (("reference_options", self.format), ("predicted_options", side or self.format)):
+            pairs = reader_options(name, getattr(self, name))
+            object.__setattr__(self, name, pairs)
+            if pairs:
+                _takes(name, fmt, pairs)
         policy = self.strings
         if policy is not None and not isinstance(policy, StringPolicy):
             raise OptionError(f"strings must be a StringPolicy (how strings are located), not {type(policy).__name__}")

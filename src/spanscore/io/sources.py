@@ -602,13 +602,17 @@ class DocumentsSource:
         reference: Any, predicted: Any, reading: Reading, selection: TypeSelection, chunk_bytes: int = DEFAULT_CHUNK
     ) -> DocumentsSource:
         """Each side read whole in its format (``reading.format``, and ``predicted_format`` where
-        given), with its reader's options, and paired by document id."""
+        given), with its reader's options, and paired by document id. A document one reader left
+        out (``ReadNotes.left_out``: a task nobody annotated, a rejected record) is left out of the
+        other side too, and counted in that side's ``skipped``."""
         chunk = _check_chunk(chunk_bytes)
         ref_path = _path("reference", reference, reading)
         pred_path = _path("predicted", predicted, reading)
-        ref_docs, ref_notes = read_documents(reading.format, ref_path, reading.reference_options)
+        ref_docs, ref_notes, ref_left = read_documents(reading.format, ref_path, reading.reference_options)
         side = reading.predicted_format or reading.format
-        pred_docs, pred_notes = read_documents(side, pred_path, reading.predicted_options)
+        pred_docs, pred_notes, pred_left = read_documents(side, pred_path, reading.predicted_options)
+        ref_docs = _without(ref_docs, pred_left, pred_docs, ref_notes, "documents the prediction's reader left out")
+        pred_docs = _without(pred_docs, ref_left, ref_docs, pred_notes, "documents the reference's reader left out")
         notes = {
             "reference": ref_notes,
             "predicted": pred_notes,
@@ -627,7 +631,7 @@ class DocumentsSource:
         chunk = _check_chunk(chunk_bytes)
         ref_path = _path("reference", reference, reading)
         pred_path = _path("predicted", predicted, reading)
-        ref_docs, _ = read_documents(reading.format, ref_path, reading.reference_options)
+        ref_docs, _, _ = read_documents(reading.format, ref_path, reading.reference_options)
         policy = reading.strings if reading.strings is not None else StringPolicy()
         located = Located(policy)
         placed_ref, placed_pred = locate(ref_docs, read_strings(pred_path), policy, located, path=pred_path)
@@ -661,6 +665,22 @@ class DocumentsSource:
     def load(self, part: DocumentsPart) -> ChunkData:
         start, end, _ = part
         return _offset_chunk(self.reference[start:end], self.predicted[start:end], self.selection, ids=True)
+
+
+def _without(
+    docs: list[Document], left_out: frozenset[str], other: list[Document], notes: dict[str, Any], what: str
+) -> list[Document]:
+    """``docs`` without those the other side's reader left out (a task without annotation, a
+    rejected record) and does not hold otherwise: counted in ``notes``, not scored as missed or
+    spurious."""
+    if not left_out:
+        return docs
+    held = {d.id for d in other}
+    kept = [d for d in docs if d.id not in left_out or d.id in held]
+    if len(kept) < len(docs):
+        skipped = notes.setdefault("skipped", {})
+        skipped[what] = skipped.get(what, 0) + len(docs) - len(kept)
+    return kept
 
 
 def pair_documents(

@@ -6,35 +6,47 @@ looked for in the reference document's text, in this order, as ``StringPolicy`` 
 
 1. **exact**: the string itself, at word boundaries first (``Paris`` is not found inside
    ``Parisian`` while a whole-word ``Paris`` exists), then anywhere;
-2. **normalised**: ignoring case, runs of whitespace, and punctuation at the string's edges
-   (``"the  white house."`` finds ``The White House``);
+2. **normalised**: both the string and the text in one normal form: Unicode compatibility
+   composition (NFKC, so that NFC and NFD text compare equal), case folding, runs of white space as
+   one space, and no punctuation at the string's edges (``"the  white house."`` finds ``The White
+   House``);
 3. **fuzzy**: the window of the text's words most similar to the string (``difflib`` ratio on the
    normalised forms), if at least ``threshold`` (``"Barack H. Obama"`` finds ``Barack Obama``).
 
 A string given k times is assigned to k of its occurrences in text order, each occurrence used
 once, occurrences inside a mention already placed last; where the text has more occurrences than
-mentions, which one was meant is unknown, and each such mention is counted ``ambiguous``. A string found nowhere is not
-dropped: it is appended to both documents' texts after a marker line (``NOT_FOUND``), and the
-prediction points there, so every criterion counts it as spurious and every report shows its
-text as what it is. The reference gains no mention there, only characters.
+mentions, which one was meant is unknown, and each such mention is counted ``ambiguous``. A string
+found nowhere is not dropped: it is appended to both documents' texts after a marker line
+(``NOT_FOUND``), and the prediction points there, so every criterion counts it as spurious and
+every report shows its text as what it is. The reference gains no mention there, only characters.
+
+Each document's text is indexed once (where each pair of adjacent characters occurs, in its own
+and its normal form), so that locating takes time in proportion to the text and the strings, not
+their product: a string is looked up from its rarest pair, a string given many times walks its
+occurrences once, and the fuzzy step compares only the windows that share enough of the string's
+pairs to reach the threshold.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
+import math
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ..errors import InputError, OptionError
-from .document import Document
+from .document import UNSPACED as _UNSPACED
+from .document import Document, mark_class, text_words
 from .jsonl import check_unicode, json_objects
 
 NOT_FOUND = "\n[predicted, not found in the text] "  # what precedes each unfound string
 HOW = ("exact", "normalised", "fuzzy", "not_found")
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -119,26 +131,104 @@ def read_strings(path: str) -> Iterator[StringDoc]:
         if text is not None and not isinstance(text, str):
             raise fail('"text", where given, must be the document\'s text')
         yield StringDoc(key, mentions, text, line)
+    if not seen:
+        # Every reader refuses an empty file: scored, it would be a model that found nothing.
+        raise InputError('file is empty: expected one JSON object per line ({"id", "mentions"})', path=path)
 
 
-def _normal_form(text: str) -> tuple[str, list[int]]:
-    """Case-folded text with whitespace runs as one space, and for each of its characters the index
-    in ``text`` it came from."""
-    out: list[str] = []
-    where: list[int] = []
-    previous_space = False
-    for i, ch in enumerate(text):
-        if ch.isspace():
-            if not previous_space and out:
-                out.append(" ")
-                where.append(i)
-            previous_space = True
-            continue
-        previous_space = False
-        for c in unicodedata.normalize("NFKC", ch).casefold():
-            out.append(c)
-            where.append(i)
-    return "".join(out), where
+_ATTACHED = "\u1160-\u11ff\ud7b0-\ud7ff"  # Hangul vowel and final jamo: part of the syllable before
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+# White space as str.isspace() has it, by code point (none is above U+3000, the ideographic space).
+_SPACE = np.array([chr(c).isspace() for c in range(0x3001)] + [False])
+_EPSILON = 1e-9  # slack in the bounds on difflib's ratio, so that none drops a window at the threshold
+
+
+@functools.cache
+def _clusters() -> re.Pattern[str]:
+    """A character with the combining marks (and Hangul jamo) that compose with it: normalised
+    whole, so that a text and a string in different normal forms (NFC, NFD) compare equal."""
+    return re.compile(f"(?s:.)[{mark_class()}{_ATTACHED}]*")
+
+
+def _attaches(ch: str) -> bool:
+    return unicodedata.category(ch)[0] == "M" or "\u1160" <= ch <= "\u11ff" or "\ud7b0" <= ch <= "\ud7ff"
+
+
+def _normal_form(text: str) -> tuple[str, np.ndarray, np.ndarray]:
+    """``text`` case-folded under NFKC (each character with its combining marks, ``_clusters``),
+    white space runs made one space (none leading), and for each character of the result the
+    start and end in ``text`` of what it came from."""
+    if text.isascii():
+        base = text.lower()
+        starts = np.arange(len(text))
+        return _collapse(base, starts, starts + 1)
+    pieces: list[str] = []
+    starts_of: list[np.ndarray] = []
+    ends_of: list[np.ndarray] = []
+    done = 0
+    for island in _NON_ASCII.finditer(text):
+        a, b = island.span()
+        if a > done and _attaches(text[a]):
+            a -= 1  # an ASCII letter that a combining mark belongs to
+        if a > done:
+            pieces.append(text[done:a].lower())
+            starts_of.append(np.arange(done, a))
+            ends_of.append(np.arange(done + 1, a + 1))
+        cluster_starts: list[int] = []
+        cluster_ends: list[int] = []
+        for cluster in _clusters().finditer(text, a, b):
+            folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", cluster.group()).casefold())
+            pieces.append(folded)
+            cluster_starts += [cluster.start()] * len(folded)
+            cluster_ends += [cluster.end()] * len(folded)
+        starts_of.append(np.array(cluster_starts, dtype=np.int64))
+        ends_of.append(np.array(cluster_ends, dtype=np.int64))
+        done = b
+    if done < len(text):
+        pieces.append(text[done:].lower())
+        starts_of.append(np.arange(done, len(text)))
+        ends_of.append(np.arange(done + 1, len(text) + 1))
+    starts, ends = np.concatenate(starts_of).astype(np.int64), np.concatenate(ends_of).astype(np.int64)
+    return _collapse("".join(pieces), starts, ends)
+
+
+def _collapse(base: str, starts: np.ndarray, ends: np.ndarray) -> tuple[str, np.ndarray, np.ndarray]:
+    """``base`` with each run of white space made one space, and none leading; the offsets of what
+    is kept."""
+    points = np.frombuffer(base.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    space = _SPACE[np.minimum(points, len(_SPACE) - 1)]
+    # A white space character is kept (as one space) only after something that is not one.
+    keep = ~(space & np.concatenate(([True], space[:-1])))
+    kept = np.where(space, 32, points)[keep].astype("<u4")
+    return kept.tobytes().decode("utf-32-le", "surrogatepass"), starts[keep], ends[keep]
+
+
+@functools.cache
+def _classes() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A combining mark; a word character of a script written with spaces."""
+    return re.compile(f"[{mark_class()}]"), re.compile(rf"[^\W{_UNSPACED}]")
+
+
+def _inside(text: str, at: int) -> bool:
+    """Whether position ``at`` of ``text`` falls strictly inside a token (``text_tokens``): a
+    combining mark belongs to the character before it, and a word character continues a run of
+    word characters and their marks (or of marks after white space)."""
+    if at <= 0 or at >= len(text):
+        return False
+    a, b = text[at - 1], text[at]
+    if a.isascii() and b.isascii():
+        return (a.isalnum() or a == "_") and (b.isalnum() or b == "_")
+    mark, word = _classes()
+    if mark.match(b):
+        return not a.isspace()
+    if not word.match(b):
+        return False
+    k = at - 1
+    while k >= 0 and mark.match(text[k]):
+        k -= 1
+    if k < at - 1 and (k < 0 or text[k].isspace()):
+        return True  # marks after white space make a word of their own, which b continues
+    return k >= 0 and word.match(text[k]) is not None
 
 
 def _strip_edges(text: str) -> str:
@@ -150,61 +240,260 @@ def _strip_edges(text: str) -> str:
     return text[start:end]
 
 
-def _occurrences(text: str, needle: str) -> list[int]:
-    out, start = [], text.find(needle)
-    while start >= 0:
-        out.append(start)
-        start = text.find(needle, start + 1)
-    return out
+def _code_points(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4").astype(np.uint64)
 
 
-def _at_boundaries(text: str, start: int, end: int) -> bool:
-    left = start == 0 or not (text[start - 1].isalnum() and text[start].isalnum())
-    right = end == len(text) or not (text[end - 1].isalnum() and text[end].isalnum())
-    return left and right
+# What depends on a string alone is worked out once per distinct string: a model repeats names
+# across documents, and hallucinates the same ones.
+@functools.lru_cache(maxsize=1 << 16)
+def _needle(s: str) -> str:
+    """The normal form of a string looked for (``_normal_form`` of it without edge punctuation)."""
+    return _normal_form(_strip_edges(s))[0]
 
 
-class _Finder:
-    """The candidate places of strings in one document's text."""
+@functools.lru_cache(maxsize=1 << 16)
+def _points(needle: str) -> np.ndarray:
+    return _code_points(needle)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _pairs(needle: str) -> tuple[np.ndarray, np.ndarray]:
+    """The codes of a needle's pairs of adjacent characters, and the distinct ones, sorted."""
+    pairs = _bigrams(_points(needle))
+    return pairs, np.unique(pairs)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _word_count(s: str) -> int:
+    return max(1, len(text_words(s)))
+
+
+def _bigrams(points: np.ndarray) -> np.ndarray:
+    codes: np.ndarray = (points[:-1] << np.uint64(32)) | points[1:]
+    return codes
+
+
+class _Index:
+    """Where each pair of adjacent characters of a text occurs (sorted codes, their positions):
+    every occurrence of a string is found from its rarest pair, so a string is looked up in time
+    that depends on its occurrences, not on the length of the text."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.normal, self.where = _normal_form(text)
-        self.words = [(m.start(), m.end()) for m in _WORD.finditer(text)]
+        points = _code_points(text)
+        codes = _bigrams(points) if len(points) > 1 else np.zeros(0, dtype=np.uint64)
+        order = np.argsort(codes, kind="stable")
+        self.keys = codes[order]
+        self.positions = order.astype(np.int64)
+        self._single: tuple[np.ndarray, np.ndarray] | None = None  # the same of single characters
 
-    def exact(self, s: str) -> list[tuple[int, int]]:
-        starts = _occurrences(self.text, s)
-        spans = [(a, a + len(s)) for a in starts]
-        whole = [sp for sp in spans if _at_boundaries(self.text, *sp)]
-        return whole + [sp for sp in spans if sp not in whole]
+    def single(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._single is None:
+            points = _code_points(self.text)
+            order = np.argsort(points, kind="stable")
+            self._single = (points[order], order.astype(np.int64))
+        return self._single
 
-    def normalised(self, s: str) -> list[tuple[int, int]]:
-        needle, _ = _normal_form(_strip_edges(s))
+    def postings(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each pair code: where its positions begin and end in ``positions``."""
+        return np.searchsorted(self.keys, codes, "left"), np.searchsorted(self.keys, codes, "right")
+
+    def gather(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """The positions of the pairs whose postings run from ``lo`` to ``hi``, sorted."""
+        parts = [self.positions[a:b] for a, b in zip(lo.tolist(), hi.tolist(), strict=True)]
+        return np.sort(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+
+    def find(self, needle: str) -> list[int]:
+        """Every start of ``needle`` in the text, overlapping ones included, in order."""
         if not needle:
             return []
-        spans = []
-        for a in _occurrences(self.normal, needle):
-            b = a + len(needle)
-            spans.append((self.where[a], self.where[b - 1] + 1))
-        whole = [sp for sp in spans if _at_boundaries(self.text, *sp)]
-        return whole + [sp for sp in spans if sp not in whole]
+        points = _points(needle)
+        if len(points) == 1:
+            keys, positions = self.single()
+            lo, hi = np.searchsorted(keys, points, "left"), np.searchsorted(keys, points, "right")
+            return sorted(positions[int(lo[0]) : int(hi[0])].tolist())
+        lo, hi = self.postings(_pairs(needle)[0])
+        rarest = int(np.argmin(hi - lo))
+        if hi[rarest] == lo[rarest]:
+            return []
+        found = self.positions[int(lo[rarest]) : int(hi[rarest])] - rarest
+        text = self.text
+        return [p for p in found.tolist() if p >= 0 and text.startswith(needle, p)]
+
+
+class _Places:
+    """The candidate places of one string, in the order they are taken, with how far along the
+    list the free ones may start: a place once taken, or overlapping one taken, stays so."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        self.spans = spans
+        self.clear_from = 0
+        self.free_from = 0
+
+
+class _Finder:
+    """The candidate places of strings in one document's text, from indexes made once."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._exact: _Index | None = None
+        self._normal: tuple[str, np.ndarray, np.ndarray, _Index] | None = None
+        self._words: tuple[np.ndarray, np.ndarray] | None = None
+        self.places: dict[tuple[str, str], _Places] = {}
+        self.fuzzy_found: dict[tuple[str, float], tuple[tuple[int, int], float] | None] = {}
+        self.taken: set[tuple[int, int]] = set()
+        self.covered = bytearray(len(text))
+
+    def normal(self) -> tuple[str, np.ndarray, np.ndarray, _Index]:
+        if self._normal is None:
+            normal, starts, ends = _normal_form(self.text)
+            self._normal = (normal, starts, ends, _Index(normal))
+        return self._normal
+
+    def whole(self, start: int, end: int) -> bool:
+        """Whether neither end of the span falls inside a token of the text (``text_tokens``)."""
+        return not (_inside(self.text, start) or _inside(self.text, end))
+
+    def _ordered(self, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        whole = [sp for sp in spans if self.whole(*sp)]
+        return whole + [sp for sp in spans if not self.whole(*sp)]
+
+    def exact(self, s: str) -> _Places:
+        """The occurrences of ``s``, whole words first."""
+        key = ("exact", s)
+        if key not in self.places:
+            if self._exact is None:
+                self._exact = _Index(self.text)
+            self.places[key] = _Places(self._ordered([(a, a + len(s)) for a in self._exact.find(s)]))
+        return self.places[key]
+
+    def normalised(self, s: str) -> _Places:
+        """The occurrences of ``s`` with both sides in normal form, whole words first."""
+        needle = _needle(s)
+        key = ("normalised", needle)
+        if key not in self.places:
+            _, starts, ends, index = self.normal()
+            spans = [(int(starts[a]), int(ends[a + len(needle) - 1])) for a in index.find(needle)]
+            self.places[key] = _Places(self._ordered(spans))
+        return self.places[key]
+
+    def take(self, places: _Places) -> tuple[int, int] | None:
+        """The first place free and overlapping none taken, else the first free; None if none is."""
+        spans = places.spans
+        while places.clear_from < len(spans):
+            a, b = spans[places.clear_from]
+            places.clear_from += 1
+            if (a, b) not in self.taken and self.covered.find(1, a, b) < 0:
+                return a, b
+        while places.free_from < len(spans):
+            span = spans[places.free_from]
+            places.free_from += 1
+            if span not in self.taken:
+                return span
+        return None
+
+    def mark(self, span: tuple[int, int]) -> None:
+        self.taken.add(span)
+        a, b = span
+        self.covered[a:b] = b"\x01" * (b - a)
+
+    def words(self) -> tuple[np.ndarray, np.ndarray]:
+        """Where each word of the text starts and ends in its normal form."""
+        if self._words is None:
+            _, starts, _, _ = self.normal()
+            spans = np.array(text_words(self.text), dtype=np.int64).reshape(-1, 2)
+            self._words = (
+                np.searchsorted(starts, spans[:, 0], "left"),
+                np.searchsorted(starts, spans[:, 1], "left"),
+            )
+        return self._words
 
     def fuzzy(self, s: str, threshold: float) -> tuple[tuple[int, int], float] | None:
-        target, _ = _normal_form(_strip_edges(s))
-        n = max(1, len(_WORD.findall(s)))
+        """The window of the text's words (as many as ``s`` has, one fewer or one more) most like
+        ``s`` (``difflib``'s ratio on normal forms; the first of the best), if at least
+        ``threshold``. Only windows that can reach the threshold are compared: those sharing
+        enough pairs of characters with ``s`` (an upper bound on the ratio), found through the
+        index from the pairs of ``s`` rarest in the text."""
+        key = (s, threshold)
+        if key not in self.fuzzy_found:
+            self.fuzzy_found[key] = self._fuzzy(s, threshold)
+        return self.fuzzy_found[key]
+
+    def _fuzzy(self, s: str, threshold: float) -> tuple[tuple[int, int], float] | None:
+        target = _needle(s)
+        la = len(target)
+        if not la or not self.text:
+            return None
+        normal, starts, ends, index = self.normal()
+        word_start, word_end = self.words()
+        count = len(word_start)
+        n = _word_count(s)
+        sizes = [z for z in (n - 1, n, n + 1) if 1 <= z <= count]
+        if not sizes:
+            return None
+        theta = float(threshold)
+        # ratio = 2M / (la + lb) >= theta needs 2 min(la, lb) >= theta (la + lb), and (each block of
+        # the M matched characters but the first following an unmatched one) at least
+        # 3M - la - lb - 1 >= (3 theta / 2 - 1)(la + lb) - 1 pairs of characters of s in the window.
+        slope = 1.5 * theta - 1
+        hits: np.ndarray | None = None
+        prefix: np.ndarray | None = None
+        if la > 1:
+            pairs, distinct = _pairs(target)
+            lo, hi = index.postings(distinct)
+            shortest = max(1, math.ceil(la * theta / (2 - theta) - _EPSILON))
+            need = math.ceil(slope * (la + shortest) - 1 - _EPSILON)
+            if need >= 1:
+                if need > len(pairs) or int((hi - lo).sum()) < need:
+                    return None
+                hits = index.gather(lo, hi)
+                # `need` pairs inside one window, at most `longest` characters long: most strings
+                # found nowhere have their pairs too scattered, and stop here.
+                longest = math.floor(la * (2 - theta) / theta + _EPSILON)
+                if not bool(np.any(hits[need - 1 :] - hits[: len(hits) - need + 1] <= longest - 2)):
+                    return None
+                # A window sharing `need` of the pairs of s shares one of its len - need + 1 rarest.
+                frequency = dict(zip(distinct.tolist(), (hi - lo).tolist(), strict=True))
+                rarest = set(sorted(pairs.tolist(), key=frequency.__getitem__)[: len(pairs) - need + 1])
+                chosen = np.fromiter((c in rarest for c in distinct.tolist()), dtype=bool, count=len(distinct))
+                prefix = index.gather(lo[chosen], hi[chosen])
+                if not len(prefix):
+                    return None
+            if slope > 0 and hits is None:
+                hits = index.gather(lo, hi)
+        span = np.array(sizes, dtype=np.int64)
+        if prefix is None:
+            first = np.concatenate([np.arange(count - z + 1) for z in sizes])
+            size = np.repeat(span, [count - z + 1 for z in sizes])
+        else:
+            # Windows [first word, first word + size) holding the pair at p: p and p + 1 inside.
+            latest = np.searchsorted(word_start, prefix, "right") - 1
+            earliest = np.searchsorted(word_end, prefix + 2, "left")
+            size = np.repeat(span, len(prefix) * span)
+            lower = np.maximum(np.concatenate([np.repeat(earliest - z + 1, z) for z in sizes]), 0)
+            step = np.concatenate([np.tile(np.arange(z), len(prefix)) for z in sizes])
+            upper = np.concatenate([np.repeat(np.minimum(latest, count - z), z) for z in sizes])
+            first = lower + step
+            keep = first <= upper
+            # One window once, in the order (size as listed, first word) that ties are broken in.
+            order = np.unique(np.searchsorted(span, size[keep]) * (count + 1) + first[keep])
+            size, first = span[order // (count + 1)], order % (count + 1)
+        ws = word_start[first]
+        we = word_end[first + size - 1]
+        lb = we - ws
+        keep = 2 * np.minimum(la, lb) >= theta * (la + lb) - _EPSILON
+        if hits is not None:
+            shared = np.searchsorted(hits, we - 1, "left") - np.searchsorted(hits, ws, "left")
+            keep &= shared >= slope * (la + lb) - 1 - _EPSILON
         best: tuple[float, int, int] | None = None
-        for size in (n - 1, n, n + 1):
-            if size < 1:
-                continue
-            for i in range(len(self.words) - size + 1):
-                a, b = self.words[i][0], self.words[i + size - 1][1]
-                window, _ = _normal_form(self.text[a:b])
-                ratio = difflib.SequenceMatcher(None, target, window, autojunk=False).ratio()
-                if best is None or ratio > best[0]:
-                    best = (ratio, a, b)
+        for a, b in zip(ws[keep].tolist(), we[keep].tolist(), strict=True):
+            ratio = difflib.SequenceMatcher(None, target, normal[a:b], autojunk=False).ratio()
+            if best is None or ratio > best[0]:
+                best = (ratio, a, b)
         if best is None or best[0] < threshold:
             return None
-        return (best[1], best[2]), best[0]
+        return (int(starts[best[1]]), int(ends[best[2] - 1])), best[0]
 
 
 def locate(
@@ -241,18 +530,17 @@ def locate(
             continue
         sdoc = mine
         finder = _Finder(ref.text)
-        used: set[tuple[int, int]] = set()
         spans: list[tuple[int, int, str]] = []
         missing: list[tuple[str, str]] = []
         given_times: dict[str, int] = {}
         for s, label in sdoc.mentions:
-            how, span, score = _find(finder, s, policy, used)
+            how, span, score = _find(finder, s, policy)
             record: dict[str, Any] = {"id": ref.id, "text": s, "label": label}
             if span is None:
                 missing.append((s, label))
                 located.add("not_found", record)
                 continue
-            used.add(span)
+            finder.mark(span)
             if how == "exact":
                 given_times[s] = given_times.get(s, 0) + 1
             spans.append((span[0], span[1], label))
@@ -261,8 +549,8 @@ def locate(
                 record["similarity"] = round(score, 4)
             located.add(how, record)
         for s, times in given_times.items():
-            places = finder.exact(s)
-            whole = [sp for sp in places if _at_boundaries(ref.text, *sp)]
+            places = finder.exact(s).spans
+            whole = [sp for sp in places if finder.whole(*sp)]
             if len(whole or places) > times:  # a match inside a longer word is no rival to a whole word
                 located.ambiguous += times  # more occurrences than mentions: which ones were meant is unknown
         text = ref.text
@@ -275,24 +563,16 @@ def locate(
     return out_ref, out_pred
 
 
-def _free_first(spans: list[tuple[int, int]], used: set[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Unused places, those overlapping no place already given first ("Obama" after "Barack Obama"
-    is the later, free occurrence, not the one inside the first mention)."""
-    free = [sp for sp in spans if sp not in used]
-    clear = [sp for sp in free if not any(a < sp[1] and sp[0] < b for a, b in used)]
-    return clear + [sp for sp in free if sp not in clear]
-
-
-def _find(
-    finder: _Finder, s: str, policy: StringPolicy, used: set[tuple[int, int]]
-) -> tuple[str, tuple[int, int] | None, float]:
-    for span in _free_first(finder.exact(s), used):
+def _find(finder: _Finder, s: str, policy: StringPolicy) -> tuple[str, tuple[int, int] | None, float]:
+    span = finder.take(finder.exact(s))
+    if span is not None:
         return "exact", span, 1.0
     if policy.normalised:
-        for span in _free_first(finder.normalised(s), used):
+        span = finder.take(finder.normalised(s))
+        if span is not None:
             return "normalised", span, 1.0
     if policy.fuzzy is not None:
         found = finder.fuzzy(s, policy.fuzzy)
-        if found is not None and found[0] not in used:
+        if found is not None and found[0] not in finder.taken:
             return "fuzzy", found[0], found[1]
     return "not_found", None, 0.0

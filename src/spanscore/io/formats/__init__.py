@@ -26,17 +26,18 @@ tags, an id that is no file name.
 
 Reconciliation policy
 ---------------------
-Character offsets are the truth; tokens are only ever compared with them, never used to move
-them. A boundary of a predicted mention that falls strictly inside a reference token (by default
-the reference text's whitespace tokens; the format's own tokens where it has them, as Prodigy's)
-is *reported*: ``misaligned_boundaries`` lists each such mention with its document id, span,
+Character offsets are the truth; tokens are only ever compared with them, never used to move them. A
+boundary of a predicted mention that falls strictly inside a reference token (the format's own
+tokens where it has them, Prodigy's and a dataset's; otherwise the text's words, punctuation apart,
+by ``io.document.text_tokens``, which finds no word boundaries to check in text written without
+spaces) is *reported*: ``misaligned_boundaries`` lists each such mention with its document id, span,
 label, which boundary (``start``, ``end`` or ``start and end``) and the token(s) it cuts, and
-readers put the same kind of entry, with file and line, in ``ReadNotes.misaligned`` (a Prodigy
-span whose character and token offsets disagree is listed there too, and keeps its character
-offsets). Such a mention is scored as it is, so a criterion that wants whole tokens counts it as
-a boundary error; it is never silently snapped to a token. The one conversion made is of offsets
-that demonstrably count UTF-16 code units (Label Studio before it counted characters): only where
-the stored mention text matches that reading and not the other, and listed in ``misaligned``.
+readers put the same kind of entry, with file and line, in ``ReadNotes.misaligned`` (a Prodigy span
+whose character and token offsets disagree is listed there too, and keeps its character offsets).
+Such a mention is scored as it is, so a criterion that wants whole tokens counts it as a boundary
+error; it is never silently snapped to a token. The one conversion made is of offsets that
+demonstrably count UTF-16 code units (Label Studio before it counted characters): only where the
+stored mention text matches that reading and not the other, and listed in ``misaligned``.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from typing import Any
 
 from ...errors import InputError, OptionError
 from ...stages.parts import EXAMPLE_LIMIT
-from ..document import Document
+from ..document import Document, text_tokens
 from ..jsonl import read_jsonl
 from . import brat, doccano, hf_datasets, jsonl, label_studio, prodigy
 from ._base import ReadNotes, cut_tokens, whitespace_tokens
@@ -63,6 +64,7 @@ __all__ = [
     "misaligned_summary",
     "read",
     "read_documents",
+    "reader_keywords",
     "whitespace_tokens",
     "write",
 ]
@@ -105,31 +107,33 @@ def write(name: str, docs: Iterable[Document], path: str | Path, **options: Any)
 
 def read_documents(
     name: str, path: Any, options: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None
-) -> tuple[list[Document], dict[str, Any]]:
+) -> tuple[list[Document], dict[str, Any], frozenset[str]]:
     """One side of an evaluation read whole: the documents of ``path`` in format ``name`` (an
-    annotation tool's, or ``"jsonl"``) with the reader's ``options``, and what the reader skipped
-    or reconciled, as ``Report.read`` shows it ({} for spanscore's JSONL, which skips nothing)."""
+    annotation tool's, or ``"jsonl"``) with the reader's ``options``; what the reader skipped or
+    reconciled, as ``Report.read`` shows it ({} for spanscore's JSONL, which skips nothing); and
+    the ids of the documents it left out (``ReadNotes.left_out``)."""
     if name == "jsonl" and not options:
         # The scoring reader: spans in the file's order, and each document's line for messages.
-        return read_jsonl(path), {}
+        return read_jsonl(path), {}, frozenset()
     docs, notes = read(name, path, **dict(options or {}))
     fragments = sum(1 for d in docs for f in d.fragments if f is not None)
     out: dict[str, Any] = {"skipped": dict(notes.skipped), "misaligned": list(notes.misaligned)[:EXAMPLE_LIMIT]}
     out["misaligned_count"] = len(notes.misaligned)
     if fragments:
         out["discontinuous_mentions"] = fragments
-    return docs, out
+    return docs, out, frozenset(notes.left_out)
 
 
 def misaligned_summary(reference: Sequence[Document], predicted: Sequence[Document]) -> dict[str, Any]:
-    """Predicted boundaries inside a reference token (whitespace tokens), paired by document id:
-    counted, the first few listed, never moved. Unpaired documents and differing texts are passed
-    over here: the source that pairs the documents refuses them."""
+    """Predicted boundaries inside a reference token (the reference's own tokens, else its text's,
+    ``text_tokens``), paired by document id: counted, the first few listed, never moved. Unpaired
+    documents and differing texts are passed over here: the source that pairs the documents
+    refuses them."""
     by_id = {d.id: d for d in reference}
     found: list[dict[str, Any]] = []
     for p in predicted:
         r = by_id.get(p.id)
-        if r is None or r.text != p.text:
+        if r is None or r.text != p.text or not p.spans:
             continue
         found += misaligned_boundaries(r, p)
     return {"count": len(found), "examples": found[:EXAMPLE_LIMIT]}
@@ -141,9 +145,14 @@ def _pick(table: dict[str, Callable[..., Any]], name: str, verb: str) -> Callabl
     return table[name]
 
 
+def reader_keywords(function: Callable[..., Any]) -> list[str]:
+    """The options a reader or writer takes (its keyword-only parameters)."""
+    return [p.name for p in inspect.signature(function).parameters.values() if p.kind is p.KEYWORD_ONLY]
+
+
 def _check_options(function: Callable[..., Any], name: str, options: dict[str, Any]) -> None:
     # Refused here, as one line naming what the format takes, rather than as a TypeError.
-    takes = [p.name for p in inspect.signature(function).parameters.values() if p.kind is p.KEYWORD_ONLY]
+    takes = reader_keywords(function)
     unknown = [key for key in options if key not in takes]
     if unknown:
         offer = f"it takes {', '.join(takes)}" if takes else "it takes none"
@@ -155,7 +164,9 @@ def misaligned_boundaries(
 ) -> list[dict[str, Any]]:
     """Predicted mentions with a boundary strictly inside a reference token, in span order.
 
-    ``tokens`` are the reference's (start, end) tokens, sorted; by default its whitespace tokens.
+    ``tokens`` are the reference's (start, end) tokens; by default its own (``Document.tokens``),
+    else its text's (``io.document.text_tokens``: words and punctuation apart, and no boundary to
+    check in a script written without spaces).
     Each entry: ``id``, ``start``, ``end``, ``label``, ``boundary`` ("start", "end" or "start and
     end"), ``tokens`` (the token or tokens cut) and ``what``. No span is changed (see the module's
     reconciliation policy).
@@ -163,11 +174,12 @@ def misaligned_boundaries(
     if predicted.text != reference.text:
         raise InputError(f"document {reference.id!r}: the prediction's text is not the reference's")
     if tokens is None:
-        tokens = whitespace_tokens(reference.text)
+        tokens = list(reference.tokens) if reference.tokens is not None else text_tokens(reference.text)
     tokens = sorted(tokens)
+    starts = [s for s, _ in tokens]
     found = []
     for start, end, label in predicted.spans:
-        cut = cut_tokens(start, end, tokens)
+        cut = cut_tokens(start, end, tokens, starts)
         if cut is None:
             continue
         pieces = " and ".join(repr(reference.text[s:e]) for s, e in cut["tokens"])

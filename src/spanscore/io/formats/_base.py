@@ -26,10 +26,18 @@ class ReadNotes:
 
     skipped: dict[str, int] = field(default_factory=dict)
     misaligned: list[dict[str, Any]] = field(default_factory=list)
+    # Ids of documents the file holds but the reader left out (a task nobody annotated, a rejected
+    # record): the other side's copy is left out of scoring with them, not counted as missed.
+    left_out: set[str] = field(default_factory=set)
 
     def skip(self, what: str, count: int = 1) -> None:
         if count:
             self.skipped[what] = self.skipped.get(what, 0) + count
+
+    def leave_out(self, doc_id: Any, what: str) -> None:
+        self.skip(what)
+        if isinstance(doc_id, str | int) and not isinstance(doc_id, bool):
+            self.left_out.add(str(doc_id))
 
 
 Fail = Callable[[str], InputError]
@@ -41,6 +49,7 @@ def make_doc(
     spans: Sequence[Span],
     fragments: Sequence[Fragments | None] | None = None,
     line: int = 0,
+    tokens: Sequence[tuple[int, int]] | None = None,
 ) -> Document:
     """A document with its spans sorted, so that two readings of the same mentions compare equal."""
     frags: list[Fragments | None] = list(fragments) if fragments is not None else [None] * len(spans)
@@ -52,6 +61,7 @@ def make_doc(
         spans=tuple(spans[k] for k in order),
         fragments=kept if any(f is not None for f in kept) else (),
         line=line,
+        tokens=None if tokens is None else tuple(sorted(tokens)),
     )
 
 
@@ -90,18 +100,99 @@ class Ids:
         self.seen[doc_id] = where
 
 
-def load_json(path: str | Path) -> Any:
-    """A whole JSON file, or an InputError naming the file and line."""
+DEDUPE = ("first", "last", "merge")
+
+
+def check_dedupe(value: Any, fmt: str) -> str | None:
+    """The ``dedupe`` option: None (a repeated document is an error), or how to keep one."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value in DEDUPE:
+        return value
+    raise OptionError(f"{fmt}: dedupe takes {', '.join(DEDUPE)}, not {value!r}")
+
+
+class Collected:
+    """A reader's documents in file order; a document whose id repeats is refused, or kept once as
+    ``dedupe`` says: the first, the last, or one with the mentions of all (the same text each
+    time), each repeat counted."""
+
+    def __init__(self, dedupe: str | None) -> None:
+        self.dedupe = dedupe
+        self.docs: list[Document] = []
+        self.at: dict[str, tuple[int, str]] = {}  # id -> (index in docs, where it was first)
+
+    def add(self, doc: Document, where: str, fail: Fail, notes: ReadNotes) -> None:
+        first = self.at.get(doc.id)
+        if first is None:
+            self.at[doc.id] = (len(self.docs), where)
+            self.docs.append(doc)
+            return
+        k, earlier = first
+        if self.dedupe is None:
+            raise fail(
+                f"document id {shorten(doc.id)} repeats ({earlier} has it too): keep one with the reader option"
+                " dedupe=first, last or merge (--reference-option or --predicted-option dedupe=first)"
+            )
+        kept = self.docs[k]
+        if self.dedupe == "first":
+            notes.skip("repeated documents (the first kept)")
+        elif self.dedupe == "last":
+            notes.skip("repeated documents (the last kept)")
+            self.docs[k] = doc
+        else:
+            if doc.text != kept.text:
+                raise fail(f"document id {shorten(doc.id)} repeats ({earlier}) with another text: cannot merge")
+            notes.skip("repeated documents (merged)")
+            self.docs[k] = make_doc(
+                doc.id, kept.text, sorted(set(kept.spans) | set(doc.spans)), line=kept.line, tokens=kept.tokens
+            )
+
+
+_TRUE = ("true", "yes", "1", "on")
+_FALSE = ("false", "no", "0", "off")
+
+
+def flag(value: Any, name: str, fmt: str) -> bool:
+    """A yes/no reader option: a bool, or as the command line gives it, a word ("true", "false")."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
+        return value.strip().lower() in _TRUE
+    raise OptionError(f"{fmt}: {name} is true or false, not {value!r}")
+
+
+def load_json(path: str | Path, expected: str = "one JSON value") -> Any:
+    """A whole JSON file, or an InputError naming the file and line; a file of JSON Lines (an
+    object per line) is named as such, with what was ``expected`` instead."""
     name = str(path)
     data = read_bytes(path)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
-        return json.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=name) from None
+    if not text.strip():
+        raise InputError(f"file is empty: expected {expected}", path=name)
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data" and _one_value_per_line(text):
+            raise InputError(
+                f"JSON Lines (one JSON value per line), where {expected} is expected: put them in one list"
+                " (jq -s . FILE)",
+                path=name,
+            ) from None
         raise InputError(f"malformed JSON: {exc.msg} at column {exc.colno}", path=name, line=exc.lineno) from None
+
+
+def _one_value_per_line(text: str) -> bool:
+    lines = [line for line in text.split("\n")[:3] if line.strip()]
+    try:
+        return len(lines) > 1 and all(isinstance(json.loads(line), dict | list) for line in lines)
+    except json.JSONDecodeError:
+        return False
 
 
 def json_id(doc_id: str) -> str | int:
@@ -117,9 +208,13 @@ def whitespace_tokens(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in re.finditer(r"\S+", text)]
 
 
-def cut_tokens(start: int, end: int, tokens: Sequence[tuple[int, int]]) -> dict[str, Any] | None:
-    """Which boundaries of the span fall strictly inside a token (``tokens`` sorted), or None."""
-    starts = [s for s, _ in tokens]
+def cut_tokens(
+    start: int, end: int, tokens: Sequence[tuple[int, int]], starts: Sequence[int] | None = None
+) -> dict[str, Any] | None:
+    """Which boundaries of the span fall strictly inside a token (``tokens`` sorted), or None;
+    ``starts`` are the tokens' starts, where the caller checks many spans against one text."""
+    if starts is None:
+        starts = [s for s, _ in tokens]
     boundaries: list[str] = []
     cut: list[list[int]] = []
     for name, position in (("start", start), ("end", end)):
@@ -165,7 +260,8 @@ def writable(
         return [replace(doc, fragments=()) for doc in out]
     raise OptionError(
         f"{fmt} has no discontinuous mentions: {len(broken)} in documents {name_list(broken)} would each become one"
-        " span from its first fragment to its last (pass drop_fragments=True to write them so)"
+        " span from its first fragment to its last (pass drop_fragments=True to write them so; on the command"
+        " line, read them so: --option drop_fragments=true)"
     )
 
 

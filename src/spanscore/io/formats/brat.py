@@ -6,7 +6,8 @@ Offsets count characters of the ``.txt`` read as UTF-8 with its line ends as the
 
 Entity lines ``T1<TAB>LABEL START END<TAB>text`` are mentions; a discontinuous one
 (``START END;START END``) stays one mention, its span running from the first fragment's start to
-the last one's end and ``Document.fragments`` keeping the pieces. The text column must be the text at
+the last one's end and ``Document.fragments`` keeping the pieces (``drop_fragments`` keeps the
+extent alone). The text column must be the text at
 those offsets (fragments joined by a space, BRAT's convention). A text-bound line that is an
 event's trigger is no mention: it is counted in ``ReadNotes.skipped`` ("event triggers") with the
 relations (R), events (E), attributes (A, M), normalisations (N), equivalences (*) and notes (#).
@@ -21,7 +22,7 @@ from pathlib import Path
 from ...errors import InputError, OptionError, shorten
 from ..document import Document, Fragments, Span
 from ..files import read_bytes
-from ._base import ReadNotes, atomic_folder, make_doc, name_list, writable
+from ._base import ReadNotes, atomic_folder, flag, make_doc, name_list, writable
 
 _SKIPPED = {
     "R": "relations",
@@ -35,7 +36,10 @@ _SKIPPED = {
 _OFFSETS = re.compile(r"\d+ \d+(?:;\d+ \d+)*")
 
 
-def read(path: str | Path) -> tuple[list[Document], ReadNotes]:
+def read(path: str | Path, *, drop_fragments: bool | str = False) -> tuple[list[Document], ReadNotes]:
+    """The documents of the folder; ``drop_fragments`` reads a discontinuous mention as its extent
+    alone (what it is scored as anyway), for formats that cannot hold its fragments."""
+    drop = flag(drop_fragments, "drop_fragments", "brat")
     root = Path(path)
     if not root.is_dir():
         raise InputError("not a folder: BRAT is read from a folder of .txt and .ann files", path=str(root))
@@ -51,7 +55,7 @@ def read(path: str | Path) -> tuple[list[Document], ReadNotes]:
     for key in sorted(texts):
         text = _text(texts[key])
         spans, fragments = _annotations(anns[key], text, notes) if key in anns else ([], [])
-        docs.append(make_doc(key, text, spans, fragments))
+        docs.append(make_doc(key, text, spans, None if drop else fragments))
     return docs, notes
 
 

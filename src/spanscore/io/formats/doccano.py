@@ -1,10 +1,18 @@
-"""doccano's JSONL for sequence labelling: one document per line.
+"""doccano's JSONL for sequence labelling: one document per line, in any of the shapes doccano's
+versions export.
 
-``{"id": 1, "text": "...", "label": [[start, end, "LABEL"], ...]}`` (``labels`` and a text under
-``data`` are read too: older versions and converters write them), or, from projects with
-relations, ``"entities": [{"start_offset", "end_offset", "label"}]`` beside ``"relations"``,
-which are counted in ``ReadNotes.skipped`` and not kept. Offsets count characters. The id is the
-line's ``id``, or its line number where it has none (doccano's import files have none).
+- ``{"id": 1, "text": "...", "label": [[start, end, "LABEL"], ...]}`` (``labels`` and a text under
+  ``data`` are read too: older versions and converters write them);
+- from projects with relations, ``"entities": [{"start_offset", "end_offset", "label"}]`` beside
+  ``"relations"``, which are counted in ``ReadNotes.skipped`` and not kept;
+- doccano 1.0's ``"annotations": [{"label", "start_offset", "end_offset", "user"}]``, one entry per
+  mention and annotator: the label is ``label_name`` where given, else ``label`` (doccano 1.0
+  wrote the label's number: it is read as that number). One annotator's mentions are read: a
+  document annotated by several users is an error naming them (mixed, their mentions would be
+  counted twice).
+
+Offsets count characters. The id is the line's ``id``, or its line number where it has none
+(doccano's import files have none).
 """
 
 from __future__ import annotations
@@ -18,14 +26,13 @@ from ...errors import InputError
 from ..document import Document, Span
 from ..files import atomic_output
 from ..jsonl import json_objects
-from ._base import Ids, ReadNotes, check_span, json_id, make_doc, no_surrogates, writable
+from ._base import Collected, ReadNotes, check_span, json_id, make_doc, name_list, no_surrogates, writable
 
 
 def read(path: str | Path) -> tuple[list[Document], ReadNotes]:
     name = str(path)
     notes = ReadNotes()
-    ids = Ids()
-    docs = []
+    docs = Collected(None)
     for number, obj in json_objects(path):
 
         def fail(what: str, number: int = number) -> InputError:
@@ -40,11 +47,35 @@ def read(path: str | Path) -> tuple[list[Document], ReadNotes]:
             raise fail("id must be a string or an integer")
         relations = obj.get("relations")
         notes.skip("relations", len(relations) if isinstance(relations, list) else 0)
-        ids.add(str(doc_id), f"line {number}", fail)
-        docs.append(make_doc(str(doc_id), text, _spans(obj, text, fail), line=number))
-    if not docs:
+        if "annotations" in obj and not ("label" in obj or "labels" in obj or "entities" in obj):
+            spans = _annotations(obj["annotations"], text, fail)
+        else:
+            spans = _spans(obj, text, fail)
+        docs.add(make_doc(str(doc_id), text, spans, line=number), f"line {number}", fail, notes)
+    if not docs.docs:
         raise InputError("file is empty: expected one JSON document per line", path=name)
-    return docs, notes
+    return docs.docs, notes
+
+
+def _annotations(items: Any, text: str, fail: Any) -> list[Span]:
+    """doccano 1.0's annotations, one per mention and annotator, all by one annotator."""
+    if not isinstance(items, list) or not all(isinstance(a, dict) for a in items):
+        raise fail('"annotations" must be a list of {"label", "start_offset", "end_offset", "user"} objects')
+    users = list(dict.fromkeys(str(a.get("user_name", a.get("user"))) for a in items))
+    if len(users) > 1:
+        raise fail(
+            f"annotations by several users ({name_list(users)}): spanscore reads one annotator's mentions; keep one"
+            " user's (jq -c '.annotations |= map(select(.user == 1))' FILE)"
+        )
+    spans = []
+    for k, a in enumerate(items):
+        if "start_offset" not in a and "end_offset" not in a:
+            raise fail(f"annotation {k} has no start_offset and end_offset (is this a sequence-labelling export?)")
+        label = a.get("label_name") if isinstance(a.get("label_name"), str) else a.get("label")
+        if type(label) is int:
+            label = str(label)  # doccano 1.0 wrote the label's number where it gave no name
+        spans.append(check_span(a.get("start_offset"), a.get("end_offset"), label, text, f"annotation {k}", fail))
+    return spans
 
 
 def _spans(obj: dict[str, Any], text: str, fail: Any) -> list[Span]:

@@ -1,11 +1,12 @@
 """A Hugging Face dataset saved with ``save_to_disk``: a ``tokens`` column and a tag column.
 
 The tags (``tags``, default ``ner_tags``) are a sequence of ``ClassLabel`` (their names are the
-labels) or of strings, decoded as spanscore decodes any label column (``labels``: the encoding,
-BIO by default; ``repair``: what happens to an invalid transition, counted in
-``ReadNotes.skipped`` as "invalid transitions"). The text is the tokens joined by single spaces,
-offsets counted in it. ``split`` picks a split of a DatasetDict (it may be left out when there is
-one). The id is the ``id`` column where there is one, else the row number.
+labels) or of strings, decoded as spanscore decodes any label column (``labels``: the encoding, BIO
+by default; ``repair``: what happens to an invalid transition, counted in ``ReadNotes.skipped`` as
+"invalid transitions"). The text is the tokens joined by single spaces, offsets counted in it; the
+tokens are kept with each document (``Document.tokens``). ``split`` picks a split of a DatasetDict
+(it may be left out when there is one). The id is the ``id`` column where there is one, else the row
+number.
 
 ``datasets`` is an optional dependency, imported only here.
 """
@@ -118,7 +119,9 @@ def read(
     for row, words in enumerate(rows_tokens):
         doc_id = str(columns["id"][row]) if "id" in columns else str(row)
         seen.add(doc_id, f"row {row}", functools.partial(_row_error, name, row))
-        docs.append(make_doc(doc_id, " ".join(words), per_row[row]))
+        first, after = int(bounds[row]), int(bounds[row + 1])
+        own = zip(char_start[first:after].tolist(), char_end[first:after].tolist(), strict=True)
+        docs.append(make_doc(doc_id, " ".join(words), per_row[row], tokens=list(own)))
     return docs, notes
 
 

@@ -1,15 +1,23 @@
 """Label Studio's JSON export: a list of tasks, each with ``data`` (the text), ``annotations`` and
 ``predictions`` whose ``result`` items of type ``labels`` are mentions.
 
+What each version writes is read: the JSON export of Label Studio 1.x (a list of tasks); a file
+holding one task (an object, as cloud storage and Label Studio before 1.0 keep them); and a folder
+of such files (the ``completions`` folder of a Label Studio 0.x project, where a task's
+annotations are its ``completions``). A JSON-MIN or CSV export has no offsets of every annotation
+with its annotator: it is refused, naming the JSON export.
+
 One side is read: ``source="annotations"`` takes each task's first annotation that was not
 cancelled (or the first by ``annotator``, matched against ``completed_by``: a user id, or the id
 or e-mail of a ``completed_by`` object); ``source="predictions"`` takes the prediction of
 ``model_version`` (which may be left out when the file holds one version only). A task without
 such an annotation or prediction is left out and counted ("tasks without annotation" or "...
-prediction"); so are annotations and predictions passed over, other result types (relations,
-choices...) and, with ``from_name``, labels of other tags. A result with several labels is one
-mention per label. The document id is the task's ``id`` (its position in the list when it has
-none); the text is ``data[text_key]``.
+prediction"), and so is the other side's copy of it; so are annotations and predictions passed
+over, other result types (relations, choices...) and, with ``from_name``, labels of other tags.
+An annotation or prediction without a ``result`` list is an error (every export has one). A
+result with several labels is one mention per label. The document id is the task's ``id`` (its
+file's name in a folder, its position in the list, when it has none); the text is
+``data[text_key]``.
 
 Where a result repeats its ``text``, it must be the text at its offsets. Label Studio counted
 offsets in UTF-16 code units before it counted characters: a result whose text matches only that
@@ -19,7 +27,7 @@ reading is read so, and listed in ``ReadNotes.misaligned``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +37,7 @@ from ..files import atomic_output
 from ._base import Ids, ReadNotes, check_span, json_id, load_json, make_doc, no_surrogates, writable
 
 SOURCES = ("annotations", "predictions")
+_TASKS = "a JSON list of tasks (Label Studio's JSON export)"
 
 
 def read(
@@ -47,30 +56,33 @@ def read(
         raise OptionError("label-studio: model_version chooses among predictions: pass source='predictions'")
     if source == "predictions" and annotator is not None:
         raise OptionError("label-studio: annotator chooses among annotations: leave it out with source='predictions'")
-    tasks = load_json(path)
-    if not isinstance(tasks, list):
-        raise InputError("expected a JSON list of tasks (Label Studio's JSON export)", path=name)
+    tasks = list(_tasks(Path(path)))
     if source == "predictions":
-        model_version = _version(tasks, model_version, name)
+        model_version = _version([task for _, _, task, _ in tasks], model_version, name)
     notes = ReadNotes()
     ids = Ids()
     docs = []
-    for k, task in enumerate(tasks):
+    for file, k, task, default_id in tasks:
         where = f"task {k + 1}"
         if isinstance(task, dict) and "id" in task:
             where += f" (id {task['id']!r})" if len(repr(task["id"])) <= 40 else f" (id {shorten(str(task['id']), 40)})"
 
-        def fail(what: str, where: str = where) -> InputError:
-            return InputError(f"{where}: {what}", path=name)
+        def fail(what: str, where: str = where, file: str = file) -> InputError:
+            return InputError(f"{where}: {what}", path=file)
 
         if not isinstance(task, dict):
             raise fail("a task must be a JSON object")
-        doc_id = task.get("id", k)
+        doc_id = task.get("id", default_id)
         if not isinstance(doc_id, str | int) or isinstance(doc_id, bool):
             raise fail("the task id must be a string or an integer")
         data = task.get("data")
         text = data.get(text_key) if isinstance(data, dict) else None
         if not isinstance(text, str):
+            if data is None and _json_min(task):
+                raise fail(
+                    "this is Label Studio's JSON-MIN export, which keeps one annotation of each task without its"
+                    " annotator: export the project as JSON"
+                )
             keys = ", ".join(map(repr, data)) if isinstance(data, dict) else "none"
             raise fail(f"data has no text {text_key!r} (its keys: {keys}; choose one with text_key=)")
         no_surrogates(text, "the text", fail)
@@ -79,11 +91,46 @@ def read(
         else:
             results = _prediction(task, model_version, notes, fail)
         if results is None:
+            notes.left_out.add(str(doc_id))
             continue
         ids.add(str(doc_id), where, fail)
-        spans = _spans(results, text, from_name, notes, fail, {"file": name, "id": str(doc_id)})
+        spans = _spans(results, text, from_name, notes, fail, {"file": file, "id": str(doc_id)})
         docs.append(make_doc(str(doc_id), text, spans))
     return docs, notes
+
+
+def _tasks(path: Path) -> Iterator[tuple[str, int, Any, str | int]]:
+    """(file, index, task, default id) of each task: of the list, the one task of a file, or each
+    file of a folder (a Label Studio 0.x ``completions`` folder), in the order of their names'
+    numbers."""
+    if path.is_dir():
+        files = [p for p in path.iterdir() if p.suffix.lower() == ".json" and not p.name.startswith(".")]
+        if not files:
+            raise InputError(
+                "no .json files: expected Label Studio's JSON export, or a folder of task files", path=str(path)
+            )
+        files.sort(key=lambda p: (0, int(p.stem), "") if p.stem.isdigit() else (1, 0, p.name))
+        k = 0
+        for file in files:
+            for _, _, task, _ in _tasks_of(file, "one task (a JSON object) per file"):
+                yield str(file), k, task, file.stem
+                k += 1
+        return
+    yield from _tasks_of(path, _TASKS)
+
+
+def _tasks_of(path: Path, expected: str) -> Iterator[tuple[str, int, Any, str | int]]:
+    data = load_json(path, expected)
+    if isinstance(data, dict) and ("data" in data or "completions" in data or "annotations" in data):
+        data = [data]  # one task: a task file of Label Studio 0.x or of cloud storage
+    if not isinstance(data, list):
+        raise InputError(f"expected {expected}", path=str(path))
+    for k, task in enumerate(data):
+        yield str(path), k, task, k
+
+
+def _json_min(task: dict[str, Any]) -> bool:
+    return "annotation_id" in task or "annotator" in task
 
 
 def _version(tasks: list[Any], wanted: str | None, name: str) -> str:
@@ -91,15 +138,22 @@ def _version(tasks: list[Any], wanted: str | None, name: str) -> str:
     for task in tasks:
         for prediction in (task.get("predictions") or []) if isinstance(task, dict) else []:
             if isinstance(prediction, dict):
-                present[str(prediction.get("model_version", ""))] = None
+                present[_model(prediction)] = None
     versions = ", ".join(map(repr, present)) or "none"
     if wanted is None:
         if len(present) == 1:
             return next(iter(present))
+        if not present:
+            raise OptionError(f"{name}: the file holds no predictions (read its annotations: source=annotations)")
         raise OptionError(f"{name}: predictions of several model versions ({versions}): choose one with model_version=")
     if wanted not in present:
         raise OptionError(f"{name}: no predictions of model version {wanted!r} (the file has {versions})")
     return wanted
+
+
+def _model(prediction: dict[str, Any]) -> str:
+    version = prediction.get("model_version")
+    return "" if version is None else str(version)
 
 
 def _annotation(task: dict[str, Any], annotator: str | int | None, notes: ReadNotes, fail: Any) -> list[Any] | None:
@@ -119,7 +173,7 @@ def _annotation(task: dict[str, Any], annotator: str | int | None, notes: ReadNo
     if chosen is None:
         notes.skip("tasks without annotation")
         return None
-    return _results(chosen, fail)
+    return _results(chosen, "annotation", annotations.index(chosen), fail)
 
 
 def _by(annotation: dict[str, Any], annotator: str | int) -> bool:
@@ -132,18 +186,22 @@ def _prediction(task: dict[str, Any], version: str | None, notes: ReadNotes, fai
     predictions = task.get("predictions") or []
     if not isinstance(predictions, list):
         raise fail("predictions must be a list")
-    chosen = [p for p in predictions if isinstance(p, dict) and str(p.get("model_version", "")) == version]
+    chosen = [p for p in predictions if isinstance(p, dict) and _model(p) == version]
     notes.skip("other predictions", len(predictions) - len(chosen))
     if not chosen:
         notes.skip("tasks without prediction")
         return None
     if len(chosen) > 1:
         raise fail(f"{len(chosen)} predictions of model version {version!r}: which one is meant is ambiguous")
-    return _results(chosen[0], fail)
+    return _results(chosen[0], "prediction", predictions.index(chosen[0]), fail)
 
 
-def _results(side: dict[str, Any], fail: Any) -> list[Any]:
-    results = side.get("result", [])
+def _results(side: dict[str, Any], what: str, k: int, fail: Any) -> list[Any]:
+    if "result" not in side:
+        # Read as no mentions, it would score a document whose mentions are somewhere else.
+        keys = ", ".join(map(repr, side)) or "none"
+        raise fail(f'{what} {k + 1} has no "result" (its keys: {shorten(keys, 80)}): not a Label Studio export?')
+    results = side["result"]
     if not isinstance(results, list):
         raise fail("result must be a list")
     return results

@@ -4,13 +4,17 @@
 A span's character offsets (``start``, ``end``) are used when it has them; a span with token
 offsets only is converted through ``tokens`` (``token_end`` is inclusive, as in Prodigy). Records
 answered ``reject`` or ``ignore`` are left out and counted ("rejected", "ignored"), so are other
-sessions' when ``session`` picks one (``_session_id``). The id is ``meta["id"]`` where there is
-one, else ``_input_hash``; the same input annotated twice (two sessions) is an error naming both
-lines, unless ``session`` chooses.
+sessions' when ``session`` picks one (``_session_id``), and spans that carry an answer of their own
+other than ``accept`` (binary annotation merged into one task). ``relations`` are counted, not
+read. The id is ``meta["id"]`` where there is one, else ``_input_hash``; the same input annotated
+twice (two sessions, a binary ``ner.teach`` session, an input imported twice) is an error naming
+both lines, unless ``session`` chooses or ``dedupe`` says which to keep (``first``, ``last``, or
+``merge``: the mentions of every accepted record, as a binary session means them).
 
-Where the task has tokens, a character boundary strictly inside a token, and character offsets
-that disagree with the span's own token offsets, are listed in ``ReadNotes.misaligned``; the
-character offsets are kept as they are.
+The task's ``tokens`` are kept with its document (``Document.tokens``): predicted boundaries are
+checked against them. Where the task has tokens, a character boundary strictly inside a token, and
+character offsets that disagree with the span's own token offsets, are listed in
+``ReadNotes.misaligned``; the character offsets are kept as they are.
 """
 
 from __future__ import annotations
@@ -21,54 +25,60 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from ..document import Document, Span
+from ..document import Document, Span, text_tokens
 from ..files import atomic_output
 from ..jsonl import json_objects
-from ._base import Ids, ReadNotes, check_span, cut_tokens, make_doc, no_surrogates, whitespace_tokens, writable
+from ._base import Collected, ReadNotes, check_dedupe, check_span, cut_tokens, make_doc, no_surrogates, writable
 
 _LEFT_OUT = {"reject": "rejected", "ignore": "ignored"}
 
 
-def read(path: str | Path, *, session: str | None = None) -> tuple[list[Document], ReadNotes]:
+def read(
+    path: str | Path, *, session: str | None = None, dedupe: str | None = None
+) -> tuple[list[Document], ReadNotes]:
     name = str(path)
+    mode = check_dedupe(dedupe, "prodigy")
     notes = ReadNotes()
-    ids = Ids()
-    docs = []
+    docs = Collected(mode)
     for number, obj in json_objects(path):
 
         def fail(what: str, number: int = number) -> InputError:
             return InputError(what, path=name, line=number)
 
+        meta = obj.get("meta")
+        doc_id = meta["id"] if isinstance(meta, dict) and "id" in meta else obj.get("_input_hash")
         if session is not None and obj.get("_session_id") != session:
-            notes.skip("other sessions")
+            notes.leave_out(doc_id, "other sessions")
             continue
         answer = obj.get("answer")
         if answer in _LEFT_OUT:
-            notes.skip(_LEFT_OUT[answer])
+            notes.leave_out(doc_id, _LEFT_OUT[answer])
             continue
         text = obj.get("text")
         if not isinstance(text, str):
             raise fail('missing the text: expected a "text" string')
         no_surrogates(text, "the text", fail)
-        meta = obj.get("meta")
-        doc_id = meta["id"] if isinstance(meta, dict) and "id" in meta else obj.get("_input_hash")
         if not isinstance(doc_id, str | int) or isinstance(doc_id, bool):
             raise fail('no id: expected "meta": {"id": ...} or an "_input_hash" (a string or an integer)')
-        ids.add(str(doc_id), f"line {number}", fail)
         tokens = _tokens(obj.get("tokens"), text, fail)
         spans = obj.get("spans") or []
         if not isinstance(spans, list):
             raise fail("spans must be a list")
+        relations = obj.get("relations")
+        notes.skip("relations", len(relations) if isinstance(relations, list) else 0)
         where = {"file": name, "line": number, "id": str(doc_id)}
-        docs.append(
-            make_doc(
-                str(doc_id),
-                text,
-                [_span(k, s, text, tokens, notes, where, fail) for k, s in enumerate(spans)],
-                line=number,
-            )
-        )
-    return docs, notes
+        ordered = sorted(tokens) if tokens else None
+        starts = [s for s, _ in ordered] if ordered else None
+        kept = []
+        for k, span in enumerate(spans):
+            own = span.get("answer") if isinstance(span, dict) else None
+            if own in _LEFT_OUT:
+                notes.skip(f"{_LEFT_OUT[own]} spans")
+                continue
+            kept.append(_span(k, span, text, tokens, ordered, starts, notes, where, fail))
+        doc = make_doc(str(doc_id), text, kept, line=number, tokens=tokens)
+        docs.add(doc, f"line {number}", fail, notes)
+    return docs.docs, notes
 
 
 def _tokens(raw: Any, text: str, fail: Any) -> list[tuple[int, int]] | None:
@@ -94,6 +104,8 @@ def _span(
     span: Any,
     text: str,
     tokens: list[tuple[int, int]] | None,
+    ordered: list[tuple[int, int]] | None,
+    starts: list[int] | None,
     notes: ReadNotes,
     where: dict[str, Any],
     fail: Any,
@@ -128,7 +140,7 @@ def _span(
                 " the character offsets are kept",
             }
         )
-    cut = cut_tokens(result[0], result[1], tokens) if tokens else None
+    cut = cut_tokens(result[0], result[1], ordered, starts) if ordered else None
     if cut is not None:
         notes.misaligned.append(
             {
@@ -144,9 +156,10 @@ def _span(
 
 
 def write(docs: Iterable[Document], path: str | Path, *, drop_fragments: bool = False) -> None:
-    """Accepted tasks with ``meta["id"]``, whitespace ``tokens``, and spans with character offsets
-    (and token offsets where both boundaries fall between tokens). Prodigy sets the hashes when
-    the file is imported (``db-in``)."""
+    """Accepted tasks with ``meta["id"]``, ``tokens`` (the document's own, else its words and
+    punctuation apart, as spaCy splits them), and spans with character offsets (and token offsets
+    where both boundaries fall between tokens). Prodigy sets the hashes when the file is imported
+    (``db-in``)."""
     checked = writable(docs, "prodigy", drop_fragments=drop_fragments)
     with atomic_output(path) as handle:
         for doc in checked:
@@ -155,7 +168,7 @@ def write(docs: Iterable[Document], path: str | Path, *, drop_fragments: bool = 
 
 def _task(doc: Document) -> dict[str, Any]:
     text = doc.text
-    tokens = whitespace_tokens(text)
+    tokens = list(doc.tokens) if doc.tokens is not None else text_tokens(text)
     first = {s: k for k, (s, _) in enumerate(tokens)}
     last = {e: k for k, (_, e) in enumerate(tokens)}
     spans = []

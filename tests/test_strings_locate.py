@@ -1,0 +1,222 @@
+"""Locating mentions given as strings from an index of each text: the same places as looking each
+string up by scanning the text (checked against a scan written out here), in time that does not
+grow with the product of the text and the strings, and with both sides in one normal form."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import time
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import spanscore
+from spanscore.errors import InputError
+from spanscore.io.document import Document, text_tokens
+from spanscore.io.strings import Located, StringDoc, StringPolicy, _inside, locate
+
+# A scan per string, as the locator did before it indexed the texts (ASCII text: the normal form
+# is lower case with runs of white space as one space).
+
+
+def scan_normal(text: str) -> tuple[str, list[int]]:
+    out, where, space = [], [], False
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            if not space and out:
+                out.append(" ")
+                where.append(i)
+            space = True
+            continue
+        space = False
+        out.append(ch.lower())
+        where.append(i)
+    return "".join(out), where
+
+
+def strip_edges(s: str) -> str:
+    return s.strip("".join(chr(c) for c in range(128) if not chr(c).isalnum()))
+
+
+def occurrences(text: str, needle: str) -> list[int]:
+    found, at = [], text.find(needle)
+    while needle and at >= 0:
+        found.append(at)
+        at = text.find(needle, at + 1)
+    return found
+
+
+def whole(text: str, a: int, b: int) -> bool:
+    left = a == 0 or not (text[a - 1].isalnum() and text[a].isalnum())
+    right = b == len(text) or not (text[b - 1].isalnum() and text[b].isalnum())
+    return left and right
+
+
+def ordered(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    return [sp for sp in spans if whole(text, *sp)] + [sp for sp in spans if not whole(text, *sp)]
+
+
+def free_first(spans: list[tuple[int, int]], used: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    free = [sp for sp in spans if sp not in used]
+    clear = [sp for sp in free if not any(a < sp[1] and sp[0] < b for a, b in used)]
+    return clear + [sp for sp in free if sp not in clear]
+
+
+def scan_locate(text: str, mentions: list[str], policy: StringPolicy) -> list[tuple[str, tuple[int, int] | None]]:
+    normal, where = scan_normal(text)
+    words = [m.span() for m in re.finditer(r"\w+", text)]
+    used: set[tuple[int, int]] = set()
+    out: list[tuple[str, tuple[int, int] | None]] = []
+    for s in mentions:
+        places = free_first(ordered(text, [(a, a + len(s)) for a in occurrences(text, s)]), used)
+        how, span = "exact", places[0] if places else None
+        if span is None and policy.normalised:
+            needle = scan_normal(strip_edges(s))[0]
+            spans = [(where[a], where[a + len(needle) - 1] + 1) for a in occurrences(normal, needle)]
+            places = free_first(ordered(text, spans), used)
+            how, span = "normalised", places[0] if places else None
+        if span is None and policy.fuzzy is not None:
+            target = scan_normal(strip_edges(s))[0]
+            n = max(1, len(re.findall(r"\w+", s)))
+            best: tuple[float, int, int] | None = None
+            for size in (n - 1, n, n + 1):
+                for i in range(len(words) - size + 1) if size >= 1 else ():
+                    a, b = words[i][0], words[i + size - 1][1]
+                    ratio = difflib.SequenceMatcher(None, target, scan_normal(text[a:b])[0], autojunk=False).ratio()
+                    if best is None or ratio > best[0]:
+                        best = (ratio, a, b)
+            if best is not None and best[0] >= policy.fuzzy and (best[1], best[2]) not in used:
+                how, span = "fuzzy", (best[1], best[2])
+        if span is None:
+            how = "not_found"
+        else:
+            used.add(span)
+        out.append((how, span))
+    return out
+
+
+WORDS = ("Obama", "Barack", "New", "York", "the", "White", "House", "U.S.", "Senate", "Paris", "Parisian", "a", "-",
+         ",", ".", "Bob", "Bobby", "it's", "(ok)", "ab", "ba", "Ann", "ann", "ANN")
+
+
+@st.composite
+def runs(draw: st.DrawFn) -> tuple[str, list[str]]:
+    words = draw(st.lists(st.sampled_from(WORDS), max_size=25))
+    text = " ".join(words) + draw(st.sampled_from(("", ".", "  ", "\n")))
+    mentions = []
+    for _ in range(draw(st.integers(0, 8))):
+        if words and draw(st.booleans()):
+            k = draw(st.integers(0, len(words) - 1))
+            s = " ".join(words[k : k + draw(st.integers(1, 3))])
+            s = draw(st.sampled_from((s, s.lower(), s.upper() + ".", s.replace(" ", "  "), s[1:] or s, s[:-1] + "x")))
+        else:
+            s = draw(st.sampled_from(("Joe Biden", "Obamaa", "Whte House", "US Senate", "x")))
+        mentions.append(s if s.strip() else "q")
+    if mentions and draw(st.booleans()):
+        mentions = mentions * draw(st.integers(2, 3))
+    return text, mentions
+
+
+@settings(max_examples=300, deadline=None)
+@given(run=runs(), policy=st.sampled_from((StringPolicy(), StringPolicy(fuzzy=None), StringPolicy(False, None),
+                                           StringPolicy(fuzzy=0.6), StringPolicy(fuzzy=0.3))))
+def test_the_index_places_every_string_where_a_scan_does(run: tuple[str, list[str]], policy: StringPolicy) -> None:
+    text, mentions = run
+    expected = scan_locate(text, mentions, policy)
+    located = Located(policy)
+    _, predicted = locate([Document("d", text, ())], [StringDoc("d", [(m, "X") for m in mentions], None, 1)],
+                          policy, located)
+    found = sorted(span for _, span in expected if span is not None)
+    assert sorted((s, e) for s, e, _ in predicted[0].spans if e <= len(text)) == found
+    counts = {how: sum(1 for h, _ in expected if h == how) for how in ("exact", "normalised", "fuzzy", "not_found")}
+    assert {k: located.counts[k] for k in counts} == counts
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="aZ9_ é\u0301\u0308東京タ서울 ,.!-\t\n😀ｱﾞ\u0e01\u0e34ß\u3000", max_size=14))
+def test_the_whole_word_check_agrees_with_the_tokens(text: str) -> None:
+    inside = {x for a, b in text_tokens(text) for x in range(a + 1, b)}
+    assert [_inside(text, x) for x in range(len(text) + 1)] == [x in inside for x in range(len(text) + 1)]
+
+
+DEFAULT = StringPolicy()
+
+
+def run_strings(text: str, mentions: list[tuple[str, str]], policy: StringPolicy = DEFAULT) -> dict[str, Any]:
+    located = Located(policy)
+    locate([Document("d", text, ())], [StringDoc("d", mentions, None, 1)], policy, located)
+    return located.to_dict()
+
+
+def test_a_name_given_1200_times_is_placed_in_one_pass() -> None:
+    text = " ".join(["Obama met the press ."] * 1200)
+    began = time.perf_counter()
+    found = run_strings(text, [("Obama", "PER")] * 1200)
+    assert found["exact"] == 1200 and found["ambiguous"] == 0
+    assert time.perf_counter() - began < 5  # a scan per string took over a minute
+
+
+def test_strings_found_nowhere_compare_few_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    words = ("the", "of", "and", "a", "report", "said", "on", "Monday", "that", "it", "would", "Sanders", "Bidenn")
+    text = " ".join(words[k % len(words)] for k in range(400))
+    compared = []
+    real = difflib.SequenceMatcher.ratio
+
+    def counted(self: difflib.SequenceMatcher[str]) -> float:
+        compared.append(1)
+        return real(self)
+
+    monkeypatch.setattr(difflib.SequenceMatcher, "ratio", counted)
+    began = time.perf_counter()
+    found = run_strings(text, [(f"Someone Nobody{k}", "PER") for k in range(2000)] + [("Joe Biden", "PER")])
+    assert found["not_found"] == 2001
+    # A scan compared every window of 1 to 3 words with every string: 2001 x 1197.
+    assert len(compared) < 2001
+    assert time.perf_counter() - began < 5
+
+
+@pytest.mark.parametrize(
+    ("text", "given", "how"),
+    [
+        ("José Müller", unicodedata.normalize("NFD", "José Müller"), "normalised"),
+        (unicodedata.normalize("NFD", "José Müller"), "José Müller", "normalised"),
+        ("José Müller", "JOSÉ MÜLLER", "normalised"),
+        ("the ﬁnance team", "finance", "normalised"),
+        ("ＡＢＣ Corp", "ABC Corp", "normalised"),
+        ("Straße", "STRASSE", "normalised"),
+        (unicodedata.normalize("NFD", "서울"), "서울", "normalised"),
+        ("東京タワーは高い", "東京タワー", "exact"),
+    ],
+)
+def test_normal_forms_meet(text: str, given: str, how: str) -> None:
+    found = run_strings(text, [(given, "X")], StringPolicy(normalised=True, fuzzy=None))
+    assert found[how] == 1, found
+    if how == "normalised":
+        assert run_strings(text, [(given, "X")], StringPolicy(normalised=False, fuzzy=None))["not_found"] == 1
+
+
+def test_a_normalised_match_covers_whole_characters() -> None:
+    text = unicodedata.normalize("NFD", "Café Zoë")
+    found = run_strings(text, [("zoë", "X")], StringPolicy(normalised=True, fuzzy=None))
+    example = found["examples"]["normalised"][0]
+    assert (example["start"], example["end"]) == (text.index("Zoe"), len(text))  # the mark included
+
+
+def test_an_empty_strings_file_is_refused(tmp_path: Path) -> None:
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps({"id": "a", "text": "Ann", "spans": []}) + "\n", encoding="utf-8")
+    for content in ("", "\n\n"):
+        (tmp_path / "llm.jsonl").write_text(content, encoding="utf-8")
+        with pytest.raises(InputError, match=r"llm\.jsonl: file is empty"):
+            spanscore.evaluate(reference=gold, predicted=tmp_path / "llm.jsonl", format="jsonl",
+                               predicted_format="strings")
+    (tmp_path / "llm.jsonl").write_text(json.dumps({"id": "a", "mentions": []}) + "\n", encoding="utf-8")
+    report = spanscore.evaluate(reference=gold, predicted=tmp_path / "llm.jsonl", format="jsonl",
+                                predicted_format="strings")
+    assert report.metrics["strict"]["predicted"] == 0  # a model that found nothing says so
