@@ -57,3 +57,33 @@ def test_the_samples_folder_must_be_new_or_empty(tmp_path: Path) -> None:
     with pytest.raises(OptionError, match="new or empty folder"):
         write_samples(tmp_path)
     assert [p.name for p in tmp_path.iterdir()] == ["kept.txt"]
+
+
+def test_every_command_that_takes_a_format_takes_its_folders_and_options(samples: Path, tmp_path: Path) -> None:
+    import json
+
+    runner = CliRunner()
+    common = ["--resamples", "50", "--trials", "50", "--json"]
+    brat = runner.invoke(
+        cli, ["compare", str(samples / "brat/gold"), str(samples / "brat/pred"), str(samples / "brat/gold"),
+              "--format", "brat", *common]
+    )
+    assert brat.exit_code == 0, brat.output
+    strict = [s["metrics"]["strict"]["f1"]["value"] for s in json.loads(brat.output)["systems"]]
+    conll = spanscore.evaluate(reference=samples / "gold.conll", predicted=samples / "pred.conll")
+    assert strict == [pytest.approx(conll.metrics["strict"]["f1"]), 1.0]
+    studio = runner.invoke(
+        cli, ["compare", str(samples / "label-studio/gold.json"), str(samples / "label-studio/pred.json"),
+              "--format", "label-studio", "--predicted-option", "source=predictions", *common]
+    )
+    assert studio.exit_code == 0, studio.output
+    assert json.loads(studio.output)["systems"][0]["metrics"]["strict"]["f1"]["value"] == pytest.approx(
+        conll.metrics["strict"]["f1"]
+    )
+    db = tmp_path / "review.db"
+    made = runner.invoke(
+        cli, ["review", "create", str(samples / "brat/gold"), str(samples / "brat/pred"), "--format", "brat",
+              "--db", str(db)]
+    )
+    assert made.exit_code == 0, made.output
+    assert "16 new items" in made.output

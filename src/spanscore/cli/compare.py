@@ -28,11 +28,18 @@ def resampling_options(f: Any) -> Any:
     return f
 
 
-def system_files(systems: tuple[Path, ...]) -> list[Path]:
-    """The prediction files: each path given, and every file (not hidden) of each folder given, sorted."""
+# Formats whose one run is a folder (a document per file, or a dataset): a folder is one system.
+FOLDER_FORMATS = ("brat", "hf-datasets")
+
+
+def system_files(systems: tuple[Path, ...], format: str = "conll") -> list[Path]:
+    """The predictions: each path given, and every file (not hidden) of each folder given, sorted;
+    for a format whose run is a folder, each folder given."""
     out: list[Path] = []
     for path in systems:
-        if path.is_dir():
+        if path.is_dir() and format in FOLDER_FORMATS:
+            out.append(path)
+        elif path.is_dir():
             found = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
             if not found:
                 raise OptionError(f"{path}: the folder holds no prediction file")
@@ -45,9 +52,9 @@ def system_files(systems: tuple[Path, ...]) -> list[Path]:
 
 
 @click.command("compare", short_help="Systems against one reference: intervals and paired significance tests.")
-@click.argument("gold", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("gold", type=click.Path(path_type=Path))
 @click.argument("systems", nargs=-1, required=True, type=click.Path(path_type=Path))
-@reading_options(formats=True)
+@reading_options(formats=True, documents=True)
 @scoring_options(judge=False)
 @click.option("--ci", "level", type=float, default=0.95, show_default=True, help="Confidence level of the intervals.")
 @resampling_options
@@ -89,7 +96,7 @@ def compare_command(
     criterion, with bootstrap intervals over documents (sentences where there are none), and test
     each against the first: the difference with its interval, paired bootstrap and approximate
     randomisation p-values (docs/compare.md)."""
-    files = system_files(systems)
+    files = system_files(systems, reading.format)
     refuse_overwrite(html_path, gold, *files, option="--html")
     result = run_compare(
         reference=gold,

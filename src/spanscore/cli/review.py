@@ -49,8 +49,8 @@ def review_group() -> None:
 
 
 @review_group.command("create", short_help="A task of the partial matches of a run.")
-@click.argument("gold", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("pred", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("gold", type=click.Path(path_type=Path))
+@click.argument("pred", type=click.Path(path_type=Path))
 @DB
 @click.option("--name", help="The task's name (default: the prediction file's name).")
 @click.option("--criteria", default="left,right,overlap", show_default=True, help="Whose partial matches to review.")
@@ -68,7 +68,7 @@ def review_group() -> None:
     show_default=True,
     help="Good/Bad (the paper's review) or scores 1-5 (Nejadgholi et al. 2020).",
 )
-@reading_options(formats=True)
+@reading_options(formats=True, documents=True)
 def create_command(
     gold: Path,
     pred: Path,
