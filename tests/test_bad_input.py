@@ -575,7 +575,9 @@ def test_a_review_store_that_cannot_be_opened_is_one_line(tmp_path: Path) -> Non
     code, out = run("review", "stats", "--db", "postgresql://someone:secret@127.0.0.1:1/db")
     refused(code, out, "--db", "cannot open the review store")
     assert "secret" not in out  # the password is not printed
-    refused(*run("review", "stats", "--db", str(tmp_path / "new.db")), "name the task")  # empty: no task
+    # A store that does not exist is not made by a command that reads one.
+    refused(*run("review", "stats", "--db", str(tmp_path / "new.db")), "no such review store")
+    assert not (tmp_path / "new.db").exists()
 
 
 def test_mutated_judgements_never_give_a_traceback(medmentions: Path, seed_pairs: Path, tmp_path: Path) -> None:

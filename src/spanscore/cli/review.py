@@ -27,7 +27,7 @@ TASK = click.option("--task", "task_name", help="The task's name (default: the o
 def existing(db: str) -> str:
     """A store that a command reads must exist: a misspelt --db would otherwise make an empty one."""
     if "://" not in db and not Path(db).is_file():
-        raise OptionError(f"--db {db}: no such review store; make one with spanscore review create")
+        raise OptionError(f"--db {db}: unable to open: no such review store; make one with spanscore review create")
     return db
 
 
