@@ -1,4 +1,4 @@
-"""Learned judges of boundary mismatches (issue 5): training, files, cross-fitting, benchmark,
+"""Learned judges of boundary mismatches: training, files, cross-fitting, benchmark,
 the learned criterion and the user F-scores of Nejadgholi et al. (2020)."""
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from spanscore.programs.judge import (
     roc_auc,
     train_judge,
 )
-from spanscore.programs.judge.corpus import OTHER, block_of, block_starts, entity_examples
+from spanscore.programs.judge.corpus import OTHER, block_of, block_starts, entity_examples, neighbourhoods
+from spanscore.programs.judge.crossfit import fold_data
 from spanscore.programs.judge.features import difference, relation_of
 from spanscore.programs.judge.model import FORMAT_VERSION
 from spanscore.programs.judge.userf import type5_pairs, user_f
@@ -207,18 +208,14 @@ def test_fold_plan_never_trains_on_a_judged_sentence_nor_its_block(
     medmentions: Path, all_judgements: list[Judgement]
 ) -> None:
     full = read_corpus(medmentions / "st21pv_test.iob")
-    plan, units = fold_plan(full, all_judgements, nested=True)
+    plan, units = fold_plan(full, all_judgements)
     blocks = block_of(block_starts(full), len(full))
     assert sorted(np.concatenate([f.rows for f in plan]).tolist()) == list(range(len(all_judgements)))
     for fold in plan:
         judged = {all_judgements[k].sentence for k in fold.rows.tolist()}
         assert (blocks[units[fold.rows]] == fold.block).all()
-        for j, train in [(None, fold.train), *fold.inner.items()]:
-            assert not (blocks[train] == fold.block).any()
-            assert not judged & {full.sentences[i].text for i in train.tolist()}
-            if j is not None:  # the inner classifier gives features to block j: it never sees j
-                assert not (blocks[train] == j).any()
-        assert set(fold.inner) == set(range(5)) - {fold.block}
+        assert not (blocks[fold.train] == fold.block).any()
+        assert not judged & {full.sentences[i].text for i in fold.train.tolist()}
 
 
 class _Recorder:
@@ -243,19 +240,27 @@ class _Recorder:
 
 @pytest.mark.parametrize("learn", [False, True])
 def test_cross_fit_trains_only_on_other_blocks(corpus: Corpus, judgements: list[Judgement], learn: bool) -> None:
-    recorder = _Recorder(corpus.types)
-    p = cross_fit(corpus, judgements, learn=learn, user="strict", folds=3, trainer=recorder)  # type: ignore[arg-type]
-    assert p.shape == (len(judgements),)
     plan, units = fold_plan(corpus, judgements, folds=3)
     blocks = block_of(block_starts(corpus, 3), len(corpus))
-    per_fold = 3 if learn else 1  # (inner classifiers +) the classifier that scores the block
-    assert len(recorder.seen) == per_fold * 3
+    first, last = neighbourhoods(corpus)
     for fold in plan:
+        recorder = _Recorder(corpus.types)
+        data = fold_data(corpus, judgements, fold, rule="contains", trainer=recorder, learn=learn)  # type: ignore[arg-type]
+        assert data.test_rule.shape == (fold.rows.shape[0],)
         lines_of_block = {s.line for i, s in enumerate(corpus.sentences) if blocks[i] == fold.block}
         judged_lines = {corpus.sentences[i].line for i in units[fold.rows].tolist()}
         assert judged_lines <= lines_of_block
-        for seen in recorder.seen[fold.block * per_fold : (fold.block + 1) * per_fold]:
+        assert len(recorder.seen) == 1 + data.prepared.holdouts
+        assert data.prepared.holdouts >= (1 if learn else 0)
+        for seen in recorder.seen:  # the block's own classifier, and those giving its pool features
             assert not seen & lines_of_block
+        # every pool judgement has a classifier (its run's) that saw nothing of its passage
+        for k in data.pool.tolist() if learn else []:
+            u = int(units[k])
+            passage = {corpus.sentences[i].line for i in range(int(first[u]), int(last[u]) + 1)}
+            assert any(not seen & passage for seen in recorder.seen[1:])
+    p = cross_fit(corpus, judgements, learn=learn, user="strict", folds=3, trainer=_Recorder(corpus.types))  # type: ignore[arg-type]
+    assert p.shape == (len(judgements),)
 
 
 def test_benchmark_on_a_slice(slice_path: Path, medmentions: Path) -> None:

@@ -3,6 +3,7 @@ and compare criteria with a strict and a forgiving user (Nejadgholi et al. 2020)
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import math
@@ -12,6 +13,8 @@ from typing import Any
 
 import click
 
+from ..errors import OptionError
+from ..io.files import atomic_output
 from ..io.reading import Reading
 from .options import reading_options, refuse_overwrite
 
@@ -44,11 +47,16 @@ def judge_group() -> None:
               help="Decision without human scores: classifier = Nejadgholi et al.'s (top class is the label); contains "
                    "also accepts every prediction that contains the gold span.")
 @click.option("--scores", "scores_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Human judgements (JSONL as medmentions-expert) to learn an acceptance model from.")
+              help="Human scores to learn from: a review export (spanscore review export -o FILE.jsonl) or JSONL "
+                   "as medmentions-expert.")
+@click.option("--reviewers", help="Learn from these reviewers' verdicts only (comma-separated names; default: every "
+                                  "reviewer of --scores).")
+@click.option("--agreed", is_flag=True, help="Each pair once, and only where the reviewers who judged it agree (for "
+                                             "--user).")
 @click.option("--user", type=click.Choice(USER_CHOICES), default="forgiving", show_default=True,
               help="Whose acceptance --scores teaches: forgiving (score >= 2) or strict (>= 3).")
 @click.option("--folds", type=int, default=5, show_default=True,
-              help="Blocks for the out-of-fold features of judged sentences that are in TRAIN.")
+              help="Judged sentences of TRAIN get features from classifiers that leave out at most 1/FOLDS of it.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the 'other' sample.")
 def train_command(
     train: Path,
@@ -57,26 +65,39 @@ def train_command(
     backend: str,
     rule: str,
     scores_path: Path | None,
+    reviewers: str | None,
+    agreed: bool,
     user: str,
     folds: int,
     seed: int,
 ) -> None:
-    """Train a judge on the gold mentions of TRAIN (CoNLL) and write it to a file."""
+    """Train a judge on the gold mentions of TRAIN (CoNLL) and write it to a file; with --scores, a
+    judge that starts from the rule and learns from human scores."""
     refuse_overwrite(output, train, scores_path)
+    if scores_path is None and (reviewers is not None or agreed):
+        raise OptionError("--reviewers and --agreed choose among the verdicts of --scores: give --scores")
     jm = _judge_module()
     t0 = time.perf_counter()
     corpus = jm.read_corpus(train, reading)
-    rows = jm.read_judgements(scores_path) if scores_path is not None else None
+    rows, names = None, ()
+    if scores_path is not None:
+        chosen = None if reviewers is None else [r.strip() for r in reviewers.split(",") if r.strip()]
+        selection = jm.select(jm.read_judgements(scores_path), reviewers=chosen, agreed=agreed, user=user,
+                              path=str(scores_path))
+        rows, names = list(selection.judgements), selection.reviewers
+        click.echo(f"scores: {selection.describe(user)}", err=True)
     judge = jm.train_judge(corpus, backend=backend, rule=rule, judgements=rows, user=user, folds=folds, seed=seed,
-                           judgements_path=str(scores_path))
+                           judgements_path=str(scores_path), reviewers=names)
     judge.save(output)
     click.echo(f"judge {judge.name} written to {output} ({time.perf_counter() - t0:.1f} s)", err=True)
 
 
-@judge_group.command("benchmark", short_help="Agreement of a judge with human scores (cross-fitted).")
+@judge_group.command("benchmark", short_help="Agreement of a judge with human scores.")
 @click.argument("judgements", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--train", "train_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
+@click.option("--train", "train_path", type=click.Path(dir_okay=False, path_type=Path),
               help="The corpus the judged sentences come from (CoNLL); judges are cross-fitted over it.")
+@click.option("--judge", "judge_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Instead of --train: measure this judge file as it is (no training, no cross-fitting).")
 @reading_options(repair=False)
 @click.option("--backend", type=click.Choice(BACKEND_CHOICES), default="tfidf", show_default=True,
               help="Entity classifier backend.")
@@ -92,7 +113,8 @@ def train_command(
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def benchmark_command(
     judgements: Path,
-    train_path: Path,
+    train_path: Path | None,
+    judge_path: Path | None,
     reading: Reading,
     backend: str,
     rule: str,
@@ -103,18 +125,37 @@ def benchmark_command(
     baselines: bool,
     as_json: bool,
 ) -> None:
-    """Measure a judge against the human scores in JUDGEMENTS, cross-fitted over --train."""
+    """Measure a judge against the human scores in JUDGEMENTS: one cross-fitted over --train (never
+    scoring a judgement with a model that saw its block), or a judge file as it is (--judge)."""
     jm = _judge_module()
-    corpus = jm.read_corpus(train_path, reading)
-    rows = jm.read_judgements(judgements)
-    result = jm.benchmark(corpus, rows, backend=backend, rule=rule, learn=learn, user=user, folds=folds, seed=seed,
-                          path=str(judgements), baselines=baselines)
+    if (train_path is None) == (judge_path is None):
+        raise OptionError("give --train (cross-fit a judge over that corpus) or --judge (measure a judge file)")
+    if judge_path is not None:
+        ctx = click.get_current_context()
+        given = [f"--{name}" for name in ("backend", "rule", "learn", "user", "folds", "seed")
+                 if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT]
+        if given:
+            raise OptionError(f"{', '.join(given)}: for cross-fitting with --train; --judge measures the file as it is")
+        judge = jm.load_judge(judge_path)
+        rows = jm.read_judgements(judgements)
+        result = jm.benchmark_judge(judge, rows)
+        if baselines:
+            result = dataclasses.replace(
+                result, baselines=tuple(jm.baseline(rows, b) for b in ("accept-all", "reject-all"))
+            )
+    else:
+        assert train_path is not None
+        corpus = jm.read_corpus(train_path, reading)
+        rows = jm.read_judgements(judgements)
+        result = jm.benchmark(corpus, rows, backend=backend, rule=rule, learn=learn, user=user, folds=folds,
+                              seed=seed, path=str(judgements), baselines=baselines)
     data = result.to_dict()
     if as_json:
         click.echo(json.dumps(data, indent=2))
         return
     blocks = [(data["judge"], data)] + [(k, v) for k, v in data.get("baselines", {}).items()]
-    click.echo(f"{data['judgements']} judgements, {folds} block folds, {data['seconds']:.1f} s")
+    how = f"{folds} block folds" if judge_path is None else f"judge file {judge_path}"
+    click.echo(f"{data['judgements']} judgements, {how}, {data['seconds']:.1f} s")
     head = ("judge", "user", "precision", "recall", "disagree", "AUC", "accepts")
     click.echo(f"{head[0]:28s} {head[1]:10s} " + " ".join(f"{h:>9s}" for h in head[2:]))
     for name, block in blocks:
@@ -122,6 +163,92 @@ def benchmark_command(
             b = block[u]
             values = (b["precision"], b["recall"], b["disagreement"], b["auc"], b["judge_accepts"])
             click.echo(f"{name:28s} {u:10s} " + " ".join(f"{_fmt(v):>9s}" for v in values))
+
+
+def _sizes(text: str) -> list[int | None]:
+    out: list[int | None] = []
+    for part in (p.strip() for p in text.split(",")):
+        if part.lower() == "all":
+            out.append(None)
+        elif part.isdigit():
+            out.append(int(part))
+        else:
+            raise OptionError(f"--sizes: {part!r} is not a number of scores (0 or more, or all)")
+    if not out:
+        raise OptionError("--sizes: give numbers of scores, e.g. 100,200,400")
+    return list(dict.fromkeys(out))
+
+
+@judge_group.command("curve", short_help="A judge after K reviews, in review order and at random.")
+@click.argument("train", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--scores", "scores_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Human scores to learn from (JSONL as medmentions-expert, or a review export).")
+@click.option("--test", "test_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Human scores to measure on (no sentence of --scores); without it, nested cross-fitting over "
+                   "TRAIN, which must hold the judged sentences.")
+@reading_options(repair=False)
+@click.option("--sizes", default="100,200,400", show_default=True,
+              help="Numbers of scores to learn from, comma-separated; 0 is the judge without scores, all every score.")
+@click.option("--seeds", type=int, default=3, show_default=True,
+              help="Random orders per size, and seeds of the review order's shuffle within its strata.")
+@click.option("--user", type=click.Choice(USER_CHOICES), default="forgiving", show_default=True,
+              help="Whose acceptance the judges learn.")
+@click.option("--backend", type=click.Choice(BACKEND_CHOICES), default="tfidf", show_default=True,
+              help="Entity classifier backend.")
+@click.option("--rule", type=click.Choice(["contains", "classifier"]), default="contains", show_default=True,
+              help="The judge without scores that the curve starts from.")
+@click.option("--folds", type=int, default=5, show_default=True,
+              help="Blocks of cross-fitting (without --test); out-of-fold classifiers leave out at most 1/FOLDS.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the 'other' sample.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write a page with the curve as a chart.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def curve_command(
+    train: Path,
+    scores_path: Path,
+    test_path: Path | None,
+    reading: Reading,
+    sizes: str,
+    seeds: int,
+    user: str,
+    backend: str,
+    rule: str,
+    folds: int,
+    seed: int,
+    html_path: Path | None,
+    as_json: bool,
+) -> None:
+    """How good a judge gets with the number of reviews: for each size, judges learn from that many
+    scores of --scores, in the review order of spanscore review create --judge and in random orders,
+    each measured on --test (or cross-fitted over TRAIN's blocks)."""
+    wanted = _sizes(sizes)
+    refuse_overwrite(html_path, train, scores_path, test_path, option="--html")
+    jm = _judge_module()
+    corpus = jm.read_corpus(train, reading)
+    scores = jm.read_judgements(scores_path)
+    test = jm.read_judgements(test_path) if test_path is not None else None
+    curve = jm.learning_curve(
+        corpus, scores, test=test, sizes=wanted, seeds=seeds, user=user, backend=backend, rule=rule, folds=folds,
+        seed=seed, scores_path=str(scores_path), test_path=str(test_path),
+    )
+    if html_path is not None:
+        with atomic_output(html_path) as fh:
+            fh.write(curve.to_html().encode("utf-8"))
+    if as_json:
+        click.echo(json.dumps(curve.to_dict(), indent=2))
+        return
+    how = f"nested cross-fitting over {curve.folds} blocks" if curve.folds is not None else f"{curve.test} test scores"
+    click.echo(f"{curve.judge}, learning the {curve.user} user's acceptance from {curve.scores} scores; measured on "
+               f"{how}; mean over {curve.seeds} seed(s); {curve.seconds:.0f} s")
+    head = ("reviews", "order", "P", "R", "F1", "F1 min", "AUC", "accepts", "strict F1", "strict AUC")
+    click.echo(f"{head[0]:>7s} {head[1]:6s} " + " ".join(f"{h:>8s}" for h in head[2:]))
+    for row in curve.summary():
+        f, st = row["forgiving"], row["strict"]
+        values = (f["precision"]["mean"], f["recall"]["mean"], f["f1"]["mean"], f["f1"]["min"], f["auc"]["mean"],
+                  f["judge_accepts"]["mean"], st["f1"]["mean"], st["auc"]["mean"])
+        click.echo(f"{row['size']!s:>7s} {row['order']:6s} " + " ".join(f"{_fmt(v):>8s}" for v in values))
+    if html_path is not None:
+        click.echo(f"chart written to {html_path}", err=True)
 
 
 @judge_group.command("user-f", short_help="Strict and forgiving users' F-scores vs the criteria.")

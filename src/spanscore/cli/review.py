@@ -59,7 +59,7 @@ def review_group() -> None:
     "--judge",
     "judge_path",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="A judge file: items ordered by its uncertainty (closest to 0.5 first).",
+    help="A judge file: items in the review order that teaches a judge most (docs/judge.md).",
 )
 @click.option(
     "--scale",

@@ -18,7 +18,7 @@ from ..report import Report
 from ..stages.criteria import RIGHT_LABEL_OVERLAP_KINDS
 from ..stages.judging import Judge, Mismatch
 from ..stages.matching import PARTIAL
-from ..stages.pairs import RELATIONS, KeptDetails
+from ..stages.pairs import KeptDetails
 from ..stages.scores import prf
 from .store import BAD, GOOD, Item
 
@@ -122,25 +122,7 @@ def _item(kept: KeptDetails, k: int, criterion: str, credit: float, tokens: bool
 
 
 def _mismatch(item: Item) -> Mismatch:
-    same_start = item.gold_start == item.pred_start
-    same_end = item.gold_end == item.pred_end
-    gold = item.gold_start or 0, item.gold_end or 0
-    pred = item.pred_start or 0, item.pred_end or 0
-    if pred[0] <= gold[0] and gold[1] <= pred[1]:
-        relation = RELATIONS[1]  # longer
-    elif gold[0] <= pred[0] and pred[1] <= gold[1]:
-        relation = RELATIONS[2]  # shorter
-    else:
-        relation = RELATIONS[3]
-    return Mismatch(
-        predicted_text=item.pred_text,
-        label=item.pred_label,
-        reference_text=item.gold_text,
-        context=item.sentence,
-        relation=relation,
-        same_start=same_start,
-        same_end=same_end,
-    )
+    return item.mismatch()
 
 
 # The paper's own review (Kong and Sullivan, section 5.3; seed-partial-matches/judgements.md).

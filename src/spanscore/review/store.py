@@ -19,6 +19,8 @@ from typing import Any, Literal
 
 from ..errors import MissingExtra, OptionError
 from ..runtime.optional import module
+from ..stages.judging import Mismatch
+from ..stages.pairs import RELATIONS
 from .schema import tables
 
 Scale = Literal["goodbad", "five"]
@@ -52,6 +54,26 @@ class Item:
         fields = asdict(self)
         fields.pop("probability")
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8")).hexdigest()
+
+    def mismatch(self) -> Mismatch:
+        """The pair as a judge sees it (offsets missing count as 0, as a judge needs none)."""
+        gold = self.gold_start or 0, self.gold_end or 0
+        pred = self.pred_start or 0, self.pred_end or 0
+        if pred[0] <= gold[0] and gold[1] <= pred[1]:
+            relation = RELATIONS[1]  # longer
+        elif gold[0] <= pred[0] and pred[1] <= gold[1]:
+            relation = RELATIONS[2]  # shorter
+        else:
+            relation = RELATIONS[3]
+        return Mismatch(
+            predicted_text=self.pred_text,
+            label=self.pred_label,
+            reference_text=self.gold_text,
+            context=self.sentence,
+            relation=relation,
+            same_start=self.gold_start == self.pred_start,
+            same_end=self.gold_end == self.pred_end,
+        )
 
 
 def _sqlalchemy() -> Any:
@@ -388,7 +410,16 @@ def five_point(verdict: int, scale: Scale) -> int:
     return 5 if verdict == GOOD else 1
 
 
-def ordered(items: Sequence[Item]) -> list[Item]:
-    """Items a judge has scored first, closest to 0.5 first (what teaches the judge most), then the rest."""
-    scored = sorted((it for it in items if it.probability is not None), key=lambda it: abs(it.probability - 0.5))  # type: ignore[operator]
-    return scored + [it for it in items if it.probability is None]
+def ordered(items: Sequence[Item], seed: int = 0) -> list[Item]:
+    """Items a judge has scored first, in the review order that teaches a judge most per review
+    (``spanscore.programs.judge.order``: the judge's accepted and rejected mismatches in turn,
+    stratified, seeded), then the rest in their own order. The store keeps this order as the
+    items' positions, so the API's next item follows it."""
+    from ..programs.judge.order import review_order
+
+    scored = [it for it in items if it.probability is not None]
+    rest = [it for it in items if it.probability is None]
+    if scored:
+        order = review_order([it.mismatch() for it in scored], [float(it.probability or 0.0) for it in scored], seed)
+        scored = [scored[k] for k in order.tolist()]
+    return scored + rest

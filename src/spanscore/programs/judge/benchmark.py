@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ...stages.judging import Judge
 from .corpus import Corpus
 from .crossfit import Trainer, cross_fit
 from .judgements import USERS, Judgement, accepts
@@ -106,3 +107,14 @@ def benchmark(
     seconds = time.perf_counter() - t0
     others = tuple(baseline(judgements, b) for b in ("accept-all", "reject-all")) if baselines else ()
     return BenchmarkResult(name, p, users, seconds, len(judgements), folds, others)
+
+
+def benchmark_judge(judge: Judge, judgements: Sequence[Judgement], *, name: str | None = None) -> BenchmarkResult:
+    """A judge as it is (a judge file, say) against human scores: no training, no cross-fitting.
+
+    Only fair where the judge never saw the judged sentences (its classifier's corpus and its
+    scores held none of them)."""
+    t0 = time.perf_counter()
+    p = judge.accept_probability([j.mismatch() for j in judgements])
+    label = name or str(getattr(judge, "name", "judge"))
+    return BenchmarkResult(label, p, score_against_users(judgements, p), time.perf_counter() - t0, len(judgements))

@@ -38,10 +38,17 @@ class EntityClassifier(Protocol):
     def state(self) -> tuple[dict[str, Any], Arrays]: ...
 
 
+class Train(Protocol):
+    """Trains a classifier; ``init`` is a classifier of the same backend to start from (a
+    warm start: the optimum is the same, it is only reached sooner)."""
+
+    def __call__(self, examples: Examples, seed: int = 0, init: EntityClassifier | None = None) -> EntityClassifier: ...
+
+
 @dataclass(frozen=True)
 class Backend:
     name: str
-    train: Callable[[Examples, int], EntityClassifier]
+    train: Train
     load: Callable[[dict[str, Any], Arrays], EntityClassifier]
     needs: str  # what to install, for error messages
 
@@ -54,12 +61,24 @@ def _softmax(z: FloatArray) -> FloatArray:
 
 
 def _fit_logistic(
-    x: Any, examples: Examples, c: float, solver: str = "lbfgs"
+    x: Any,
+    examples: Examples,
+    c: float,
+    solver: str = "lbfgs",
+    start: tuple[tuple[str, ...], FloatArray, FloatArray] | None = None,
 ) -> tuple[FloatArray, FloatArray, tuple[str, ...]]:
+    """Multinomial logistic regression; ``start`` = (classes, coef, intercept) to begin from."""
     from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
 
+    labels = np.array(examples.labels)
     model = LogisticRegression(C=c, max_iter=1000, solver=solver)
-    model.fit(x, np.array(examples.labels), sample_weight=np.array(examples.weights))
+    # The objective is strictly convex (L2), so where it starts changes how soon the solver stops,
+    # not where: a classifier of most of the same data is a start a few iterations from the end.
+    if start is not None and start[0] == tuple(sorted(set(labels.tolist()))) and len(start[0]) > 2:
+        model.set_params(warm_start=True)
+        model.coef_ = start[1].copy()
+        model.intercept_ = start[2].copy()
+    model.fit(x, labels, sample_weight=np.array(examples.weights))
     classes = tuple(str(k) for k in model.classes_)
     coef = np.asarray(model.coef_, dtype=np.float64)
     intercept = np.asarray(model.intercept_, dtype=np.float64)
@@ -133,7 +152,7 @@ class TfidfClassifier:
         return meta, arrays
 
     @staticmethod
-    def train(examples: Examples, seed: int = 0) -> TfidfClassifier:
+    def train(examples: Examples, seed: int = 0, init: EntityClassifier | None = None) -> TfidfClassifier:
         from sklearn.feature_extraction.text import TfidfVectorizer
 
         texts = list(examples.texts)
@@ -145,9 +164,18 @@ class TfidfClassifier:
         except ValueError:  # a tiny corpus where no n-gram repeats
             vec = TfidfVectorizer(analyzer="char", ngram_range=TfidfClassifier.NGRAMS, sublinear_tf=True)
             x = vec.fit_transform(texts)
-        # newton-cg reaches lbfgs's optimum in a fraction of the time on these sparse problems.
-        coef, intercept, classes = _fit_logistic(x, examples, 1.0, solver="newton-cg")
         vocabulary = [str(t) for t in vec.get_feature_names_out()]
+        start = None
+        if isinstance(init, TfidfClassifier):
+            # The same n-grams' weights; n-grams the start does not know begin at 0.
+            where = {t: i for i, t in enumerate(init.vocabulary)}
+            index = np.array([where.get(t, -1) for t in vocabulary], dtype=np.int64)
+            coef0 = np.zeros((len(init.classes), len(vocabulary)))
+            known = index >= 0
+            coef0[:, known] = init.coef[:, index[known]]
+            start = (init.classes, coef0, init.intercept)
+        # newton-cg reaches lbfgs's optimum in a fraction of the time on these sparse problems.
+        coef, intercept, classes = _fit_logistic(x, examples, 1.0, solver="newton-cg", start=start)
         return TfidfClassifier(classes, vocabulary, np.asarray(vec.idf_, dtype=np.float64), coef, intercept)
 
     @staticmethod
@@ -259,7 +287,7 @@ class MiniLMClassifier:
         return meta, {"coef": self.coef, "intercept": self.intercept}
 
     @staticmethod
-    def train(examples: Examples, seed: int = 0) -> MiniLMClassifier:
+    def train(examples: Examples, seed: int = 0, init: EntityClassifier | None = None) -> MiniLMClassifier:
         x = _ENCODER.encode(examples.texts)
         coef, intercept, classes = _fit_logistic(x, examples, MiniLMClassifier.C)
         return MiniLMClassifier(classes, coef, intercept)

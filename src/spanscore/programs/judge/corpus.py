@@ -164,3 +164,57 @@ def entity_examples(corpus: Corpus, *, seed: int = 0, max_other_len: int = 4) ->
     return Examples(
         tuple(t for (t, _), _ in items), tuple(label for (_, label), _ in items), tuple(float(c) for _, c in items)
     )
+
+
+def neighbourhoods(corpus: Corpus, reach: int = 30) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """First and last sentence (inclusive) of the passage around every sentence.
+
+    A sentence that ends without . ? ! closes a passage (in MedMentions it carries the next
+    abstract's title, so it belongs to both abstracts); a passage reaches at most ``reach``
+    sentences either way. A classifier that is to give new-text features to a judged sentence
+    leaves out its whole passage, where the same entities recur.
+    """
+    n = len(corpus)
+    boundary = np.array([not s.tokens or s.tokens[-1] not in SENTENCE_END for s in corpus.sentences], dtype=bool)
+    marks = np.flatnonzero(boundary)
+    units = np.arange(n, dtype=np.int64)
+    if marks.shape[0] == 0:
+        return np.maximum(units - reach, 0), np.minimum(units + reach, n - 1)
+    before = np.searchsorted(marks, units, side="left") - 1  # last mark strictly before
+    first = np.where(before >= 0, marks[np.maximum(before, 0)], 0)
+    after = np.where(boundary, np.searchsorted(marks, units, side="right"), np.searchsorted(marks, units, side="left"))
+    last = np.where(after < marks.shape[0], marks[np.minimum(after, marks.shape[0] - 1)], n - 1)
+    return np.maximum(first, units - reach).astype(np.int64), np.minimum(last, units + reach).astype(np.int64)
+
+
+def holdout_groups(corpus: Corpus, units: Sequence[int], share: float) -> list[list[int]]:
+    """The judged sentences ``units`` cut into runs (in corpus order) whose passages together
+    cover at most ``share`` of the corpus, so that a classifier trained without one run's
+    passages keeps most of the corpus; a passage larger than that is a run of its own."""
+    first, last = neighbourhoods(corpus)
+    limit = max(1, int(len(corpus) * share))
+    groups: list[list[int]] = []
+    covered, end = 0, -1
+    for u in sorted(set(units)):
+        s, e = int(first[u]), int(last[u])
+        extra = e - max(s, end + 1) + 1 if e > end else 0
+        if groups and covered + extra <= limit:
+            groups[-1].append(u)
+            covered += extra
+        else:
+            groups.append([u])
+            covered = e - s + 1
+        end = max(end, e)
+    return groups
+
+
+def held_out(corpus: Corpus, units: Sequence[int]) -> npt.NDArray[np.bool_]:
+    """The sentences a classifier leaves out for ``units``: their passages, and every sentence
+    whose text is one of theirs (a sentence may occur twice)."""
+    first, last = neighbourhoods(corpus)
+    out = np.zeros(len(corpus), dtype=bool)
+    for u in units:
+        out[int(first[u]) : int(last[u]) + 1] = True
+    texts = {corpus.sentences[u].text for u in units}
+    out |= np.array([s.text in texts for s in corpus.sentences], dtype=bool)
+    return out

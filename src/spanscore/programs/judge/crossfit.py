@@ -1,28 +1,37 @@
 """Training judges, and cross-fitting them over a corpus that contains the judged sentences.
 
-Cross-fitting cuts the corpus into contiguous blocks of sentences (``corpus.block_starts``). A
-judgement in block ``k`` is scored by models that never saw block ``k``: its entity classifier is
-trained on the other blocks, less any sentence whose text is a judged sentence of block ``k``.
-A judge that also learns from human scores is cross-fitted over the same blocks, nested: its
-acceptance model for block ``k`` learns from the judgements of each other block ``j``, with
-features from a classifier trained without blocks ``j`` and ``k``, so no model used for block
-``k`` was trained on block ``k`` at all.
+An acceptance model learns from features that an entity classifier gives the judged pairs. When a
+judged sentence is in the training corpus, the judge's own classifier has seen it (and the rest of
+its abstract, where the same entities recur), so its features would be more confident than those
+of new text. Such sentences get their features from a classifier trained without their
+*passages* (``corpus.neighbourhoods``): the judged sentences are cut, in corpus order, into runs
+whose passages cover at most a fifth of the corpus (``1 / folds``), and each run gets one such
+classifier, started from the judge's own (a warm start: the same optimum, reached sooner).
+
+Cross-fitting (``judge benchmark``) cuts the corpus into contiguous blocks of sentences
+(``corpus.block_starts``). A judgement in block ``k`` is scored by a judge trained without block
+``k``: its classifier on the other blocks, less any sentence whose text is a judged sentence of
+block ``k``; with ``learn``, its acceptance model on the human scores of the other blocks, their
+features from classifiers trained without their passages *and* without block ``k``, so nothing
+that scores block ``k`` has seen block ``k`` or its scores.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from ...errors import OptionError
+from ...stages.judging import Mismatch
+from .acceptance import Acceptance
 from .classifier import EntityClassifier, get_backend
-from .corpus import Corpus, block_of, block_starts, entity_examples
+from .corpus import Corpus, block_of, block_starts, entity_examples, held_out, holdout_groups
 from .features import Lexicon, features
 from .judgements import Judgement, accepts, check_user, locate
-from .model import Acceptance, Rule, SpanJudge
+from .model import Rule, SpanJudge, rule_probability
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -30,13 +39,100 @@ IntArray = npt.NDArray[np.int64]
 Trainer = Callable[[Corpus], EntityClassifier]
 
 
-def backend_trainer(backend: str = "tfidf", seed: int = 0) -> Trainer:
-    spec = get_backend(backend)
+class BackendTrainer:
+    """Trains a backend's classifier on the gold mentions of a corpus (and its ``other`` sample)."""
 
-    def train(corpus: Corpus) -> EntityClassifier:
-        return spec.train(entity_examples(corpus, seed=seed), seed)
+    def __init__(self, backend: str = "tfidf", seed: int = 0) -> None:
+        self.spec = get_backend(backend)
+        self.seed = seed
 
-    return train
+    def __call__(self, corpus: Corpus, init: EntityClassifier | None = None) -> EntityClassifier:
+        return self.spec.train(entity_examples(corpus, seed=self.seed), self.seed, init)
+
+
+def backend_trainer(backend: str = "tfidf", seed: int = 0) -> BackendTrainer:
+    return BackendTrainer(backend, seed)
+
+
+def _fit(train: Trainer, corpus: Corpus, init: EntityClassifier | None) -> EntityClassifier:
+    if isinstance(train, BackendTrainer):
+        return train(corpus, init)
+    return train(corpus)
+
+
+def units_in(corpus: Corpus, judgements: Sequence[Judgement]) -> IntArray:
+    """The sentence of ``corpus`` each judgement was made on (its ``sentence_index`` when that
+    sentence has the judged text, else the first with it), or -1 where none has its text."""
+    first: dict[str, int] = {}
+    for n, s in enumerate(corpus.sentences):
+        first.setdefault(s.text, n)
+    out = np.full(len(judgements), -1, dtype=np.int64)
+    for k, row in enumerate(judgements):
+        i = row.sentence_index
+        if i is not None and 0 <= i < len(corpus) and corpus.sentences[i].text == row.sentence:
+            out[k] = i
+        else:
+            out[k] = first.get(row.sentence, -1)
+    return out
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A judge's classifier and word statistics from a corpus, and judgements with what an
+    acceptance model learns from: features and the rule's probability, both from classifiers
+    that never saw the judged sentence's passage."""
+
+    classifier: EntityClassifier
+    lexicon: Lexicon
+    rule: Rule
+    judgements: tuple[Judgement, ...]
+    items: tuple[Mismatch, ...]
+    x: FloatArray
+    rule_probability: FloatArray
+    holdouts: int  # classifiers trained for the judged sentences of the corpus
+
+    def accepted(self, user: str) -> npt.NDArray[np.bool_]:
+        return accepts(self.judgements, user)
+
+    def acceptance(self, rows: Sequence[int] | IntArray, user: str, reviewers: tuple[str, ...] = ()) -> Acceptance:
+        """The acceptance model learned from the judgements ``rows``."""
+        idx = np.asarray(rows, dtype=np.int64)
+        return Acceptance.fit(
+            self.x[idx], [self.items[k] for k in idx.tolist()], self.rule_probability[idx],
+            self.accepted(user)[idx], user, reviewers,
+        )
+
+    def judge(self, acceptance: Acceptance | None = None) -> SpanJudge:
+        return SpanJudge(self.classifier, self.lexicon, rule=self.rule, acceptance=acceptance)
+
+
+def prepare(
+    corpus: Corpus,
+    judgements: Sequence[Judgement],
+    *,
+    rule: Rule = "contains",
+    trainer: Trainer,
+    share: float = 0.2,
+) -> Prepared:
+    """Train a judge's classifier on ``corpus`` and give ``judgements`` their features (see the
+    module's docstring: judged sentences of the corpus get them from a classifier that left out
+    their passages, at most ``share`` of the corpus at a time)."""
+    classifier = trainer(corpus)
+    lexicon = Lexicon.build(corpus)
+    items = [j.mismatch() for j in judgements]
+    x = features(items, classifier, lexicon)  # judgements of sentences outside the corpus keep these
+    p = rule_probability(items, classifier, rule)
+    units = units_in(corpus, judgements)
+    groups = holdout_groups(corpus, units[units >= 0].tolist(), share)
+    for group in groups:
+        keep = np.flatnonzero(~held_out(corpus, group))
+        sub = corpus.subset(keep.tolist())
+        mine = np.flatnonzero(np.isin(units, group))
+        subset = [items[k] for k in mine.tolist()]
+        other = _fit(trainer, sub, classifier)
+        x[mine] = features(subset, other, Lexicon.build(sub))
+        p[mine] = rule_probability(subset, other, rule)
+    return Prepared(classifier, lexicon, rule, tuple(judgements), tuple(items), x, p, len(groups))
 
 
 def train_judge(
@@ -50,76 +146,89 @@ def train_judge(
     seed: int = 0,
     trainer: Trainer | None = None,
     judgements_path: str = "judgements",
+    reviewers: tuple[str, ...] = (),
 ) -> SpanJudge:
     """A judge from a training corpus, and optionally an acceptance model from human scores.
 
-    The acceptance model learns from features that an entity classifier gives the judged pairs;
-    when the judged sentences are in ``corpus``, those features come from block-fold classifiers
-    that never saw the sentence, as the features of new text will at evaluation time.
+    Without scores the judge follows ``rule``; with them it starts from the rule and learns how
+    far to depart from it (``acceptance.py``). Judged sentences that are in ``corpus`` get
+    features from classifiers that left out their passages, each at most ``1 / folds`` of it.
     """
+    del judgements_path  # judgements need not come from the corpus: nothing to refuse here
+    if folds < 2:
+        raise OptionError(f"--folds must be at least 2, not {folds}")
     train = trainer or backend_trainer(backend, seed)
-    classifier = train(corpus)
-    lexicon = Lexicon.build(corpus)
     if not judgements:
-        return SpanJudge(classifier, lexicon, rule=rule)
+        return SpanJudge(train(corpus), Lexicon.build(corpus), rule=rule)
     check_user(user)
-    known = {s.text for s in corpus.sentences}
-    items = [r.mismatch() for r in judgements]
-    x = features(items, classifier, lexicon)  # rows of sentences outside the corpus keep these
-    rows = [k for k, r in enumerate(judgements) if r.sentence in known]
-    if rows:
-        plan, _ = fold_plan(corpus, [judgements[k] for k in rows], folds=folds, path=judgements_path)
-        for fold in plan:
-            if fold.rows.shape[0] == 0:
-                continue
-            sub = corpus.subset(fold.train.tolist())
-            mine = [rows[k] for k in fold.rows.tolist()]
-            x[mine] = features([items[k] for k in mine], train(sub), Lexicon.build(sub))
-    acceptance = Acceptance.fit(x, items, accepts(judgements, user), user)
-    return SpanJudge(classifier, lexicon, rule=rule, acceptance=acceptance)
-
-
-def _training_sentences(corpus: Corpus, blocks: IntArray, held_out: set[int], texts: set[str]) -> list[int]:
-    """Sentences outside the held-out blocks whose text is none of the held-out judged sentences."""
-    return [
-        i for i, s in enumerate(corpus.sentences) if int(blocks[i]) not in held_out and s.text not in texts
-    ]
+    prepared = prepare(corpus, judgements, rule=rule, trainer=train, share=1.0 / folds)
+    return prepared.judge(prepared.acceptance(range(len(judgements)), user, reviewers))
 
 
 @dataclass(frozen=True)
 class Fold:
-    """What cross-fitting trains for one block: ``train`` feeds the classifier that scores the
-    block's judgements; ``inner[j]`` feeds the classifier giving features to block ``j``'s
-    judgements, from which the acceptance model for this block learns."""
+    """One block of cross-fitting: the judgements made in it, and the sentences that train the
+    judge that scores them (the other blocks, less every judged sentence text of this block)."""
 
     block: int
     rows: IntArray  # judgements in this block
     train: IntArray  # sentence indices
-    inner: dict[int, IntArray] = field(default_factory=dict)
 
 
 def fold_plan(
-    corpus: Corpus, judgements: Sequence[Judgement], *, folds: int = 5, nested: bool = False, path: str = "judgements"
+    corpus: Corpus, judgements: Sequence[Judgement], *, folds: int = 5, path: str = "judgements"
 ) -> tuple[list[Fold], IntArray]:
     """The folds of block cross-fitting, and the sentence each judgement was made on."""
     units = locate(judgements, corpus, path)
     starts = block_starts(corpus, folds)
     blocks = block_of(starts, len(corpus))
     row_block = blocks[units]
-    texts = [{j.sentence for j, b in zip(judgements, row_block.tolist(), strict=True) if b == k} for k in range(folds)]
     plan = []
     for k in range(folds):
         rows = np.flatnonzero(row_block == k).astype(np.int64)
-        train = np.array(_training_sentences(corpus, blocks, {k}, texts[k]), dtype=np.int64)
-        inner: dict[int, IntArray] = {}
-        if nested:
-            for j in range(folds):
-                if j != k and (row_block == j).any():
-                    inner[j] = np.array(
-                        _training_sentences(corpus, blocks, {j, k}, texts[j] | texts[k]), dtype=np.int64
-                    )
-        plan.append(Fold(k, rows, train, inner))
+        texts = {judgements[i].sentence for i in rows.tolist()}
+        train = [i for i, s in enumerate(corpus.sentences) if int(blocks[i]) != k and s.text not in texts]
+        plan.append(Fold(k, rows, np.array(train, dtype=np.int64)))
     return plan, units
+
+
+@dataclass(frozen=True)
+class FoldData:
+    """What cross-fitting needs of one block: the judge trained without it (its classifier, and
+    the other blocks' judgements prepared to learn from), and the block's own judgements."""
+
+    fold: Fold
+    pool: IntArray  # rows of the judgements the block's acceptance model may learn from
+    prepared: Prepared  # of the pool's judgements, over the corpus without the block
+    test_x: FloatArray
+    test_rule: FloatArray
+
+
+def fold_data(
+    corpus: Corpus,
+    judgements: Sequence[Judgement],
+    fold: Fold,
+    *,
+    rule: Rule,
+    trainer: Trainer,
+    learn: bool,
+    share: float = 0.2,
+) -> FoldData:
+    sub = corpus.subset(fold.train.tolist())
+    pool = np.setdiff1d(np.arange(len(judgements)), fold.rows).astype(np.int64)
+    if learn:
+        prepared = prepare(sub, [judgements[k] for k in pool.tolist()], rule=rule, trainer=trainer, share=share)
+    else:
+        classifier = trainer(sub)
+        prepared = Prepared(classifier, Lexicon.build(sub), rule, (), (), np.zeros((0, 0)), np.zeros(0), 0)
+    test = [judgements[k].mismatch() for k in fold.rows.tolist()]
+    return FoldData(
+        fold,
+        pool,
+        prepared,
+        features(test, prepared.classifier, prepared.lexicon) if learn else np.zeros((len(test), 0)),
+        rule_probability(test, prepared.classifier, rule),
+    )
 
 
 def cross_fit(
@@ -142,27 +251,19 @@ def cross_fit(
     if learn:
         check_user(user)
     train = trainer or backend_trainer(backend, seed)
-    plan, _ = fold_plan(corpus, judgements, folds=folds, nested=learn, path=path)
+    plan, _ = fold_plan(corpus, judgements, folds=folds, path=path)
     items = [j.mismatch() for j in judgements]
-    accepted = accepts(judgements, user)
     out = np.zeros(len(judgements))
     for fold in plan:
         if fold.rows.shape[0] == 0:
             continue
-        sub = corpus.subset(fold.train.tolist())
+        data = fold_data(corpus, judgements, fold, rule=rule, trainer=train, learn=learn, share=1.0 / folds)
+        if not learn:
+            out[fold.rows] = data.test_rule
+            continue
+        if data.pool.shape[0] == 0:
+            raise OptionError("learning from scores needs judgements in more than one block")
+        acceptance = data.prepared.acceptance(range(data.pool.shape[0]), user)
         test = [items[k] for k in fold.rows.tolist()]
-        acceptance = None
-        if learn:
-            xs, train_items, ys = [], [], []
-            for j, sentences in fold.inner.items():
-                inner = corpus.subset(sentences.tolist())
-                rows_j = plan[j].rows.tolist()
-                train_items += [items[k] for k in rows_j]
-                xs.append(features([items[k] for k in rows_j], train(inner), Lexicon.build(inner)))
-                ys.append(accepted[rows_j])
-            if not xs:
-                raise OptionError("learning from scores needs judgements in more than one block")
-            acceptance = Acceptance.fit(np.vstack(xs), train_items, np.concatenate(ys), user)
-        judge = SpanJudge(train(sub), Lexicon.build(sub), rule=rule, acceptance=acceptance)
-        out[fold.rows] = judge.accept_probability(test)
+        out[fold.rows] = acceptance.predict(data.test_x, test, data.test_rule)
     return out

@@ -1,8 +1,9 @@
 """Human judgements of boundary mismatches, in the format of medmentions-expert/judgements.jsonl.
 
 One JSON object per line with ``sentence``, ``gold_text``, ``gold_label``, ``pred_text`` and an
-integer ``score`` from 1 to 5; optional ``id``, ``sentence_index`` and character offsets
-``gold_start``/``gold_end``/``pred_start``/``pred_end`` in ``sentence``.
+integer ``score`` from 1 to 5; optional ``id``, ``sentence_index``, character offsets
+``gold_start``/``gold_end``/``pred_start``/``pred_end`` in ``sentence``, and ``reviewer`` (a review
+export, ``spanscore review export``, names the reviewer of every verdict).
 """
 
 from __future__ import annotations
@@ -45,6 +46,11 @@ class Judgement:
     sentence_index: int | None = None
     gold_span: tuple[int, int] | None = None
     pred_span: tuple[int, int] | None = None
+    reviewer: str | None = None
+
+    def pair(self) -> tuple[object, ...]:
+        """What makes two verdicts verdicts on the same pair."""
+        return (self.sentence, self.gold_text, self.gold_label, self.pred_text, self.gold_span, self.pred_span)
 
     def mismatch(self) -> Mismatch:
         if self.gold_span is not None and self.pred_span is not None:
@@ -119,6 +125,7 @@ def read_judgements(path: str | Path) -> list[Judgement]:
                 sentence_index=_field(obj, "sentence_index", int, name, n, optional=True),
                 gold_span=spans[0],
                 pred_span=spans[1],
+                reviewer=_field(obj, "reviewer", str, name, n, optional=True),
             )
         )
     if not out:
@@ -150,7 +157,8 @@ def locate(rows: Sequence[Judgement], corpus: Corpus, path: str = "judgements") 
             out[k] = first[row.sentence]
         else:
             raise InputError(
-                f"the judged sentence is not in {corpus.path} (the benchmark cross-fits over that corpus)",
+                f"the judged sentence is not in {corpus.path}: cross-fitting needs the corpus that holds the judged"
+                " sentences",
                 path=path,
                 line=row.line,
             )
@@ -160,3 +168,65 @@ def locate(rows: Sequence[Judgement], corpus: Corpus, path: str = "judgements") 
 def accepts(rows: Sequence[Judgement], user: str) -> npt.NDArray[np.bool_]:
     least = check_user(user)
     return np.array([r.score >= least for r in rows], dtype=bool)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The verdicts a judge learns from, out of a file of judgements (a review export), and what
+    was left out: the line ``describe`` gives is what ``spanscore judge train`` states."""
+
+    judgements: tuple[Judgement, ...]
+    reviewers: tuple[str, ...]  # the reviewers whose verdicts these are (none where the file names none)
+    read: int  # verdicts in the file
+    pairs: int  # distinct pairs among the verdicts kept
+    disagreed: int  # pairs left out because the reviewers who judged them disagree (``agreed``)
+    agreed: bool
+
+    def describe(self, user: str) -> str:
+        who = "no reviewer named"
+        if self.reviewers:
+            who = f"{len(self.reviewers)} reviewer(s): {', '.join(self.reviewers)}"
+        text = f"{len(self.judgements)} of {self.read} verdicts on {self.pairs} pairs, {who}"
+        if self.agreed:
+            text += f"; {self.disagreed} pairs left out where they disagree for the {user} user"
+        return text
+
+
+def select(
+    rows: Sequence[Judgement],
+    *,
+    reviewers: Sequence[str] | None = None,
+    agreed: bool = False,
+    user: str = "forgiving",
+    path: str = "judgements",
+) -> Selection:
+    """Every verdict of ``reviewers`` (all, by default). With ``agreed``, each pair once: a pair
+    that several of them judged is kept only if they all accept it or all reject it (for ``user``)."""
+    least = check_user(user)
+    total = len(rows)
+    named = sorted({r.reviewer for r in rows if r.reviewer is not None})
+    if reviewers is not None:
+        wanted = list(dict.fromkeys(reviewers))
+        missing = [w for w in wanted if w not in named]
+        if missing:
+            have = ", ".join(named) or "none: the file names no reviewer"
+            raise InputError(
+                f"no verdicts by {', '.join(map(repr, missing))} (reviewers in the file: {have})", path=path
+            )
+        rows = [r for r in rows if r.reviewer in set(wanted)]
+        named = sorted(set(wanted))
+    by_pair: dict[tuple[object, ...], list[Judgement]] = {}
+    for r in rows:
+        by_pair.setdefault(r.pair(), []).append(r)
+    disagreed = 0
+    if agreed:
+        kept = []
+        for verdicts in by_pair.values():
+            if len({v.score >= least for v in verdicts}) > 1:
+                disagreed += 1
+            else:
+                kept.append(verdicts[0])
+        rows = kept
+    if not rows:
+        raise InputError("no verdicts left to learn from", path=path)
+    return Selection(tuple(rows), tuple(named), total, len(by_pair) - disagreed, disagreed, agreed)

@@ -5,9 +5,11 @@ A ``SpanJudge`` holds an entity classifier and word statistics, and decides in o
 - without human scores, by a rule: ``classifier`` is Nejadgholi et al.'s (accept when the classifier's top
   class for the predicted text is the predicted label); ``contains`` (default) also accepts every
   prediction that contains the whole gold span, which loses nothing the annotator marked;
-- with human scores, by an acceptance model: for predictions that drop gold words, and for those
-  that only add words, a logistic regression over ``features.FEATURES`` (span relation, dropped
-  and added words, information dropped, classifier probabilities) learned from the judgements.
+- with human scores, by an acceptance model (``acceptance.py``) that starts from the rule: for
+  predictions that drop gold words, and for those that only add words, a logistic regression
+  whose offset is the rule's log-odds and whose prior is centred on the rule, over
+  ``features.FEATURES`` (span relation, dropped and added words, information dropped, classifier
+  probabilities) learned from the judgements.
 
 Judge files are ``.npz`` archives read with ``allow_pickle=False``: a JSON header (format name
 and version, backend, rule, feature names) and plain numeric or string arrays. Loading never runs
@@ -19,7 +21,6 @@ from __future__ import annotations
 import json
 import zipfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,6 +31,7 @@ from ... import __version__
 from ...errors import InputError, OptionError
 from ...io.files import atomic_output
 from ...stages.judging import Mismatch
+from .acceptance import GROUPS, Acceptance, GroupModel, group_of
 from .classifier import Arrays, EntityClassifier, get_backend
 from .features import FEATURES, Lexicon, features, pairwise_probability
 
@@ -38,72 +40,19 @@ Rule = Literal["classifier", "contains"]
 RULES: tuple[str, ...] = ("classifier", "contains")
 
 FORMAT = "spanscore-judge"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+# Version 1 files are read when they hold no acceptance model: their rule judges are the same.
+READABLE = (1, 2)
 _META = "__meta__"
 
 
-# Predictions that contain the whole gold span only add words; the others drop some of its words.
-GROUPS: tuple[str, ...] = ("adds", "drops")
-MIN_EACH = 20  # accepted and rejected examples a group needs before a model is learned for it
-
-
-def group_of(item: Mismatch) -> str:
-    return "adds" if item.relation == "longer" else "drops"
-
-
-@dataclass(frozen=True)
-class GroupModel:
-    """Standardised features -> logistic regression -> P(user accepts); or, for a group with too
-    few accepted or rejected examples, the group's acceptance rate in the scores."""
-
-    mean: FloatArray
-    scale: FloatArray
-    coef: FloatArray
-    intercept: float
-    constant: float | None = None
-
-    def predict(self, x: FloatArray) -> FloatArray:
-        if self.constant is not None:
-            return np.full(x.shape[0], self.constant)
-        z = ((x - self.mean) / self.scale) @ self.coef + self.intercept
-        out: FloatArray = 1.0 / (1.0 + np.exp(-z))
-        return out
-
-    @staticmethod
-    def fit(x: FloatArray, accepted: npt.NDArray[np.bool_], c: float = 1.0) -> GroupModel:
-        n = x.shape[1]
-        n_yes = int(accepted.sum())
-        if min(n_yes, len(accepted) - n_yes) < MIN_EACH:
-            zero = np.zeros(n)
-            return GroupModel(zero, np.ones(n), zero, 0.0, constant=n_yes / len(accepted))
-        from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
-
-        mean = x.mean(axis=0)
-        scale = x.std(axis=0)
-        scale[scale == 0] = 1.0
-        # Balanced classes: 0.5 is where a wrong acceptance and a wrong rejection are equally
-        # likely, whatever the share of acceptable mismatches in the group.
-        model = LogisticRegression(C=c, class_weight="balanced", max_iter=1000)
-        model.fit((x - mean) / scale, accepted)
-        return GroupModel(mean, scale, np.asarray(model.coef_[0], dtype=np.float64), float(model.intercept_[0]))
-
-
-@dataclass(frozen=True)
-class Acceptance:
-    """One ``GroupModel`` per group with human scores; groups without scores follow the rule."""
-
-    groups: dict[str, GroupModel]
-    user: str
-    feature_names: tuple[str, ...] = FEATURES
-
-    @staticmethod
-    def fit(x: FloatArray, items: Sequence[Mismatch], accepted: npt.NDArray[np.bool_], user: str) -> Acceptance:
-        if x.shape[0] == 0:
-            raise OptionError("no human scores to learn from")
-        group = np.array([group_of(it) for it in items])
-        return Acceptance(
-            {g: GroupModel.fit(x[group == g], accepted[group == g]) for g in GROUPS if (group == g).any()}, user
-        )
+def rule_probability(items: Sequence[Mismatch], classifier: EntityClassifier, rule: Rule) -> FloatArray:
+    """The rule's acceptance probability: the paper's pairwise probability, and 1 for a prediction
+    that contains the gold span under ``contains``."""
+    p = pairwise_probability(items, classifier)
+    if rule == "contains" and len(items):
+        p[np.array([group_of(it) == "adds" for it in items])] = 1.0
+    return p
 
 
 class SpanJudge:
@@ -129,31 +78,15 @@ class SpanJudge:
         self.name = name or f"{classifier.backend}-{how}"
 
     def rule_probability(self, items: Sequence[Mismatch]) -> FloatArray:
-        p = pairwise_probability(items, self.classifier)
-        if self.rule == "contains" and len(items):
-            p[np.array([group_of(it) == "adds" for it in items])] = 1.0
-        return p
+        return rule_probability(items, self.classifier, self.rule)
 
     def accept_probability(self, items: Sequence[Mismatch]) -> FloatArray:
         if not items:
             return np.zeros(0)
+        rule = self.rule_probability(items)
         if self.acceptance is None:
-            return self.rule_probability(items)
-        group = np.array([group_of(it) for it in items])
-        out = np.zeros(len(items))
-        for g in GROUPS:
-            rows = np.flatnonzero(group == g)
-            if rows.shape[0] == 0:
-                continue
-            subset = [items[k] for k in rows.tolist()]
-            model = self.acceptance.groups.get(g)
-            if model is None:
-                out[rows] = self.rule_probability(subset)
-            elif model.constant is not None:
-                out[rows] = model.constant
-            else:
-                out[rows] = model.predict(features(subset, self.classifier, self.lexicon))
-        return out
+            return rule
+        return self.acceptance.predict(features(items, self.classifier, self.lexicon), items, rule)
 
     def save(self, path: str | Path) -> None:
         meta_c, arrays_c = self.classifier.state()
@@ -174,10 +107,12 @@ class SpanJudge:
             a = self.acceptance
             groups: dict[str, Any] = {}
             for g, m in a.groups.items():
-                groups[g] = {"intercept": m.intercept, "constant": m.constant}
+                groups[g] = {"slope": m.slope, "intercept": m.intercept, "scores": m.scores}
                 arrays.update({f"acceptance.{g}.mean": m.mean, f"acceptance.{g}.scale": m.scale,
                                f"acceptance.{g}.coef": m.coef})
-            meta["acceptance"] = {"features": list(a.feature_names), "user": a.user, "groups": groups}
+            meta["acceptance"] = {
+                "features": list(a.feature_names), "user": a.user, "groups": groups, "reviewers": list(a.reviewers)
+            }
         arrays[_META] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
         # A file object: np.savez would append .npz to a name. Written whole or not at all.
         with atomic_output(path) as fh:
@@ -227,10 +162,12 @@ def load_judge(path: str | Path) -> SpanJudge:
         raise InputError("not a spanscore judge file: unreadable header", path=name) from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise InputError("not a spanscore judge file: wrong format name", path=name)
-    if meta.get("format_version") != FORMAT_VERSION:
+    version = meta.get("format_version")
+    if version not in READABLE or (version != FORMAT_VERSION and meta.get("acceptance") is not None):
         raise InputError(
             f"judge file format version {meta.get('format_version')!r} (written by spanscore"
-            f" {meta.get('spanscore', '?')}); this spanscore reads version {FORMAT_VERSION}: train the judge again",
+            f" {meta.get('spanscore', '?')}); this spanscore reads version {FORMAT_VERSION}, and version 1 judges"
+            " that learned from no scores: train the judge again",
             path=name,
         )
     try:
@@ -253,13 +190,15 @@ def load_judge(path: str | Path) -> SpanJudge:
                     np.asarray(arrays[f"acceptance.{g}.mean"], dtype=np.float64),
                     np.asarray(arrays[f"acceptance.{g}.scale"], dtype=np.float64),
                     np.asarray(arrays[f"acceptance.{g}.coef"], dtype=np.float64),
+                    float(spec["slope"]),
                     float(spec["intercept"]),
-                    None if spec["constant"] is None else float(spec["constant"]),
+                    int(spec["scores"]),
                 )
                 if not m.mean.shape == m.scale.shape == m.coef.shape == (len(names),):
                     raise ValueError("acceptance weights do not fit its features")
                 groups[g] = m
-            acceptance = Acceptance(groups, str(meta["acceptance"]["user"]), names)
+            reviewers = tuple(str(r) for r in meta["acceptance"].get("reviewers", ()))
+            acceptance = Acceptance(groups, str(meta["acceptance"]["user"]), names, reviewers)
         return SpanJudge(classifier, lexicon, rule=rule, acceptance=acceptance, name=str(meta["name"]))
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"damaged judge file: {exc}", path=name) from None
