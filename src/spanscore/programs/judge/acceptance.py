@@ -52,6 +52,7 @@ GROUPS: tuple[str, ...] = ("adds", "drops")
 PRIOR_PRECISION = 3.0  # on standardised features: a weight of about 0.6 is one prior sd
 PRIOR_SCORES = 50  # below this many scores in a group, the prior tightens in proportion
 CLIP = 4.0  # standardised features are clipped to +-CLIP
+MIN_SCORES = 15  # a group with fewer scores keeps the rule: too few to move it without risk
 RULE_FLOOR = 0.01  # the rule's probability is kept in [RULE_FLOOR, 1 - RULE_FLOOR] for its log-odds
 
 
@@ -165,7 +166,7 @@ class Acceptance:
         models = {}
         for g in GROUPS:
             rows = group == g
-            if 0 < int(accepted[rows].sum()) < int(rows.sum()):
+            if int(rows.sum()) >= MIN_SCORES and 0 < int(accepted[rows].sum()) < int(rows.sum()):
                 models[g] = GroupModel.fit(x[rows], rule_probability[rows], accepted[rows])
         return Acceptance(models, user, reviewers=reviewers)
 
