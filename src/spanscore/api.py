@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from . import __version__
 from .analysis import breakdown as breakdowns
+from .analysis import buckets as bucket_scores
 from .analysis import significance
 from .comparison import Comparison, system_names
 from .engines import Engine, LocalEngine, PartCounter, run
@@ -26,6 +27,8 @@ from .io.reading import Delimiter, Format, Reading
 from .io.sources import DocumentsSource, LabelsSource, SpansSource, open_source
 from .io.strings import StringPolicy
 from .report import Report
+from .stages import buckets as attributes
+from .stages.counts import group_fields
 from .stages.criteria import CRITERIA
 from .stages.parts import EXAMPLE_LIMIT, JudgeSpec, RowSink, Source, Wanted
 from .stages.scoring import SCORING_FIELDS, Scoring, ScoringOptions, TypeSelection
@@ -87,7 +90,11 @@ def score_options(reading: Reading, scoring: Scoring) -> dict[str, str]:
 
 
 def load(
-    *, reference: Any, predicted: Any, format: Format | None = None, reading: Reading | None = None,
+    *,
+    reference: Any,
+    predicted: Any,
+    format: Format | None = None,
+    reading: Reading | None = None,
     **options: Unpack[ReadingOptions],
 ) -> Loaded:
     """Read a reference and a prediction into two span sets over the same text (the whole corpus
@@ -118,6 +125,9 @@ def evaluate(
     resamples: int = 1000,
     seed: int = 0,
     by: str | None = None,
+    buckets: Sequence[str] = (),
+    train: Any = None,
+    bucket_edges: Mapping[str, Sequence[float]] | None = None,
     keep_details: bool = True,
     documents: bool = False,
     document_types: bool = False,
@@ -138,7 +148,11 @@ def evaluate(
     as a ``Reading`` and a ``Scoring``, or as keywords amending them.
 
     ``ci`` adds bootstrap intervals over documents to every score (``Report.intervals``); ``by``
-    scores each group of documents sharing a value of that field (``Report.breakdown``).
+    scores each group of documents sharing a value of that field (``Report.breakdown``);
+    ``buckets`` scores mentions by attribute (``length``, ``seen``, ``consistency``,
+    ``frequency``, ``sentence-length``, ``density``, ``oov``, or a document field), those that
+    compare with a training corpus reading ``train`` (a file in the reference's format), each
+    numeric one bucketed by ``bucket_edges[name]`` or its defaults (``Report.buckets``).
 
     Input is counted in chunks (``chunk_bytes``), here, in ``jobs`` processes or by ``engine``,
     with the same numbers. ``keep_details`` keeps the matched pairs (``Report.pair_rows``),
@@ -158,7 +172,9 @@ def evaluate(
     values = None if by is None else breakdowns.group_values(reference, by, reading)
     source = open_source(reference, predicted, reading, scoring.selection, chunk_bytes)
     types = document_types or resampling is not None
-    wanted = _wanted(scoring, rows, keep_details, documents or types or by is not None, types)
+    chosen, fields = _attributes(buckets, bucket_edges, train, reading)
+    wanted = _wanted(scoring, rows, keep_details, documents or types or by is not None or bool(fields), types)
+    wanted = dataclasses.replace(wanted, buckets=chosen, train=_train_index(chosen, train, reading))
     counter = PartCounter(source, scoring.options, wanted, _judge_spec(scoring))
     total = run(counter, engine or LocalEngine(jobs), sink=rows, progress=progress)
     scoring.selection.check(total.seen_types)
@@ -179,16 +195,86 @@ def evaluate(
     )
     if total.docs is not None and values is not None and by is not None:
         report.breakdown = breakdowns.breakdown(
-            total.docs, values, field=by, zero_division=scoring.zero_division, credit=report.counts.credit,
-            beta=scoring.beta, resampling=resampling,
+            total.docs,
+            values,
+            field=by,
+            zero_division=scoring.zero_division,
+            credit=report.counts.credit,
+            beta=scoring.beta,
+            resampling=resampling,
         )
     if total.docs is not None and resampling is not None:
         report.intervals = significance.intervals(
-            total.docs, zero_division=scoring.zero_division, credit=report.counts.credit, resampling=resampling,
+            total.docs,
+            zero_division=scoring.zero_division,
+            credit=report.counts.credit,
+            resampling=resampling,
             beta=scoring.beta,
         )
         report.signature += significance.interval_signature(resampling, total.docs.unit)
+    if buckets:
+        report.buckets = _bucket_results(report, total, chosen, fields, reference, reading, resampling)
     return report
+
+
+def _attributes(
+    names: Sequence[str], edges: Mapping[str, Sequence[float]] | None, train: Any, reading: Reading
+) -> tuple[tuple[attributes.Attribute, ...], tuple[str, ...]]:
+    """The mention attributes asked for, and the document fields (the other names)."""
+    if isinstance(names, str):
+        raise OptionError("buckets is a list of attribute names (buckets=['length']), not one string")
+    edges = dict(edges or {})
+    if len(set(names)) < len(names):
+        raise OptionError(f"buckets names an attribute twice: {', '.join(names)}")
+    unknown = sorted(set(edges) - {n for n in names if n in attributes.ATTRIBUTES})
+    if unknown:
+        raise OptionError(f"bucket edges are given for {unknown[0]!r}, which is not among the buckets asked for")
+    needs = [n for n in names if n in attributes.NEEDS_TRAIN]
+    if needs and train is None:
+        raise OptionError(f"the {needs[0]} buckets compare with a training corpus: give train (--train TRAIN)")
+    chosen = tuple(
+        attributes.attribute(n, edges.get(n), tokens=reading.token_based) for n in names if n in attributes.ATTRIBUTES
+    )
+    return chosen, tuple(n for n in names if n not in attributes.ATTRIBUTES)
+
+
+def _train_index(chosen: Sequence[attributes.Attribute], train: Any, reading: Reading) -> attributes.TrainIndex | None:
+    """The training corpus's index, built once and handed to every chunk (and worker)."""
+    if train is None or not any(a.name in attributes.NEEDS_TRAIN for a in chosen):
+        return None
+    as_reference = dataclasses.replace(
+        reading, predicted_format=None, strings=None, predicted_options=reading.reference_options
+    )
+    loaded = load(reference=train, predicted=train, reading=as_reference)
+    return attributes.build_index(loaded.reference, loaded.text)
+
+
+def _bucket_results(
+    report: Report,
+    total: Any,
+    chosen: Sequence[attributes.Attribute],
+    fields: Sequence[str],
+    reference: Any,
+    reading: Reading,
+    resampling: significance.Resampling | None,
+) -> dict[str, Any]:
+    """Every bucket's scores of each attribute, in the order asked for."""
+    options = {
+        "zero_division": report.zero_division,
+        "credit": report.counts.credit,
+        "beta": report.beta,
+        "docs": total.docs,
+        "resampling": resampling,
+    }
+    names = tuple(c.name for c in CRITERIA) + (("learned",) if "learned" in report.counts.criteria else ())
+    out: dict[str, Any] = {}
+    for a in chosen:
+        out[a.name] = bucket_scores.bucket_table(total.buckets[a.name], group_fields(names), **options)
+    for field in fields:
+        values = breakdowns.group_values(reference, field, reading)
+        rows = bucket_scores.field_rows(total.docs, values, breakdowns.MISSING)
+        out[field] = bucket_scores.bucket_table(rows, total.docs.fields, **options)
+    return out
 
 
 def _judge_spec(scoring: Scoring) -> JudgeSpec | None:
@@ -254,21 +340,36 @@ def compare(
         raise OptionError(f"alpha is a number between 0 and 1, not {alpha!r}")
     reports = [
         evaluate(
-            reference=reference, predicted=system, reading=reading, scoring=scoring, keep_details=False,
-            documents=True, jobs=jobs, engine=engine,
+            reference=reference,
+            predicted=system,
+            reading=reading,
+            scoring=scoring,
+            keep_details=False,
+            documents=True,
+            jobs=jobs,
+            engine=engine,
         )
         for system in systems
     ]
     documents = [r.documents for r in reports if r.documents is not None]
     first = reports[0]
     tests = significance.compare(
-        documents, list(names), zero_division=scoring.zero_division, credit=first.counts.credit,
-        resampling=resampling, beta=scoring.beta,
+        documents,
+        list(names),
+        zero_division=scoring.zero_division,
+        credit=first.counts.credit,
+        resampling=resampling,
+        beta=scoring.beta,
     )
     files = [str(s) if isinstance(s, str | os.PathLike) else None for s in systems]
     return Comparison(
-        tests=tests, files=files, signature=first.signature, resampling=resampling, unit=documents[0].unit,
-        alpha=alpha, reports=reports,
+        tests=tests,
+        files=files,
+        signature=first.signature,
+        resampling=resampling,
+        unit=documents[0].unit,
+        alpha=alpha,
+        reports=reports,
     )
 
 

@@ -54,6 +54,7 @@ class Report:
     read: dict[str, Any] | None = None  # what annotation-format readers skipped, misaligned boundaries
     intervals: dict[str, Any] | None = None  # bootstrap intervals of every score (``evaluate(ci=...)``)
     breakdown: dict[str, Any] | None = None  # every score of each group of documents (``evaluate(by=...)``)
+    buckets: dict[str, Any] | None = None  # every score of each bucket of each attribute (``evaluate(buckets=...)``)
     _scores: Scores | None = field(default=None, repr=False)
 
     @property
@@ -128,6 +129,8 @@ class Report:
             out["breakdown"] = self.breakdown
         if self.intervals is not None:
             out["intervals"] = self.intervals
+        if self.buckets is not None:
+            out["buckets"] = self.buckets
         return cast(EvaluationResult, _clean(out))
 
     def to_json(self, indent: int | None = 2) -> str:

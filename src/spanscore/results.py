@@ -274,6 +274,19 @@ class Breakdown(TypedDict):
     groups: list[BreakdownGroup]
 
 
+class BucketScores(TypedDict):
+    """``evaluate(buckets=[...])``: one bucket of an attribute. ``metrics`` and ``semeval`` hold
+    precision, recall and F1 (F1's interval as ``low``/``high``, the others' as
+    ``precision_low``... with ``ci``); precision reads the bucket's predicted mentions, recall its
+    reference mentions."""
+
+    bucket: str
+    reference_mentions: int
+    predicted_mentions: int
+    metrics: dict[str, dict[str, float | None]]
+    semeval: dict[str, dict[str, float | None]]
+
+
 class EvaluationResult(_EvaluationRequired, total=False):
     """The whole evaluation JSON (``Report.to_dict``). ``macro_documents`` (mean and standard deviation
     of each score over documents or sentences) only where per-document counts were asked for;
@@ -286,6 +299,7 @@ class EvaluationResult(_EvaluationRequired, total=False):
     read: dict[str, Any]  # what annotation-format readers skipped; misaligned predicted boundaries
     breakdown: Breakdown
     intervals: Intervals
+    buckets: dict[str, list[BucketScores]]  # by attribute, buckets in order
 
 
 class ResamplingInfo(TypedDict):

@@ -43,7 +43,7 @@ import numpy.typing as npt
 
 from ..errors import OptionError
 from ..results import ComparisonResult
-from ..stages.documents import DocCounts, scores_per_row
+from ..stages.documents import DocCounts, TypeRows, scores_per_row
 from ..stages.spans import IntArray
 
 FloatArray = npt.NDArray[np.float64]
@@ -242,13 +242,29 @@ def bootstrap_types(
     Needs the counts per document and type (``evaluate(document_types=True)``). The resamples are
     those of ``bootstrap`` with the same options: a resample draws documents, and each type's
     statistics of the drawn documents are summed."""
-    _check(docs)
-    rows = docs.type_rows
-    if rows is None:
+    if docs.type_rows is None:
         raise OptionError("per-type intervals need the counts per document and type: evaluate with document_types=True")
+    return bootstrap_rows(
+        docs, docs.type_rows, zero_division=zero_division, credit=credit, resampling=resampling, beta=beta
+    )
+
+
+def bootstrap_rows(
+    docs: DocCounts,
+    rows: TypeRows,
+    *,
+    zero_division: float,
+    credit: str,
+    resampling: Resampling = Resampling(),
+    beta: float = 1.0,
+) -> dict[str, dict[str, dict[str, dict[str, float | None]]]]:
+    """The interval of every score of each group of ``rows`` (rows per document and group: a type,
+    a bucket), by its name, in sorted order; resamples as ``bootstrap``'s (documents drawn, each
+    group's statistics of the drawn documents summed)."""
+    _check(docs)
     where = np.searchsorted(docs.keys, rows.keys)
     if rows.keys.shape[0] and (where.max() >= docs.keys.shape[0] or not np.array_equal(docs.keys[where], rows.keys)):
-        raise OptionError("the per-type counts name documents the per-document counts do not hold")
+        raise OptionError("the per-group counts name documents the per-document counts do not hold")
     tables = {}
     for t, name in enumerate(rows.names):
         mine = np.flatnonzero(rows.type_index == t)

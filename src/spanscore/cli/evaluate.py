@@ -19,7 +19,7 @@ from ..errors import OptionError
 from ..io.files import atomic_output
 from ..io.reading import Reading
 from ..stages.scoring import Scoring
-from .options import reading_options, refuse_overwrite, scoring_options
+from .options import BucketRequest, bucket_options, reading_options, refuse_overwrite, scoring_options
 
 
 @click.command("evaluate", short_help="Score a prediction under every criterion.")
@@ -77,6 +77,7 @@ from .options import reading_options, refuse_overwrite, scoring_options
     help="Also score each group of documents sharing a value of this field under every criterion: a JSONL"
     " field (source, or meta.year for a nested one), or a CoNLL comment line (# source = twitter).",
 )
+@bucket_options()
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--no-per-type", is_flag=True, help="Leave the per-type table out.")
 def evaluate_command(
@@ -96,6 +97,7 @@ def evaluate_command(
     resamples: int,
     seed: int,
     by_field: str | None,
+    buckets: BucketRequest,
     as_json: bool,
     no_per_type: bool,
 ) -> None:
@@ -121,6 +123,7 @@ def evaluate_command(
                 resamples=resamples,
                 seed=seed,
                 by=by_field,
+                **buckets.keywords(),
                 keep_details=False,
                 documents=per_document is not None,
                 rows=writer,

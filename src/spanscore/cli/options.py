@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -23,9 +24,7 @@ ENCODING_CHOICES = [*ENCODINGS, *ALIASES]
 Option = tuple[tuple[str, ...], dict[str, Any]]  # click.option's names and keywords
 
 
-def _options(
-    f: F, options: list[Option], take: Callable[[dict[str, Any]], None]
-) -> F:
+def _options(f: F, options: list[Option], take: Callable[[dict[str, Any]], None]) -> F:
     """``f`` with ``options`` (in the order --help lists them), and ``take`` turning their values
     into the parameter ``f`` receives."""
 
@@ -87,8 +86,10 @@ def reading_options(
         )
     options += [
         _choice(
-            ("--delimiter",), DELIMITERS, "auto", "Column separator; auto means tab when the file has a tab, else runs"
-            " of spaces."
+            ("--delimiter",),
+            DELIMITERS,
+            "auto",
+            "Column separator; auto means tab when the file has a tab, else runs of spaces.",
         ),
         (("--token-column",), {"type": int, "default": 0, "show_default": True, "help": "Column of the token."}),
         (
@@ -207,8 +208,10 @@ SCORING_OPTIONS: list[Option] = [
         },
     ),
     _choice(
-        ("--matching",), ["optimal", "greedy"], "optimal", "optimal: maximise credit; greedy: the paper's first-found"
-        " rule."
+        ("--matching",),
+        ["optimal", "greedy"],
+        "optimal",
+        "optimal: maximise credit; greedy: the paper's first-found rule.",
     ),
     (
         ("--min-overlap",),
@@ -239,8 +242,10 @@ JUDGE_OPTIONS: list[Option] = [
         },
     ),
     _choice(
-        ("--judge-credit",), ["accept", "probability"], "accept", "Credit of a judged pair: 1 when accepted, or the"
-        " judge's probability."
+        ("--judge-credit",),
+        ["accept", "probability"],
+        "accept",
+        "Credit of a judged pair: 1 when accepted, or the judge's probability.",
     ),
 ]
 
@@ -287,7 +292,7 @@ def scoring_from(kwargs: dict[str, Any]) -> Scoring:
 def as_flag(message: str) -> str:
     """A library message that starts with a keyword's name, naming the command line's option instead."""
     name = message.split(" ", 1)[0]
-    return "--" + name.replace("_", "-") + message[len(name):] if name in SCORING_FIELDS else message
+    return "--" + name.replace("_", "-") + message[len(name) :] if name in SCORING_FIELDS else message
 
 
 def parse_type_map(value: str | None) -> dict[str, str] | None:
@@ -339,3 +344,67 @@ def key_values(pairs: tuple[str, ...], option: str) -> dict[str, str] | None:
             raise OptionError(f"{option} takes KEY=VALUE, not {pair!r}")
         out[key.strip()] = value
     return out or None
+
+
+@dataclass(frozen=True)
+class BucketRequest:
+    """What --buckets, --train and --bucket-edges ask for, as ``evaluate``'s keywords."""
+
+    buckets: tuple[str, ...] = ()
+    train: Path | None = None
+    bucket_edges: dict[str, list[float]] | None = None
+
+    def keywords(self) -> dict[str, Any]:
+        return {"buckets": self.buckets, "train": self.train, "bucket_edges": self.bucket_edges}
+
+
+BUCKET_OPTIONS: list[Option] = [
+    (
+        ("--buckets",),
+        {
+            "metavar": "ATTR,...",
+            "help": "Also score mentions by attribute: length, seen, consistency, frequency, sentence-length,"
+            " density, oov, or a document field (as --by reads one). seen, consistency, frequency and oov need"
+            " --train.",
+        },
+    ),
+    (
+        ("--train",),
+        {
+            "type": click.Path(dir_okay=False, path_type=Path),
+            "help": "The training corpus (in GOLD's format) that seen, consistency, frequency and oov compare with.",
+        },
+    ),
+    (
+        ("--bucket-edges",),
+        {
+            "multiple": True,
+            "metavar": "ATTR=E1,E2,...",
+            "help": "Where an attribute's buckets start (length=2,3,4 gives 1, 2, 3, 4+); repeat per attribute.",
+        },
+    ),
+]
+
+
+def bucket_options() -> Callable[[F], F]:
+    """--buckets, --train and --bucket-edges, received as one ``BucketRequest`` in ``buckets``."""
+
+    def take(kwargs: dict[str, Any]) -> None:
+        kwargs["buckets"] = parse_buckets(kwargs.pop("buckets"), kwargs.pop("train"), kwargs.pop("bucket_edges"))
+
+    return lambda f: _options(f, BUCKET_OPTIONS, take)
+
+
+def parse_buckets(names: str | None, train: Path | None, edges: tuple[str, ...]) -> BucketRequest:
+    chosen = tuple(n.strip() for n in (names or "").split(",") if n.strip())
+    if (train is not None or edges) and not chosen:
+        raise OptionError("--train and --bucket-edges go with --buckets: name the attributes (--buckets length,seen)")
+    parsed: dict[str, list[float]] = {}
+    for name, text in (key_values(edges, "--bucket-edges") or {}).items():
+        try:
+            parsed[name] = [float(x) for x in text.split(",") if x.strip()]
+        except ValueError:
+            raise OptionError(f"--bucket-edges {name}={text}: give numbers separated by commas") from None
+        if not parsed[name]:
+            raise OptionError(f"--bucket-edges {name}= gives no edges: give numbers separated by commas")
+    return BucketRequest(chosen, train, parsed or None)

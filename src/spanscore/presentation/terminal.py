@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..results import EvaluationResult, Score
+from .buckets import bucket_tables
 from .common import corpus_line, repairs_line
 from .comparison import (
     breakdown_table,
@@ -162,6 +163,8 @@ def evaluation_tables(data: EvaluationResult, *, per_type: bool = True) -> list[
             tables.append(per_type_interval_table(ci["per_type"], f"F1 per type with {100 * ci['level']:g}% intervals"))
     if "breakdown" in data:
         tables.append(breakdown_table(data["breakdown"]))
+    if "buckets" in data:
+        tables.extend(bucket_tables(data["buckets"]))
     return tables
 
 

@@ -273,6 +273,7 @@ class Counted:
     pairs: Pairs
     groups: IntArray | None  # [groups, len(group_fields(...))]: every statistic per group, over all types
     type_groups: IntArray | None = None  # the same for ``count_grouped``'s second grouping (document x type)
+    more_groups: tuple[IntArray, ...] = ()  # the same for each of ``more_groups`` (buckets)
 
 
 def group_fields(criteria: tuple[str, ...]) -> tuple[str, ...]:
@@ -306,9 +307,11 @@ def count_grouped(
     keep_details: bool = False,
     groups: Groups | None = None,
     type_groups: Groups | None = None,
+    more_groups: tuple[Groups, ...] = (),
 ) -> Counted:
     """``count``, and with ``groups`` every statistic per group too (summed over types); with
-    ``type_groups`` as well, per group of that second grouping (a document and a type, say)."""
+    ``type_groups`` as well, per group of that second grouping (a document and a type, say), and
+    so for each of ``more_groups`` (a document and a bucket)."""
     if reference.types != predicted.types:
         raise OptionError("reference and predicted spans must share one type vocabulary")
     types = reference.types
@@ -415,7 +418,8 @@ def count_grouped(
             {name: matching_of(c) for name, c in chosen.items()},
             {name: matching_of(c) for name, c in scheme_chosen.items()},
         )
-    return Counted(counts.without_empty_types(), details, taxonomy, pairs, per_group, per_type_group)
+    more = tuple(grouped(g) for g in more_groups)
+    return Counted(counts.without_empty_types(), details, taxonomy, pairs, per_group, per_type_group, more)
 
 
 def _enough_overlap(pairs: Pairs, options: Options) -> npt.NDArray[np.bool_]:

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..errors import InputError
+from .buckets import Attribute, TrainIndex, assign
 from .counts import Counts, Groups, Options, count_grouped, group_fields
 from .criteria import CRITERIA, LEARNED
 from .documents import DocCounts, TypeRows
@@ -63,6 +64,8 @@ class Wanted:
     details: bool = False  # keep the matching and the text (Python's Report.pair_rows)
     examples: int = EXAMPLE_LIMIT
     partial_sample: int = PARTIAL_SAMPLE
+    buckets: tuple[Attribute, ...] = ()  # every statistic per bucket of each (per document and bucket with documents)
+    train: TrainIndex | None = None  # what the attributes that need a training corpus read
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,32 @@ class PartResult:
     details: list[KeptDetails] = field(default_factory=list)
     seen_types: frozenset[str] = frozenset()
     repairs: tuple[Repaired, ...] = ()
+    buckets: dict[str, TypeRows] = field(default_factory=dict)
+
+
+def _bucket_groups(data: ChunkData, wanted: Wanted) -> tuple[Groups, ...]:
+    """One grouping per attribute: by bucket, or by document and bucket where documents are wanted."""
+    r, p = data.reference, data.predicted
+    out = []
+    n_docs = int(data.doc_key.max(initial=-1)) + 1 if wanted.documents else 1
+    for a, (ref_bucket, pred_bucket) in zip(
+        wanted.buckets, assign(wanted.buckets, r, p, data.text, wanted.train), strict=True
+    ):
+        n = len(a.labels)
+        ref_doc = data.doc_key[r.unit] if wanted.documents else np.zeros(len(r), dtype=np.int64)
+        pred_doc = data.doc_key[p.unit] if wanted.documents else np.zeros(len(p), dtype=np.int64)
+        out.append(Groups(ref_doc * n + ref_bucket, pred_doc * n + pred_bucket, max(n_docs, 1) * n))
+    return tuple(out)
+
+
+def _bucket_rows(wanted: Wanted, stats: tuple[IntArray, ...]) -> dict[str, TypeRows]:
+    out = {}
+    for a, table in zip(wanted.buckets, stats, strict=True):
+        n = len(a.labels)
+        # Per document, only the rows with a mention (the others add nothing); without, every bucket.
+        kept = np.flatnonzero((table[:, 0] > 0) | (table[:, 1] > 0)) if wanted.documents else np.arange(n)
+        out[a.name] = TypeRows((kept // n).astype(np.int64), (kept % n).astype(np.int64), a.labels, table[kept])
+    return out
 
 
 def count_part(
@@ -104,7 +133,8 @@ def count_part(
         )
     keep = wanted.details or bool(wanted.rows)
     counted = count_grouped(
-        r, p, options, learned=learned, keep_details=keep, groups=groups, type_groups=type_groups
+        r, p, options, learned=learned, keep_details=keep, groups=groups, type_groups=type_groups,
+        more_groups=_bucket_groups(data, wanted) if wanted.buckets else (),
     )
     counts = counted.counts
     counts.documents, counts.sentences, counts.tokens = data.documents, data.sentences, data.tokens
@@ -140,7 +170,8 @@ def count_part(
     )
     kept = [KeptDetails(details, data.text, 0, data.doc_ids)] if wanted.details and details is not None else []
     return PartResult(
-        counts, data.units, data.doc_advance, docs, rows, examples, kept, frozenset(data.seen_types), data.repairs
+        counts, data.units, data.doc_advance, docs, rows, examples, kept, frozenset(data.seen_types), data.repairs,
+        _bucket_rows(wanted, counted.more_groups),
     )
 
 
@@ -193,6 +224,7 @@ class Folder:
             details=a.details + [replace(k, unit_offset=k.unit_offset + unit_offset) for k in part.details],
             seen_types=a.seen_types | part.seen_types,
             repairs=tuple(x.then(y) for x, y in zip(a.repairs, part.repairs, strict=True)) or part.repairs,
+            buckets={name: rows_.then(part.buckets[name], doc_offset) for name, rows_ in a.buckets.items()},
         )
 
     def total(self) -> PartResult:
