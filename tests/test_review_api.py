@@ -104,11 +104,23 @@ def test_bad_requests_get_a_4xx_with_a_json_error(served: tuple[int, Store, dict
         ("GET", "/api/nothing", None, None, 404),
         ("GET", "/../../etc/passwd", None, None, 404),
         ("POST", "/api/next", {}, None, 405),
+        # Once each a crash (no answer): past the store's integers, nested past the parser's
+        # recursion, and digits that int() takes but are not ASCII.
+        ("POST", "/api/judgements", {"item": 2**64, "verdict": 1}, None, 400),
+        ("POST", "/api/judgements", {"item": 2**31, "verdict": 1}, None, 404 if served[1].int_max > 2**31 else 400),
+        ("POST", "/api/judgements", None, b"[" * (MAX_BODY - 1), 400),
+        ("GET", f"/api/next?after={2**64}", None, None, 400),
+        ("GET", "/api/next?after=%D9%A1%D9%A2", None, None, 400),
+        ("GET", "/api/next?after=%C2%B2", None, None, 400),
+        ("POST", "/api/judgements", {"item": True, "verdict": 1}, None, 400),
+        ("POST", "/api/judgements", {"item": 1, "verdict": True}, None, 400),
+        ("POST", "/api/judgements", {"item": 1, "verdict": 1, "extra": 0}, None, 400),
     ]
     for method, path, body, raw, expected in cases:
         status, payload = call(port, method, path, t, body, raw)
         assert status == expected, (path, body, raw[:20] if raw else None, status, payload)
         assert isinstance(payload, dict) and "error" in payload
+    assert call(port, "GET", "/api/next", t)[0] == 200  # still serving
 
 
 def test_eight_reviewers_at_once_lose_nothing(served: tuple[int, Store, dict[str, str]]) -> None:

@@ -111,6 +111,13 @@ def repair_command(file: Path, output: Path, method: str, reading: Reading) -> N
     help="An option of the annotation format's reader (source=predictions, model_version=v2, ...).",
 )
 @click.option(
+    "--to-option",
+    "to_options",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="An option of the target format's writer (source=predictions, drop_fragments=true, ...).",
+)
+@click.option(
     "--repair",
     type=click.Choice(REPAIRS),
     default="conlleval",
@@ -130,20 +137,30 @@ def convert_command(
     token_column: int,
     label_column: int,
     options: tuple[str, ...],
+    to_options: tuple[str, ...],
 ) -> None:
     """Convert between label encodings, to or from JSONL with character offsets, and between JSONL and
     the annotation tools' exports (BRAT, Label Studio, doccano, Prodigy, Hugging Face datasets)."""
     documents = {"jsonl", *ANNOTATION_FORMATS}
+    if source.lower() == target.lower() == "jsonl":
+        raise OptionError(corpus.same_format(file, "JSONL"))
     if source.lower() in ANNOTATION_FORMATS or target.lower() in ANNOTATION_FORMATS:
         if source.lower() not in documents or target.lower() not in documents:
             raise OptionError(
                 "annotation tools' exports convert to and from JSONL and each other (character offsets); convert"
                 " CoNLL to JSONL first"
             )
+        write_options = corpus.writer_options(target.lower(), key_values(to_options, "--to-option") or {})
         refuse_overwrite(output, file, option="--output")
         formats = importlib.import_module("spanscore.io.formats")
         docs, notes = formats.read(source.lower(), file, **(key_values(options, "--option") or {}))
-        formats.write(target.lower(), docs, output)
+        try:
+            formats.write(target.lower(), docs, output, **write_options)
+        except OptionError as exc:
+            # The writer knows no file names: say which one was not written.
+            raise OptionError(f"{output}: not written: {exc}") from None
+        except OSError as exc:
+            raise OptionError(f"{output}: cannot write: {exc.strerror or type(exc).__name__}") from None
         skipped = ", ".join(f"{n} {what}" for what, n in sorted(notes.skipped.items()))
         click.echo(f"{output}: {len(docs)} documents written as {target.lower()}", err=True)
         if skipped:
@@ -153,6 +170,12 @@ def convert_command(
         return
     if options:
         raise OptionError("--option is for the annotation tools' formats")
+    if to_options:
+        written = "JSONL from CoNLL" if target.upper() == "JSONL" else f"{target.upper()} (CoNLL)"
+        raise OptionError(
+            f"--to-option: writing {written} takes no options; --to-option is for the annotation tools' formats"
+            " (and JSONL from one of them)"
+        )
     if file.is_dir():
         raise OptionError(f"{file} is a folder: --from {source} reads a file")
     jsonl = source.upper() == "JSONL"
@@ -164,7 +187,12 @@ def convert_command(
         token_column=token_column,
         label_column=label_column,
     )
-    corpus.convert(file, output, reading, target=target)
+    refuse_overwrite(output, file, option="--output")
+    try:
+        corpus.convert(file, output, reading, target=target)
+    except OSError as exc:
+        # Named for the user's file: the error's own names a temporary file beside it.
+        raise OptionError(f"{output}: cannot write: {exc.strerror or type(exc).__name__}") from None
     click.echo(f"{output}: written in {target.upper()}", err=True)
 
 

@@ -7,8 +7,9 @@ leaves half a file behind.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
@@ -144,7 +145,7 @@ def convert(path: str | Path, out: str | Path, reading: Reading = DEFAULT_READIN
     (``reading.format == "jsonl"``, ``target == "JSONL"``)."""
     dst = target.upper()
     if reading.format == "jsonl" and dst == "JSONL":
-        raise OptionError("nothing to convert: the file is JSONL already (give --to an encoding such as BIO)")
+        raise OptionError(same_format(path, "JSONL"))
     if reading.format == "jsonl":
         _jsonl_to_conll(path, out, get_encoding(dst))
         return
@@ -153,6 +154,45 @@ def convert(path: str | Path, out: str | Path, reading: Reading = DEFAULT_READIN
         _atomic_write(out, _conll_to_jsonl(table, spans))
         return
     _relabel_file(path, out, reading, dst)
+
+
+def same_format(path: str | Path, name: str) -> str:
+    """Why a conversion from ``name`` to ``name`` is refused: it would write the file again as it is
+    (spanscore's JSONL reader has no options to change what it reads, nor its writer what it writes,
+    and fields it does not know would be lost)."""
+    return (
+        f"{path}: nothing to convert: the file is {name} already and --to {name} would write it unchanged;"
+        " give --to a label encoding (BIO, BIOES...) or an annotation format"
+    )
+
+
+def writer_options(target: str, options: Mapping[str, str]) -> dict[str, Any]:
+    """``--to-option`` KEY=VALUE strings as the writer of format ``target`` takes them: a key it
+    does not take is refused, naming the keys it does; a yes/no option takes true or false; a
+    whole number goes as a number where the option takes one (a Label Studio ``annotator`` is a
+    user id). Checked before anything is read, so a typo costs no conversion."""
+    from ..io import formats
+    from ..io.formats._base import flag
+
+    writer = formats.WRITERS[target]
+    params = {p.name: p for p in inspect.signature(writer).parameters.values() if p.kind is p.KEYWORD_ONLY}
+    typed: dict[str, Any] = {}
+    for key, value in options.items():
+        if key not in params:
+            takes = f"it takes {', '.join(params)}" if params else "it takes none"
+            raise OptionError(f"--to-option {key}: the {target} writer has no option {key!r} ({takes})")
+        # The writers' annotations are strings (from __future__ import annotations).
+        kinds = str(params[key].annotation).replace(" ", "").split("|")
+        if kinds == ["bool"]:
+            try:
+                typed[key] = flag(value, key, target)
+            except OptionError:
+                raise OptionError(f"--to-option {key}={value}: {key} is true or false") from None
+        elif "int" in kinds and value.isascii() and value.isdigit():
+            typed[key] = int(value)
+        else:
+            typed[key] = value
+    return typed
 
 
 def _conll_to_jsonl(table: ConllTable, spans: Spans) -> Iterator[str]:

@@ -135,6 +135,9 @@ class Store:
             except ImportError:
                 raise MissingExtra("a PostgreSQL store (psycopg)", "postgres") from None
         self.engine = sa.create_engine(url, future=True)
+        # The largest id or position a query may be given: the columns are sa.Integer, 64-bit in
+        # SQLite but 32-bit in PostgreSQL, and a larger number makes the driver raise, not match.
+        self.int_max = 2**63 - 1 if url.startswith("sqlite") else 2**31 - 1
         if url.startswith("sqlite"):
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
         schema = tables(sa)
