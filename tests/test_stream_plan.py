@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+import spanscore
 from spanscore.io.conll_plan import _breaks, _Window
 
 PIECES = ["a", "B-X", "tok", " ", "\t", "\r", "\n", "\n\n", "\n\n\n", "\n \n", "\n\r\n", "\x0c"]
@@ -33,3 +36,22 @@ def test_usual_files_take_the_quick_look() -> None:
     w = _Window(b"a O\nb O\n\nc O\n\n\n")
     assert w.ends is None and w.count == 2 and [w.end(1), w.end(2), w.end(-1)] == [9, 14, 14]
     assert _Window(b"a O\n \nb O\n\n").ends is not None  # a line of a space may be blank: line by line
+
+
+def test_comment_lines_in_one_file_only_keep_chunks_aligned(tmp_path: Path) -> None:
+    """A comment after -DOCSTART- followed by a blank line (``# source = news``) ends no sentence:
+    a reference with such comments and a prediction without them give the same counts at every
+    chunk size (they were misaligned at chunk boundaries)."""
+    from spanscore.programs.samples import write_samples
+
+    write_samples(tmp_path)
+    gold, pred = tmp_path / "gold.conll", tmp_path / "pred.conll"
+    assert "# source = news" in gold.read_text(encoding="utf-8")
+    whole = spanscore.evaluate(reference=gold, predicted=pred).to_dict()
+    for size in (1, 50, 200, 300, 1000):
+        assert spanscore.evaluate(reference=gold, predicted=pred, chunk_bytes=size).to_dict() == whole, size
+    # A "#" line that is a token (a hashtag with its label) still ends its sentence.
+    text = "#\tO\nword\tB-PER\n\n#\tO\n\nx\tO\n"
+    (tmp_path / "h.conll").write_text(text, encoding="utf-8")
+    counted = spanscore.evaluate(reference=tmp_path / "h.conll", predicted=tmp_path / "h.conll", chunk_bytes=1)
+    assert counted.to_dict()["corpus"]["sentences"] == 3

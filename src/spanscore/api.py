@@ -268,11 +268,13 @@ def _bucket_results(
     }
     names = tuple(c.name for c in CRITERIA) + (("learned",) if "learned" in report.counts.criteria else ())
     out: dict[str, Any] = {}
+    report.bucket_rows = {}
     for a in chosen:
+        report.bucket_rows[a.name] = total.buckets[a.name]
         out[a.name] = bucket_scores.bucket_table(total.buckets[a.name], group_fields(names), **options)
     for field in fields:
         values = breakdowns.group_values(reference, field, reading)
-        rows = bucket_scores.field_rows(total.docs, values, breakdowns.MISSING)
+        rows = report.bucket_rows[field] = bucket_scores.field_rows(total.docs, values, breakdowns.MISSING)
         out[field] = bucket_scores.bucket_table(rows, total.docs.fields, **options)
     return out
 
@@ -307,6 +309,10 @@ def compare(
     trials: int = 1000,
     seed: int = 0,
     alpha: float = 0.05,
+    per_type: bool = False,
+    buckets: Sequence[str] = (),
+    train: Any = None,
+    bucket_edges: Mapping[str, Sequence[float]] | None = None,
     jobs: int = 1,
     engine: Engine | None = None,
     **options: Unpack[Options],
@@ -346,6 +352,10 @@ def compare(
             scoring=scoring,
             keep_details=False,
             documents=True,
+            document_types=per_type,
+            buckets=buckets,
+            train=train,
+            bucket_edges=bucket_edges,
             jobs=jobs,
             engine=engine,
         )
@@ -370,7 +380,28 @@ def compare(
         unit=documents[0].unit,
         alpha=alpha,
         reports=reports,
+        groups=_compared_groups(reports, list(names), per_type, resampling),
     )
+
+
+def _compared_groups(
+    reports: list[Report], names: list[str], per_type: bool, resampling: significance.Resampling
+) -> dict[str, Any]:
+    """Each type's (``per_type``) and each bucket's paired comparison, by ``per_type`` or attribute."""
+    first = reports[0]
+
+    def compared(systems: list[tuple[Any, Any]]) -> list[dict[str, Any]]:
+        return bucket_scores.compare_groups(
+            systems, names, zero_division=first.zero_division, credit=first.counts.credit,
+            resampling=resampling, beta=first.beta,
+        )
+
+    out: dict[str, Any] = {}
+    if per_type:
+        out["per_type"] = compared([(r.documents, r.documents.type_rows) for r in reports if r.documents])
+    for attribute in first.bucket_rows or {}:
+        out[attribute] = compared([(r.documents, (r.bucket_rows or {})[attribute]) for r in reports])
+    return out
 
 
 def evaluate_dask(

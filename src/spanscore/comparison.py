@@ -66,6 +66,7 @@ class Comparison:
     unit: str
     alpha: float = 0.05
     reports: list[Report] = field(default_factory=list, repr=False)
+    groups: dict[str, Any] = field(default_factory=dict)  # per type and per bucket of each attribute
     _dict: ComparisonResult | None = field(default=None, repr=False)
 
     @property
@@ -110,6 +111,11 @@ class Comparison:
                 unit=self.unit,
                 alpha=self.alpha,
             )
+            if "per_type" in self.groups:
+                self._dict["per_type"] = self.groups["per_type"]
+            buckets = {k: v for k, v in self.groups.items() if k != "per_type"}
+            if buckets:
+                self._dict["buckets"] = buckets
         return copy.deepcopy(self._dict)
 
     def to_json(self, indent: int | None = 2) -> str:

@@ -13,7 +13,7 @@ from .errors import NoDetails, OptionError
 from .presentation import notebook
 from .results import EvaluationResult, Scores
 from .stages.counts import Counts
-from .stages.documents import DocCounts, document_rows, macro_over_documents
+from .stages.documents import DocCounts, TypeRows, document_rows, macro_over_documents
 from .stages.pairs import KeptDetails, pair_fields, pair_values
 from .stages.scores import add_f_beta, score_counts
 from .stages.text import Repaired
@@ -55,6 +55,7 @@ class Report:
     intervals: dict[str, Any] | None = None  # bootstrap intervals of every score (``evaluate(ci=...)``)
     breakdown: dict[str, Any] | None = None  # every score of each group of documents (``evaluate(by=...)``)
     buckets: dict[str, Any] | None = None  # every score of each bucket of each attribute (``evaluate(buckets=...)``)
+    bucket_rows: dict[str, TypeRows] | None = field(default=None, repr=False)  # their counts, for ``compare``
     _scores: Scores | None = field(default=None, repr=False)
 
     @property

@@ -338,9 +338,17 @@ class RankingChange(TypedDict):
     significant_only_under_strict: list[str]
 
 
-class ComparisonResult(TypedDict):
-    """The whole comparison JSON (``Comparison.to_dict``, ``spanscore compare --json``)."""
+class GroupComparison(TypedDict):
+    """One type's or bucket's comparison: the systems' scores with intervals, and each against the
+    first (``comparisons`` as the top level's)."""
 
+    bucket: str
+    reference_mentions: int
+    systems: list[dict[str, Any]]
+    comparisons: list[PairedTest]
+
+
+class _ComparisonRequired(TypedDict):
     signature: str
     unit: str
     documents: int
@@ -351,9 +359,19 @@ class ComparisonResult(TypedDict):
     changes: list[RankingChange]
 
 
+class ComparisonResult(_ComparisonRequired, total=False):
+    """The whole comparison JSON (``Comparison.to_dict``, ``spanscore compare --json``);
+    ``per_type`` with ``per_type=True`` (``--per-type``), ``buckets`` by attribute with
+    ``buckets`` (``--buckets``)."""
+
+    per_type: list[GroupComparison]
+    buckets: dict[str, list[GroupComparison]]
+
+
 __all__ = [
     "Breakdown",
     "BreakdownGroup",
+    "BucketScores",
     "ComparisonResult",
     "Confusion",
     "ConfusionCell",
@@ -364,6 +382,7 @@ __all__ = [
     "ErrorKey",
     "Errors",
     "EvaluationResult",
+    "GroupComparison",
     "Interval",
     "IntervalScores",
     "Intervals",

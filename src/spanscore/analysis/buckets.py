@@ -84,16 +84,17 @@ def field_rows(docs: DocCounts, values: dict[str, str], missing: str) -> TypeRow
     return TypeRows(docs.keys, np.asarray(index, dtype=np.int64), tuple(labels), docs.stats)
 
 
-def _dense(docs: DocCounts, rows: TypeRows, bucket: int) -> DocCounts:
-    """One bucket's statistics for every document (zero where it has no mention in the bucket)."""
+def _dense(docs: DocCounts, rows: TypeRows, label: str) -> DocCounts:
+    """One group's statistics for every document (zero where it has no mention in the group)."""
     stats = np.zeros_like(docs.stats)
-    mine = np.flatnonzero(rows.type_index == bucket)
-    at = np.searchsorted(docs.keys, rows.keys[mine])
-    np.add.at(stats, at, rows.stats[mine])
+    if label in rows.names:
+        mine = np.flatnonzero(rows.type_index == rows.names.index(label))
+        at = np.searchsorted(docs.keys, rows.keys[mine])
+        np.add.at(stats, at, rows.stats[mine])
     return DocCounts(docs.keys, stats, docs.fields, docs.ids, docs.unit)
 
 
-def compare_buckets(
+def compare_groups(
     systems: list[tuple[DocCounts, TypeRows]],
     names: list[str],
     *,
@@ -102,14 +103,18 @@ def compare_buckets(
     resampling: Resampling,
     beta: float = 1.0,
 ) -> list[dict[str, Any]]:
-    """Per bucket, each system's scores with intervals and each system against the first: the
-    difference, its paired-bootstrap interval and both p-values (``significance.compare``)."""
-    first_docs, first_rows = systems[0]
+    """Per group of rows (a bucket, a type), each system's scores with intervals and each system
+    against the first: the difference, its paired-bootstrap interval and both p-values
+    (``significance.compare``). Groups in the first system's order, then any only others have."""
+    labels: list[str] = []
+    for _, rows in systems:
+        labels += [n for n in rows.names if n not in labels]
+    first_docs = systems[0][0]
     ref = first_docs.fields.index("reference")
     pred = first_docs.fields.index("predicted")
     out = []
-    for b, label in enumerate(first_rows.names):
-        dense = [_dense(d, r, b) for d, r in systems]
+    for label in labels:
+        dense = [_dense(d, r, label) for d, r in systems]
         tests = compare(dense, names, zero_division=zero_division, credit=credit, resampling=resampling, beta=beta)
         out.append(
             {

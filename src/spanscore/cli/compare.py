@@ -14,7 +14,7 @@ from ..errors import OptionError
 from ..io.files import atomic_output
 from ..io.reading import Reading
 from ..stages.scoring import Scoring
-from .options import reading_options, refuse_overwrite, scoring_options
+from .options import BucketRequest, bucket_options, reading_options, refuse_overwrite, scoring_options
 
 
 def resampling_options(f: Any) -> Any:
@@ -76,6 +76,8 @@ def system_files(systems: tuple[Path, ...], format: str = "conll") -> list[Path]
     multiple=True,
     help="A system's name in the output, once per system in order (default: the shortest unique end of each path).",
 )
+@click.option("--per-type", is_flag=True, help="Also compare the systems on each type (strict F1 and every score).")
+@bucket_options()
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (a stable shape: docs/compare.md).")
 def compare_command(
     gold: Path,
@@ -90,6 +92,8 @@ def compare_command(
     html_path: Path | None,
     jobs: int,
     names: tuple[str, ...],
+    per_type: bool,
+    buckets: BucketRequest,
     as_json: bool,
 ) -> None:
     """Score each of SYSTEMS (prediction files, or folders of them) against GOLD under every
@@ -109,6 +113,8 @@ def compare_command(
         trials=trials,
         seed=seed,
         alpha=alpha,
+        per_type=per_type,
+        **buckets.keywords(),
         jobs=jobs or default_jobs(),
     )
     data = result.to_dict()
@@ -127,11 +133,13 @@ def _print(data: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.text import Text
 
+    from ..presentation.buckets import comparison_group_tables
     from ..presentation.comparison import differences_table, ranking_lines, systems_table
     from ..presentation.terminal import rich_tables
 
     console = Console(highlight=False)
-    for table in [systems_table(data)] + ([differences_table(data)] if len(data["systems"]) > 1 else []):
+    tables = [systems_table(data)] + ([differences_table(data)] if len(data["systems"]) > 1 else [])
+    for table in tables + comparison_group_tables(data):
         for part in rich_tables(table, console.width):
             console.print(part)
     console.print(Text("Rankings by F1:"))

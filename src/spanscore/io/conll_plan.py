@@ -55,13 +55,42 @@ def _breaks(data: bytes) -> tuple[IntArray, IntArray]:
     prev_blank[0] = True
     prev_blank[1:] = blank[:-1]
     after_tokens = blank & ~prev_blank
-    if _DOCSTART in data:
-        for at in _docstart_lines(data):
-            k = int(np.searchsorted(nl, at))  # the -DOCSTART- line's newline
+    if _DOCSTART in data or b"#" in data:
+        for at in _free_lines(data):
+            k = int(np.searchsorted(nl, at))  # the -DOCSTART- or comment line's newline
             if k + 1 < nl.shape[0]:
                 after_tokens[k + 1] = False
     ends: IntArray = nl[after_tokens] + 1
     return ends, nl
+
+
+def _free_lines(data: bytes) -> list[int]:
+    """Where each -DOCSTART- line starts, and each comment line that follows no token line (a
+    blank line, the file's start, a -DOCSTART- or another such comment before it): a blank line
+    right after one of these ends no sentence, as the parser reads them."""
+    found = _docstart_lines(data)
+    if b"#" not in data:
+        return found
+    columns = None  # the fields of a token line: a "#" line with another number is a comment
+    for line in data.split(b"\n", 64)[:64]:
+        if line.strip() and not line.startswith((b"#", _DOCSTART)):
+            columns = len(line.split())
+            break
+    at = 0 if data.startswith(b"#") else data.find(b"\n#") + 1
+    while at > 0 or (at == 0 and data.startswith(b"#")):
+        end = data.find(b"\n", at)
+        line = data[at : end if end >= 0 else len(data)]
+        before = data.rfind(b"\n", 0, max(at - 1, 0))
+        previous = data[before + 1 : max(at - 1, 0)] if at > 0 else b""
+        if columns is not None and len(line.split()) != columns and (
+            not previous.strip() or previous.startswith((_DOCSTART, b"#"))
+        ):
+            found.append(at)
+        if end < 0:
+            break
+        nxt = data.find(b"\n#", end)
+        at = nxt + 1 if nxt >= 0 else -1
+    return sorted(found)
 
 
 def _docstart_lines(data: bytes) -> list[int]:
@@ -98,8 +127,8 @@ class _Window:
         else:
             # mask[i]: a break ends at i + 3 (b[i] is in a non-blank line, b[i + 2] ends an empty one).
             self.mask = ~self.nl[:-2] & self.nl[1:-1] & self.nl[2:]
-            if _DOCSTART in data:  # an empty line after a -DOCSTART- line ends no sentence
-                for at in _docstart_lines(data):
+            if _DOCSTART in data or b"#" in data:  # an empty line after these ends no sentence
+                for at in _free_lines(data):
                     end = data.find(b"\n", at)
                     if 0 < end < self.mask.shape[0] + 1:
                         self.mask[end - 1] = False

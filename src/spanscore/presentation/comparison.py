@@ -11,6 +11,7 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
+from .buckets import comparison_group_tables, forest_plot
 from .tables import Column, Row, TableModel
 
 METRIC_NAMES = {"precision": "P", "recall": "R", "f1": "F1", "f_beta": "F-beta"}
@@ -159,6 +160,16 @@ def html_page(data: Mapping[str, Any]) -> str:
     parts.append(_html_table(systems_table(data)))
     if len(data["systems"]) > 1:
         parts.append(_html_table(differences_table(data)))
+        first = data["systems"][0]["name"]
+        for s in data["systems"][1:]:
+            parts.append(
+                f"<h2>Where {html.escape(s['name'])} differs from {html.escape(first)}: F1 difference (points) and"
+                f" {100 * data['resampling']['level']:g}% interval; filled: randomisation p &lt;"
+                f" {data['resampling']['alpha']:g}</h2>"
+            )
+            parts.append(f"<figure>{forest_plot(data, s['name'])}</figure>")
+    for table in comparison_group_tables(data):
+        parts.append(_html_table(table))
     changes = {c["criterion"]: c for c in data.get("changes", [])}
     parts.append("<h2>Rankings by F1 (first is best)</h2><table><thead><tr><th>score</th><th>ranking</th>")
     parts.append("<th>against exact-match (strict) F1</th></tr></thead><tbody>")
