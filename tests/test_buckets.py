@@ -193,3 +193,21 @@ def test_bad_options_on_the_command_line(samples: Path, extra: list[str], messag
     assert result.exit_code == 2, result.output
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+def test_report_folder_has_a_chart_and_a_table_per_attribute(samples: Path, tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib", reason="the charts need the report extra (matplotlib)")
+    folder = tmp_path / "report"
+    result = CliRunner().invoke(
+        cli,
+        ["evaluate", str(samples / "gold.conll"), str(samples / "pred.conll"), "--buckets", "length,seen",
+         "--train", str(samples / "alt.conll"), "--ci", "0.9", "--resamples", "100", "--report", str(folder)],
+    )
+    assert result.exit_code == 0, result.output
+    for name in ("buckets-length.png", "buckets-seen.png"):
+        assert (folder / name).read_bytes().startswith(b"\x89PNG")
+    summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    assert "buckets-length.png" in json.dumps(summary)
+    for page in ("report.html", "summary.md"):
+        text = (folder / page).read_text(encoding="utf-8")
+        assert "By length" in text and "By seen" in text

@@ -287,18 +287,77 @@ CHARTS = {
 }
 
 
+def bucket_chart(data: EvaluationResult, attribute: str) -> bytes:
+    """One bucket attribute: strict and overlap F1 of each bucket as bars, with their intervals
+    as error bars where the evaluation computed them, and each bucket's reference mentions."""
+    entries = data.get("buckets", {})[attribute]
+    fig = _figure(max(5.0, 1.1 * len(entries) + 2.5), 4.2)
+    ax = fig.add_subplot()
+    width = 0.38
+    for j, (name, colour) in enumerate((("strict", BLUE), ("overlap", ORANGE))):
+        xs = [i + (j - 0.5) * width for i in range(len(entries))]
+        blocks = [e["metrics"][name] for e in entries]
+        values = [100 * (b["f1"] or 0.0) for b in blocks]
+        lows = [100 * (b["f1"] or 0.0) - 100 * (b["low"] or 0.0) if b.get("low") is not None else 0 for b in blocks]
+        highs = [100 * (b["high"] or 0.0) - 100 * (b["f1"] or 0.0) if b.get("high") is not None else 0 for b in blocks]
+        has_ci = any(b.get("low") is not None for b in blocks)
+        bars = ax.bar(
+            xs, values, width, label=f"{name} F1", color=colour,
+            yerr=[lows, highs] if has_ci else None, capsize=3 if has_ci else 0, ecolor=GREY,
+        )
+        ax.bar_label(bars, labels=[f"{v:.1f}" for v in values], padding=2, fontsize=7)
+    labels = [f"{e['bucket']}\n({e['reference_mentions']} ref)" for e in entries]
+    ax.set_xticks(range(len(entries)), labels, fontsize=8)
+    ax.set_ylim(0, 112)
+    ax.set_yticks(range(0, 101, 20))
+    ax.set_ylabel("F1 (%)")
+    ax.grid(axis="y", color="#dddddd", linewidth=0.8)
+    _tidy(ax)
+    ax.set_title(f"F1 by {attribute}", loc="left", fontsize=12)
+    ax.legend(loc="upper right", ncols=2, frameon=False, fontsize=9)
+    return _png(fig)
+
+
+def _bucket_file(attribute: str) -> str:
+    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in attribute)
+    return f"buckets-{safe}.png"
+
+
+def chart_captions(data: EvaluationResult) -> dict[str, str]:
+    """Every chart's file name and caption: the fixed ones, then one per bucket attribute."""
+    out = {name: caption for name, (_, caption) in CHARTS.items()}
+    for attribute in data.get("buckets", {}):
+        interval = " with their intervals" if _has_intervals(data, attribute) else ""
+        out[_bucket_file(attribute)] = (
+            f"Strict and overlap F1 of each {attribute} bucket{interval}: precision over the bucket's predicted"
+            " mentions, recall over its reference mentions (their number under each bucket)."
+        )
+    return out
+
+
+def _has_intervals(data: EvaluationResult, attribute: str) -> bool:
+    return any("low" in e["metrics"]["strict"] for e in data.get("buckets", {})[attribute])
+
+
+def _draw(data: EvaluationResult, name: str) -> bytes:
+    if name in CHARTS:
+        return CHARTS[name][0](data)
+    attribute = next(a for a in data.get("buckets", {}) if _bucket_file(a) == name)
+    return bucket_chart(data, attribute)
+
+
 def draw_all(data: EvaluationResult, jobs: int = 1) -> dict[str, bytes]:
     """Every chart as PNG bytes by file name; raises MissingExtra without matplotlib.
 
     With ``jobs`` > 1 the charts are drawn in that many forked processes (each takes a few
     tenths of a second); matplotlib must be imported before, so that no fork happens mid-import.
     """
-    names = list(CHARTS)
+    names = list(chart_captions(data))
     if jobs <= 1 or not can_fork():
-        return {name: CHARTS[name][0](data) for name in names}
+        return {name: _draw(data, name) for name in names}
     _figure(1, 1)  # raises MissingExtra here, not in a worker
 
     def draw(name: str) -> bytes:
-        return CHARTS[name][0](data)
+        return _draw(data, name)
 
     return dict(zip(names, forked_map(draw, names, min(jobs, len(names))), strict=True))

@@ -293,6 +293,11 @@ def render_html(
     per_type = per_type_table(data)
     out.append(section("per-type", per_type))
     out.append(_table(per_type) if per_type.rows else '<p class="lead">No types.</p>')
+    if "buckets" in data:
+        from .buckets import bucket_tables
+
+        for k, table in enumerate(bucket_tables(data["buckets"])):
+            out += [section(f"buckets-{k}", table), _table(table)]
 
     taxonomy = taxonomy_table(data)
     out.append(section("errors", taxonomy))

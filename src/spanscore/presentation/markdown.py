@@ -78,6 +78,11 @@ def render_markdown(
         from .comparison import read_table
 
         lines += _section(read_table(data["read"]))
+    if "buckets" in data:
+        from .buckets import bucket_tables
+
+        for table in bucket_tables(data["buckets"]):
+            lines += _section(table)
 
     listing = tuple(Row((f"[{name}]({name})", what)) for name, what in files.items())
     lines += _section(TableModel("Files", (Column("file"), Column("holds")), listing))

@@ -26,7 +26,7 @@ from ..stages.pairs import (
     pair_fields,
     render_rows,
 )
-from .charts import CHARTS, draw_all
+from .charts import chart_captions, draw_all
 from .common import CRITERION_HELP, PARTIAL_CRITERIA, repairs_line
 from .html import PartialSample, render_html
 from .markdown import render_markdown
@@ -196,7 +196,7 @@ class ReportWriter:
         except MissingExtra as exc:
             charts = {}
             notes.append(f"No charts were drawn: {exc}.")
-        captions = {name: caption for name, (_, caption) in CHARTS.items() if name in charts}
+        captions = {name: caption for name, caption in chart_captions(data).items() if name in charts}
         for name, png in charts.items():
             self._staged(name).write_bytes(png)
             files[name] = captions[name]
