@@ -24,7 +24,7 @@ from .errors import OptionError
 from .io.conll_plan import DEFAULT_CHUNK
 from .io.load import Loaded
 from .io.reading import Delimiter, Format, Reading
-from .io.sources import DocumentsSource, LabelsSource, SpansSource, open_source
+from .io.sources import DocumentsSource, LabelsSource, SpansSource, open_source, train_index
 from .io.strings import StringPolicy
 from .report import Report
 from .stages import buckets as attributes
@@ -174,7 +174,8 @@ def evaluate(
     types = document_types or resampling is not None
     chosen, fields = _attributes(buckets, bucket_edges, train, reading)
     wanted = _wanted(scoring, rows, keep_details, documents or types or by is not None or bool(fields), types)
-    wanted = dataclasses.replace(wanted, buckets=chosen, train=_train_index(chosen, train, reading))
+    workers = engine.jobs if isinstance(engine, LocalEngine) else jobs
+    wanted = dataclasses.replace(wanted, buckets=chosen, train=_train_index(chosen, train, reading, workers))
     counter = PartCounter(source, scoring.options, wanted, _judge_spec(scoring))
     total = run(counter, engine or LocalEngine(jobs), sink=rows, progress=progress)
     scoring.selection.check(total.seen_types)
@@ -238,10 +239,15 @@ def _attributes(
     return chosen, tuple(n for n in names if n not in attributes.ATTRIBUTES)
 
 
-def _train_index(chosen: Sequence[attributes.Attribute], train: Any, reading: Reading) -> attributes.TrainIndex | None:
+def _train_index(
+    chosen: Sequence[attributes.Attribute], train: Any, reading: Reading, jobs: int = 1
+) -> attributes.TrainIndex | None:
     """The training corpus's index, built once and handed to every chunk (and worker)."""
     if train is None or not any(a.name in attributes.NEEDS_TRAIN for a in chosen):
         return None
+    index = train_index(train, reading, jobs)  # CoNLL: read once; other formats as a reference against itself
+    if index is not None:
+        return index
     as_reference = dataclasses.replace(
         reading, predicted_format=None, strings=None, predicted_options=reading.reference_options
     )

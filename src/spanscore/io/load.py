@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import InputError, OptionError, shorten
 from ..stages.encoding import Repair, decode, get_encoding, invalid_transitions, split_labels
@@ -35,6 +36,7 @@ class ConllText:
         self.bounds = sentence_bounds
         self._words: list[str] | None = None
         self._joined: tuple[str, list[int]] | None = None
+        self._starts: IntArray | None = None
 
     def _tokens(self, start: int, end: int) -> list[str]:
         if self.table is None:
@@ -50,7 +52,30 @@ class ConllText:
             starts = np.zeros(len(words) + 1, dtype=np.int64)
             np.cumsum(np.fromiter(map(len, words), dtype=np.int64, count=len(words)) + 1, out=starts[1:])
             self._joined = (" ".join(words), starts.tolist())
+            self._starts = starts
         return self._joined
+
+    def joined(self) -> tuple[str, IntArray]:
+        """Every token joined by single spaces, and where each token starts in that string (one
+        more than there are tokens: the last is the string's length plus one)."""
+        text = self._text()[0]
+        assert self._starts is not None
+        return text, self._starts
+
+    def spaced_bytes(self) -> tuple[npt.NDArray[np.uint8], IntArray] | None:
+        """Every token's bytes, each followed by a space, and where each token starts in them (one
+        more than there are tokens: the end); None where there are no token texts. Undecoded:
+        cheaper than ``joined`` where a caller can read ASCII bytes as they are."""
+        t = self.table
+        if t is None:
+            return None
+        starts = np.zeros(t.n_tokens + 1, dtype=np.int64)
+        np.cumsum(t.token_end - t.token_start + 1, out=starts[1:])
+        out = np.full(int(starts[-1]), 32, dtype=np.uint8)
+        keep = np.ones(out.shape[0], dtype=bool)
+        keep[starts[1:] - 1] = False
+        out[keep] = gather(t.buffer, t.token_start, t.token_end)
+        return out, starts
 
     def _decode_all(self) -> list[str]:
         """Every token, decoded once: a report asks for every mention and sentence several times.

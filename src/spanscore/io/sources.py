@@ -29,9 +29,11 @@ from typing import Any, NamedTuple, TypeVar
 import numpy as np
 
 from ..errors import InputError, OptionError
+from ..runtime.workers import can_fork, forked_map
+from ..stages.buckets import PartKeys, TrainIndex, build_index_parts, merge_keys, part_keys, part_occurrences
 from ..stages.parts import ChunkData, Source
 from ..stages.scoring import TypeSelection
-from ..stages.spans import unify
+from ..stages.spans import IntArray, unify
 from ..stages.text import Repaired
 from .conll import Column, ConllTable, parse_conll
 from .conll_plan import DEFAULT_CHUNK, Chunk, iter_chunks
@@ -769,3 +771,36 @@ __all__ = [
     "open_source",
     "pair_documents",
 ]
+
+
+def train_index(path: str | Path, reading: Reading, jobs: int = 1) -> TrainIndex | None:
+    """The index of a training corpus in a CoNLL file, read in chunks, in ``jobs`` forked processes
+    where there are several: first each chunk's mention keys, then, once every key is known, each
+    chunk's occurrences of them (a chunk is parsed again rather than sent between processes).
+    None where the file is not a plain CoNLL file, for the caller to read it as a reference."""
+    if reading.format != "conll" or reading.merged or not isinstance(path, str | Path) or not os.path.isfile(path):
+        return None
+    chunks = list(iter_chunks(path, None))
+
+    def read(chunk: Chunk) -> tuple[Any, ConllText]:
+        table = parse_conll(
+            _read(str(path), chunk.ref_start, chunk.ref_end), str(path), columns=(reading.label_column,),
+            token_column=reading.token_column, delimiter=reading.delimiter, line_offset=chunk.ref_line,
+            allow_empty=True,
+        )
+        spans, _ = decode_repaired(table, 0, reading.labels, reading.repair)
+        return spans, ConllText(table, table.sentence_bounds)
+
+    if jobs <= 1 or len(chunks) < 2 or not can_fork():
+        parts = [read(c) for c in chunks]
+        return build_index_parts(parts)
+
+    def keys_of(chunk: Chunk) -> PartKeys:
+        return part_keys(*read(chunk))
+
+    keyed = merge_keys(list(forked_map(keys_of, chunks, min(jobs, len(chunks)))))
+
+    def occurrences_of(chunk: Chunk) -> IntArray:
+        return part_occurrences(read(chunk)[1], keyed)
+
+    return keyed.index(list(forked_map(occurrences_of, chunks, min(jobs, len(chunks)))))

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -48,6 +50,7 @@ _NUMERIC: dict[str, tuple[tuple[float, ...], tuple[float, ...], float, bool, boo
 ATTRIBUTES: tuple[str, ...] = ("length", "seen", "consistency", "frequency", "sentence-length", "density", "oov")
 NEEDS_TRAIN = frozenset({"seen", "consistency", "frequency", "oov"})
 SENTENCE_ATTRIBUTES = frozenset({"sentence-length", "density", "oov"})
+_KEYED = frozenset({"seen", "consistency", "frequency"})  # read each mention's key
 
 
 def _number(x: float) -> str:
@@ -111,87 +114,349 @@ def attribute(name: str, edges: Sequence[float] | None = None, *, tokens: bool =
     return Attribute(name, chosen, _labels(name, chosen, least, integer))
 
 
+U64Array = npt.NDArray[np.uint64]
+ByteArray = npt.NDArray[np.uint8]
+
+# Strings are compared by a 64-bit polynomial hash of their key's code points c_0 .. c_{n-1}:
+# h = sum_k c_k * P^(n-1-k) mod 2^64. With P odd it is invertible mod 2^64, so over a text of code
+# points t_i, with S_k = sum_{i<k} t_i * P^-i, the hash of t[a:b] is P^(b-1) * (S_b - S_a): every
+# mention's and every word sequence's hash takes a few vectorised operations. Two distinct strings
+# among the few million compared share a hash with odds near n^2 / 2^65 (below 1e-6): negligible.
+_P = 0x9E3779B97F4A7C15
+_P_INV = pow(_P, -1, 1 << 64)
+_BLOCK = 1 << 18  # code points hashed at a time: memory stays bounded whatever the text's size
+_LOW = 16
+
+
+def _powers(base: int, n: int) -> U64Array:
+    """``base ** k`` mod 2^64 for k < n (numpy's unsigned products wrap)."""
+    out = np.full(n, base, dtype=np.uint64)
+    out[0] = 1
+    np.cumprod(out, out=out)
+    return out
+
+
+_INV_POWERS = _powers(_P_INV, _BLOCK)
+_P_LOW = _powers(_P, 1 << _LOW)
+
+
+def _power(k: IntArray) -> U64Array:
+    """``P ** k`` mod 2^64 for each k >= 0."""
+    high = _powers(pow(_P, 1 << _LOW, 1 << 64), int(k.max(initial=0) >> _LOW) + 1)
+    out: U64Array = _P_LOW[k & ((1 << _LOW) - 1)] * high[k >> _LOW]
+    return out
+
+
+def _prefix(text: str | ByteArray, at: IntArray) -> U64Array:
+    """``S_k`` (see above) of ``text``'s code points (or ASCII bytes) at each position of ``at``
+    (ascending)."""
+    out = np.zeros(at.shape[0], dtype=np.uint64)
+    carry = np.uint64(0)
+    lows = range(0, len(text), _BLOCK)
+    cut = np.searchsorted(at, np.array([*lows, len(text)], dtype=np.int64), side="left")
+    for b, lo in enumerate(lows):
+        piece = text[lo : lo + _BLOCK]
+        if isinstance(piece, str):
+            codes = np.frombuffer(piece.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
+        else:
+            codes = piece.astype(np.uint64)
+        sums = np.zeros(codes.shape[0] + 1, dtype=np.uint64)
+        np.cumsum(codes * _INV_POWERS[: codes.shape[0]], out=sums[1:])
+        sums *= np.uint64(pow(_P_INV, lo, 1 << 64))
+        sums += carry
+        out[cut[b] : cut[b + 1]] = sums[at[cut[b] : cut[b + 1]] - lo]
+        carry = sums[-1]
+    out[cut[-1] :] = carry  # positions at the text's end
+    return out
+
+
+def _span_hashes(text: str, start: IntArray, end: IntArray) -> U64Array:
+    """The hash of ``text[start[k]:end[k]]`` for spans in order that do not overlap, none empty."""
+    at = np.empty(2 * start.shape[0], dtype=np.int64)
+    at[0::2], at[1::2] = start, end
+    s = _prefix(text, at)
+    out: U64Array = _power(end - 1) * (s[1::2] - s[0::2])
+    return out
+
+
+def _hash_strings(strings: Sequence[str]) -> U64Array:
+    """The hash of each string (empty ones hash to 0)."""
+    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+    start = np.zeros(len(strings), dtype=np.int64)
+    np.cumsum(lengths[:-1] + 1, out=start[1:])
+    out = np.zeros(len(strings), dtype=np.uint64)
+    full = np.flatnonzero(lengths > 0)
+    out[full] = _span_hashes("\n".join(strings), start[full], start[full] + lengths[full])
+    return out
+
+
 def key(text: str) -> str:
     """How a mention's string is compared with the training corpus's: lower-cased, words joined
     by single spaces."""
     return " ".join(text.lower().split())
 
 
-@dataclass(frozen=True)
-class TrainIndex:
-    """What a training corpus says about strings: the types each is a mention of (and how often),
-    how often it occurs as a word sequence in the text at all, and the corpus's words."""
+@runtime_checkable
+class _Joined(Protocol):
+    """A text of tokens that can give them joined by single spaces (CoNLL's)."""
 
-    types: Mapping[str, Mapping[str, int]]
-    occurrences: Mapping[str, int]
-    vocabulary: frozenset[str] = field(default_factory=frozenset)
+    def joined(self) -> tuple[str, IntArray]: ...
 
-
-_PRIME = np.uint64(1_000_003)
+    def spaced_bytes(self) -> tuple[ByteArray, IntArray] | None: ...
 
 
-def _ngram_hashes(ids: IntArray, unit: IntArray, n: int) -> npt.NDArray[np.uint64]:
-    """A 64-bit hash of every ``n``-word sequence within one unit (a polynomial over word ids)."""
-    m = ids.shape[0] - n + 1
-    if m <= 0:
-        return np.zeros(0, dtype=np.uint64)
-    h = np.zeros(m, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for k in range(n):
-            h = h * _PRIME + ids[k : k + m].astype(np.uint64) + np.uint64(1)
-    out: npt.NDArray[np.uint64] = h[unit[:m] == unit[n - 1 : n - 1 + m]]
+_OTHER_SPACE = re.compile(r"[^\S ]")  # whitespace but a space
+_ASCII_SPACE = "\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
+_SPACE_BYTE = np.zeros(256, dtype=bool)
+_SPACE_BYTE[[ord(c) for c in _ASCII_SPACE + " "]] = True
+_LOWER_BYTE = np.arange(256, dtype=np.uint8)
+_LOWER_BYTE[65:91] += 32
+
+
+def _single_spaced(text: str) -> bool:
+    """Whether the only whitespace in ``text`` is single spaces between words (``str.split``'s
+    whitespace; faster than one regular expression)."""
+    if "  " in text or text[:1] == " " or text[-1:] == " ":
+        return False
+    if text.isascii():
+        return not any(c in text for c in _ASCII_SPACE)
+    return _OTHER_SPACE.search(text) is None
+
+
+@dataclass
+class _Words:
+    """A text's words, lower-cased: word ``k`` is ``lowered[start[k]:end[k]]`` and stands in unit
+    ``unit[k]``. ``tokens`` says that the words are the text's tokens (CoNLL without stray
+    whitespace), so that a mention's key is the words it covers joined by single spaces."""
+
+    lowered: str | ByteArray
+    start: IntArray
+    end: IntArray
+    unit: IntArray
+    n_units: int
+    tokens: bool
+    _prefixes: tuple[U64Array, U64Array, U64Array] | None = None
+
+    @staticmethod
+    def of(text: Text) -> _Words:
+        if isinstance(text, _Joined):
+            spaced = text.spaced_bytes()
+            if spaced is not None:
+                codes, starts = spaced
+                n = starts.shape[0] - 1
+                # ASCII tokens, none empty, none with whitespace: the bytes are the code points
+                if (
+                    int(codes.max(initial=0)) < 128
+                    and int(np.count_nonzero(_SPACE_BYTE[codes])) == n
+                    and (n == 0 or int(np.diff(starts).min()) > 1)
+                ):
+                    return _Words._of_tokens(_LOWER_BYTE[codes], starts, text.unit_starts())
+            joined, starts = text.joined()
+            lowered = joined.lower()
+            # lower() keeps the length (so the positions) unless a character lower-cases to several
+            if len(lowered) == len(joined) and _single_spaced(joined):
+                return _Words._of_tokens(lowered, starts, text.unit_starts())
+        contexts = text.contexts()
+        lowered = "\n".join(" ".join(c.lower().split()) for c in contexts)
+        codes = np.frombuffer(lowered.encode("utf-32-le"), dtype=np.uint32)
+        gap = np.ones(codes.shape[0] + 2, dtype=bool)
+        gap[1:-1] = (codes == 32) | (codes == 10)
+        start = np.flatnonzero(gap[:-2] & ~gap[1:-1])
+        end = np.flatnonzero(~gap[1:-1] & gap[2:]) + 1
+        unit = np.cumsum(codes == 10)[start].astype(np.int64) if start.shape[0] else start
+        return _Words(lowered, start, end, unit, len(contexts), False)
+
+    @staticmethod
+    def _of_tokens(lowered: str | ByteArray, starts: IntArray, unit_starts: IntArray) -> _Words:
+        bounds = np.append(unit_starts, starts.shape[0] - 1)
+        unit = np.repeat(np.arange(bounds.shape[0] - 1, dtype=np.int64), np.diff(bounds))
+        return _Words(lowered, starts[:-1], starts[1:] - 1, unit, bounds.shape[0] - 1, True)
+
+    def prefixes(self) -> tuple[U64Array, U64Array, U64Array]:
+        """``S`` at every word's start and at its end, and ``P`` to the power of its end less one."""
+        if self._prefixes is None:
+            at = np.empty(2 * self.start.shape[0], dtype=np.int64)
+            at[0::2], at[1::2] = self.start, self.end
+            s = _prefix(self.lowered, at)
+            self._prefixes = (s[0::2], s[1::2], _power(self.end - 1))
+        return self._prefixes
+
+    def sequences(self, first: IntArray, last: IntArray) -> U64Array:
+        """The hash of the words ``first[k]`` to ``last[k]`` (included) joined by single spaces."""
+        at_start, at_end, power = self.prefixes()
+        out: U64Array = power[last] * (at_end[last] - at_start[first])
+        return out
+
+    def hashes(self) -> U64Array:
+        """Every word's hash."""
+        at_start, at_end, power = self.prefixes()
+        out: U64Array = power * (at_end - at_start)
+        return out
+
+    def ngrams(self, n: int) -> U64Array:
+        """The hash of every sequence of ``n`` words within one unit."""
+        m = self.start.shape[0] - n + 1
+        if n == 1:
+            return self.hashes()
+        if m <= 0:
+            return np.zeros(0, dtype=np.uint64)
+        first = np.flatnonzero(self.unit[:m] == self.unit[n - 1 :])
+        return self.sequences(first, first + n - 1)
+
+    def keys(self, spans: Spans, text: Text) -> tuple[U64Array, IntArray]:
+        """The hash of each mention's key (0 where the key is empty) and its number of words."""
+        if self.tokens:
+            full = spans.end > spans.start
+            out = np.zeros(len(spans), dtype=np.uint64)
+            out[full] = self.sequences(spans.start[full], spans.end[full] - 1)
+            return out, spans.end - spans.start
+        strings = [key(s) for s in text.mentions(spans.start, spans.end)]
+        words = np.fromiter((s.count(" ") + 1 if s else 0 for s in strings), dtype=np.int64, count=len(strings))
+        return _hash_strings(strings), words
+
+
+def _find(sorted_keys: U64Array, hashes: U64Array) -> IntArray:
+    """The position of each hash in ``sorted_keys``, or -1."""
+    if not sorted_keys.shape[0]:
+        return np.full(hashes.shape[0], -1, dtype=np.int64)
+    at = np.minimum(np.searchsorted(sorted_keys, hashes), sorted_keys.shape[0] - 1)
+    out: IntArray = np.where(sorted_keys[at] == hashes, at, -1).astype(np.int64)
     return out
 
 
-def _hash_of(words: Sequence[int]) -> np.uint64:
-    h = np.uint64(0)
-    with np.errstate(over="ignore"):
-        for w in words:
-            h = h * _PRIME + np.uint64(w) + np.uint64(1)
-    return h
+@dataclass(frozen=True)
+class TrainIndex:
+    """What a training corpus says about strings, by the hash of their key (``keys``, sorted): how
+    often each is a mention of each type (``counts[k, t]``, of type ``types[t]``), how often it
+    occurs as a word sequence within one unit at all (``occurrences``, at least its mention count),
+    and the hashes of the corpus's words, lower-cased (``vocabulary``, sorted)."""
+
+    keys: U64Array
+    counts: IntArray
+    types: tuple[str, ...]
+    occurrences: IntArray
+    vocabulary: U64Array
 
 
 def build_index(spans: Spans, text: Text) -> TrainIndex:
     """The index of a training corpus read into spans over its text."""
-    strings = [key(s) for s in text.mentions(spans.start, spans.end)]
-    types: dict[str, dict[str, int]] = {}
-    for s, t in zip(strings, spans.type.tolist(), strict=True):
-        if s:
-            by_type = types.setdefault(s, {})
-            by_type[spans.types[t]] = by_type.get(spans.types[t], 0) + 1
-    words_of_units = [c.lower().split() for c in text.contexts()]
-    ids_of: dict[str, int] = {}
-    flat = [ids_of.setdefault(w, len(ids_of)) for ws in words_of_units for w in ws]
-    ids = np.asarray(flat, dtype=np.int64)
-    unit = np.repeat(np.arange(len(words_of_units)), [len(ws) for ws in words_of_units])
-    occurrences: dict[str, int] = {}
-    by_length: dict[int, list[str]] = {}
-    for s in types:
-        by_length.setdefault(len(s.split()), []).append(s)
-    for n, group in by_length.items():
-        hashes = np.array([_hash_of([ids_of.get(w, -2) for w in s.split()]) for s in group], dtype=np.uint64)
-        found, counts = np.unique(_ngram_hashes(ids, unit, n), return_counts=True)
-        at = np.searchsorted(found, hashes)
-        hit = (at < found.shape[0]) & (found[np.minimum(at, max(found.shape[0] - 1, 0))] == hashes)
-        for s, h, a in zip(group, hit.tolist(), at.tolist(), strict=True):
-            # A mention the tokenisation splits differently (character offsets) still occurs.
-            occurrences[s] = max(int(counts[a]) if h else 0, sum(types[s].values()))
-    return TrainIndex(types, occurrences, frozenset(ids_of))
+    return build_index_parts([(spans, text)])
 
 
-def _unit_words(text: Text) -> list[list[str]]:
-    return [c.split() for c in text.contexts()]
+def build_index_parts(parts: Sequence[tuple[Spans, Text]]) -> TrainIndex:
+    """The index of a training corpus read in parts (chunks that end at sentence breaks, so that
+    no word sequence is cut): the same index as of the whole corpus at once."""
+    keyed = merge_keys([part_keys(spans, text) for spans, text in parts])
+    return keyed.index([part_occurrences(text, keyed) for _, text in parts])
+
+
+@dataclass(frozen=True)
+class PartKeys:
+    """What one part of a training corpus says before its occurrences are counted: the key hash,
+    word count and type (``type_index`` into ``names``) of each mention with words, and the hashes
+    of its words."""
+
+    hashes: U64Array
+    words: IntArray
+    type_index: IntArray
+    names: tuple[str, ...]
+    vocabulary: U64Array
+
+
+def part_keys(spans: Spans, text: Text) -> PartKeys:
+    words = _Words.of(text)
+    hashes, n_words = words.keys(spans, text)
+    full = n_words > 0
+    return PartKeys(hashes[full], n_words[full], spans.type[full], tuple(spans.types), np.unique(words.hashes()))
+
+
+@dataclass(frozen=True)
+class Keyed:
+    """The training corpus's mention keys, before their occurrences in the text are counted."""
+
+    keys: U64Array
+    counts: IntArray
+    types: tuple[str, ...]
+    length: IntArray  # words of each key
+    vocabulary: U64Array
+
+    def index(self, occurrences: Sequence[IntArray]) -> TrainIndex:
+        """The index, with each part's occurrence counts (``part_occurrences``) added up."""
+        total = np.zeros(self.keys.shape[0], dtype=np.int64)
+        for found in occurrences:
+            total += found
+        # A mention the tokenisation splits differently (character offsets) still occurs.
+        np.maximum(total, self.counts.sum(axis=1), out=total)
+        return TrainIndex(self.keys, self.counts, self.types, total, self.vocabulary)
+
+
+def merge_keys(parts: Sequence[PartKeys]) -> Keyed:
+    names: list[str] = []
+    for part in parts:
+        names += [t for t in part.names if t not in names]
+    type_of = [
+        np.array([names.index(t) for t in part.names] or [0], dtype=np.int64)[part.type_index] for part in parts
+    ]
+    hashes = np.concatenate([p.hashes for p in parts]) if parts else np.zeros(0, dtype=np.uint64)
+    n_words = np.concatenate([p.words for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+    types = np.concatenate(type_of) if parts else np.zeros(0, dtype=np.int64)
+    keys, row = np.unique(hashes, return_inverse=True)
+    flat = np.bincount(row * len(names) + types, minlength=keys.shape[0] * len(names))
+    counts = flat.reshape(keys.shape[0], len(names)).astype(np.int64)
+    length = np.zeros(keys.shape[0], dtype=np.int64)
+    length[row] = n_words
+    vocabulary = np.unique(np.concatenate([p.vocabulary for p in parts])) if parts else np.zeros(0, dtype=np.uint64)
+    return Keyed(keys, counts, tuple(names), length, vocabulary)
+
+
+def part_occurrences(text: Text, keyed: Keyed) -> IntArray:
+    """How often each key occurs as a word sequence within one unit of this part's text."""
+    words = _Words.of(text)
+    keys = keyed.keys
+    out = np.zeros(keys.shape[0], dtype=np.int64)
+    # A table of the keys' low bits rules out most word sequences before the exact search.
+    bits = min(max(int(keys.shape[0]) * 64, 1 << 12), 1 << 24).bit_length()
+    low = np.uint64((1 << bits) - 1)
+    for n in np.unique(keyed.length).tolist():
+        rows = np.flatnonzero(keyed.length == n)
+        table = np.zeros(1 << bits, dtype=bool)
+        table[keys[rows] & low] = True
+        grams = words.ngrams(n)
+        grams = grams[table[grams & low]]
+        at = _find(keys[rows], grams)
+        out[rows] += np.bincount(at[at >= 0], minlength=rows.shape[0])
+    return out
+
+
+@dataclass
+class _Side:
+    """What the attributes that need TRAIN read of one side's mentions: the row of each one's key
+    in the index (-1: never a TRAIN mention) and its count as a TRAIN mention of its own type."""
+
+    row: IntArray
+    same_type: IntArray
+
+    @staticmethod
+    def of(spans: Spans, text: Text, words: _Words, index: TrainIndex) -> _Side:
+        hashes, n_words = words.keys(spans, text)
+        row = np.where(n_words > 0, _find(index.keys, hashes), -1)
+        column = np.array([index.types.index(t) if t in index.types else -1 for t in spans.types], dtype=np.int64)
+        col = column[spans.type] if len(spans) else np.zeros(0, dtype=np.int64)
+        found = (row >= 0) & (col >= 0)
+        same = np.zeros(len(spans), dtype=np.int64)
+        same[found] = index.counts[row[found], col[found]]
+        return _Side(row, same)
 
 
 @dataclass
 class _Context:
     """What sentence attributes read, made once per chunk."""
 
-    words: list[list[str]]
+    words: _Words
     reference: Spans
 
     def lengths(self) -> FloatArray:
-        return np.array([len(w) for w in self.words], dtype=np.float64)
+        return np.bincount(self.words.unit, minlength=self.words.n_units).astype(np.float64)
 
 
 def _sentence_values(name: str, ctx: _Context, index: TrainIndex | None) -> FloatArray:
@@ -203,51 +468,47 @@ def _sentence_values(name: str, ctx: _Context, index: TrainIndex | None) -> Floa
         per_unit = np.bincount(ctx.reference.unit, minlength=lengths.shape[0]).astype(np.float64)
         return per_unit / safe
     assert index is not None  # oov: checked where the attributes are chosen
-    vocabulary = index.vocabulary
-    unseen = np.array([sum(w.lower() not in vocabulary for w in ws) for ws in ctx.words], dtype=np.float64)
+    unknown = _find(index.vocabulary, ctx.words.hashes()) < 0
+    unseen = np.bincount(ctx.words.unit[unknown], minlength=lengths.shape[0]).astype(np.float64)
     return unseen / safe
 
 
-def _mention_buckets(a: Attribute, spans: Spans, text: Text, index: TrainIndex | None) -> IntArray:
+def _mention_buckets(a: Attribute, spans: Spans, side: _Side | None, index: TrainIndex | None) -> IntArray:
     if a.name == "length":
         return a.assign((spans.end - spans.start).astype(np.float64))
-    assert index is not None  # seen, consistency, frequency: checked where the attributes are chosen
-    strings = [key(s) for s in text.mentions(spans.start, spans.end)]
-    names = [spans.types[t] for t in spans.type.tolist()]
+    assert index is not None and side is not None  # seen, consistency, frequency: checked where chosen
+    found = side.row >= 0
     if a.name == "seen":
-        out = [
-            2 if not (by := index.types.get(s)) else (0 if t in by else 1) for s, t in zip(strings, names, strict=True)
-        ]
-        return np.asarray(out, dtype=np.int64).reshape(-1)
+        seen: IntArray = np.where(found, np.where(side.same_type > 0, 0, 1), 2).astype(np.int64)
+        return seen
     if a.name == "frequency":
-        values = [sum(index.types.get(s, {}).values()) for s in strings]
-        return a.assign(np.asarray(values, dtype=np.float64).reshape(-1))
+        total = np.zeros(len(spans), dtype=np.float64)
+        total[found] = index.counts[side.row[found]].sum(axis=1)
+        return a.assign(total)
     # consistency: the share of the string's occurrences in TRAIN that are mentions of this type
-    unseen = len(a.labels) - 1
-    share = np.array(
-        [
-            index.types[s].get(t, 0) / max(index.occurrences.get(s, 1), 1) if s in index.types else -1.0
-            for s, t in zip(strings, names, strict=True)
-        ],
-        dtype=np.float64,
-    ).reshape(-1)
-    out_array = a.assign(share)
-    out_array[share < 0] = unseen
-    return out_array
+    share = np.full(len(spans), -1.0)
+    share[found] = side.same_type[found] / np.maximum(index.occurrences[side.row[found]], 1)
+    out = a.assign(share)
+    out[~found] = len(a.labels) - 1  # unseen
+    return out
 
 
 def assign(
     attributes: Sequence[Attribute], reference: Spans, predicted: Spans, text: Text, index: TrainIndex | None
 ) -> list[tuple[IntArray, IntArray]]:
     """For each attribute, the bucket of every reference and every predicted mention."""
-    ctx: _Context | None = None
+    words = _Words.of(text) if any(a.name in _KEYED or a.name in SENTENCE_ATTRIBUTES for a in attributes) else None
+    sides: tuple[_Side, _Side] | tuple[None, None] = (None, None)
+    if index is not None and words is not None and any(a.name in _KEYED for a in attributes):
+        sides = (_Side.of(reference, text, words, index), _Side.of(predicted, text, words, index))
     out = []
     for a in attributes:
         if a.name in SENTENCE_ATTRIBUTES:
-            if ctx is None:
-                ctx = _Context(_unit_words(text), reference)
-            per_unit = a.assign(_sentence_values(a.name, ctx, index))
+            assert words is not None
+            per_unit = a.assign(_sentence_values(a.name, _Context(words, reference), index))
             out.append((per_unit[reference.unit], per_unit[predicted.unit]))
         else:
-            out.append((_mention_buckets(a, reference, text, index), _mention_buckets(a, predicted, text, index)))
+            out.append(
+                (_mention_buckets(a, reference, sides[0], index), _mention_buckets(a, predicted, sides[1], index))
+            )
     return out
