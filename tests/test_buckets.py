@@ -211,3 +211,21 @@ def test_report_folder_has_a_chart_and_a_table_per_attribute(samples: Path, tmp_
     for page in ("report.html", "summary.md"):
         text = (folder / page).read_text(encoding="utf-8")
         assert "By length" in text and "By seen" in text
+
+
+def test_notebook_view_and_frame(samples: Path) -> None:
+    pytest.importorskip("pandas", reason="the frame needs the pandas extra")
+    report = spanscore.evaluate(
+        reference=samples / "gold.conll", predicted=samples / "pred.conll", buckets=["length"], ci=0.9,
+        resamples=100,
+    )
+    assert "F1 by length" in report._repr_html_()
+    frame = report.to_pandas("buckets")
+    data = report.to_dict()["buckets"]["length"]
+    strict = (frame.family == "criterion") & (frame.score == "strict") & (frame.metric == "f1")
+    row = frame[(frame.bucket == data[0]["bucket"]) & strict]
+    assert row["value"].item() == pytest.approx(data[0]["metrics"]["strict"]["f1"])
+    assert row["low"].item() == pytest.approx(data[0]["metrics"]["strict"]["low"])
+    assert set(frame.attribute) == {"length"} and set(frame.family) == {"criterion", "semeval"}
+    with pytest.raises(OptionError, match="scores or buckets"):
+        report.to_pandas("nothing")

@@ -140,11 +140,16 @@ class Report:
     def _repr_html_(self) -> str:
         return notebook.report_html(dict(self.to_dict()))
 
-    def to_pandas(self) -> Any:
-        """Every score as a tidy pandas DataFrame (the ``pandas`` extra): one row per type (None:
-        all types), family (criterion, semeval, macro), score and metric, with ``value`` and,
-        where intervals were asked for, ``low`` and ``high``."""
-        return notebook.report_frame(dict(self.to_dict()))
+    def to_pandas(self, what: str = "scores") -> Any:
+        """A tidy pandas DataFrame (the ``pandas`` extra). ``"scores"``: every score, one row per
+        type (None: all types), family (criterion, semeval, macro), score and metric, with
+        ``value`` and, where intervals were asked for, ``low`` and ``high``. ``"buckets"``: one row
+        per attribute, bucket, family, score and metric of ``evaluate(buckets=...)``."""
+        if what == "scores":
+            return notebook.report_frame(dict(self.to_dict()))
+        if what == "buckets":
+            return notebook.buckets_frame(dict(self.to_dict()))
+        raise OptionError(f"to_pandas gives scores or buckets, not {what!r}")
 
     def pair_rows(self, criterion: str, *, scheme: bool = False) -> Iterator[dict[str, Any]]:
         """Every matched pair of a criterion (or SemEval scheme) as a flat row, in position order."""

@@ -27,6 +27,7 @@ from ..runtime import optional
 
 __all__ = [
     "breakdown_frame",
+    "buckets_frame",
     "comparison_frame",
     "comparison_html",
     "differences_frame",
@@ -57,6 +58,18 @@ DIFFERENCE_COLUMNS = (
     "high",
     "p_bootstrap",
     "p_randomization",
+)
+BUCKET_COLUMNS = (
+    "attribute",
+    "bucket",
+    "reference_mentions",
+    "predicted_mentions",
+    "family",
+    "score",
+    "metric",
+    "value",
+    "low",
+    "high",
 )
 BREAKDOWN_COLUMNS = (
     "group",
@@ -263,9 +276,27 @@ def report_html(data: Mapping[str, Any]) -> str:
         head = [str(breakdown.get("field")), "documents", "mentions", *names]
         parts.append(_table(f"F1 by {breakdown.get('field')} (%)", head, rows))
 
+    all_buckets: Mapping[str, Sequence[Mapping[str, Any]]] = data.get("buckets") or {}
+    for attribute, entries in all_buckets.items():
+        names = _ordered(entries[0]["metrics"], CRITERIA) if entries else []
+        rows = []
+        for e in entries:
+            cells = [_count(e.get("reference_mentions")), _count(e.get("predicted_mentions"))]
+            cells += [_cell(e["metrics"][n]["f1"], _bucket_interval(e["metrics"][n], "f1")) for n in names]
+            rows.append(_row(str(e.get("bucket")), cells))
+        parts.append(_table(f"F1 by {attribute} (%)", [attribute, "reference", "predicted", *names], rows))
+
     parts.append(_signature(data.get("signature", "")))
     parts.append("</div>")
     return "\n".join(parts)
+
+
+def _bucket_interval(block: Mapping[str, Any], metric: str) -> Mapping[str, Any] | None:
+    """A bucket score's interval in the shape of the overall ones (F1's is ``low``/``high``)."""
+    low, high = ("low", "high") if metric == "f1" else (f"{metric}_low", f"{metric}_high")
+    if low not in block:
+        return None
+    return {"low": block[low], "high": block[high]}
 
 
 def comparison_html(data: Mapping[str, Any], metric: str = "f1") -> str:
@@ -469,6 +500,37 @@ def differences_frame(data: Mapping[str, Any]) -> Any:
             }
         )
     return _frame(pd, rows, DIFFERENCE_COLUMNS, DIFFERENCE_COLUMNS[5:])
+
+
+def buckets_frame(data: Mapping[str, Any]) -> Any:
+    """The scores of each bucket of an evaluation made with ``buckets`` (its dict) as a long pandas
+    DataFrame: one row per (attribute, bucket, family, score, metric) with the bucket's mentions,
+    ``value``, ``low`` and ``high`` (NaN without intervals). Empty without buckets. Needs the
+    ``pandas`` extra."""
+    pd = _pandas("buckets_frame (a pandas DataFrame)")
+    rows = []
+    all_buckets: Mapping[str, Sequence[Mapping[str, Any]]] = data.get("buckets") or {}
+    for attribute, entries in all_buckets.items():
+        for e in entries:
+            for family, blocks, order in ((CRITERION, e["metrics"], CRITERIA), (SEMEVAL, e["semeval"], SCHEMES)):
+                for score in _ordered(blocks, order):
+                    for metric in _metrics(blocks[score]):
+                        interval = _bucket_interval(blocks[score], metric) or {}
+                        rows.append(
+                            {
+                                "attribute": attribute,
+                                "bucket": e["bucket"],
+                                "reference_mentions": e["reference_mentions"],
+                                "predicted_mentions": e["predicted_mentions"],
+                                "family": family,
+                                "score": score,
+                                "metric": metric,
+                                "value": _float(blocks[score][metric]),
+                                "low": _float(interval.get("low")),
+                                "high": _float(interval.get("high")),
+                            }
+                        )
+    return _frame(pd, rows, BUCKET_COLUMNS, ("value", "low", "high"))
 
 
 def breakdown_frame(data: Mapping[str, Any]) -> Any:
