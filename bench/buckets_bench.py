@@ -55,12 +55,13 @@ def main() -> None:
         results[name] = runs
         best = min(r[0] for r in runs)
         print(f"{name:<45} best {best:6.2f} s   (runs: {', '.join(f'{r[0]:.2f}' for r in runs)})")
-    a = results["plain --json"][0][2]
-    b = dict(next(iter(results.values().__reversed__()))[0][2])
+    plain_runs, bucketed_runs = results.values()
+    a, b = plain_runs[0][2], dict(bucketed_runs[0][2])
     b.pop("buckets")
     assert a == b, "the evaluation with buckets changed a figure outside them"
-    ratio = min(r[0] for r in list(results.values())[1]) / min(r[0] for r in results["plain --json"])
-    print(f"ratio {ratio:.2f}x; peak resident memory of the children {max(r[1] for v in results.values() for r in v):.0f} MB")
+    ratio = min(r[0] for r in bucketed_runs) / min(r[0] for r in plain_runs)
+    peak = max(r[1] for runs in results.values() for r in runs)
+    print(f"ratio {ratio:.2f}x (best runs); peak resident memory of the commands {peak:.0f} MB")
 
 
 if __name__ == "__main__":
