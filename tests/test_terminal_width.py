@@ -84,13 +84,17 @@ def test_evaluate_and_summarize_tables_keep_every_figure(runs: dict[str, Path], 
         assert f"[{_pct(f1['low'])}, {_pct(f1['high'])}]" in shown, name
     summary = json.loads(_run(["summarize", gold, pred, "--json"], width))
     shown = _run(["summarize", gold, pred], width)
-    assert "…" not in shown and _widest(shown) <= width
-    # The file column's pieces joined again: a folded path reads whole.
-    flat = "".join(line.split("│")[1].strip() for line in shown.splitlines() if line.startswith("│"))
-    for row in summary:
-        assert row["path"] in flat
-        for key in ("documents", "sentences", "tokens", "mentions"):
-            assert re.search(rf"\b{row[key]}\b", shown), (row["path"], key)
+    assert "…" not in shown
+    # Where the paths do not fit beside the counts, each is printed whole on a line of its own (the
+    # terminal wraps it, so that it can be copied) and the table names the files #1, #2...
+    key = [line for line in shown.splitlines() if line.startswith("#")]
+    table = [line for line in shown.splitlines() if not line.startswith("#")]
+    assert _widest("\n".join(table)) <= width
+    for k, row in enumerate(summary, 1):
+        assert f"#{k}  {row['path']}" in key if key else row["path"] in shown
+        cells = next(line for line in table if line.startswith(f"│ #{k} ")) if key else shown
+        for name in ("documents", "sentences", "tokens", "mentions"):
+            assert re.search(rf"\b{row[name]}\b", cells), (row["path"], name)
 
 
 def test_names_can_be_given(runs: dict[str, Path]) -> None:

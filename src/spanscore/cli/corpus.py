@@ -30,23 +30,27 @@ def summarize_command(files: tuple[Path, ...], reading: Reading, as_json: bool) 
         click.echo(json.dumps(rows if len(rows) > 1 else rows[0], indent=2))
         return
     types = sorted({t for r in rows for t in r["types"]})
+    columns = ("documents", "sentences", "tokens", "mentions", *types)
+    counts = [
+        [str(r["documents"]), str(r["sentences"]), str(r["tokens"]), str(r["mentions"])]
+        + [str(r["types"].get(t, 0)) for t in types]
+        for r in rows
+    ]
+    paths = [str(r["path"]) for r in rows]
+    console = Console()
+    widths = [max(len(c), *(len(x[k]) for x in counts)) for k, c in enumerate(columns)]
+    # Each column takes its widest cell plus 3 for its rule and padding; the first rule 1 more.
+    keyed = max(len(p) for p in paths) + 4 + sum(w + 3 for w in widths) > console.width
+    if keyed:  # the paths, whole, as a key above a table that names each file by its number
+        for k, path in enumerate(paths, 1):
+            console.print(Text(f"#{k}  {path}"), soft_wrap=True)  # whole: the terminal wraps it
     table = Table()
-    for col in ("file", "documents", "sentences", "tokens", "mentions", *types):
-        # The file's path folds onto more lines; a count is never cut.
-        table.add_column(
-            Text(col), justify="left" if col == "file" else "right", no_wrap=col != "file", overflow="fold"
-        )
-    for r in rows:
-        cells = [
-            r["path"],
-            r["documents"],
-            r["sentences"],
-            r["tokens"],
-            r["mentions"],
-            *(r["types"].get(t, 0) for t in types),
-        ]
-        table.add_row(*(Text(str(c)) for c in cells))  # Text: a type name is never read as markup
-    Console().print(table)
+    table.add_column(Text("#" if keyed else "file"), justify="left", no_wrap=keyed, overflow="fold")
+    for col in columns:
+        table.add_column(Text(col), justify="right", no_wrap=True)  # a count is never cut
+    for k, (path, cells) in enumerate(zip(paths, counts, strict=True), 1):
+        table.add_row(*(Text(c) for c in (f"#{k}" if keyed else path, *cells)))  # Text: never markup
+    console.print(table)
 
 
 @click.command("validate")
