@@ -1,7 +1,7 @@
 """What spanscore.compat.seqeval's two faces share: input checks, reading labels, counting mentions,
 and seqeval's arithmetic from counts to scores.
 
-Mentions are counted by :func:`spanscore.evaluate` wherever one of its label encodings reads the
+Mentions are decoded by spanscore's reader (:func:`spanscore.load`) wherever one of its label encodings reads the
 labels as seqeval does: the default mode is its ``BIOES`` reading with ``repair="conlleval"``,
 and the strict mode with IOB2, IOE2, IOBES or BILOU is that encoding with ``repair="discard"``
 (seqeval keeps exactly the mentions with no invalid transition). Labels seqeval reads its own way
@@ -27,9 +27,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...api import evaluate
+from ...api import load
 from ...errors import InputError, OptionError, shorten
-from ...stages.counts import MATCH_FIELDS
 from . import _chunks
 from ._errors import (
     InputIndexError,
@@ -52,7 +51,6 @@ Report = str | dict[str, dict[str, Any]]
 
 AVERAGE_OPTIONS = (None, "micro", "macro", "weighted")
 WARN_FOR = ("precision", "recall", "f-score")
-_FULL = MATCH_FIELDS.index("full_ref")
 
 
 def nothing() -> None:
@@ -182,23 +180,12 @@ class Tally:
 
 
 def count(y_true: Labels, y_pred: Labels, encoding: str, repair: str) -> Tally:
-    """Mentions decoded and counted by ``spanscore.evaluate``."""
-    report = evaluate(
-        reference=y_true, predicted=y_pred, format="labels", labels=encoding, repair=repair, keep_details=False
-    )
-    counts = report.counts
-    full = counts.criteria["strict"][_FULL]
-    keep = [
-        k
-        for k in sorted(range(len(counts.types)), key=counts.types.__getitem__)
-        if counts.reference[k] or counts.predicted[k]
-    ]
-    return Tally(
-        [counts.types[k] for k in keep],
-        [int(counts.predicted[k]) for k in keep],
-        [int(full[k]) for k in keep],
-        [int(counts.reference[k]) for k in keep],
-    )
+    """Mentions decoded by spanscore's reader and counted as exact matches (seqeval's only
+    criterion: the one-to-one matching of the other criteria is not needed, and on seqeval's
+    small calls it would cost more than the decoding)."""
+    loaded = load(reference=y_true, predicted=y_pred, format="labels", labels=encoding, repair=repair)
+    r, p = loaded.reference, loaded.predicted
+    return tally_spans((r.types, r.type, r.start, r.end), (p.types, p.type, p.start, p.end))
 
 
 def rewritten(sequences: Labels, rewrite: dict[Any, str]) -> Labels:
