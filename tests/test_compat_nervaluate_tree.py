@@ -628,9 +628,9 @@ def read_labels(path: Path) -> list[list[str]]:
 
 
 def test_synthetic_corpus_with_each_loader(synth_tool: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The benchmark's corpus (its first 3000 sentences' worth): every figure and index the same,
+    """The benchmark's corpus (its first 1000 sentences' worth): every figure and index the same,
     with the list, CoNLL and dict loaders; computed on arrays, never by walking every document."""
-    subprocess.run([sys.executable, str(synth_tool), "3000", str(tmp_path / "synth")], check=True)
+    subprocess.run([sys.executable, str(synth_tool), "1000", str(tmp_path / "synth")], check=True)
     gold, pred = read_labels(tmp_path / "synth.gold"), read_labels(tmp_path / "synth.pred")
     tags = ["PER", "ORG", "LOC", "MISC"]
 
