@@ -18,6 +18,7 @@ from .analysis.significance import Comparison as PairedTests
 from .analysis.significance import Resampling, comparison_dict
 from .errors import OptionError
 from .presentation import notebook
+from .report import signature_hash
 from .results import ComparisonResult, PairedTest
 
 if TYPE_CHECKING:
@@ -49,6 +50,10 @@ def system_names(systems: Sequence[Any]) -> list[str]:
     if len(set(names)) == len(names):
         return names
     raise OptionError("a prediction file is given twice")
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.2f}"
 
 
 @dataclass
@@ -120,6 +125,25 @@ class Comparison:
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    def __repr__(self) -> str:
+        data = self.to_dict()
+        systems = ", ".join(
+            f"{s['name']} {_pct(self.scores(k)['strict']['f1']['value'])}" for k, s in enumerate(data["systems"])
+        )
+        return (
+            f"<Comparison of {len(self.names)} systems over {data['documents']} {self.unit}s;"
+            f" strict F1 {systems}; signature {signature_hash(data['signature'])}>"
+        )
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def to_text(self, width: int = 80) -> str:
+        """The tables ``spanscore compare`` prints for this comparison, fitted to ``width`` columns."""
+        from .presentation.terminal import comparison_text
+
+        return comparison_text(self.to_dict(), width=width)
 
     def _repr_html_(self) -> str:
         return notebook.comparison_html(self.to_dict())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import math
 from collections.abc import Iterator
@@ -10,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from .errors import NoDetails, OptionError
-from .presentation import notebook
+from .presentation import classification, notebook
 from .results import EvaluationResult, Scores
 from .stages.counts import Counts
 from .stages.documents import DocCounts, TypeRows, document_rows, macro_over_documents
@@ -28,6 +29,15 @@ def _clean(value: Any) -> Any:
     if isinstance(value, list):
         return [_clean(v) for v in value]
     return value
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None or math.isnan(x) else f"{100 * x:.2f}"
+
+
+def signature_hash(signature: str) -> str:
+    """The first 8 hex digits of the signature's SHA-1: enough to tell two option sets apart."""
+    return hashlib.sha1(signature.encode("utf-8")).hexdigest()[:8]
 
 
 @dataclass
@@ -136,6 +146,34 @@ class Report:
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    def __repr__(self) -> str:
+        c = self.counts
+        strict, overlap = (self.scores["metrics"][k]["f1"] for k in ("strict", "overlap"))
+        return (
+            f"<Report {int(c.reference.sum())} reference, {int(c.predicted.sum())} predicted mentions"
+            f" in {c.documents} documents, {c.sentences} sentences; strict F1 {_pct(strict)},"
+            f" overlap F1 {_pct(overlap)}; signature {signature_hash(self.signature)}>"
+        )
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def to_text(self, width: int = 80, *, per_type: bool = True) -> str:
+        """The tables ``spanscore evaluate`` prints for this evaluation, fitted to ``width`` columns."""
+        from .presentation.terminal import evaluation_text
+
+        return evaluation_text(self.to_dict(), width=width, per_type=per_type)
+
+    def classification_report(
+        self, criterion: str = "strict", *, digits: int = 2, output_dict: bool = False
+    ) -> str | dict[str, dict[str, Any]]:
+        """seqeval's classification report of one criterion (or ``semeval_`` and a scheme): per type
+        precision, recall, F1 and support, then the micro, macro and weighted averages, as text with
+        ``digits`` decimals or, with ``output_dict``, seqeval's dict (``f1-score``, ``support``)."""
+        if output_dict:
+            return classification.report_dict(self.to_dict(), criterion)
+        return classification.report_text(self.to_dict(), criterion, digits)
 
     def _repr_html_(self) -> str:
         return notebook.report_html(dict(self.to_dict()))

@@ -130,22 +130,9 @@ def compare_command(
 
 
 def _print(data: dict[str, Any]) -> None:
-    from rich.console import Console
-    from rich.text import Text
+    from ..presentation.terminal import print_comparison
 
-    from ..presentation.buckets import comparison_group_tables
-    from ..presentation.comparison import differences_table, ranking_lines, systems_table
-    from ..presentation.terminal import rich_tables
-
-    console = Console(highlight=False)
-    tables = [systems_table(data)] + ([differences_table(data)] if len(data["systems"]) > 1 else [])
-    for table in tables + comparison_group_tables(data):
-        for part in rich_tables(table, console.width):
-            console.print(part)
-    console.print(Text("Rankings by F1:"))
-    for line in ranking_lines(data):
-        console.print(Text("  " + line))
-    console.print(Text(data["signature"], style="dim"), soft_wrap=True)
+    print_comparison(data)
 
 
 commands = [compare_command]

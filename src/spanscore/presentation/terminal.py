@@ -8,7 +8,9 @@ markup (a label such as ``B-[/x]`` is printed as it is), and the signature is on
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import io
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -16,15 +18,18 @@ from rich.table import Table
 from rich.text import Text
 
 from ..results import EvaluationResult, Score
-from .buckets import bucket_tables
+from .buckets import bucket_tables, comparison_group_tables
 from .common import corpus_line, repairs_line
 from .comparison import (
     breakdown_table,
+    differences_table,
     interval_table,
     located_table,
     macro_documents_table,
     per_type_interval_table,
+    ranking_lines,
     read_table,
+    systems_table,
 )
 from .tables import (
     TableModel,
@@ -176,3 +181,35 @@ def print_evaluation(data: EvaluationResult, *, per_type: bool = True, console: 
         for part in rich_tables(table, console.width):
             console.print(part)
     console.print(Text(data["signature"], style="dim"), soft_wrap=True)
+
+
+def evaluation_text(data: EvaluationResult, *, width: int = 80, per_type: bool = True) -> str:
+    """What ``print_evaluation`` prints, as plain text at ``width`` columns (``str(report)``)."""
+    console = _text_console(width)
+    print_evaluation(data, per_type=per_type, console=console)
+    return console.export_text()
+
+
+def _text_console(width: int) -> Console:
+    """A console that records plain text at ``width`` columns, whatever the terminal."""
+    return Console(width=width, record=True, file=io.StringIO(), color_system=None, highlight=False)
+
+
+def print_comparison(data: Mapping[str, Any], *, console: Console | None = None) -> None:
+    """``spanscore compare``'s tables at the console's width, the rankings, then the signature."""
+    console = console or Console(highlight=False)
+    tables = [systems_table(data)] + ([differences_table(data)] if len(data["systems"]) > 1 else [])
+    for table in tables + comparison_group_tables(data):
+        for part in rich_tables(table, console.width):
+            console.print(part)
+    console.print(Text("Rankings by F1:"))
+    for line in ranking_lines(data):
+        console.print(Text("  " + line))
+    console.print(Text(data["signature"], style="dim"), soft_wrap=True)
+
+
+def comparison_text(data: Mapping[str, Any], *, width: int = 80) -> str:
+    """What ``print_comparison`` prints, as plain text at ``width`` columns (``str(comparison)``)."""
+    console = _text_console(width)
+    print_comparison(data, console=console)
+    return console.export_text()
