@@ -376,15 +376,145 @@ def test_evaluate_load_of_the_metric_folder(
     gold, pred = corpus
     metric = evaluate.load(METRIC_PATH, cache_dir=str(tmp_path / "cache"))
     assert type(metric).__name__ == "SpanscoreNer"
-    assert metric.compute(predictions=pred, references=gold) == expected(gold, pred)
-    assert metric.compute(predictions=pred, references=gold, credit="dice", scheme="IOB2") == expected(
+
+    def own(results: dict[str, Any]) -> dict[str, Any]:
+        """spanscore's keys, without the seqeval metric's (its types and overall_*)."""
+        return {k: v for k, v in results.items() if not isinstance(v, dict) and not k.startswith("overall_")}
+
+    assert own(metric.compute(predictions=pred, references=gold)) == expected(gold, pred)
+    assert own(metric.compute(predictions=pred, references=gold, credit="dice", scheme="IOB2")) == expected(
         gold, pred, credit="dice"
     )
     for start in range(0, len(gold), 64):
         metric.add_batch(predictions=pred[start : start + 64], references=gold[start : start + 64])
     report = spanscore.evaluate(reference=gold, predicted=pred, format="labels")
-    assert metric.compute(per_type=True, criteria=["strict", "token"]) == flat_metrics(
+    assert own(metric.compute(per_type=True, criteria=["strict", "token"])) == flat_metrics(
         report.scores, ["strict", "token"], report.counts.types
     )
-    with pytest.raises(OptionError, match="unknown option 'mode'"):
-        metric.compute(predictions=pred, references=gold, mode="strict")
+    with pytest.raises(OptionError, match="unknown option 'average'"):
+        metric.compute(predictions=pred, references=gold, average="micro")
+
+
+def _conll_labels(path: Path) -> list[list[str]]:
+    """Each sentence's labels (the last column), -DOCSTART- and comment lines left out."""
+    sentences: list[list[str]] = [[]]
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            if sentences[-1]:
+                sentences.append([])
+        elif not line.startswith(("-DOCSTART-", "# ")):
+            sentences[-1].append(line.split()[-1])
+    return [s for s in sentences if s]
+
+
+def _seqeval_metric(predictions: list[list[str]], references: list[list[str]], **config: Any) -> dict[str, Any]:
+    """What ``evaluate.load("seqeval").compute`` returns, computed with the real seqeval as the
+    metric's script computes it (the hub is out of reach here): the classification report's rows
+    per type, its micro average as overall_*, and the accuracy."""
+    seqeval_metrics = pytest.importorskip("seqeval.metrics")
+    import seqeval.scheme
+
+    scheme = config.get("scheme")
+    report = seqeval_metrics.classification_report(
+        y_true=references,
+        y_pred=predictions,
+        suffix=config.get("suffix", False),
+        output_dict=True,
+        scheme=getattr(seqeval.scheme, scheme) if scheme else None,
+        mode=config.get("mode"),
+        zero_division=config.get("zero_division", "warn"),
+    )
+    report.pop("macro avg")
+    report.pop("weighted avg")
+    overall = report.pop("micro avg")
+    out: dict[str, Any] = {
+        t: {"precision": r["precision"], "recall": r["recall"], "f1": r["f1-score"], "number": r["support"]}
+        for t, r in report.items()
+    }
+    out["overall_precision"] = overall["precision"]
+    out["overall_recall"] = overall["recall"]
+    out["overall_f1"] = overall["f1-score"]
+    out["overall_accuracy"] = seqeval_metrics.accuracy_score(y_true=references, y_pred=predictions)
+    return out
+
+
+def _run_ner_compute_metrics(metric: Any, label_list: list[str], entity_level: bool, **config: Any) -> Any:
+    """compute_metrics of Hugging Face's token-classification example (run_ner.py), as written there."""
+
+    def compute_metrics(p: tuple[Any, Any]) -> dict[str, Any]:
+        predictions, labels = p
+        predictions = np.argmax(predictions, axis=2)
+        true_predictions = [
+            [label_list[p] for (p, lab) in zip(prediction, label, strict=True) if lab != -100]
+            for prediction, label in zip(predictions, labels, strict=True)
+        ]
+        true_labels = [
+            [label_list[lab] for (p, lab) in zip(prediction, label, strict=True) if lab != -100]
+            for prediction, label in zip(predictions, labels, strict=True)
+        ]
+        results = metric(predictions=true_predictions, references=true_labels, **config)
+        if entity_level:
+            final_results = {}
+            for key, value in results.items():
+                if isinstance(value, dict):
+                    for n, v in value.items():
+                        final_results[f"{key}_{n}"] = v
+                else:
+                    final_results[key] = value
+            return final_results
+        return {
+            "precision": results["overall_precision"],
+            "recall": results["overall_recall"],
+            "f1": results["overall_f1"],
+            "accuracy": results["overall_accuracy"],
+        }
+
+    return compute_metrics
+
+
+SAMPLES = Path(spanscore.__file__).parent / "programs" / "sample_data"
+
+
+@pytest.mark.parametrize(
+    "config",
+    [{}, {"mode": "strict", "scheme": "IOB2"}, {"zero_division": 1}, {"suffix": False, "zero_division": 0}],
+    ids=["default", "strict-IOB2", "zero-division-1", "zero-division-0"],
+)
+@pytest.mark.parametrize("system", ["pred.conll", "alt.conll", "btc"])
+def test_run_ner_compute_metrics_as_with_seqeval(
+    system: str, config: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: Any
+) -> None:
+    """run_ner.py's compute_metrics gives every figure the seqeval metric gives, on the shipped
+    samples' predictions and on BTC's test set with a tenth of its labels changed at random."""
+    pytest.importorskip("datasets")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_EVALUATE_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    evaluate = pytest.importorskip("evaluate")
+    from spanscore.integrations.hf_evaluate import METRIC_PATH
+
+    if system == "btc":
+        gold = _conll_labels(request.getfixturevalue("btc") / "test.txt")
+        rng = random.Random(11)
+        types = sorted({lab[2:] for s in gold for lab in s if lab != "O"})
+        choices = ["O"] + [f"{p}-{t}" for t in types for p in "BI"]
+        pred = [[lab if rng.random() < 0.9 else rng.choice(choices) for lab in s] for s in gold]
+    else:
+        gold = _conll_labels(SAMPLES / "gold.conll")
+        pred = _conll_labels(SAMPLES / system)
+    label_list = sorted({lab for s in gold + pred for lab in s})
+    index = {lab: i for i, lab in enumerate(label_list)}
+    # The Trainer's arrays: logits whose argmax is each predicted label, -100 on padding.
+    width = max(map(len, gold)) + 2
+    labels = np.full((len(gold), width), -100, dtype=np.int64)
+    logits = np.zeros((len(gold), width, len(label_list)), dtype=np.float32)
+    for i, (g, p) in enumerate(zip(gold, pred, strict=True)):
+        labels[i, 1 : 1 + len(g)] = [index[x] for x in g]
+        logits[i, 1 + np.arange(len(p)), [index[x] for x in p]] = 1.0
+    metric = evaluate.load(METRIC_PATH, cache_dir=str(tmp_path / "cache"))
+    for entity_level in (False, True):
+        ours = _run_ner_compute_metrics(metric.compute, label_list, entity_level, **config)((logits, labels))
+        theirs = _run_ner_compute_metrics(_seqeval_metric, label_list, entity_level, **config)((logits, labels))
+        assert {k: ours[k] for k in theirs} == theirs
+        assert list(ours)[: len(theirs)] == list(theirs)

@@ -80,6 +80,17 @@ from .options import BucketRequest, bucket_options, reading_options, refuse_over
 @bucket_options()
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--no-per-type", is_flag=True, help="Leave the per-type table out.")
+@click.option(
+    "--classification-report",
+    "report_criterion",
+    metavar="CRITERION",
+    help="Print seqeval's classification report (per type precision, recall, F1 and support, then the"
+    " micro, macro and weighted averages) of this criterion (strict, overlap, semeval_partial...) instead of"
+    " the tables.",
+)
+@click.option(
+    "--digits", type=click.IntRange(min=0), default=2, show_default=True, help="Decimals of --classification-report."
+)
 def evaluate_command(
     gold: Path,
     pred: Path | None,
@@ -100,6 +111,8 @@ def evaluate_command(
     buckets: BucketRequest,
     as_json: bool,
     no_per_type: bool,
+    report_criterion: str | None,
+    digits: int,
 ) -> None:
     """Score PRED against GOLD under every criterion (PRED is left out with --merged)."""
     if pred is None and not reading.merged:
@@ -107,6 +120,8 @@ def evaluate_command(
     if pred is not None and reading.merged:
         raise OptionError("--merged reads one file: give only GOLD")
     refuse_overwrite(per_document, gold, pred, option="--per-document")
+    if report_criterion is not None and as_json:
+        raise OptionError("--classification-report prints text: leave out --json (the JSON has every per-type score)")
     chosen = make_engine(
         "local" if engine == "stream" else engine, jobs=jobs or default_jobs(), scheduler=scheduler, workers=workers
     )
@@ -139,6 +154,9 @@ def evaluate_command(
         if writer is not None:
             writer.abandon()
         raise
+    if report_criterion is not None:
+        click.echo(report.classification_report(report_criterion, digits=digits), nl=False)
+        return
     data = report.to_dict()
     if as_json:
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
