@@ -298,7 +298,7 @@ def _wanted(scoring: Scoring, rows: RowSink | None, details: bool, documents: bo
         rows=criteria if rows is not None else (),
         rows_dir=rows.rows_dir if rows is not None else None,
         details=details,
-        examples=EXAMPLE_LIMIT if details or rows is not None else 0,
+        examples=EXAMPLE_LIMIT,  # the first few of each kind: cheap, and in every JSON alike
     )
 
 
