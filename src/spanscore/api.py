@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from . import __version__
 from .analysis import breakdown as breakdowns
 from .analysis import buckets as bucket_scores
+from .analysis import reliability
 from .analysis import significance
 from .comparison import Comparison, system_names
 from .engines import Engine, LocalEngine, PartCounter, run
@@ -213,6 +214,8 @@ def evaluate(
             beta=scoring.beta,
         )
         report.signature += significance.interval_signature(resampling, total.docs.unit)
+        report.warnings = reliability.few_units_warnings(report.intervals["count"], total.docs.unit)
+        reliability.warn(report.warnings)
     if buckets:
         report.buckets = _bucket_results(report, total, chosen, fields, reference, reading, resampling)
     return report
@@ -378,6 +381,9 @@ def compare(
         beta=scoring.beta,
     )
     files = [str(s) if isinstance(s, str | os.PathLike) else None for s in systems]
+    reliability.warn(
+        reliability.few_units_warnings(len(documents[0].stats), documents[0].unit, alpha=alpha, trials=trials)
+    )
     return Comparison(
         tests=tests,
         files=files,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from .analysis.reliability import few_units_warnings
 from .analysis.significance import Comparison as PairedTests
 from .analysis.significance import Resampling, comparison_dict
 from .errors import OptionError
@@ -121,6 +122,11 @@ class Comparison:
             buckets = {k: v for k, v in self.groups.items() if k != "per_type"}
             if buckets:
                 self._dict["buckets"] = buckets
+            notes = few_units_warnings(
+                self._dict["documents"], self.unit, alpha=self.alpha, trials=self.resampling.trials
+            )
+            if notes:
+                self._dict["warnings"] = notes
         return copy.deepcopy(self._dict)
 
     def to_json(self, indent: int | None = 2) -> str:

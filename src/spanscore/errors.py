@@ -84,3 +84,8 @@ class NoDetails(OptionError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (NoDetails, (self.what,))
+
+
+class FewUnitsWarning(UserWarning):
+    """Intervals or significance tests rest on too few resampling units (documents, or sentences
+    where there are none) to mean much: each message says how many there are and why it matters."""

@@ -65,6 +65,7 @@ class Report:
     intervals: dict[str, Any] | None = None  # bootstrap intervals of every score (``evaluate(ci=...)``)
     breakdown: dict[str, Any] | None = None  # every score of each group of documents (``evaluate(by=...)``)
     buckets: dict[str, Any] | None = None  # every score of each bucket of each attribute (``evaluate(buckets=...)``)
+    warnings: list[str] = field(default_factory=list)  # why the intervals mean little (``analysis.reliability``)
     bucket_rows: dict[str, TypeRows] | None = field(default=None, repr=False)  # their counts, for ``compare``
     _scores: Scores | None = field(default=None, repr=False)
 
@@ -142,6 +143,8 @@ class Report:
             out["intervals"] = self.intervals
         if self.buckets is not None:
             out["buckets"] = self.buckets
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
         return cast(EvaluationResult, _clean(out))
 
     def to_json(self, indent: int | None = 2) -> str:

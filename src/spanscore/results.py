@@ -300,6 +300,7 @@ class EvaluationResult(_EvaluationRequired, total=False):
     breakdown: Breakdown
     intervals: Intervals
     buckets: dict[str, list[BucketScores]]  # by attribute, buckets in order
+    warnings: list[str]  # why the intervals mean little: too few resampling units
 
 
 class ResamplingInfo(TypedDict):
@@ -366,6 +367,7 @@ class ComparisonResult(_ComparisonRequired, total=False):
 
     per_type: list[GroupComparison]
     buckets: dict[str, list[GroupComparison]]
+    warnings: list[str]  # why the intervals and tests mean little: too few resampling units
 
 
 __all__ = [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import click
 
 from ..api import compare as run_compare
 from ..engines import default_jobs
-from ..errors import OptionError
+from ..errors import FewUnitsWarning, OptionError
 from ..io.files import atomic_output
 from ..io.reading import Reading
 from ..stages.scoring import Scoring
@@ -102,21 +103,23 @@ def compare_command(
     randomisation p-values (docs/compare.md)."""
     files = system_files(systems, reading.format)
     refuse_overwrite(html_path, gold, *files, option="--html")
-    result = run_compare(
-        reference=gold,
-        systems=files,
-        names=list(names) or None,
-        reading=reading,
-        scoring=scoring,
-        ci=level,
-        resamples=resamples,
-        trials=trials,
-        seed=seed,
-        alpha=alpha,
-        per_type=per_type,
-        **buckets.keywords(),
-        jobs=jobs or default_jobs(),
-    )
+    with warnings.catch_warnings():  # the few-units warnings are in the tables and the JSON already
+        warnings.simplefilter("ignore", FewUnitsWarning)
+        result = run_compare(
+            reference=gold,
+            systems=files,
+            names=list(names) or None,
+            reading=reading,
+            scoring=scoring,
+            ci=level,
+            resamples=resamples,
+            trials=trials,
+            seed=seed,
+            alpha=alpha,
+            per_type=per_type,
+            **buckets.keywords(),
+            jobs=jobs or default_jobs(),
+        )
     data = result.to_dict()
     if html_path is not None:
         from ..presentation.comparison import html_page

@@ -6,6 +6,7 @@ import importlib
 import json
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,7 +16,7 @@ import click
 
 from ..api import evaluate as run_evaluate
 from ..engines import default_jobs, make_engine
-from ..errors import OptionError
+from ..errors import FewUnitsWarning, OptionError
 from ..io.files import atomic_output
 from ..io.reading import Reading
 from ..stages.scoring import Scoring
@@ -128,7 +129,9 @@ def evaluate_command(
     writer = None if report_dir is None else importlib.import_module("spanscore.presentation").ReportWriter(report_dir)
     show = sys.stderr.isatty() if progress is None else progress
     try:
-        with _progress_bar(show) as bar:
+        # The few-units warnings are in the tables and the JSON already.
+        with _progress_bar(show) as bar, warnings.catch_warnings():
+            warnings.simplefilter("ignore", FewUnitsWarning)
             report = run_evaluate(
                 reference=gold,
                 predicted=pred,

@@ -180,7 +180,13 @@ def print_evaluation(data: EvaluationResult, *, per_type: bool = True, console: 
     for table in evaluation_tables(data, per_type=per_type):
         for part in rich_tables(table, console.width):
             console.print(part)
+    _print_warnings(data, console)
     console.print(Text(data["signature"], style="dim"), soft_wrap=True)
+
+
+def _print_warnings(data: Mapping[str, Any], console: Console) -> None:
+    for message in data.get("warnings", ()):
+        console.print(Text(f"warning: {message}", style="yellow"))
 
 
 def evaluation_text(data: EvaluationResult, *, width: int = 80, per_type: bool = True) -> str:
@@ -205,6 +211,7 @@ def print_comparison(data: Mapping[str, Any], *, console: Console | None = None)
     console.print(Text("Rankings by F1:"))
     for line in ranking_lines(data):
         console.print(Text("  " + line))
+    _print_warnings(data, console)
     console.print(Text(data["signature"], style="dim"), soft_wrap=True)
 
 
