@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from click.testing import CliRunner
 
 import spanscore
 from spanscore.cli.main import cli
+from spanscore.errors import FewUnitsWarning
 
 SAMPLES = Path(spanscore.__file__).parent / "programs" / "sample_data"
 GOLD, PRED, ALT = (str(SAMPLES / n) for n in ("gold.conll", "pred.conll", "alt.conll"))
@@ -24,7 +26,9 @@ def report() -> spanscore.Report:
 
 
 def _cli(*args: str, width: int = 80) -> str:
-    result = CliRunner().invoke(cli, list(args), terminal_width=width, env={"COLUMNS": str(width)}, catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli, list(args), terminal_width=width, env={"COLUMNS": str(width)}, catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     return result.output
 
@@ -59,7 +63,8 @@ def test_str_is_the_terminal_tables(report: spanscore.Report, width: int) -> Non
 
 
 def test_comparison_repr_and_str() -> None:
-    c = spanscore.compare(reference=GOLD, systems=[PRED, ALT], resamples=50, trials=50)
+    with pytest.warns(FewUnitsWarning):
+        c = spanscore.compare(reference=GOLD, systems=[PRED, ALT], resamples=50, trials=50)
     text = repr(c)
     assert "\n" not in text and len(text) < 200
     assert "pred.conll" in text and "alt.conll" in text and "3 documents" in text
@@ -133,15 +138,99 @@ GRID: list[tuple[list[str], dict[str, Any]]] = [
 def test_to_dict_is_the_json(args: list[str], keywords: dict[str, Any], details: bool, tmp_path: Path) -> None:
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
     printed = json.loads(_cli("evaluate", GOLD, PRED, "--json", *args))
-    with pytest.warns() if "ci" in keywords else _nothing():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FewUnitsWarning)
         r = spanscore.evaluate(reference=GOLD, predicted=PRED, keep_details=details, **keywords)
     assert r.to_dict() == printed
     assert "examples" in printed["errors"]
 
 
-class _nothing:
-    def __enter__(self) -> None:
-        return None
+# --------------------------------------------------------------------------------------------------
+# Few resampling units
 
-    def __exit__(self, *exc: object) -> None:
-        return None
+
+def test_few_units_warn_in_python_json_and_tables() -> None:
+    with pytest.warns(FewUnitsWarning, match="intervals over 3 documents are coarse"):
+        r = spanscore.evaluate(reference=GOLD, predicted=PRED, ci=0.95, resamples=50)
+    assert r.to_dict()["warnings"] == [
+        "intervals over 3 documents are coarse: bootstrap intervals need at least 30 units to approach their"
+        " nominal coverage"
+    ]
+    assert "warning: intervals over 3 documents are coarse" in r.to_text(200)
+    printed = json.loads(_cli("evaluate", GOLD, PRED, "--json", "--ci", "0.95", "--resamples", "50"))
+    assert printed["warnings"] == r.to_dict()["warnings"]
+    with pytest.warns(FewUnitsWarning) as caught:
+        c = spanscore.compare(reference=GOLD, systems=[PRED, ALT], resamples=50, trials=50)
+    messages = [str(w.message) for w in caught]
+    assert any("cannot fall below 0.25" in m for m in messages)
+    assert c.to_dict()["warnings"] == messages
+    # The floor is what the test gives: a perfect system against another, over 3 documents.
+    with pytest.warns(FewUnitsWarning):
+        perfect = spanscore.compare(reference=GOLD, systems=[GOLD, PRED], resamples=50, trials=2000)
+    d = perfect.difference(1, "strict")
+    assert d["p_randomization"] == pytest.approx(0.25, abs=0.03)
+
+
+def test_enough_units_give_no_warning(btc: Path) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FewUnitsWarning)
+        r = spanscore.evaluate(reference=btc / "dev.txt", predicted=btc / "dev.txt", ci=0.95, resamples=20)
+    assert "warnings" not in r.to_dict() and r.intervals is not None and r.intervals["count"] >= 30
+
+
+@pytest.mark.parametrize(
+    ("units", "alpha", "trials", "floor_warns"),
+    [(5, 0.05, 1000, True), (6, 0.05, 1000, False), (6, 0.05, 10, True), (3, 0.3, 1000, False)],
+)
+def test_randomization_floor(units: int, alpha: float, trials: int, floor_warns: bool) -> None:
+    from spanscore.analysis.reliability import few_units_warnings, randomization_floor
+
+    assert randomization_floor(units, trials) == max(2.0 ** (1 - units), 1 / (trials + 1))
+    notes = few_units_warnings(units, "document", alpha=alpha, trials=trials)
+    assert any("randomisation" in n for n in notes) == floor_warns
+
+
+# --------------------------------------------------------------------------------------------------
+# The mean over documents, and the per-document rows
+
+
+def test_mean_over_documents_leaves_out_empty_ones(btc: Path) -> None:
+    gold = btc / "dev.txt"
+    r = spanscore.evaluate(reference=gold, predicted=gold, documents=True)
+    old = spanscore.evaluate(reference=gold, predicted=gold, documents=True, empty_documents="score")
+    rows = list(r.document_rows())
+    empty = [row for row in rows if row["reference"] == 0 and row["predicted"] == 0]
+    assert empty, "BTC's dev set has sentences without mentions"
+    macro, macro_old = r.to_dict()["macro_documents"], old.to_dict()["macro_documents"]
+    # A perfect prediction: every sentence with a mention scores 1; empty ones scored 0 drag the mean down.
+    assert macro["strict"]["f1"] == 1.0 and macro["count"] == len(rows) - len(empty)
+    assert macro["empty"] == len(empty) and macro["empty_rule"] == "skip"
+    assert macro_old["strict"]["f1"] == pytest.approx((len(rows) - len(empty)) / len(rows))
+    assert macro_old["count"] == len(rows)
+    with pytest.raises(spanscore.errors.OptionError, match="empty_documents"):
+        spanscore.evaluate(reference=gold, predicted=gold, documents=True, empty_documents="drop")
+
+
+def test_per_document_rows_use_the_json_names(report: spanscore.Report, tmp_path: Path) -> None:
+    _cli("evaluate", GOLD, PRED, "--per-document", str(tmp_path / "d.jsonl"))
+    rows = [json.loads(line) for line in (tmp_path / "d.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [r["document"] for r in rows] == [1, 2, 3]
+    whole = report.to_dict()
+    for row in rows:
+        assert set(row["metrics"]) == set(whole["metrics"]) and set(row["semeval"]) == set(whole["semeval"])
+        assert set(row["errors"]) <= set(whole["errors"])
+        for name, block in row["metrics"].items():
+            assert set(block) == set(whole["metrics"][name])
+        for name, block in row["semeval"].items():
+            assert set(block) <= set(whole["semeval"][name])
+    # The rows add up to the totals, under the same names.
+    for name, block in whole["metrics"].items():
+        for key in ("full", "partial", "true_positive", "reference", "predicted"):
+            if key in block:
+                assert sum(r["metrics"][name][key] for r in rows) == block[key], (name, key)
+    for name, block in whole["semeval"].items():
+        for key in ("correct", "incorrect", "partial", "missed", "spurious", "possible", "actual"):
+            assert sum(r["semeval"][name][key] for r in rows) == block[key], (name, key)
+    assert sum(r["metrics"]["overlap"]["credit"] for r in rows) == whole["metrics"]["overlap"]["credit"]
+    for kind in ("correct", "wrong_label_same_span", "right_label_overlap"):
+        assert sum(r["errors"][kind] for r in rows) == whole["errors"][kind]

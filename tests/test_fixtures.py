@@ -101,5 +101,5 @@ def test_corpus_commands(tmp_path: Path) -> None:
         str(tmp_path / "d"),
     )
     assert per_doc.returncode == 0, per_doc.stderr
-    ids = [json.loads(line)["document"] for line in (tmp_path / "d").read_text(encoding="utf-8").splitlines()]
+    ids = [json.loads(line)["id"] for line in (tmp_path / "d").read_text(encoding="utf-8").splitlines()]
     assert ids == ["s1", "s2", "s3", "s4", "s5"]

@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from . import __version__
 from .analysis import breakdown as breakdowns
 from .analysis import buckets as bucket_scores
-from .analysis import reliability
-from .analysis import significance
+from .analysis import reliability, significance
 from .comparison import Comparison, system_names
 from .engines import Engine, LocalEngine, PartCounter, run
 from .errors import OptionError
@@ -31,6 +30,7 @@ from .report import Report
 from .stages import buckets as attributes
 from .stages.counts import group_fields
 from .stages.criteria import CRITERIA
+from .stages.documents import EMPTY_RULES
 from .stages.parts import EXAMPLE_LIMIT, JudgeSpec, RowSink, Source, Wanted
 from .stages.scoring import SCORING_FIELDS, Scoring, ScoringOptions, TypeSelection
 
@@ -132,6 +132,7 @@ def evaluate(
     keep_details: bool = True,
     documents: bool = False,
     document_types: bool = False,
+    empty_documents: str = "skip",
     rows: RowSink | None = None,
     chunk_bytes: int = DEFAULT_CHUNK,
     jobs: int = 1,
@@ -157,7 +158,9 @@ def evaluate(
 
     Input is counted in chunks (``chunk_bytes``), here, in ``jobs`` processes or by ``engine``,
     with the same numbers. ``keep_details`` keeps the matched pairs (``Report.pair_rows``),
-    ``documents`` every statistic per document, ``document_types`` per document and type; ``rows``
+    ``documents`` every statistic per document, ``document_types`` per document and type;
+    ``empty_documents`` whether the mean over documents leaves out (``"skip"``) or scores
+    (``"score"``, as ``zero_division``) those without mentions on either side; ``rows``
     receives each chunk's report rows in corpus order (``presentation.ReportWriter``).
 
     ```pycon
@@ -169,6 +172,8 @@ def evaluate(
     ```
     """
     reading, scoring = _split(format, reading, scoring, options)
+    if empty_documents not in EMPTY_RULES:
+        raise OptionError(f"empty_documents is one of {', '.join(EMPTY_RULES)}, not {empty_documents!r}")
     resampling = None if ci is None else significance.Resampling(level=ci, resamples=resamples, seed=seed)
     values = None if by is None else breakdowns.group_values(reference, by, reading)
     source = open_source(reference, predicted, reading, scoring.selection, chunk_bytes)
@@ -194,6 +199,7 @@ def evaluate(
         beta=scoring.beta,
         located=source.located,
         read=source.read,
+        empty_documents=empty_documents,
     )
     if total.docs is not None and values is not None and by is not None:
         report.breakdown = breakdowns.breakdown(

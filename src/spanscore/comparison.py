@@ -44,9 +44,7 @@ def system_names(systems: Sequence[Any]) -> list[str]:
             names.append(f"system{k + 1}")
             continue
         others = [p for j, p in enumerate(parts) if j != k and p is not None]
-        depth = next(
-            (d for d in range(1, len(mine) + 1) if all(p[-d:] != mine[-d:] for p in others)), len(mine)
-        )
+        depth = next((d for d in range(1, len(mine) + 1) if all(p[-d:] != mine[-d:] for p in others)), len(mine))
         names.append("/".join(mine[-depth:]))
     if len(set(names)) == len(names):
         return names

@@ -65,6 +65,7 @@ class Report:
     intervals: dict[str, Any] | None = None  # bootstrap intervals of every score (``evaluate(ci=...)``)
     breakdown: dict[str, Any] | None = None  # every score of each group of documents (``evaluate(by=...)``)
     buckets: dict[str, Any] | None = None  # every score of each bucket of each attribute (``evaluate(buckets=...)``)
+    empty_documents: str = "skip"  # the mean over documents leaves out those empty on both sides, or scores them
     warnings: list[str] = field(default_factory=list)  # why the intervals mean little (``analysis.reliability``)
     bucket_rows: dict[str, TypeRows] | None = field(default=None, repr=False)  # their counts, for ``compare``
     _scores: Scores | None = field(default=None, repr=False)
@@ -128,7 +129,9 @@ class Report:
                 },
             }
         if self.documents is not None:
-            out["macro_documents"] = macro_over_documents(self.documents, self.zero_division, self.counts.credit)
+            out["macro_documents"] = macro_over_documents(
+                self.documents, self.zero_division, self.counts.credit, self.empty_documents
+            )
         if self.located is not None:
             out["located"] = self.located
         if self.read:

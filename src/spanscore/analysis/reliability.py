@@ -8,8 +8,10 @@ give the observed difference back, so its p-value cannot fall below 2 / 2^n (nor
 1 / (trials + 1) with random trials): where that floor is above the significance level, no
 difference can be found significant, however large.
 
->>> few_units_warnings(3, "document", alpha=0.05, trials=1000)[1]
-'a randomisation p-value over 3 documents cannot fall below 0.25 (2 of the 2^3 swaps give the observed difference back), above the significance level 0.05: no difference can be significant'
+>>> for message in few_units_warnings(3, "document", alpha=0.05, trials=1000):
+...     print(message[:72])
+intervals over 3 documents are coarse: bootstrap intervals need at least
+a randomisation p-value over 3 documents cannot fall below 0.25 (2 of th
 >>> few_units_warnings(200, "sentence", alpha=0.05, trials=1000)
 []
 """
@@ -31,9 +33,7 @@ def randomization_floor(units: int, trials: int | None = None) -> float:
     return min(floor, 1.0)
 
 
-def few_units_warnings(
-    units: int, unit: str, *, alpha: float | None = None, trials: int | None = None
-) -> list[str]:
+def few_units_warnings(units: int, unit: str, *, alpha: float | None = None, trials: int | None = None) -> list[str]:
     """One message per reason the intervals (and, with ``alpha``, the tests) over ``units`` resampling
     units of kind ``unit`` mean little; none when there are enough."""
     out = []

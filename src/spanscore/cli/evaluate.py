@@ -42,6 +42,14 @@ from .options import BucketRequest, bucket_options, reading_options, refuse_over
     "JSONL file, and add the macro average over documents to the output.",
 )
 @click.option(
+    "--empty-documents",
+    type=click.Choice(["skip", "score"]),
+    default="skip",
+    show_default=True,
+    help="The mean over documents (with --per-document, --ci or --by) leaves out documents without mentions on"
+    " either side (skip), or scores them as --zero-division (score, the HIPE scorer's rule).",
+)
+@click.option(
     "--engine",
     type=click.Choice(["local", "dask", "stream"]),
     default="local",
@@ -99,6 +107,7 @@ def evaluate_command(
     scoring: Scoring,
     report_dir: Path | None,
     per_document: Path | None,
+    empty_documents: str,
     engine: str,
     scheduler: str | None,
     workers: int,
@@ -144,6 +153,7 @@ def evaluate_command(
                 **buckets.keywords(),
                 keep_details=False,
                 documents=per_document is not None,
+                empty_documents=empty_documents,
                 rows=writer,
                 chunk_bytes=chunk_size,
                 engine=chosen,

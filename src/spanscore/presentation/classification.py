@@ -45,8 +45,9 @@ def report_dict(data: EvaluationResult, criterion: str = "strict") -> dict[str, 
     total = sum(r["support"] for r in rows)
     micro = _block(data, criterion)
     out["micro avg"] = _row(micro["precision"], micro["recall"], micro["f1"], total)
-    out["macro avg"] = _row(*(_mean(rows, key, None) for key in ("precision", "recall", "f1-score")), total)
-    out["weighted avg"] = _row(*(_mean(rows, key, total) for key in ("precision", "recall", "f1-score")), total)
+    keys = ("precision", "recall", "f1-score")
+    out["macro avg"] = {**{k: _mean(rows, k, None) for k in keys}, "support": total}
+    out["weighted avg"] = {**{k: _mean(rows, k, total) for k in keys}, "support": total}
     return out
 
 

@@ -235,7 +235,11 @@ def macro_documents_table(data: Mapping[str, Any]) -> TableModel:
             continue
         micro = data["metrics"].get(name) or data["semeval"].get(name.removeprefix("semeval_"), {})
         rows.append(Row((name, _pct(micro.get("f1")), _pct(block.get("f1")), _pct(block.get("f1_std")))))
-    return TableModel(f"Micro and macro over {macro['count']} {macro['unit']}s (F1 %)", columns, tuple(rows))
+    title = f"Micro and macro over {macro['count']} {macro['unit']}s (F1 %)"
+    if macro.get("empty"):
+        rule = "left out of the mean" if macro.get("empty_rule") == "skip" else "scored as zero-division"
+        title += f"; {macro['empty']} {macro['unit']}s without mentions on either side {rule}"
+    return TableModel(title, columns, tuple(rows))
 
 
 def located_table(located: Mapping[str, Any]) -> TableModel:

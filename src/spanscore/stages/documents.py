@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..errors import OptionError
 from .counts import CREDIT_SCALE
 from .spans import IntArray
 
@@ -113,40 +114,61 @@ def _criteria(docs: DocCounts) -> list[str]:
     return [f.split(".")[0] for f in docs.fields if f.endswith(".full_ref")]
 
 
+def _credit_sides(docs: DocCounts, name: str, credit: str) -> dict[str, FloatArray]:
+    """Each row's credit of one criterion or scheme, on the reference side and the predicted side."""
+    sides = {}
+    for side in ("ref", "pred"):
+        full = docs.column(f"{name}.full_{side}").astype(np.float64)
+        partial = docs.column(f"{name}.partial_{side}").astype(np.float64)
+        if name.startswith("semeval_"):
+            sides[side] = full + 0.5 * partial  # PAR is worth a half; the other schemes have none
+        elif credit in ("dice", "iou") or name == "learned":
+            sides[side] = full + np.round(
+                docs.column(f"{name}.scaled_credit_{side}").astype(np.float64) / CREDIT_SCALE, 9
+            )
+        else:
+            sides[side] = full + float(credit) * partial
+    return sides
+
+
 def scores_per_row(docs: DocCounts, zero_division: float, credit: str) -> dict[str, dict[str, FloatArray]]:
     """Precision, recall and F1 of every criterion, SemEval scheme and the token score, per row."""
     n_ref, n_pred = docs.column("reference"), docs.column("predicted")
     out: dict[str, dict[str, FloatArray]] = {}
     for name in _criteria(docs):
-        sides = {}
-        for side in ("ref", "pred"):
-            full = docs.column(f"{name}.full_{side}").astype(np.float64)
-            partial = docs.column(f"{name}.partial_{side}").astype(np.float64)
-            if name.startswith("semeval_"):
-                sides[side] = full + 0.5 * partial  # PAR is worth a half; the other schemes have none
-            elif credit in ("dice", "iou") or name == "learned":
-                sides[side] = full + np.round(
-                    docs.column(f"{name}.scaled_credit_{side}").astype(np.float64) / CREDIT_SCALE, 9
-                )
-            else:
-                sides[side] = full + float(credit) * partial
+        sides = _credit_sides(docs, name, credit)
         out[name] = _prf(sides["pred"], sides["ref"], n_pred, n_ref, zero_division)
     tp = docs.column("token.true_positive").astype(np.float64)
     out["token"] = _prf(tp, tp, docs.column("token.predicted"), docs.column("token.reference"), zero_division)
     return out
 
 
-def macro_over_documents(docs: DocCounts, zero_division: float, credit: str) -> dict[str, Any]:
+EMPTY_RULES = ("skip", "score")
+
+
+def macro_over_documents(docs: DocCounts, zero_division: float, credit: str, empty: str = "skip") -> dict[str, Any]:
     """The mean and standard deviation over rows of each score (the HIPE scorer's macro_doc).
 
-    Every row counts, including rows without mentions on either side, whose scores are
-    ``zero_division``; NaN scores are left out of the mean.
+    A row without mentions on either side has no score of its own, only ``zero_division``: with
+    ``empty="skip"`` (the default) it is left out of the means, and ``empty`` counts those rows;
+    with ``empty="score"`` it counts as ``zero_division`` (the HIPE scorer's rule). NaN scores
+    are left out of the mean.
     """
-    out: dict[str, Any] = {"unit": docs.unit, "count": int(docs.stats.shape[0])}
+    if empty not in EMPTY_RULES:
+        raise OptionError(f"empty documents are skipped or scored, not {empty!r}")
+    blank = (docs.column("reference") == 0) & (docs.column("predicted") == 0)
+    keep = ~blank if empty == "skip" else np.ones_like(blank)
+    out: dict[str, Any] = {
+        "unit": docs.unit,
+        "count": int(keep.sum()),
+        "empty": int(blank.sum()),
+        "empty_rule": empty,
+    }
     for name, block in scores_per_row(docs, zero_division, credit).items():
         entry: dict[str, Any] = {}
         for metric, values in block.items():
-            kept = values[~np.isnan(values)]
+            kept = values[keep]
+            kept = kept[~np.isnan(kept)]
             entry[metric] = float(kept.mean()) if kept.shape[0] else None
             entry[f"{metric}_std"] = float(kept.std()) if kept.shape[0] else None
         out[name] = entry
@@ -154,14 +176,61 @@ def macro_over_documents(docs: DocCounts, zero_division: float, credit: str) -> 
 
 
 def document_rows(docs: DocCounts, zero_division: float, credit: str) -> Iterator[dict[str, Any]]:
-    """One JSON-ready row per document: its id, every count, and the F1 of each criterion."""
-    f1 = {name: block["f1"] for name, block in scores_per_row(docs, zero_division, credit).items()}
-    names = docs.names()
-    stats = docs.stats.tolist()
-    for i, row in enumerate(stats):
-        out: dict[str, Any] = {docs.unit: names[i]}
-        out.update(zip(docs.fields, row, strict=True))
-        for name, values in f1.items():
-            v = float(values[i])
-            out[f"{name}.f1"] = None if v != v else v
+    """One JSON-ready row per document (or sentence), named as in the evaluation's JSON: its
+    position from 1 (``document`` or ``sentence``), its ``id`` where documents have one, the mention
+    counts, ``metrics`` (each criterion's and the token score's block), ``semeval`` (each scheme's
+    MUC categories and scores) and ``errors`` (the taxonomy's counts)."""
+    scores = {
+        name: {m: v.tolist() for m, v in block.items()}
+        for name, block in scores_per_row(docs, zero_division, credit).items()
+    }
+    col = {f: docs.stats[:, i].tolist() for i, f in enumerate(docs.fields)}
+    names = _criteria(docs)
+    sides = {
+        name: _credit_sides(docs, name, credit)["ref"].tolist() for name in names if not name.startswith("semeval_")
+    }
+    errors = [f.split(".", 1)[1] for f in docs.fields if f.startswith("errors.")]
+
+    def score(name: str, i: int) -> dict[str, float | None]:
+        return {m: None if v[i] != v[i] else float(v[i]) for m, v in scores[name].items()}
+
+    for i in range(docs.stats.shape[0]):
+        n_ref, n_pred = int(col["reference"][i]), int(col["predicted"][i])
+        out: dict[str, Any] = {docs.unit: i + 1}
+        if docs.ids is not None:
+            out["id"] = docs.ids[i]
+        out["reference"], out["predicted"] = n_ref, n_pred
+        metrics: dict[str, Any] = {}
+        semeval: dict[str, Any] = {}
+        for name in names:
+            if name.startswith("semeval_"):
+                cor, par, inc = (int(col[f"{name}.{f}_ref"][i]) for f in ("full", "partial", "zero"))
+                cor_p, par_p, inc_p = (int(col[f"{name}.{f}_pred"][i]) for f in ("full", "partial", "zero"))
+                semeval[name[len("semeval_") :]] = {
+                    "correct": cor,
+                    "incorrect": inc,
+                    "partial": par,
+                    "missed": n_ref - cor - par - inc,
+                    "spurious": n_pred - cor_p - par_p - inc_p,
+                    "possible": n_ref,
+                    "actual": n_pred,
+                    **score(name, i),
+                }
+            else:
+                metrics[name] = {
+                    **score(name, i),
+                    "full": int(col[f"{name}.full_ref"][i]),
+                    "partial": int(col[f"{name}.partial_ref"][i]),
+                    "credit": float(sides[name][i]),
+                    "predicted": n_pred,
+                    "reference": n_ref,
+                }
+        metrics["token"] = {
+            **score("token", i),
+            "true_positive": int(col["token.true_positive"][i]),
+            "predicted": int(col["token.predicted"][i]),
+            "reference": int(col["token.reference"][i]),
+        }
+        out["metrics"], out["semeval"] = metrics, semeval
+        out["errors"] = {e: int(col[f"errors.{e}"][i]) for e in errors}
         yield out

@@ -137,7 +137,8 @@ def _seqeval_keys(
         if scheme not in SEQEVAL_SCHEMES:
             raise OptionError(f"scheme should be one of {', '.join(SEQEVAL_SCHEMES)}, not {scheme!r}")
         scheme = getattr(seqeval_scheme, scheme)
-    table: Any = seqeval_metrics.classification_report(
+    report: Any = seqeval_metrics.classification_report
+    table: Any = report(
         y_true=references,
         y_pred=predictions,
         suffix=suffix,
