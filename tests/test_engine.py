@@ -217,7 +217,7 @@ def test_cli_tables_json_and_documents_are_the_same_whatever_the_chunks(
     data = json.loads(outputs[0][1])
     assert data["macro_documents"]["unit"] == "sentence"
     first = json.loads(outputs[0][2].splitlines()[0])
-    assert first["sentence"] == "1" and "strict.full_ref" in first and "overlap.f1" in first
+    assert first["sentence"] == 1 and "full" in first["metrics"]["strict"] and "f1" in first["metrics"]["overlap"]
 
 
 def _jsonl(path: Path, docs: list[dict[str, Any]]) -> Path:

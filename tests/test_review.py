@@ -111,8 +111,12 @@ def test_items_from_a_run_are_its_partial_matches_ordered_by_a_judge(tmp_path: P
     items = items_from_run(gold, pred, Reading(), type5=True)
     report = spanscore.evaluate(reference=gold, predicted=pred)
     for criterion in ("left", "right", "overlap"):
-        assert sum(it.criterion == criterion for it in items) == report.metrics[criterion]["partial"]
-    nyt = next(it for it in items if it.criterion == "right")
+        assert sum(criterion in it.criterion.split(",") for it in items) == report.metrics[criterion]["partial"]
+    assert sum("type5" in it.criterion.split(",") for it in items) == report.to_dict()["errors"]["right_label_overlap"]
+    # One item per pair: a reviewer never judges the same pair twice.
+    places = [(it.unit, it.gold_start, it.gold_end, it.pred_start, it.pred_end) for it in items]
+    assert len(places) == len(set(places))
+    nyt = next(it for it in items if "right" in it.criterion.split(","))
     assert (nyt.gold_text, nyt.pred_text) == ("the New York Times", "New York Times")
     assert nyt.sentence[nyt.gold_start : nyt.gold_end] == nyt.gold_text
     assert nyt.sentence[nyt.pred_start : nyt.pred_end] == nyt.pred_text
@@ -121,14 +125,40 @@ def test_items_from_a_run_are_its_partial_matches_ordered_by_a_judge(tmp_path: P
     assert [it.probability for it in judged] == sorted((it.probability for it in judged), key=lambda p: abs(p - 0.5))
 
 
+def test_one_item_per_pair_and_its_verdict_under_every_criterion(review_db: str) -> None:
+    samples = Path(spanscore.__file__).parent / "programs" / "sample_data"
+    report = spanscore.evaluate(reference=samples / "gold.conll", predicted=samples / "pred.conll")
+    items = items_from_run(samples / "gold.conll", samples / "pred.conll", Reading(), type5=True)
+    errors = report.to_dict()["errors"]
+    # On the samples every partial pair is right-label and overlapping: left, right and overlap
+    # partial pairs are all among the Type-5 ones, 8 in all.
+    assert len(items) == errors["right_label_overlap"] == 8
+    store = Store(review_db)
+    task, added = store.create_task("dedup", "goodbad", items)
+    assert added == 8
+    who = store.reviewer_named("r1", create=True)
+    for it in store.items_of(task):
+        store.judge(it.id, who, 1, scale="goodbad")
+    table = stats(store, "dedup")["criteria"]
+    for criterion in ("left", "right", "overlap"):
+        assert table[criterion]["judged"] == table[criterion]["good"] == report.metrics[criterion]["partial"]
+    assert table["type5"]["judged"] == 8
+    for criterion in ("left", "overlap", "type5"):
+        row, judged, total = store.next_item(task, who, criterion=criterion)
+        assert row is None and judged == total == table[criterion]["pairs"]
+    facets = store.facets(task)["criteria"]
+    assert facets == {c: table[c]["pairs"] for c in table}
+
+
 def test_two_reviewers_history_and_agreement(tmp_path: Path, review_db: str) -> None:
     store = Store(review_db)
-    items = items_from_run(DATA / "small.gold.conll", DATA / "small.pred.conll", Reading())
+    samples = Path(spanscore.__file__).parent / "programs" / "sample_data"
+    items = items_from_run(samples / "gold.conll", samples / "pred.conll", Reading(), type5=True)
     task, _ = store.create_task("t", "goodbad", items)
     rows = store.items_of(task)
     a, b = store.reviewer_named("ann", create=True), store.reviewer_named("bob", create=True)
-    verdicts_a = [1, 1, 0, 1]
-    verdicts_b = [1, 0, 0, 1]
+    verdicts_a = [1, 1, 0, 1, 1, 0, 0, 1]
+    verdicts_b = [1, 0, 0, 1, 1, 1, 0, 1]
     for row, va, vb in zip(rows, verdicts_a, verdicts_b, strict=True):
         store.judge(row.id, a, 0, scale="goodbad")
         store.judge(row.id, a, va, scale="goodbad")  # judged again: the first verdict is kept, superseded
@@ -139,7 +169,7 @@ def test_two_reviewers_history_and_agreement(tmp_path: Path, review_db: str) -> 
         krippendorff_alpha([[x, y] for x, y in zip(verdicts_a, verdicts_b, strict=True)])
     )
     with store.engine.connect() as db:
-        assert db.execute(store.sa.select(store.sa.func.count()).select_from(store.judgements)).scalar_one() == 12
+        assert db.execute(store.sa.select(store.sa.func.count()).select_from(store.judgements)).scalar_one() == 24
     with pytest.raises(spanscore.OptionError):
         store.judge(rows[0].id, a, 3, scale="goodbad")
 
@@ -180,7 +210,7 @@ def test_stats_give_the_users_f_scores_as_judge_user_f_does(tmp_path: Path) -> N
     store = Store(db)
     task = store.task("t")
     who = store.reviewer_named("ann", create=True)
-    type5 = [it for it in store.items_of(task.id) if it.criterion == "type5"]
+    type5 = [it for it in store.items_of(task.id) if "type5" in it.criterion.split(",")]
     assert sorted(it.gold_text for it in type5) == ["Bank of America", "the New York Times"]
     verdict = {"the New York Times": 1, "Bank of America": 0}
     for it in type5:

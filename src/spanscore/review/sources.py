@@ -24,6 +24,7 @@ from .store import BAD, GOOD, Item
 
 PARTIAL_CRITERIA = ("left", "right", "overlap")
 TYPE5 = "type5"
+CRITERIA_SEPARATOR = ","
 
 
 def items_from_run(
@@ -71,21 +72,50 @@ def items_from_report(
     items: list[Item] = []
     tokens = report.options.get("units") == "tokens"
     for kept in report.kept or ():
+        # One item per pair, naming every criterion that gives it partial credit: a reviewer judges
+        # a pair once, and the verdict counts under each of them.
+        answers: dict[tuple[int, int], list[str]] = {}
+        first: dict[tuple[int, int], tuple[int, float]] = {}
+        pairs = kept.details.pairs
         for criterion in criteria:
             m = kept.details.matchings[criterion]
-            chosen = [(int(k), float(c)) for k, lv, c in zip(m.pair, m.level, m.credit, strict=True) if lv == PARTIAL]
-            items += [_item(kept, k, criterion, credit, tokens) for k, credit in chosen]
+            for k, lv, c in zip(m.pair.tolist(), m.level.tolist(), m.credit.tolist(), strict=True):
+                if lv == PARTIAL:
+                    _answer(answers, first, (int(pairs.ref[k]), int(pairs.pred[k])), criterion, int(k), float(c))
         if type5:
             m = kept.details.schemes["type"]
-            kinds = kept.details.pairs.kind[m.pair]
-            chosen_t5 = m.pair[np.isin(kinds, RIGHT_LABEL_OVERLAP_KINDS)].tolist()
-            items += [_item(kept, k, TYPE5, 0.5, tokens) for k in chosen_t5]
+            kinds = pairs.kind[m.pair]
+            for k in m.pair[np.isin(kinds, RIGHT_LABEL_OVERLAP_KINDS)].tolist():
+                _answer(answers, first, (int(pairs.ref[k]), int(pairs.pred[k])), TYPE5, int(k), 0.5)
+        items += [
+            _item(kept, first[key][0], CRITERIA_SEPARATOR.join(names), first[key][1], tokens)
+            for key, names in answers.items()
+        ]
     if judge is not None and items:
         probability = judge.accept_probability([_mismatch(it) for it in items])
         items = [
             Item(**{**it.__dict__, "probability": float(p)}) for it, p in zip(items, probability.tolist(), strict=True)
         ]
     return items
+
+
+def _answer(
+    answers: dict[tuple[int, int], list[str]],
+    first: dict[tuple[int, int], tuple[int, float]],
+    key: tuple[int, int],
+    criterion: str,
+    k: int,
+    credit: float,
+) -> None:
+    names = answers.setdefault(key, [])
+    if criterion not in names:
+        names.append(criterion)
+    first.setdefault(key, (k, credit))
+
+
+def criteria_of(item_criterion: str) -> list[str]:
+    """The criteria an item answers (its ``criterion`` field names them, comma-separated)."""
+    return item_criterion.split(CRITERIA_SEPARATOR)
 
 
 def _item(kept: KeptDetails, k: int, criterion: str, credit: float, tokens: bool) -> Item:

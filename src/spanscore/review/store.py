@@ -304,7 +304,15 @@ class Store:
         current = (j.c.reviewer_id == reviewer_id, j.c.superseded.is_(False))
         where = [i.c.task_id == task_id]
         if criterion:
-            where.append(i.c.criterion == criterion)
+            # An item answering several criteria names them comma-separated.
+            where.append(
+                sa.or_(
+                    i.c.criterion == criterion,
+                    i.c.criterion.startswith(criterion + ",", autoescape=True),
+                    i.c.criterion.endswith("," + criterion, autoescape=True),
+                    i.c.criterion.contains("," + criterion + ",", autoescape=True),
+                )
+            )
         if label:
             where.append(i.c.gold_label == label)
         # Items in task order, each checked against the reviewer's verdicts through their index:
@@ -363,7 +371,11 @@ class Store:
                 rows = db.execute(
                     sa.select(column, sa.func.count()).where(i.c.task_id == task_id).group_by(column).order_by(column)
                 ).all()
-                out[name] = {str(value): int(n) for value, n in rows}
+                counted: dict[str, int] = {}
+                for value, n in rows:
+                    for part in str(value).split(",") if name == "criteria" else [str(value)]:
+                        counted[part] = counted.get(part, 0) + int(n)
+                out[name] = dict(sorted(counted.items()))
         return out
 
     def item(self, item_id: int) -> Any:

@@ -15,7 +15,7 @@ from ..io.files import write_atomic
 from ..programs.judge.judgements import USERS
 from ..stages.scores import prf
 from .agreement import cohen_kappa, krippendorff_alpha
-from .sources import TYPE5
+from .sources import TYPE5, criteria_of
 from .store import GOOD, Scale, Store, five_point, verdict_names
 
 
@@ -31,8 +31,9 @@ def stats(store: Store, task_name: str | None = None) -> dict[str, Any]:
         by_item[row.id][row.reviewer] = row.verdict
     reviewers = sorted({row.reviewer for row in verdicts})
     criteria: dict[str, Any] = {}
-    for criterion in sorted({it.criterion for it in items}):
-        ids = [it.id for it in items if it.criterion == criterion]
+    answers = {it.id: criteria_of(it.criterion) for it in items}
+    for criterion in sorted({c for names in answers.values() for c in names}):
+        ids = [it.id for it in items if criterion in answers[it.id]]
         judged = [i for i in ids if by_item.get(i)]
         entry: dict[str, Any] = {"pairs": len(ids), "judged": len(judged)}
         if scale == "goodbad":
@@ -52,8 +53,8 @@ def stats(store: Store, task_name: str | None = None) -> dict[str, Any]:
         "criteria": criteria,
         "agreement": _agreement({i: v for i, v in by_item.items() if v}, reviewers, scale),
     }
-    if task.run is not None and any(it.criterion == TYPE5 for it in items):
-        type5 = [by_item.get(it.id, {}) for it in items if it.criterion == TYPE5]
+    if task.run is not None and any(TYPE5 in answers[it.id] for it in items):
+        type5 = [by_item.get(it.id, {}) for it in items if TYPE5 in answers[it.id]]
         out["users"] = user_scores(json.loads(task.run), type5, scale)
     return out
 
