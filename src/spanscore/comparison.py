@@ -60,8 +60,17 @@ class Comparison:
     """Each system's scores with intervals, and each system against the first (difference =
     other - first, its interval, bootstrap and randomisation p-values), per score and metric.
 
-    ``names`` and ``files`` are the systems' names and files (None for Python data); ``reports``
-    each system's ``Report``."""
+    ``repr`` is one line, ``str`` the terminal's tables (``to_text``).
+
+    :ivar tests: the intervals and paired tests of every system and score.
+    :ivar files: each system's prediction file (None for Python data).
+    :ivar signature: the first system's evaluation signature.
+    :ivar resampling: the interval level, resamples, trials and seed.
+    :ivar unit: what was resampled: ``document`` (or ``sentence`` where there are no documents).
+    :ivar alpha: the significance level of the rankings' notes and the few-units warnings.
+    :ivar reports: each system's ``Report``.
+    :ivar groups: the per-type and per-bucket comparisons, where asked for.
+    """
 
     tests: PairedTests
     files: list[str | None]
@@ -75,6 +84,7 @@ class Comparison:
 
     @property
     def names(self) -> list[str]:
+        """The systems' names, in the order given."""
         return list(self.tests.names)
 
     def scores(self, system: int | str) -> dict[str, dict[str, dict[str, float | None]]]:
@@ -128,6 +138,7 @@ class Comparison:
         return copy.deepcopy(self._dict)
 
     def to_json(self, indent: int | None = 2) -> str:
+        """``to_dict`` as JSON text, as ``spanscore compare --json`` prints it."""
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
     def __repr__(self) -> str:

@@ -42,11 +42,32 @@ def signature_hash(signature: str) -> str:
 
 @dataclass
 class Report:
-    """Everything an evaluation found. ``to_dict`` is the JSON the CLI prints with ``--json``.
+    """Everything an evaluation found. ``to_dict`` is the JSON the CLI prints with ``--json``;
+    ``repr`` is one line, ``str`` the terminal's tables (``to_text``).
 
-    ``examples`` (the first few of each error kind, in corpus order) and ``kept`` (each chunk's
-    matching and text, for ``pair_rows``) are there when the evaluation kept details;
-    ``documents`` when it was asked for per-document counts.
+    :ivar counts: every count (mentions per type, matches per criterion, errors, tokens): the
+        scores are computed from them (``scores``).
+    :ivar signature: the version and every option that can change a number, as one string.
+    :ivar options: the same options as a dict (the JSON's ``options``).
+    :ivar zero_division: the score given where a denominator is 0.
+    :ivar examples: the first few pairs of each error kind, in corpus order (``errors.examples``).
+    :ivar kept: each chunk's matched pairs and text, for ``pair_rows``; None unless
+        ``keep_details``.
+    :ivar documents: per-document counts (``document_rows``, ``macro_documents``); None unless
+        asked for (``documents``, ``ci``, ``by``, ``buckets``).
+    :ivar unit_kind: what ``pair_rows`` number: ``sentence`` (CoNLL) or ``document``.
+    :ivar repairs: what the repair policy changed in each file.
+    :ivar example_limit: how many examples of each error kind ``to_dict`` gives.
+    :ivar beta: the beta of the F-beta given beside F1 where not 1.
+    :ivar located: how mentions given as strings were found in the reference's text.
+    :ivar read: what annotation-format readers skipped, and misaligned predicted boundaries.
+    :ivar intervals: bootstrap intervals of every score (``evaluate(ci=...)``).
+    :ivar breakdown: every score of each group of documents (``evaluate(by=...)``).
+    :ivar buckets: every score of each bucket of each attribute (``evaluate(buckets=...)``).
+    :ivar empty_documents: ``skip`` (documents without mentions on either side are left out of the
+        mean over documents) or ``score`` (they count as ``zero_division``).
+    :ivar warnings: why the intervals mean little (too few resampling units), as in the JSON.
+    :ivar bucket_rows: the buckets' counts, for ``compare``.
     """
 
     counts: Counts
@@ -72,20 +93,24 @@ class Report:
 
     @property
     def scores(self) -> Scores:
+        """Every score computed from ``counts`` (the body of ``to_dict``)."""
         if self._scores is None:
             self._scores = score_counts(self.counts, zero_division=self.zero_division)
         return self._scores
 
     @property
     def metrics(self) -> dict[str, Any]:
+        """Each criterion's micro-averaged block: precision, recall, f1, full, partial, credit..."""
         return dict(self.scores["metrics"])
 
     @property
     def semeval(self) -> dict[str, Any]:
+        """Each SemEval-2013 scheme's MUC categories and scores."""
         return dict(self.scores["semeval"])
 
     @property
     def has_details(self) -> bool:
+        """Whether the matched pairs were kept (``pair_rows``)."""
         return self.kept is not None
 
     def merge(self, other: Report) -> Report:
@@ -95,6 +120,9 @@ class Report:
         return Report(self.counts.merge(other.counts), self.signature, self.options, self.zero_division)
 
     def to_dict(self) -> EvaluationResult:
+        """The evaluation JSON, exactly what ``spanscore evaluate --json`` prints for the same
+        options: corpus counts, ``metrics``, ``semeval``, ``macro``, ``per_type``, ``errors`` (with
+        ``examples``), ``confusion``, ``options``, and each optional block that was asked for."""
         s = self.scores
         out: dict[str, Any] = {
             "signature": self.signature,
@@ -151,6 +179,7 @@ class Report:
         return cast(EvaluationResult, _clean(out))
 
     def to_json(self, indent: int | None = 2) -> str:
+        """``to_dict`` as JSON text, as ``spanscore evaluate --json`` prints it."""
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
     def __repr__(self) -> str:

@@ -68,6 +68,7 @@ class Reading:
     ``labels`` is the label encoding's canonical name (aliases such as IOB2 are resolved), so two
     objects that read alike compare equal.
 
+    ```pycon
     >>> Reading(labels="iob2").labels
     'BIO'
     >>> Reading(format="jsonl", merged=True)
@@ -75,11 +76,14 @@ class Reading:
     ...
     spanscore.errors.OptionError: merged=True reads one CoNLL file with token, gold and predicted columns
 
+    ```
+
     How each side is read: ``predicted_format`` is the prediction's format where it differs from
     ``format`` (``"strings"``: mentions without offsets, located in the reference's text under
     the ``strings`` policy); ``reference_options`` and ``predicted_options`` are the options of an
     annotation format's reader (``io.formats``), as sorted pairs.
 
+    ```pycon
     >>> r = Reading(format="brat", predicted_format="strings", reference_options={"drop_fragments": True})
     >>> r.strings, r.reference_options
     (StringPolicy(normalised=True, fuzzy=0.85), (('drop_fragments', 'True'),))
@@ -88,13 +92,18 @@ class Reading:
     >>> r.tail_fields()
     {'predicted-format': 'strings', 'locate': 'exact+normalised+fuzzy0.85'}
 
+    ```
+
     An option the side's reader does not take is refused by name (spanscore's JSONL, CoNLL and
     strings take none):
 
+    ```pycon
     >>> Reading(format="jsonl", reference_options={"source": "predictions"})
     Traceback (most recent call last):
     ...
     spanscore.errors.OptionError: reference option 'source': the jsonl reader has no such option (it takes none)
+
+    ```
     """
 
     format: Format = "conll"
