@@ -171,6 +171,12 @@ def test_few_units_warn_in_python_json_and_tables() -> None:
     assert d["p_randomization"] == pytest.approx(0.25, abs=0.03)
 
 
+def test_few_units_in_a_group_of_the_breakdown() -> None:
+    with pytest.warns(FewUnitsWarning, match="the intervals of 3 source groups rest on fewer than 30 documents"):
+        r = spanscore.evaluate(reference=GOLD, predicted=PRED, ci=0.9, resamples=20, by="source")
+    assert r.to_dict()["warnings"][1].endswith(": news (1), twitter (1), science (1)")
+
+
 def test_enough_units_give_no_warning(btc: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", FewUnitsWarning)

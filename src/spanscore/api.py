@@ -221,6 +221,8 @@ def evaluate(
         )
         report.signature += significance.interval_signature(resampling, total.docs.unit)
         report.warnings = reliability.few_units_warnings(report.intervals["count"], total.docs.unit)
+        if report.breakdown is not None and by is not None:
+            report.warnings += reliability.group_warnings(report.breakdown["groups"], total.docs.unit, by)
         reliability.warn(report.warnings)
     if buckets:
         report.buckets = _bucket_results(report, total, chosen, fields, reference, reading, resampling)

@@ -19,6 +19,7 @@ a randomisation p-value over 3 documents cannot fall below 0.25 (2 of th
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 from ..errors import FewUnitsWarning
 
@@ -54,6 +55,17 @@ def few_units_warnings(units: int, unit: str, *, alpha: float | None = None, tri
                 f" above the significance level {alpha:g}: no difference can be significant"
             )
     return out
+
+
+def group_warnings(groups: list[dict[str, Any]], unit: str, field: str) -> list[str]:
+    """One message naming the groups of ``evaluate(by=...)`` whose intervals rest on too few units."""
+    few = [f"{g['value']} ({g['documents']})" for g in groups if "intervals" in g and g["documents"] < MIN_UNITS]
+    if not few:
+        return []
+    return [
+        f"the intervals of {len(few)} {field} group{'' if len(few) == 1 else 's'} rest on fewer than {MIN_UNITS}"
+        f" {unit}s: {', '.join(few)}"
+    ]
 
 
 def warn(messages: list[str], stacklevel: int = 3) -> None:
