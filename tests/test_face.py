@@ -240,3 +240,32 @@ def test_per_document_rows_use_the_json_names(report: spanscore.Report, tmp_path
     assert sum(r["metrics"]["overlap"]["credit"] for r in rows) == whole["metrics"]["overlap"]["credit"]
     for kind in ("correct", "wrong_label_same_span", "right_label_overlap"):
         assert sum(r["errors"][kind] for r in rows) == whole["errors"][kind]
+
+
+# --------------------------------------------------------------------------------------------------
+# The docs site's generated pages
+
+
+def test_the_command_line_reference_names_every_command_and_option() -> None:
+    import importlib.util
+
+    import click
+
+    spec = importlib.util.spec_from_file_location(
+        "docs_hooks", Path(__file__).parent.parent / "tools" / "docs_hooks.py"
+    )
+    assert spec is not None and spec.loader is not None
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    text = hooks.cli_reference()
+    commands = hooks._commands(cli, "spanscore")
+    assert {"spanscore evaluate", "spanscore validate", "spanscore repair", "spanscore review create"} <= {
+        p for p, _ in commands
+    }
+    for path, command in commands:
+        assert f"## {path}\n" in text
+        for param in command.params:
+            if isinstance(param, click.Option) and not param.hidden:
+                assert all(f"`{name}`" in text for name in param.opts), (path, param.opts)
+    page = hooks.on_page_markdown("<!-- spanscore-output: evaluate gold.conll pred.conll -->")
+    assert page == "```text\n" + _cli("evaluate", GOLD, PRED).rstrip("\n") + "\n```"
