@@ -245,7 +245,7 @@ def test_stream_equals_memory_on_btc(btc: Path, tmp_path: Path, chunk: int) -> N
         "\n".join(ln.replace("\tB-", "\tI-") if i % 3 == 0 else ln for i, ln in enumerate(lines)),
     )
     memory = spanscore.evaluate(reference=gold, predicted=pred).to_dict()
-    memory["errors"].pop("examples")
+    # The error examples too: the first of each kind in corpus order, whatever the chunks.
     stream = spanscore.evaluate(reference=gold, predicted=pred, keep_details=False, chunk_bytes=chunk).to_dict()
     assert stream == memory
 
