@@ -99,6 +99,14 @@ class ConllText:
         return self.bounds[:-1]
 
     def mention(self, start: int, end: int) -> str:
+        if self._joined is None and self._words is None and self.table is not None:
+            # A few mentions (the error examples of every evaluation) are decoded token by token,
+            # not the whole chunk: each token decodes alone as it does in the whole (_decode_all).
+            t = self.table
+            return " ".join(
+                t.buffer[a:b].tobytes().decode("utf-8", errors="replace")
+                for a, b in zip(t.token_start[start:end].tolist(), t.token_end[start:end].tolist(), strict=True)
+            )
         text, starts = self._text()
         return text[starts[start] : starts[end] - 1] if end > start else ""
 

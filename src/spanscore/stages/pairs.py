@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .counts import Details
-from .criteria import ERROR_CODE, ERROR_OF_KIND, TAXONOMY, error_kind
+from .criteria import ERROR_CODE, ERROR_OF_KIND, TAXONOMY
 from .matching import FULL, NO_CREDIT, PARTIAL, Matching, Pairs
 from .spans import IntArray, Spans
 from .text import Text
@@ -348,18 +348,19 @@ def error_examples(
         mention, typ, start, end = _side(spans, text, i)
         return {"text": mention, "type": typ, "start": start, "end": end}
 
-    for k, kind in zip(m.pair.tolist(), pairs.kind[m.pair].tolist(), strict=True):
-        error = error_kind(kind)
-        if error is None or len(out[error]) >= limit:
-            continue
-        r, p = int(pairs.ref[k]), int(pairs.pred[k])
-        out[error].append(
-            {
-                "reference": side(reference, r),
-                "predicted": side(predicted, p),
-                "context": text.context(int(reference.unit[r])),
-            }
-        )
+    kinds = pairs.kind[m.pair]
+    for error, rows in out.items():
+        # The first ``limit`` pairs of this error, in the matching's order, without a loop over every pair.
+        codes = [code for code, name in enumerate(ERROR_OF_KIND) if name == error]
+        for k in m.pair[np.flatnonzero(np.isin(kinds, codes))[:limit]].tolist():
+            r, p = int(pairs.ref[k]), int(pairs.pred[k])
+            rows.append(
+                {
+                    "reference": side(reference, r),
+                    "predicted": side(predicted, p),
+                    "context": text.context(int(reference.unit[r])),
+                }
+            )
     matched_r = np.zeros(len(reference), dtype=bool)
     matched_r[pairs.ref[m.pair]] = True
     matched_p = np.zeros(len(predicted), dtype=bool)
