@@ -35,3 +35,36 @@ def test_every_option_of_every_command_has_help() -> None:
         if isinstance(p, click.Option) and not p.help and p.name != "help"
     ]
     assert not missing, missing
+
+
+def test_root_summaries_are_the_commands_own() -> None:
+    """The root help lists summaries kept beside the command table: each must be the command's own."""
+    from spanscore.cli.main import COMMANDS, SUMMARIES
+
+    ctx = click.Context(cli)
+    assert set(SUMMARIES) == set(COMMANDS)
+    for name, summary in SUMMARIES.items():
+        command = cli.get_command(ctx, name)
+        assert command is not None
+        assert command.get_short_help_str(limit=200) == summary, name
+
+
+def test_root_help_and_version_load_no_command_and_no_numpy() -> None:
+    """``spanscore --help`` and ``--version`` answer before numpy or any reader is imported."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from spanscore.cli.main import cli\n"
+        "try:\n"
+        "    cli(args=[sys.argv[1]], prog_name='spanscore')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "loaded = sorted(m for m in sys.modules if m == 'numpy' or m.startswith(('spanscore.io', 'spanscore.stages',"
+        " 'spanscore.cli.', 'rich')) and m != 'spanscore.cli.main')\n"
+        "print('LOADED', loaded, file=sys.stderr)\n"
+    )
+    for flag in ("--help", "--version"):
+        done = subprocess.run([sys.executable, "-c", probe, flag], capture_output=True, text=True, check=True)
+        assert "LOADED []" in done.stderr, (flag, done.stderr)

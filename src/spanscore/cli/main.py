@@ -38,6 +38,25 @@ COMMANDS = {
     "samples": "samples",
 }
 
+# Each command's one-line summary, so that ``spanscore --help`` lists the commands without importing
+# their modules (and numpy with them). tests/test_cli_help.py checks that each equals the summary
+# click derives from the command itself, so the two cannot drift apart.
+SUMMARIES = {
+    "compare": "Systems against one reference: intervals and paired significance tests.",
+    "convert": "Between label encodings, JSONL and annotation formats.",
+    "demo": "The paper's experiment: train, tag, score, report.",
+    "evaluate": "Score a prediction under every criterion.",
+    "judge": "Learned judges of right-label/overlapping (Type-5) mismatches.",
+    "predict": "Tag a file with a trained tagger.",
+    "repair": "Write FILE with its invalid transitions repaired.",
+    "review": "Human review of partial matches.",
+    "samples": "Write sample files to try every command on.",
+    "summarize": "Documents, sentences, tokens and mentions per type.",
+    "train": "Train a CRF or Flair tagger.",
+    "transform": "Rewrite labels: merge at @-mentions, filter, map types.",
+    "validate": "List every invalid label transition (exit 1 if there is any).",
+}
+
 
 def _load(module_name: str) -> dict[str, click.Command]:
     try:
@@ -52,6 +71,12 @@ def _load(module_name: str) -> dict[str, click.Command]:
 class Group(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # click would load every command to ask for its summary; the summaries are kept here.
+        rows = [(name, SUMMARIES[name]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         module_name = COMMANDS.get(cmd_name)
