@@ -11,6 +11,7 @@ bytes, and labels become integer ids through one ``numpy.unique`` over packed la
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,13 +114,30 @@ def parse_conll(
     if not data.endswith(b"\n"):
         data += b"\n"
     buf = np.frombuffer(data, dtype=np.uint8)
-    if delimiter == "auto":
-        delimiter = "tab" if b"\t" in data else "whitespace"
+    guessed = delimiter == "auto"
+    if guessed:
+        delimiter = "tab" if b"\t" in data and _TAB_BETWEEN_WORDS.search(data) else "whitespace"
     if delimiter not in ("tab", "whitespace"):
         raise InputError(f"unknown delimiter {delimiter!r}: use auto, tab or whitespace", path=path)
     is_nl = buf == _NL
     lines = _simple_lines(data, buf, is_nl, delimiter) or _lines(buf, is_nl, delimiter)
-    return _table(lines, data, buf, path, columns, token_column, delimiter, line_offset, allow_empty)
+    try:
+        return _table(lines, data, buf, path, columns, token_column, delimiter, line_offset, allow_empty)
+    except InputError as exc:
+        if not (guessed and delimiter == "tab" and "columns" in exc.message):
+            raise
+        # Tabs on some lines and spaces on others (files edited by hand, or joined from two
+        # writers): read as runs of white space where that gives every line the same columns.
+        try:
+            lines = _lines(buf, is_nl, "whitespace")
+            return _table(lines, data, buf, path, columns, token_column, "whitespace", line_offset, allow_empty)
+        except InputError:
+            raise exc from None
+
+
+# A tab between two words on one line: a column separator. Tabs only in blank lines or at a line's
+# end (white space left by an editor) do not make a space-separated file tab-separated.
+_TAB_BETWEEN_WORDS = re.compile(rb"[^\s][ \t]*\t[ \t]*[^\s]")
 
 
 @dataclass(frozen=True)
