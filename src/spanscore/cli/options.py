@@ -101,6 +101,18 @@ def reading_options(
                 "help": "Column of the label (0-based; negative counts from the end).",
             },
         ),
+        (
+            ("--encoding",),
+            {
+                "default": "utf-8",
+                "show_default": True,
+                "help": "Text encoding of CoNLL files (latin-1 for CoNLL-2002's); bytes it cannot read are an error.",
+            },
+        ),
+        (
+            ("--header",),
+            {"is_flag": True, "help": "The first line of a CoNLL file names the columns (HIPE's TSV): skip it."},
+        ),
     ]
     if repair:
         options.append(_choice(("--repair",), REPAIRS, "conlleval", "What to do with invalid label transitions."))
@@ -155,6 +167,8 @@ def reading_from(kwargs: dict[str, Any]) -> Reading:
         token_column=kwargs.pop("token_column"),
         label_column=kwargs.pop("label_column"),
         merged=kwargs.pop("merged", False),
+        encoding=kwargs.pop("encoding", "utf-8"),
+        header=kwargs.pop("header", False),
         **more,
     )
 

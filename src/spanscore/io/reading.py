@@ -61,6 +61,28 @@ def _takes(name: str, fmt: str, pairs: ReaderOptions) -> None:
             raise OptionError(f"{side} option {key!r}: the {fmt} reader has no such option ({offer})")
 
 
+def _check_encoding(encoding: object, fmt: str) -> str:
+    """The encoding's canonical name; refused where it could not read CoNLL's bytes (their
+    newlines, tabs and spaces must be the ASCII bytes, as in latin-1, cp1252 or UTF-8)."""
+    import codecs
+
+    if not isinstance(encoding, str):
+        raise OptionError(f"encoding must be the name of a text encoding, not {type(encoding).__name__}")
+    try:
+        name = codecs.lookup(encoding).name
+    except LookupError:
+        raise OptionError(f"unknown encoding {encoding!r}: use utf-8, latin-1, cp1252, ...") from None
+    if name != "utf-8" and fmt != "conll":
+        raise OptionError(f"encoding {encoding!r} is for CoNLL files; {fmt} files are read as UTF-8")
+    try:
+        ascii_compatible = "\n\t #-AZaz09".encode(name) == b"\n\t #-AZaz09"
+    except (UnicodeError, LookupError):
+        ascii_compatible = False
+    if not ascii_compatible:
+        raise OptionError(f"encoding {encoding!r} does not keep ASCII's bytes: convert the file to UTF-8 first")
+    return name
+
+
 @dataclass(frozen=True)
 class Reading:
     """Every option that says how input is read (like seqscore's LineSpec).
@@ -108,6 +130,8 @@ class Reading:
     reference_options: ReaderOptions = ()
     predicted_options: ReaderOptions = ()
     strings: StringPolicy | None = None  # set (by default StringPolicy()) only for predicted_format="strings"
+    encoding: str = "utf-8"  # of CoNLL files (every side's); other formats are UTF-8
+    header: bool = False  # CoNLL: the first line names the columns (HIPE's TSV)
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -122,6 +146,11 @@ class Reading:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
                 raise OptionError(f"{name} must be an integer column index, not {value!r}")
+        object.__setattr__(self, "encoding", _check_encoding(self.encoding, self.format))
+        if not isinstance(self.header, bool):
+            raise OptionError(f"header must be True or False, not {self.header!r}")
+        if self.header and self.format != "conll":
+            raise OptionError("header=True is for CoNLL files whose first line names the columns")
         if self.merged and self.format != "conll":
             raise OptionError("merged=True reads one CoNLL file with token, gold and predicted columns")
         side = self.predicted_format

@@ -37,7 +37,12 @@ from ..stages.spans import Spans
 
 def read_spans(path: str | Path, reading: Reading) -> tuple[ConllTable, Spans]:
     table = read_conll(
-        path, columns=(reading.label_column,), token_column=reading.token_column, delimiter=reading.delimiter
+        path,
+        columns=(reading.label_column,),
+        token_column=reading.token_column,
+        delimiter=reading.delimiter,
+        encoding=reading.encoding,
+        header=reading.header,
     )
     return table, decode_column(table, 0, reading.labels, reading.repair)
 
@@ -95,7 +100,12 @@ def validate(path: str | Path, reading: Reading = DEFAULT_READING) -> Validation
     """Every invalid transition of the file under an encoding (unknown labels raise)."""
     spec = get_encoding(reading.labels)
     table = read_conll(
-        path, columns=(reading.label_column,), token_column=reading.token_column, delimiter=reading.delimiter
+        path,
+        columns=(reading.label_column,),
+        token_column=reading.token_column,
+        delimiter=reading.delimiter,
+        encoding=reading.encoding,
+        header=reading.header,
     )
     col = table.columns[0]
     label_set = split_labels(col.vocab, spec, ids=col.ids, lines=table.token_line, path=table.path)

@@ -66,12 +66,15 @@ def label_fields(
     body: bytes, path: str, *, token_column: int, label_column: int, delimiter: Delimiter
 ) -> tuple[ConllTable, ConllTable]:
     """The file parsed twice: once for tokens and labels, once for the label fields' byte offsets."""
-    table = parse_conll(body, path, columns=(label_column,), token_column=token_column, delimiter=delimiter)
+    # Bytes as they are (encoding=None): every byte but the labels' is written back unchanged.
+    table = parse_conll(
+        body, path, columns=(label_column,), token_column=token_column, delimiter=delimiter, encoding=None
+    )
     if table.n_columns < 2:
         raise InputError("lines have one column: there is no label column to rewrite", path=path)
     if label_column % table.n_columns == token_column % table.n_columns:
         raise OptionError("the label column and the token column are the same column")
-    fields = parse_conll(body, path, columns=(), token_column=label_column, delimiter=delimiter)
+    fields = parse_conll(body, path, columns=(), token_column=label_column, delimiter=delimiter, encoding=None)
     return table, fields
 
 
