@@ -165,7 +165,9 @@ class _Scanner:
         self.path = str(path)
         self.file: BinaryIO = open_input(path)
         self.size = os.fstat(self.file.fileno()).st_size
-        self.offset = 0
+        # A byte order mark is no part of the first line: left out, a -DOCSTART- or comment line
+        # at the file's start is found as in the same file without one (and both cut alike).
+        self.offset = 3 if self.file.read(3) == b"\xef\xbb\xbf" else 0
         self.line = 0  # lines before offset
 
     @property
