@@ -110,6 +110,10 @@ def reading_options(
             },
         ),
         (
+            ("--predicted-encoding",),
+            {"default": None, "help": "Text encoding of a CoNLL PRED where it differs from --encoding (utf-8)."},
+        ),
+        (
             ("--header",),
             {"is_flag": True, "help": "The first line of a CoNLL file names the columns (HIPE's TSV): skip it."},
         ),
@@ -168,6 +172,7 @@ def reading_from(kwargs: dict[str, Any]) -> Reading:
         label_column=kwargs.pop("label_column"),
         merged=kwargs.pop("merged", False),
         encoding=kwargs.pop("encoding", "utf-8"),
+        predicted_encoding=kwargs.pop("predicted_encoding", None),
         header=kwargs.pop("header", False),
         **more,
     )

@@ -130,7 +130,8 @@ class Reading:
     reference_options: ReaderOptions = ()
     predicted_options: ReaderOptions = ()
     strings: StringPolicy | None = None  # set (by default StringPolicy()) only for predicted_format="strings"
-    encoding: str = "utf-8"  # of CoNLL files (every side's); other formats are UTF-8
+    encoding: str = "utf-8"  # of CoNLL files; other formats are UTF-8
+    predicted_encoding: str | None = None  # the prediction's, where it differs (None: ``encoding``)
     header: bool = False  # CoNLL: the first line names the columns (HIPE's TSV)
 
     def __post_init__(self) -> None:
@@ -147,6 +148,8 @@ class Reading:
             if not isinstance(value, int) or isinstance(value, bool):
                 raise OptionError(f"{name} must be an integer column index, not {value!r}")
         object.__setattr__(self, "encoding", _check_encoding(self.encoding, self.format))
+        if self.predicted_encoding is not None:
+            object.__setattr__(self, "predicted_encoding", _check_encoding(self.predicted_encoding, self.format))
         if not isinstance(self.header, bool):
             raise OptionError(f"header must be True or False, not {self.header!r}")
         if self.header and self.format != "conll":
@@ -172,6 +175,11 @@ class Reading:
         elif policy is None:
             policy = StringPolicy()
         object.__setattr__(self, "strings", policy)
+
+    @property
+    def prediction_encoding(self) -> str:
+        """The text encoding of a CoNLL prediction."""
+        return self.encoding if self.predicted_encoding is None else self.predicted_encoding
 
     @property
     def token_based(self) -> bool:

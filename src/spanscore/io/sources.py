@@ -226,6 +226,7 @@ class ConllSource(_NothingFound):
             table = parse_conll(ref_bytes, self.reference, columns=(rd.label_column,), **common)
             common["line_offset"] = part.pred_line
             common["header"] = rd.header and part.pred_line == 0
+            common["encoding"] = rd.prediction_encoding
             pred_table = parse_conll(
                 _read(self.predicted, part.pred_start, part.pred_end),
                 self.predicted,
