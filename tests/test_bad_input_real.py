@@ -53,19 +53,19 @@ def files(tmp_path: Path) -> dict[str, Path]:
 
 def test_a_latin1_reference_read_as_utf8_names_the_file_and_line(files: dict[str, Path]) -> None:
     code, out = run("evaluate", str(files["gold"]), str(files["pred8"]))
-    refused(code, out, f"{files['gold']}:2:", "not utf-8 text", "byte 0xf1", "--encoding")
+    refused(code, out, f"{files['gold']}:2:", "not UTF-8 text", "byte 0xf1", "--encoding")
 
 
 def test_a_latin1_prediction_read_as_utf8_names_the_file_and_line(files: dict[str, Path]) -> None:
     code, out = run("evaluate", str(files["gold8"]), str(files["pred"]))
-    refused(code, out, f"{files['pred']}:2:", "not utf-8 text", "--encoding")
+    refused(code, out, f"{files['pred']}:2:", "not UTF-8 text", "--encoding")
 
 
 def test_a_latin1_training_file_names_the_file_and_line(files: dict[str, Path]) -> None:
     code, out = run(
         "evaluate", str(files["gold8"]), str(files["pred8"]), "--buckets", "seen", "--train", str(files["gold"])
     )
-    refused(code, out, f"{files['gold']}:2:", "not utf-8 text", "--encoding")
+    refused(code, out, f"{files['gold']}:2:", "not UTF-8 text", "--encoding")
 
 
 @pytest.mark.parametrize("command", ["summarize", "validate"])

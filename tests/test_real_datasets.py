@@ -62,9 +62,7 @@ class Dataset:
         return DATA / self.path
 
     def reading(self) -> Reading:
-        return Reading(
-            token_column=self.token, label_column=self.label, encoding=self.encoding, header=self.header
-        )
+        return Reading(token_column=self.token, label_column=self.label, encoding=self.encoding, header=self.header)
 
     @property
     def id(self) -> str:
@@ -131,9 +129,7 @@ DATASETS = [
         sentences=200,
         tokens=3610,
         mentions=248,
-        types=frozenset(
-            {"LOC", "LOCderiv", "LOCpart", "ORG", "ORGderiv", "ORGpart", "OTH", "PER", "PERpart"}
-        ),
+        types=frozenset({"LOC", "LOCderiv", "LOCpart", "ORG", "ORGderiv", "ORGpart", "OTH", "PER", "PERpart"}),
     ),
     Dataset(
         "conll2002/esp.testa",
@@ -161,9 +157,16 @@ DATASETS = [
         mentions=148,
         types=frozenset(
             {
-                "Anatomical_system", "Cell", "Cellular_component", "Immaterial_anatomical_entity",
-                "Multi-tissue_structure", "Organ", "Organism_subdivision", "Organism_substance",
-                "Pathological_formation", "Tissue",
+                "Anatomical_system",
+                "Cell",
+                "Cellular_component",
+                "Immaterial_anatomical_entity",
+                "Multi-tissue_structure",
+                "Organ",
+                "Organism_subdivision",
+                "Organism_substance",
+                "Pathological_formation",
+                "Tissue",
             }
         ),
     ),
@@ -340,6 +343,7 @@ def same(a: float, b: float) -> bool:
 
 def seqeval_counts(truth: list[list[str]], guess: list[list[str]]) -> dict[str, Counter[str]]:
     """True positives, predicted and reference mentions per type, from seqeval's own decoding."""
+
     def spans(seqs: list[list[str]]) -> set[tuple[int, str, int, int]]:
         return {(s, kind, a, b) for s, labels in enumerate(seqs) for kind, a, b in get_entities(labels)}
 
@@ -450,7 +454,7 @@ def test_strict_figures_equal_seqeval_and_conlleval_on_a_perturbed_prediction(
                 assert same(mine[name.removesuffix("-score")], per_type[kind][name]), (kind, name)
 
     lines = []
-    for words, truth, labels in zip(read.tokens, read.sentences, guess, strict=True):
+    for truth, labels in zip(read.sentences, guess, strict=True):  # tokens as "w": some hold spaces
         lines += [f"w {t} {g}" for t, g in zip(truth, labels, strict=True)] + ["-X- O O"]
     peer = conlleval.evaluate(lines)
     overall = peer["overall"]["chunks"]

@@ -91,7 +91,7 @@ def read_conll(
     columns: Sequence[int] = (-1,),
     token_column: int = 0,
     delimiter: Delimiter = "auto",
-    encoding: str = "utf-8",
+    encoding: str | None = "utf-8",
     header: bool = False,
 ) -> ConllTable:
     """Read a CoNLL file; ``columns`` are the label columns to keep (negative counts from the end)."""
@@ -117,13 +117,16 @@ def parse_conll(
     allow_empty: bool = False,
     encoding: str | None = "utf-8",
     header: bool = False,
+    hash_comments: bool | None = None,
 ) -> ConllTable:
     """Parse CoNLL bytes. ``line_offset`` is added to line numbers (for files read in chunks).
 
     ``encoding`` is the bytes' text encoding (they are checked, or converted to UTF-8; None
     leaves them as they are, for rewriting a file byte for byte); with
     ``header``, the first line that is not blank names the columns and is no token line (give
-    it only for the bytes that start a file)."""
+    it only for the bytes that start a file). ``hash_comments`` says whether every line starting
+    with "#" is a comment (None: where the token is not the first column; a caller reading another
+    column as ``token_column`` gives what the file's own token column says)."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     if encoding is not None:
@@ -142,8 +145,9 @@ def parse_conll(
         raise InputError(f"unknown delimiter {delimiter!r}: use auto, tab or whitespace", path=path)
     is_nl = buf == _NL
     lines = _simple_lines(data, buf, is_nl, delimiter) or _lines(buf, is_nl, delimiter)
+    args = (columns, token_column, line_offset, allow_empty, hash_comments)
     try:
-        return _table(lines, data, buf, path, columns, token_column, delimiter, line_offset, allow_empty)
+        return _table(lines, data, buf, path, delimiter, *args)
     except InputError as exc:
         if not (guessed and delimiter == "tab" and "columns" in exc.message):
             raise
@@ -151,7 +155,7 @@ def parse_conll(
         # writers): read as runs of white space where that gives every line the same columns.
         try:
             lines = _lines(buf, is_nl, "whitespace")
-            return _table(lines, data, buf, path, columns, token_column, "whitespace", line_offset, allow_empty)
+            return _table(lines, data, buf, path, "whitespace", *args)
         except InputError:
             raise exc from None
 
@@ -180,7 +184,8 @@ def as_utf8(data: bytes, path: str, encoding: str, line_offset: int = 0) -> byte
             if utf8
             else "give the file's encoding with --encoding"
         )
-        raise InputError(f"is not {encoding} text (byte 0x{byte.hex()}); {hint}", path=path, line=line) from None
+        name = "UTF-8" if utf8 else encoding
+        raise InputError(f"is not {name} text (byte 0x{byte.hex()}); {hint}", path=path, line=line) from None
     return data if utf8 else text.encode("utf-8")
 
 
@@ -271,11 +276,12 @@ def _table(
     data: bytes,
     buf: npt.NDArray[np.uint8],
     path: str,
+    delimiter: str,
     columns: Sequence[int],
     token_column: int,
-    delimiter: str,
     line_offset: int,
     allow_empty: bool,
+    hash_comments: bool | None,
 ) -> ConllTable:
     """Token lines, sentences, documents and label ids from the lines' fields."""
     field_starts, field_ends = lines.field_starts, lines.field_ends
@@ -310,7 +316,7 @@ def _table(
         raise InputError("file has no token lines", path=path)
     n_columns = int(candidates.argmax())
     comment = np.zeros(content.shape[0], dtype=bool)
-    if token_column % n_columns:
+    if token_column % n_columns if hash_comments is None else hash_comments:
         # The first column is no token (an index column, as in GermEval 2014): a line starting
         # with "#" is a comment, even with as many fields as a token line ("#<TAB>url<TAB>date<TAB>").
         comment[hashed] = True

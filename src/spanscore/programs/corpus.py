@@ -98,13 +98,18 @@ class Validation:
 
 def validate(path: str | Path, reading: Reading = DEFAULT_READING) -> Validation:
     """Every invalid transition of the file under an encoding (unknown labels raise)."""
+    return _validate(path, reading, reading.encoding)
+
+
+def _validate(path: str | Path, reading: Reading, text: str | None) -> Validation:
+    """``validate``, the file's bytes read in the ``text`` encoding (None: as they are)."""
     spec = get_encoding(reading.labels)
     table = read_conll(
         path,
         columns=(reading.label_column,),
         token_column=reading.token_column,
         delimiter=reading.delimiter,
-        encoding=reading.encoding,
+        encoding=text,
         header=reading.header,
     )
     col = table.columns[0]
@@ -129,7 +134,7 @@ def repair_file(
     rep: Repair = check_repair(method)
     if rep == "none":
         raise OptionError("repair needs a method: conlleval or discard")
-    report = validate(path, reading)
+    report = _validate(path, reading, None)  # the bytes are rewritten as they are, in any encoding
     _relabel_file(path, out, dataclasses.replace(reading, repair=rep), reading.labels)
     return len(report.problems)
 

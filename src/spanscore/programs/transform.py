@@ -74,7 +74,15 @@ def label_fields(
         raise InputError("lines have one column: there is no label column to rewrite", path=path)
     if label_column % table.n_columns == token_column % table.n_columns:
         raise OptionError("the label column and the token column are the same column")
-    fields = parse_conll(body, path, columns=(), token_column=label_column, delimiter=delimiter, encoding=None)
+    fields = parse_conll(
+        body,
+        path,
+        columns=(),
+        token_column=label_column,
+        delimiter=delimiter,
+        encoding=None,
+        hash_comments=token_column % table.n_columns != 0,  # the same lines as the first reading
+    )
     return table, fields
 
 

@@ -75,7 +75,15 @@ def predict_file(
     else:
         if label_column % table.n_columns == token_column % table.n_columns:
             raise InputError("the label column is the token column: use --append", path=name)
-        fields = parse_conll(body, name, columns=(), token_column=label_column, delimiter=delimiter, encoding=None)
+        fields = parse_conll(
+            body,
+            name,
+            columns=(),
+            token_column=label_column,
+            delimiter=delimiter,
+            encoding=None,
+            hash_comments=token_column % table.n_columns != 0,  # the same lines as the first reading
+        )
         out = splice(body, fields.token_start.tolist(), fields.token_end.tolist(), pieces)
     target = Path(output)
     write_atomic(target, bom + out)
