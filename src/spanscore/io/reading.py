@@ -110,6 +110,12 @@ class Reading:
     >>> r.tail_fields()
     {'predicted-format': 'strings', 'locate': 'exact+normalised+fuzzy0.85'}
 
+    CoNLL files are UTF-8 unless ``encoding`` names another (``predicted_encoding``: the
+    prediction's, where it differs); ``header`` skips a first line naming the columns (HIPE):
+
+    >>> Reading(encoding="latin1", header=True).encoding
+    'iso8859-1'
+
     An option the side's reader does not take is refused by name (spanscore's JSONL, CoNLL and
     strings take none):
 
