@@ -468,6 +468,55 @@ def test_strict_figures_equal_seqeval_and_conlleval_on_a_perturbed_prediction(
     assert same(strict["f1"], overall["evals"]["f1"])
 
 
+def test_semeval_counts_equal_nervaluate_on_a_perturbed_prediction(dataset: Dataset) -> None:
+    """On the sentences where no mention overlaps two of the other side's (there, nervaluate's
+    categories do not depend on the order it reads predictions in), SemEval-2013 counts equal
+    nervaluate's; mentions as the independent reader decodes them."""
+    from nervaluate import Evaluator
+
+    read = independent(dataset)
+    guess = perturb(read, 3)
+
+    def overlaps(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
+        return a[0] < b[1] and b[0] < a[1]
+
+    # Each cluster of mentions joined by overlaps (on both sides) is a document of its own.
+    gold, pred = [], []
+    for truth, labels in zip(read.sentences, guess, strict=True):
+        both = sorted([(a, b, k, 0) for a, b, k in chunks(truth)] + [(a, b, k, 1) for a, b, k in chunks(labels)])
+        clusters: list[list[tuple[int, int, str, int]]] = []
+        for m in both:
+            if clusters and m[0] < max(x[1] for x in clusters[-1]):
+                clusters[-1].append(m)
+            else:
+                clusters.append([m])
+        for cluster in clusters:
+            g = [(a, b, k) for a, b, k, side in cluster if side == 0]
+            p = [(a, b, k) for a, b, k, side in cluster if side == 1]
+            if all(sum(overlaps(x, y) for y in p) <= 1 for x in g) and all(
+                sum(overlaps(x, y) for x in g) <= 1 for y in p
+            ):
+                gold.append(g)
+                pred.append(p)
+    assert sum(map(len, gold)) > 0.5 * dataset.mentions  # most mentions are compared
+    kinds = sorted({kind for doc in gold + pred for *_, kind in doc})
+
+    def dicts(docs: list[list[tuple[int, int, str]]]) -> list[list[dict[str, object]]]:
+        return [[{"label": k, "start": a, "end": b - 1} for a, b, k in doc] for doc in docs]  # ends inclusive
+
+    theirs = Evaluator(dicts(gold), dicts(pred), tags=kinds, loader="dict").evaluate()["overall"]
+    mine = spanscore.evaluate(
+        reference=[[(a, b, k) for a, b, k in doc] for doc in gold],
+        predicted=[[(a, b, k) for a, b, k in doc] for doc in pred],
+        format="spans",
+    ).to_dict()["semeval"]
+    for scheme, name in {"strict": "strict", "exact": "exact", "partial": "partial", "type": "ent_type"}.items():
+        for count in ("correct", "incorrect", "partial", "missed", "spurious", "possible", "actual"):
+            assert mine[scheme][count] == getattr(theirs[name], count), (scheme, count)
+        for score in ("precision", "recall", "f1"):
+            assert same(mine[scheme][score], getattr(theirs[name], score)), (scheme, score)
+
+
 # ---------------------------------------------------------------- the layouts users meet
 
 
