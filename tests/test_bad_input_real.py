@@ -219,3 +219,25 @@ def test_germeval_comment_lines_with_as_many_fields_as_tokens(tmp_path: Path) ->
     wnut.write_text("#\tO\nTroia\tB-location\n\n#ny\tO\n")
     code, out = run("evaluate", str(wnut), str(wnut), "--json")
     assert code == 0 and json.loads(out)["corpus"]["tokens"] == 3, out
+
+
+def test_train_and_predict_read_tokens_in_the_files_encoding(tmp_path: Path) -> None:
+    """A tagger trained and applied on CoNLL-2002's latin-1 file sees the same tokens as on a UTF-8
+    copy: the labels it writes are the same, and the latin-1 bytes are kept around them."""
+    pytest.importorskip("sklearn_crfsuite")
+    source = Path(__file__).parent / "data" / "real" / "datasets" / "conll2002" / "esp.testa"
+    latin = source.read_bytes()
+    utf8 = tmp_path / "esp.utf8"
+    utf8.write_bytes(latin.decode("latin-1").encode("utf-8"))
+    refused(*run("train", "crf", str(source), "-o", str(tmp_path / "m.crf")), f"{source}:", "--encoding")
+    model = tmp_path / "esp.crf"
+    code, out = run("train", "crf", str(source), "-o", str(model), "--iterations", "5", "--encoding", "latin-1")
+    assert code == 0, out
+    refused(*run("predict", str(model), str(source), "-o", str(tmp_path / "x")), f"{source}:", "--encoding")
+    a, b = tmp_path / "a.conll", tmp_path / "b.conll"
+    code, out = run("predict", str(model), str(source), "-o", str(a), "--encoding", "latin-1", "--append")
+    assert code == 0, out
+    code, out = run("predict", str(model), str(utf8), "-o", str(b), "--append")
+    assert code == 0, out
+    assert a.read_bytes().decode("latin-1") == b.read_bytes().decode("utf-8")
+    assert a.read_bytes().decode("latin-1").count("Coruña") == latin.decode("latin-1").count("Coruña") > 0

@@ -110,10 +110,6 @@ def reading_options(
             },
         ),
         (
-            ("--predicted-encoding",),
-            {"default": None, "help": "Text encoding of a CoNLL PRED where it differs from --encoding (utf-8)."},
-        ),
-        (
             ("--header",),
             {"is_flag": True, "help": "The first line of a CoNLL file names the columns (HIPE's TSV): skip it."},
         ),
@@ -125,6 +121,12 @@ def reading_options(
             (("--merged",), {"is_flag": True, "help": "GOLD is one file with token, gold and predicted columns."})
         )
     if documents:
+        options.append(
+            (
+                ("--predicted-encoding",),
+                {"default": None, "help": "Text encoding of a CoNLL PRED where it differs from --encoding (utf-8)."},
+            )
+        )
         options += DOCUMENT_OPTIONS
 
     def take(kwargs: dict[str, Any]) -> None:

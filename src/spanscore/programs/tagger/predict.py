@@ -51,8 +51,23 @@ def predict_file(
     data = read_bytes(source)
     bom, body = split_bom(data)
     token_column, label_column, delimiter = reading.token_column, reading.label_column, reading.delimiter
-    table = parse_conll(body, name, columns=(), token_column=token_column, delimiter=delimiter, encoding=None)
-    sentences = table_tokens(table)
+    # Labels are spliced into the bytes as they are; the tagger reads the tokens as text, in the
+    # file's encoding (UTF-8 is checked in place; another is converted in a second reading).
+    in_place = reading.encoding == "utf-8" or body.isascii()
+    table = parse_conll(
+        body,
+        name,
+        columns=(),
+        token_column=token_column,
+        delimiter=delimiter,
+        encoding=reading.encoding if in_place else None,
+    )
+    text = table
+    if not in_place:
+        text = parse_conll(
+            body, name, columns=(), token_column=token_column, delimiter=delimiter, encoding=reading.encoding
+        )
+    sentences = table_tokens(text)
     predicted = tagger.predict(sentences, progress=progress)
     if len(predicted) != len(sentences) or any(
         len(p) != len(s) for p, s in zip(predicted, sentences, strict=True)
