@@ -241,3 +241,29 @@ def test_train_and_predict_read_tokens_in_the_files_encoding(tmp_path: Path) -> 
     assert code == 0, out
     assert a.read_bytes().decode("latin-1") == b.read_bytes().decode("utf-8")
     assert a.read_bytes().decode("latin-1").count("Coruña") == latin.decode("latin-1").count("Coruña") > 0
+
+
+def test_convert_reads_latin1_and_keeps_a_header(tmp_path: Path) -> None:
+    real = Path(__file__).parent / "data" / "real" / "datasets"
+    esp = real / "conll2002" / "esp.testa"
+    out = tmp_path / "esp.jsonl"
+    refused(*run("convert", str(esp), "-o", str(out), "--to", "jsonl"), f"{esp}:", "--encoding")
+    code, said = run("convert", str(esp), "-o", str(out), "--to", "jsonl", "--encoding", "latin-1")
+    assert code == 0, said
+    assert "Coruña" in out.read_text(encoding="utf-8")
+    # Rewriting labels keeps every other byte: the header line, comments, latin-1 tokens.
+    hipe = real / "hipe2022-ajmc" / "HIPE-2022-v2.1-ajmc-dev-en.tsv"
+    bioes = tmp_path / "hipe.bioes"
+    code, said = run("convert", str(hipe), "-o", str(bioes), "--to", "bioes", "--label-column", "1", "--header")
+    assert code == 0, said
+    before, after = hipe.read_text().split("\n"), bioes.read_text().split("\n")
+    assert [line.split("\t")[:1] + line.split("\t")[2:] for line in before] == [
+        line.split("\t")[:1] + line.split("\t")[2:] for line in after
+    ]
+    assert before[0] == after[0] and any(a != b for a, b in zip(before, after, strict=True))
+    code, said = run("evaluate", str(hipe), str(bioes), "--label-column", "1", "--header", "--json")
+    assert code != 0  # BIOES labels read as BIO: refused, not scored
+    lat = tmp_path / "esp.bioes"
+    code, said = run("convert", str(esp), "-o", str(lat), "--to", "bioes")
+    assert code == 0, said  # a rewrite needs no encoding: the bytes stay latin-1
+    assert lat.read_bytes().decode("latin-1").count("Coruña") == esp.read_bytes().decode("latin-1").count("Coruña")

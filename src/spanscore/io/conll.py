@@ -191,13 +191,14 @@ def as_utf8(data: bytes, path: str, encoding: str, line_offset: int = 0) -> byte
 
 def _blank_header(data: bytes) -> bytes:
     """The bytes with their first line that is not blank (a header naming the columns) made
-    blank, so that line numbers stay those of the file."""
+    blank: spaces in place of its bytes, so that line numbers and byte offsets stay the file's
+    (a file rewritten from them keeps its header)."""
     at = 0
     while True:
         end = data.find(b"\n", at)
-        line = data[at:] if end < 0 else data[at:end]
-        if line.strip():
-            return data[:at] + (data[end:] if end >= 0 else b"")
+        stop = len(data) if end < 0 else end
+        if data[at:stop].strip():
+            return data[:at] + b" " * (stop - at) + data[stop:]
         if end < 0:
             return data
         at = end + 1
