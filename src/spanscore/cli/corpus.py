@@ -131,6 +131,13 @@ def repair_command(file: Path, output: Path, method: str, reading: Reading) -> N
 @click.option("--delimiter", type=click.Choice(DELIMITERS), default="auto", show_default=True, help="Column separator.")
 @click.option("--token-column", type=int, default=0, show_default=True, help="Column of the token (0-based).")
 @click.option("--label-column", type=int, default=-1, show_default=True, help="Column of the label.")
+@click.option(
+    "--encoding",
+    default="utf-8",
+    show_default=True,
+    help="Text encoding of a CoNLL FILE (latin-1 for CoNLL-2002's); JSONL is written as UTF-8.",
+)
+@click.option("--header", is_flag=True, help="The first line of a CoNLL FILE names the columns (HIPE's TSV): skip it.")
 def convert_command(
     file: Path,
     output: Path,
@@ -140,6 +147,8 @@ def convert_command(
     delimiter: str,
     token_column: int,
     label_column: int,
+    encoding: str,
+    header: bool,
     options: tuple[str, ...],
     to_options: tuple[str, ...],
 ) -> None:
@@ -190,6 +199,8 @@ def convert_command(
         delimiter=delimiter,  # type: ignore[arg-type]
         token_column=token_column,
         label_column=label_column,
+        encoding="utf-8" if jsonl else encoding,
+        header=header and not jsonl,
     )
     refuse_overwrite(output, file, option="--output")
     try:

@@ -101,6 +101,18 @@ def reading_options(
                 "help": "Column of the label (0-based; negative counts from the end).",
             },
         ),
+        (
+            ("--encoding",),
+            {
+                "default": "utf-8",
+                "show_default": True,
+                "help": "Text encoding of CoNLL files (latin-1 for CoNLL-2002's); bytes it cannot read are an error.",
+            },
+        ),
+        (
+            ("--header",),
+            {"is_flag": True, "help": "The first line of a CoNLL file names the columns (HIPE's TSV): skip it."},
+        ),
     ]
     if repair:
         options.append(_choice(("--repair",), REPAIRS, "conlleval", "What to do with invalid label transitions."))
@@ -109,6 +121,12 @@ def reading_options(
             (("--merged",), {"is_flag": True, "help": "GOLD is one file with token, gold and predicted columns."})
         )
     if documents:
+        options.append(
+            (
+                ("--predicted-encoding",),
+                {"default": None, "help": "Text encoding of a CoNLL PRED where it differs from --encoding (utf-8)."},
+            )
+        )
         options += DOCUMENT_OPTIONS
 
     def take(kwargs: dict[str, Any]) -> None:
@@ -155,6 +173,9 @@ def reading_from(kwargs: dict[str, Any]) -> Reading:
         token_column=kwargs.pop("token_column"),
         label_column=kwargs.pop("label_column"),
         merged=kwargs.pop("merged", False),
+        encoding=kwargs.pop("encoding", "utf-8"),
+        predicted_encoding=kwargs.pop("predicted_encoding", None),
+        header=kwargs.pop("header", False),
         **more,
     )
 

@@ -11,6 +11,7 @@ bytes, and labels become integer ids through one ``numpy.unique`` over packed la
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,9 +91,19 @@ def read_conll(
     columns: Sequence[int] = (-1,),
     token_column: int = 0,
     delimiter: Delimiter = "auto",
+    encoding: str | None = "utf-8",
+    header: bool = False,
 ) -> ConllTable:
     """Read a CoNLL file; ``columns`` are the label columns to keep (negative counts from the end)."""
-    return parse_conll(read_bytes(path), str(path), columns=columns, token_column=token_column, delimiter=delimiter)
+    return parse_conll(
+        read_bytes(path),
+        str(path),
+        columns=columns,
+        token_column=token_column,
+        delimiter=delimiter,
+        encoding=encoding,
+        header=header,
+    )
 
 
 def parse_conll(
@@ -104,22 +115,96 @@ def parse_conll(
     delimiter: Delimiter = "auto",
     line_offset: int = 0,
     allow_empty: bool = False,
+    encoding: str | None = "utf-8",
+    header: bool = False,
+    hash_comments: bool | None = None,
 ) -> ConllTable:
-    """Parse CoNLL bytes. ``line_offset`` is added to line numbers (for files read in chunks)."""
+    """Parse CoNLL bytes. ``line_offset`` is added to line numbers (for files read in chunks).
+
+    ``encoding`` is the bytes' text encoding (they are checked, or converted to UTF-8; None
+    leaves them as they are, for rewriting a file byte for byte); with
+    ``header``, the first line that is not blank names the columns and is no token line (give
+    it only for the bytes that start a file). ``hash_comments`` says whether every line starting
+    with "#" is a comment (None: where the token is not the first column; a caller reading another
+    column as ``token_column`` gives what the file's own token column says)."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    if encoding is not None:
+        data = as_utf8(data, path, encoding, line_offset)
+    if header:
+        data = _blank_header(data)
     if not data.strip():
         raise InputError("file is empty: expected token lines in CoNLL columns", path=path)
     if not data.endswith(b"\n"):
         data += b"\n"
     buf = np.frombuffer(data, dtype=np.uint8)
-    if delimiter == "auto":
-        delimiter = "tab" if b"\t" in data else "whitespace"
+    guessed = delimiter == "auto"
+    if guessed:
+        delimiter = "tab" if tab_separated(data) else "whitespace"
     if delimiter not in ("tab", "whitespace"):
         raise InputError(f"unknown delimiter {delimiter!r}: use auto, tab or whitespace", path=path)
     is_nl = buf == _NL
     lines = _simple_lines(data, buf, is_nl, delimiter) or _lines(buf, is_nl, delimiter)
-    return _table(lines, data, buf, path, columns, token_column, delimiter, line_offset, allow_empty)
+    args = (columns, token_column, line_offset, allow_empty, hash_comments)
+    try:
+        return _table(lines, data, buf, path, delimiter, *args)
+    except InputError as exc:
+        if not (guessed and delimiter == "tab" and "columns" in exc.message):
+            raise
+        # Tabs on some lines and spaces on others (files edited by hand, or joined from two
+        # writers): read as runs of white space where that gives every line the same columns.
+        try:
+            lines = _lines(buf, is_nl, "whitespace")
+            return _table(lines, data, buf, path, "whitespace", *args)
+        except InputError:
+            raise exc from None
+
+
+def tab_separated(data: bytes) -> bool:
+    """Whether ``--delimiter auto`` reads these bytes as tab-separated: a tab stands between two
+    words on some line. Tabs only in blank lines or at a line's end (white space an editor left)
+    do not make a space-separated file tab-separated."""
+    return b"\t" in data and _TAB_BETWEEN_WORDS.search(data) is not None
+
+
+def as_utf8(data: bytes, path: str, encoding: str, line_offset: int = 0) -> bytes:
+    """The bytes as UTF-8: checked when ``encoding`` is UTF-8, else converted from it. A byte
+    that the encoding cannot read is an error naming its line: read with errors replaced, a
+    latin-1 file would give tokens of U+FFFD that differ from the prediction's without saying why."""
+    if data.isascii():
+        return data
+    utf8 = encoding.replace("_", "-").lower() in ("utf-8", "utf8")
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1 + line_offset
+        byte = data[exc.start : exc.start + 1]
+        hint = (
+            "give the file's encoding with --encoding (CoNLL-2002's files are latin-1) or save it as UTF-8"
+            if utf8
+            else "give the file's encoding with --encoding"
+        )
+        name = "UTF-8" if utf8 else encoding
+        raise InputError(f"is not {name} text (byte 0x{byte.hex()}); {hint}", path=path, line=line) from None
+    return data if utf8 else text.encode("utf-8")
+
+
+def _blank_header(data: bytes) -> bytes:
+    """The bytes with their first line that is not blank (a header naming the columns) made
+    blank: spaces in place of its bytes, so that line numbers and byte offsets stay the file's
+    (a file rewritten from them keeps its header)."""
+    at = 0
+    while True:
+        end = data.find(b"\n", at)
+        stop = len(data) if end < 0 else end
+        if data[at:stop].strip():
+            return data[:at] + b" " * (stop - at) + data[stop:]
+        if end < 0:
+            return data
+        at = end + 1
+
+
+_TAB_BETWEEN_WORDS = re.compile(rb"[^\s][ \t]*\t[ \t]*[^\s]")
 
 
 @dataclass(frozen=True)
@@ -192,11 +277,12 @@ def _table(
     data: bytes,
     buf: npt.NDArray[np.uint8],
     path: str,
+    delimiter: str,
     columns: Sequence[int],
     token_column: int,
-    delimiter: str,
     line_offset: int,
     allow_empty: bool,
+    hash_comments: bool | None,
 ) -> ConllTable:
     """Token lines, sentences, documents and label ids from the lines' fields."""
     field_starts, field_ends = lines.field_starts, lines.field_ends
@@ -231,7 +317,12 @@ def _table(
         raise InputError("file has no token lines", path=path)
     n_columns = int(candidates.argmax())
     comment = np.zeros(content.shape[0], dtype=bool)
-    comment[hashed[n_fields[hashed] != n_columns]] = True
+    if token_column % n_columns if hash_comments is None else hash_comments:
+        # The first column is no token (an index column, as in GermEval 2014): a line starting
+        # with "#" is a comment, even with as many fields as a token line ("#<TAB>url<TAB>date<TAB>").
+        comment[hashed] = True
+    else:
+        comment[hashed[n_fields[hashed] != n_columns]] = True
     has_comment = bool(comment.any())
     token_line = content & ~docstart & ~comment if n_docstart or has_comment else content
 

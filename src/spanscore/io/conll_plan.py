@@ -165,7 +165,9 @@ class _Scanner:
         self.path = str(path)
         self.file: BinaryIO = open_input(path)
         self.size = os.fstat(self.file.fileno()).st_size
-        self.offset = 0
+        # A byte order mark is no part of the first line: left out, a -DOCSTART- or comment line
+        # at the file's start is found as in the same file without one (and both cut alike).
+        self.offset = 3 if self.file.read(3) == b"\xef\xbb\xbf" else 0
         self.line = 0  # lines before offset
 
     @property
@@ -236,6 +238,12 @@ def iter_chunks(
                 at_end = ref.left == 0
                 p0, p1, pl = pred.by_breaks(0 if at_end else n, r1 - r0)
                 chunk = Chunk(r0, r1, p0, p1, rl, pl)
+            if pending is not None and n == 0:
+                # The rest of the file holds no sentence break: the end of the last sentence, or
+                # only the blank lines and white space that many files end with. Either way it
+                # belongs to the chunk before; on its own it would be a chunk of no token line.
+                pending = dataclasses.replace(pending, ref_end=chunk.ref_end, pred_end=chunk.pred_end)
+                continue
             if pending is not None:
                 yield pending
             pending = chunk

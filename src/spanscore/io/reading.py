@@ -61,6 +61,28 @@ def _takes(name: str, fmt: str, pairs: ReaderOptions) -> None:
             raise OptionError(f"{side} option {key!r}: the {fmt} reader has no such option ({offer})")
 
 
+def _check_encoding(encoding: object, fmt: str) -> str:
+    """The encoding's canonical name; refused where it could not read CoNLL's bytes (their
+    newlines, tabs and spaces must be the ASCII bytes, as in latin-1, cp1252 or UTF-8)."""
+    import codecs
+
+    if not isinstance(encoding, str):
+        raise OptionError(f"encoding must be the name of a text encoding, not {type(encoding).__name__}")
+    try:
+        name = codecs.lookup(encoding).name
+    except LookupError:
+        raise OptionError(f"unknown encoding {encoding!r}: use utf-8, latin-1, cp1252, ...") from None
+    if name != "utf-8" and fmt != "conll":
+        raise OptionError(f"encoding {encoding!r} is for CoNLL files; {fmt} files are read as UTF-8")
+    try:
+        ascii_compatible = "\n\t #-AZaz09".encode(name) == b"\n\t #-AZaz09"
+    except (UnicodeError, LookupError):
+        ascii_compatible = False
+    if not ascii_compatible:
+        raise OptionError(f"encoding {encoding!r} does not keep ASCII's bytes: convert the file to UTF-8 first")
+    return name
+
+
 @dataclass(frozen=True)
 class Reading:
     """Every option that says how input is read (like seqscore's LineSpec).
@@ -94,6 +116,15 @@ class Reading:
 
     ```
 
+    CoNLL files are UTF-8 unless ``encoding`` names another (``predicted_encoding``: the
+    prediction's, where it differs); ``header`` skips a first line naming the columns (HIPE):
+
+    ```pycon
+    >>> Reading(encoding="latin1", header=True).encoding
+    'iso8859-1'
+
+    ```
+
     An option the side's reader does not take is refused by name (spanscore's JSONL, CoNLL and
     strings take none):
 
@@ -117,6 +148,9 @@ class Reading:
     reference_options: ReaderOptions = ()
     predicted_options: ReaderOptions = ()
     strings: StringPolicy | None = None  # set (by default StringPolicy()) only for predicted_format="strings"
+    encoding: str = "utf-8"  # of CoNLL files; other formats are UTF-8
+    predicted_encoding: str | None = None  # the prediction's, where it differs (None: ``encoding``)
+    header: bool = False  # CoNLL: the first line names the columns (HIPE's TSV)
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -131,6 +165,13 @@ class Reading:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
                 raise OptionError(f"{name} must be an integer column index, not {value!r}")
+        object.__setattr__(self, "encoding", _check_encoding(self.encoding, self.format))
+        if self.predicted_encoding is not None:
+            object.__setattr__(self, "predicted_encoding", _check_encoding(self.predicted_encoding, self.format))
+        if not isinstance(self.header, bool):
+            raise OptionError(f"header must be True or False, not {self.header!r}")
+        if self.header and self.format != "conll":
+            raise OptionError("header=True is for CoNLL files whose first line names the columns")
         if self.merged and self.format != "conll":
             raise OptionError("merged=True reads one CoNLL file with token, gold and predicted columns")
         side = self.predicted_format
@@ -152,6 +193,11 @@ class Reading:
         elif policy is None:
             policy = StringPolicy()
         object.__setattr__(self, "strings", policy)
+
+    @property
+    def prediction_encoding(self) -> str:
+        """The text encoding of a CoNLL prediction."""
+        return self.encoding if self.predicted_encoding is None else self.predicted_encoding
 
     @property
     def token_based(self) -> bool:

@@ -195,6 +195,8 @@ class ConllSource(_NothingFound):
                 delimiter=rd.delimiter,
                 line_offset=part.ref_line,
                 allow_empty=True,
+                encoding=rd.encoding,
+                header=rd.header and part.ref_line == 0,
             )
         except InputError:
             return 0  # counting the part raises the error, in its turn
@@ -204,7 +206,12 @@ class ConllSource(_NothingFound):
         rd = self.reading
         ref_bytes = _read(self.reference, part.ref_start, part.ref_end)
         common: dict[str, Any] = dict(
-            token_column=rd.token_column, delimiter=rd.delimiter, line_offset=part.ref_line, allow_empty=True
+            token_column=rd.token_column,
+            delimiter=rd.delimiter,
+            line_offset=part.ref_line,
+            allow_empty=True,
+            encoding=rd.encoding,
+            header=rd.header and part.ref_line == 0,
         )
         if self.predicted is None:
             table = parse_conll(ref_bytes, self.reference, columns=(-2, -1), **common)
@@ -218,6 +225,8 @@ class ConllSource(_NothingFound):
         else:
             table = parse_conll(ref_bytes, self.reference, columns=(rd.label_column,), **common)
             common["line_offset"] = part.pred_line
+            common["header"] = rd.header and part.pred_line == 0
+            common["encoding"] = rd.prediction_encoding
             pred_table = parse_conll(
                 _read(self.predicted, part.pred_start, part.pred_end),
                 self.predicted,
@@ -786,7 +795,7 @@ def train_index(path: str | Path, reading: Reading, jobs: int = 1) -> TrainIndex
         table = parse_conll(
             _read(str(path), chunk.ref_start, chunk.ref_end), str(path), columns=(reading.label_column,),
             token_column=reading.token_column, delimiter=reading.delimiter, line_offset=chunk.ref_line,
-            allow_empty=True,
+            allow_empty=True, encoding=reading.encoding, header=reading.header and chunk.ref_line == 0,
         )
         spans, _ = decode_repaired(table, 0, reading.labels, reading.repair)
         return spans, ConllText(table, table.sentence_bounds)

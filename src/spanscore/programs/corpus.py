@@ -37,7 +37,12 @@ from ..stages.spans import Spans
 
 def read_spans(path: str | Path, reading: Reading) -> tuple[ConllTable, Spans]:
     table = read_conll(
-        path, columns=(reading.label_column,), token_column=reading.token_column, delimiter=reading.delimiter
+        path,
+        columns=(reading.label_column,),
+        token_column=reading.token_column,
+        delimiter=reading.delimiter,
+        encoding=reading.encoding,
+        header=reading.header,
     )
     return table, decode_column(table, 0, reading.labels, reading.repair)
 
@@ -93,9 +98,19 @@ class Validation:
 
 def validate(path: str | Path, reading: Reading = DEFAULT_READING) -> Validation:
     """Every invalid transition of the file under an encoding (unknown labels raise)."""
+    return _validate(path, reading, reading.encoding)
+
+
+def _validate(path: str | Path, reading: Reading, text: str | None) -> Validation:
+    """``validate``, the file's bytes read in the ``text`` encoding (None: as they are)."""
     spec = get_encoding(reading.labels)
     table = read_conll(
-        path, columns=(reading.label_column,), token_column=reading.token_column, delimiter=reading.delimiter
+        path,
+        columns=(reading.label_column,),
+        token_column=reading.token_column,
+        delimiter=reading.delimiter,
+        encoding=text,
+        header=reading.header,
     )
     col = table.columns[0]
     label_set = split_labels(col.vocab, spec, ids=col.ids, lines=table.token_line, path=table.path)
@@ -119,7 +134,7 @@ def repair_file(
     rep: Repair = check_repair(method)
     if rep == "none":
         raise OptionError("repair needs a method: conlleval or discard")
-    report = validate(path, reading)
+    report = _validate(path, reading, None)  # the bytes are rewritten as they are, in any encoding
     _relabel_file(path, out, dataclasses.replace(reading, repair=rep), reading.labels)
     return len(report.problems)
 

@@ -63,15 +63,33 @@ def split_bom(data: bytes) -> tuple[bytes, bytes]:
 
 
 def label_fields(
-    body: bytes, path: str, *, token_column: int, label_column: int, delimiter: Delimiter
+    body: bytes, path: str, *, token_column: int, label_column: int, delimiter: Delimiter, header: bool = False
 ) -> tuple[ConllTable, ConllTable]:
     """The file parsed twice: once for tokens and labels, once for the label fields' byte offsets."""
-    table = parse_conll(body, path, columns=(label_column,), token_column=token_column, delimiter=delimiter)
+    # Bytes as they are (encoding=None): every byte but the labels' is written back unchanged.
+    table = parse_conll(
+        body,
+        path,
+        columns=(label_column,),
+        token_column=token_column,
+        delimiter=delimiter,
+        encoding=None,
+        header=header,
+    )
     if table.n_columns < 2:
         raise InputError("lines have one column: there is no label column to rewrite", path=path)
     if label_column % table.n_columns == token_column % table.n_columns:
         raise OptionError("the label column and the token column are the same column")
-    fields = parse_conll(body, path, columns=(), token_column=label_column, delimiter=delimiter)
+    fields = parse_conll(
+        body,
+        path,
+        columns=(),
+        token_column=label_column,
+        delimiter=delimiter,
+        encoding=None,
+        hash_comments=token_column % table.n_columns != 0,  # the same lines as the first reading
+        header=header,
+    )
     return table, fields
 
 
@@ -83,7 +101,12 @@ def relabel_bytes(
     mark, tokens in any encoding. Returns the bytes and how many labels changed."""
     bom, body = split_bom(data)
     table, fields = label_fields(
-        body, path, token_column=reading.token_column, label_column=reading.label_column, delimiter=reading.delimiter
+        body,
+        path,
+        token_column=reading.token_column,
+        label_column=reading.label_column,
+        delimiter=reading.delimiter,
+        header=reading.header,
     )
     out, changed = _rewrite(body, table, fields, np.array(labels(table), dtype=object))
     return bom + out, changed
@@ -143,7 +166,12 @@ def transform_bytes(
 
     bom, body = split_bom(data)
     table, fields = label_fields(
-        body, path, token_column=reading.token_column, label_column=reading.label_column, delimiter=reading.delimiter
+        body,
+        path,
+        token_column=reading.token_column,
+        label_column=reading.label_column,
+        delimiter=reading.delimiter,
+        header=reading.header,
     )
     col = table.columns[0]
     vocab = list(col.vocab)

@@ -50,6 +50,8 @@ def read_sentences(path: str | Path, reading: Reading = DEFAULT_READING, *, labe
         columns=(reading.label_column,) if labelled else (),
         token_column=reading.token_column,
         delimiter=reading.delimiter,
+        encoding=reading.encoding,
+        header=reading.header,
     )
     tokens = table_tokens(table)
     if not labelled:

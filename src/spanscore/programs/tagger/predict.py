@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import InputError
-from ...io.conll import parse_conll
+from ...io.conll import parse_conll, tab_separated
 from ...io.files import read_bytes, write_atomic
 from ...io.reading import DEFAULT_READING, Reading
 from ..transform import splice, split_bom
@@ -51,8 +51,23 @@ def predict_file(
     data = read_bytes(source)
     bom, body = split_bom(data)
     token_column, label_column, delimiter = reading.token_column, reading.label_column, reading.delimiter
-    table = parse_conll(body, name, columns=(), token_column=token_column, delimiter=delimiter)
-    sentences = table_tokens(table)
+    # Labels are spliced into the bytes as they are; the tagger reads the tokens as text, in the
+    # file's encoding (UTF-8 is checked in place; another is converted in a second reading).
+    in_place = reading.encoding == "utf-8" or body.isascii()
+    table = parse_conll(
+        body,
+        name,
+        columns=(),
+        token_column=token_column,
+        delimiter=delimiter,
+        encoding=reading.encoding if in_place else None,
+    )
+    text = table
+    if not in_place:
+        text = parse_conll(
+            body, name, columns=(), token_column=token_column, delimiter=delimiter, encoding=reading.encoding
+        )
+    sentences = table_tokens(text)
     predicted = tagger.predict(sentences, progress=progress)
     if len(predicted) != len(sentences) or any(
         len(p) != len(s) for p, s in zip(predicted, sentences, strict=True)
@@ -69,13 +84,21 @@ def predict_file(
         has_cr = (line_end > 0) & (buf[np.maximum(line_end - 1, 0)] == 13)
         at = (line_end - has_cr).tolist()
         # Space only where the columns are space-separated: a tab there would change how it reads.
-        spaced = delimiter == "whitespace" or (delimiter == "auto" and b"\t" not in body)
+        spaced = delimiter == "whitespace" or (delimiter == "auto" and not tab_separated(body))
         sep = b" " if spaced and table.n_columns > 1 else b"\t"
         out = splice(body, at, at, [sep + p for p in pieces])
     else:
         if label_column % table.n_columns == token_column % table.n_columns:
             raise InputError("the label column is the token column: use --append", path=name)
-        fields = parse_conll(body, name, columns=(), token_column=label_column, delimiter=delimiter)
+        fields = parse_conll(
+            body,
+            name,
+            columns=(),
+            token_column=label_column,
+            delimiter=delimiter,
+            encoding=None,
+            hash_comments=token_column % table.n_columns != 0,  # the same lines as the first reading
+        )
         out = splice(body, fields.token_start.tolist(), fields.token_end.tolist(), pieces)
     target = Path(output)
     write_atomic(target, bom + out)
