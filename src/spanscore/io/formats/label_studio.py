@@ -34,7 +34,7 @@ from typing import Any
 from ...errors import InputError, OptionError, shorten
 from ..document import Document, Span
 from ..files import atomic_output
-from ._base import Ids, ReadNotes, check_span, json_id, load_json, make_doc, no_surrogates, writable
+from ._base import Ids, ReadNotes, check_span, json_id, load_json, make_doc, name_list, no_surrogates, writable
 
 SOURCES = ("annotations", "predictions")
 _TASKS = "a JSON list of tasks (Label Studio's JSON export)"
@@ -62,6 +62,8 @@ def read(
     notes = ReadNotes()
     ids = Ids()
     docs = []
+    if annotator is not None:
+        _check_annotator(annotator, [task for _, _, task, _ in tasks], name)
     for file, k, task, default_id in tasks:
         where = f"task {k + 1}"
         if isinstance(task, dict) and "id" in task:
@@ -176,10 +178,34 @@ def _annotation(task: dict[str, Any], annotator: str | int | None, notes: ReadNo
     return _results(chosen, "annotation", annotations.index(chosen), fail)
 
 
-def _by(annotation: dict[str, Any], annotator: str | int) -> bool:
+def _check_annotator(annotator: Any, tasks: list[Any], name: str) -> None:
+    """An ``annotator`` that annotated no task is refused, naming the annotators the file has:
+    read as it is, every task would be left out and nothing scored without saying why."""
+    if not isinstance(annotator, str | int) or isinstance(annotator, bool):
+        raise OptionError(f"label-studio: annotator is a user id or e-mail, not {annotator!r}")
+    present: dict[str, None] = {}
+    for task in tasks:
+        annotations = task.get("annotations", task.get("completions")) if isinstance(task, dict) else None
+        for annotation in annotations if isinstance(annotations, list) else []:
+            if not isinstance(annotation, dict) or annotation.get("was_cancelled"):
+                continue
+            if _by(annotation, annotator):
+                return
+            for who in _who(annotation):
+                present[who] = None
+    have = f"those present: {name_list(present)}" if present else "no annotation names its annotator (completed_by)"
+    raise OptionError(f"{name}: annotator={annotator!r} annotated none of the {len(tasks)} tasks; {have}")
+
+
+def _who(annotation: dict[str, Any]) -> list[str]:
+    """How ``annotator=`` can name an annotation's annotator: the user id, and the e-mail."""
     who = annotation.get("completed_by")
     names = [who.get("id"), who.get("email")] if isinstance(who, dict) else [who]
-    return str(annotator) in [str(n) for n in names if n is not None]
+    return [str(n) for n in names if n is not None]
+
+
+def _by(annotation: dict[str, Any], annotator: str | int) -> bool:
+    return str(annotator) in _who(annotation)
 
 
 def _prediction(task: dict[str, Any], version: str | None, notes: ReadNotes, fail: Any) -> list[Any] | None:
