@@ -251,8 +251,8 @@ CASES |= {
         refused=("doccano.jsonl:1", "ends inside an object", "one line")),
     "doccano: empty file": Case(doccano_case(""), refused=("doccano.jsonl", "file is empty")),
     "doccano: an option it does not take": Case(
-        doccano_case(DOCCANO_1_0, "--reference-option", "user=1"),
-        refused=("reference option 'user'", "doccano", "takes none")),
+        doccano_case(DOCCANO_1_0, "--reference-option", "annotator=1"),
+        refused=("reference option 'annotator'", "doccano", "it takes user")),
 }
 
 

@@ -633,6 +633,9 @@ def test_registry_refuses_unknown_formats_and_options(tmp_path: Path) -> None:
     one_line(exc, "'conllu'", "brat, label-studio")
     with pytest.raises(OptionError) as exc:
         read("doccano", tmp_path / "x.jsonl", annotator=1)
+    one_line(exc, "'annotator'", "it takes user")
+    with pytest.raises(OptionError) as exc:
+        read("jsonl", tmp_path / "x.jsonl", annotator=1)
     one_line(exc, "'annotator'", "takes none")
     with pytest.raises(OptionError) as exc:
         write("jsonl", [D1, D1], tmp_path / "x.jsonl")

@@ -390,7 +390,8 @@ def _offset_chunk(
         text=OffsetText([d.text for d in reference], bases),
         documents=n,
         sentences=n,
-        tokens=sum(len(d.text.split()) for d in reference),
+        # The format's own tokens where it has them (Prodigy's, a dataset's): what its tokenizer counted.
+        tokens=sum(len(d.text.split()) if d.tokens is None else len(d.tokens) for d in reference),
         units=n,
         doc_key=np.arange(n, dtype=np.int64),
         doc_advance=n,

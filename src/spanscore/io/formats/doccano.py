@@ -69,7 +69,8 @@ def read(path: str | Path, *, user: str | int | None = None) -> tuple[list[Docum
         )
     if user is not None and not docs.docs and per_user:
         have = f"those present: {name_list(users)}" if users else "no annotation names its user"
-        raise OptionError(f"{name}: user={user!r} annotated none of the {per_user} documents; {have}")
+        docs_ = f"{per_user} document" + ("s" if per_user != 1 else "")
+        raise OptionError(f"{name}: user={user!r} annotated none of the file's {docs_}; {have}")
     if not docs.docs:
         raise InputError("file is empty: expected one JSON document per line", path=name)
     return docs.docs, notes

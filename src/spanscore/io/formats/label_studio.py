@@ -194,7 +194,8 @@ def _check_annotator(annotator: Any, tasks: list[Any], name: str) -> None:
             for who in _who(annotation):
                 present[who] = None
     have = f"those present: {name_list(present)}" if present else "no annotation names its annotator (completed_by)"
-    raise OptionError(f"{name}: annotator={annotator!r} annotated none of the {len(tasks)} tasks; {have}")
+    tasks_ = f"{len(tasks)} task" + ("s" if len(tasks) != 1 else "")
+    raise OptionError(f"{name}: annotator={annotator!r} annotated none of the file's {tasks_}; {have}")
 
 
 def _who(annotation: dict[str, Any]) -> list[str]:
