@@ -42,10 +42,14 @@ def reader_options(name: str, value: Any) -> ReaderOptions:
         raise OptionError(f"{name} must be a mapping from a reader option's name to its value")
     items = value.items() if isinstance(value, Mapping) else value
     try:
-        pairs = {str(k): str(v) for k, v in items if v is not None}
+        pairs = {str(k): v for k, v in items if v is not None}
     except (TypeError, ValueError):
         raise OptionError(f"{name} must be a mapping from a reader option's name to its value") from None
-    return tuple(sorted(pairs.items()))
+    for key, v in pairs.items():
+        # A list or a mapping made text ("[14]") would select nothing and be reported as given.
+        if not isinstance(v, str | int | float | bool):
+            raise OptionError(f"{name}: {key} is a {type(v).__name__} ({v!r}): give one text, number, or true/false")
+    return tuple(sorted((k, str(v)) for k, v in pairs.items()))
 
 
 def _takes(name: str, fmt: str, pairs: ReaderOptions) -> None:

@@ -62,6 +62,7 @@ __all__ = [
     "ReadNotes",
     "misaligned_boundaries",
     "misaligned_summary",
+    "nothing_left",
     "read",
     "read_documents",
     "reader_keywords",
@@ -122,6 +123,14 @@ def read_documents(
     if fragments:
         out["discontinuous_mentions"] = fragments
     return docs, out, frozenset(notes.left_out)
+
+
+def nothing_left(side: str, read_notes: Mapping[str, Any], path: Any) -> InputError:
+    """The error for a side with no document left to score, saying what left them out (the
+    reader's ``skipped``, as ``read_documents`` gives them), rather than "no documents"."""
+    skipped = read_notes.get("skipped") or {}
+    why = ", ".join(f"{what}: {count}" for what, count in skipped.items()) or "the file holds none"
+    return InputError(f"no document of the {side} is left to score ({why})", path=str(path))
 
 
 def misaligned_summary(reference: Sequence[Document], predicted: Sequence[Document]) -> dict[str, Any]:

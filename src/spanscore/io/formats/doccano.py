@@ -27,13 +27,24 @@ from ...errors import InputError, OptionError
 from ..document import Document, Span
 from ..files import atomic_output
 from ..jsonl import json_objects
-from ._base import Collected, ReadNotes, check_span, json_id, make_doc, name_list, no_surrogates, writable
+from ._base import (
+    Collected,
+    ReadNotes,
+    check_file_encoding,
+    check_span,
+    json_id,
+    make_doc,
+    name_list,
+    no_surrogates,
+    writable,
+)
 
 
 def read(path: str | Path, *, user: str | int | None = None) -> tuple[list[Document], ReadNotes]:
     name = str(path)
     if user is not None and (not isinstance(user, str | int) or isinstance(user, bool)):
         raise OptionError(f"doccano: user is a user id or name, not {user!r}")
+    check_file_encoding(path)
     notes = ReadNotes()
     docs = Collected(None)
     users: dict[str, None] = {}
@@ -64,7 +75,7 @@ def read(path: str | Path, *, user: str | int | None = None) -> tuple[list[Docum
         docs.add(make_doc(str(doc_id), text, spans, line=number), f"line {number}", fail, notes)
     if user is not None and not per_user and not notes.skipped:
         raise OptionError(
-            f"{name}: user= chooses among the annotators of doccano 1.0's \"annotations\"; this file has none"
+            f'{name}: user= chooses among the annotators of doccano 1.0\'s "annotations"; this file has none'
             " (its mentions are one annotator's: leave user= out)"
         )
     if user is not None and not docs.docs and per_user:
@@ -76,9 +87,7 @@ def read(path: str | Path, *, user: str | int | None = None) -> tuple[list[Docum
     return docs.docs, notes
 
 
-def _annotations(
-    items: Any, text: str, user: str | int | None, seen: dict[str, None], fail: Any
-) -> list[Span] | None:
+def _annotations(items: Any, text: str, user: str | int | None, seen: dict[str, None], fail: Any) -> list[Span] | None:
     """doccano 1.0's annotations, one per mention and annotator: all by one annotator, or those
     of ``user`` (None where that user annotated nothing here)."""
     if not isinstance(items, list) or not all(isinstance(a, dict) for a in items):

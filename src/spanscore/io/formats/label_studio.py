@@ -45,13 +45,20 @@ def read(
     *,
     source: str = "annotations",
     annotator: str | int | None = None,
-    model_version: str | None = None,
+    model_version: str | int | None = None,
     text_key: str = "text",
     from_name: str | None = None,
 ) -> tuple[list[Document], ReadNotes]:
     name = str(path)
-    if source not in SOURCES:
+    if not isinstance(source, str) or source not in SOURCES:
         raise OptionError(f"label-studio: source must be annotations or predictions, not {source!r}")
+    for key, value in (("text_key", text_key), ("from_name", from_name)):
+        if value is not None and not isinstance(value, str):
+            raise OptionError(f"label-studio: {key} is the name of a field or tag (text), not {value!r}")
+    if isinstance(model_version, int) and not isinstance(model_version, bool):
+        model_version = str(model_version)  # the file's versions are compared as text
+    if model_version is not None and not isinstance(model_version, str):
+        raise OptionError(f"label-studio: model_version is a version's name (text), not {model_version!r}")
     if source == "annotations" and model_version is not None:
         raise OptionError("label-studio: model_version chooses among predictions: pass source='predictions'")
     if source == "predictions" and annotator is not None:
@@ -98,6 +105,11 @@ def read(
         ids.add(str(doc_id), where, fail)
         spans = _spans(results, text, from_name, notes, fail, {"file": file, "id": str(doc_id)})
         docs.append(make_doc(str(doc_id), text, spans))
+    others = [key[len("labels of ") :] for key in notes.skipped if key.startswith("labels of ")]
+    if from_name is not None and others and not any(d.spans for d in docs):
+        raise OptionError(
+            f"{name}: from_name={from_name!r} names no labels tag of the file; its labels come from {name_list(others)}"
+        )
     return docs, notes
 
 

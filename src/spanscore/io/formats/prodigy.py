@@ -33,6 +33,7 @@ from ._base import (
     Collected,
     ReadNotes,
     check_dedupe,
+    check_file_encoding,
     check_span,
     cut_tokens,
     make_doc,
@@ -51,6 +52,7 @@ def read(
     mode = check_dedupe(dedupe, "prodigy")
     if session is not None and not isinstance(session, str):
         raise OptionError(f"prodigy: session is a session id (text, as _session_id gives it), not {session!r}")
+    check_file_encoding(path)
     notes = ReadNotes()
     docs = Collected(mode)
     sessions: dict[str, None] = {}
@@ -98,9 +100,7 @@ def read(
         doc = make_doc(str(doc_id), text, kept, line=number, tokens=tokens)
         docs.add(doc, f"line {number}", fail, notes)
     if session is not None and not chosen and sessions:
-        raise OptionError(
-            f"{name}: no record of session={session!r}; the file's sessions: {name_list(sessions)}"
-        )
+        raise OptionError(f"{name}: no record of session={session!r}; the file's sessions: {name_list(sessions)}")
     return docs.docs, notes
 
 
