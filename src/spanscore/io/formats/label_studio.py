@@ -9,11 +9,13 @@ with its annotator: it is refused, naming the JSON export.
 
 One side is read: ``source="annotations"`` takes each task's first annotation that was not
 cancelled (or the first by ``annotator``, matched against ``completed_by``: a user id, or the id
-or e-mail of a ``completed_by`` object); ``source="predictions"`` takes the prediction of
-``model_version`` (which may be left out when the file holds one version only). A task without
+or e-mail of a ``completed_by`` object; an annotator who annotated no task is refused, naming
+those present); ``source="predictions"`` takes the prediction of ``model_version`` (which may be
+left out when the file holds one version only). A task without
 such an annotation or prediction is left out and counted ("tasks without annotation" or "...
 prediction"), and so is the other side's copy of it; so are annotations and predictions passed
-over, other result types (relations, choices...) and, with ``from_name``, labels of other tags.
+over, other result types (relations, choices...) and, with ``from_name``, labels of other tags
+(a ``from_name`` that no labels result has is refused, naming the tags present).
 An annotation or prediction without a ``result`` list is an error (every export has one). A
 result with several labels is one mention per label. The document id is the task's ``id`` (its
 file's name in a folder, its position in the list, when it has none); the text is
