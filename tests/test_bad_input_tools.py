@@ -194,8 +194,14 @@ def write_brat(path: Path, encoding: str) -> Path:
     return path
 
 
+def write_pipeline(path: Path, encoding: str) -> Path:
+    line = {"id": 1, "text": TEXT, "entities": [{"entity_group": "LOC", "score": 0.9, "start": 13, "end": 18}]}
+    path.write_bytes((json.dumps(line, ensure_ascii=False) + "\n").encode(encoding))
+    return path
+
+
 WRITERS = {"doccano": (write_doccano, "x.jsonl"), "prodigy": (write_prodigy, "x.jsonl"),
-           "label-studio": (write_ls, "x.json"), "brat": (write_brat, "x")}
+           "label-studio": (write_ls, "x.json"), "brat": (write_brat, "x"), "hf-pipeline": (write_pipeline, "x.jsonl")}
 UTF16 = "UTF-16 text (as Windows PowerShell and Notepad save it): spanscore reads UTF-8; save it as UTF-8"
 
 
@@ -221,7 +227,7 @@ def test_a_latin1_export_is_refused_naming_the_byte(fmt: str, tmp_path: Path) ->
     assert str(info.value) == message
 
 
-@pytest.mark.parametrize("fmt", ["doccano", "prodigy", "label-studio"])
+@pytest.mark.parametrize("fmt", ["doccano", "prodigy", "label-studio", "hf-pipeline"])
 def test_a_utf8_export_with_a_byte_order_mark_and_windows_line_ends_reads_as_without(
     fmt: str, tmp_path: Path
 ) -> None:
@@ -232,3 +238,53 @@ def test_a_utf8_export_with_a_byte_order_mark_and_windows_line_ends_reads_as_wit
     assert read(fmt, marked)[0] == read(fmt, plain)[0]
     report = spanscore.evaluate(reference=plain, predicted=marked, format=fmt)
     assert report.metrics["strict"]["f1"] == 1.0 and report.metrics["strict"]["reference"] >= 1
+
+
+# ------------------------------------------------------------------------------------------------
+# A Hugging Face pipeline's output
+
+
+ENTITY = {"entity_group": "LOC", "score": 0.98, "word": "paris", "start": 13, "end": 18}
+PIPELINE_CASES: dict[str, tuple[list[Any], dict[str, str], tuple[str, ...]]] = {
+    "the list alone": ([[ENTITY]], {}, (":1:", "the pipeline's list of entities alone, without its text")),
+    "an empty list alone": ([[]], {}, (":1:", "without its text")),
+    "no entities field": ([{"id": 1, "text": TEXT, "ner": [ENTITY]}], {},
+                          (":1:", "no 'entities' (its keys: 'id', 'text', 'ner'; name the field", "key=")),
+    "another field named": ([{"id": 1, "text": TEXT, "ner": [ENTITY]}], {"key": "predictions"},
+                            (":1:", "no 'predictions'",)),
+    "a slow tokenizer": ([{"id": 1, "text": TEXT, "entities": [{**ENTITY, "start": None, "end": None}]}], {},
+                         (":1:", "entities[0] has no character offsets", "use a fast one")),
+    "per-token tags": ([{"id": 1, "text": TEXT, "entities": [{"entity": "B-LOC", "index": 4, "start": 13, "end": 18,
+                                                              "word": "paris", "score": 0.9}]}], {},
+                       (":1:", "sub-word token's tag ('B-LOC')", 'aggregation_strategy="simple"')),
+    "min_score not a number": ([{"id": 1, "text": TEXT, "entities": [ENTITY]}], {"min_score": "high"},
+                               ("hf-pipeline: min_score is a number (0.5), not 'high'",)),
+    "min_score without scores": ([{"id": 1, "text": TEXT, "entities": [{**ENTITY, "score": None}]}],
+                                 {"min_score": "0.5"}, (":1:", "min_score needs a score")),
+    "offsets outside the text": ([{"id": 1, "text": TEXT, "entities": [{**ENTITY, "end": 99}]}], {},
+                                 (":1:", "entities[0]: need 0 <= start < end <= 18")),
+}
+
+
+@pytest.mark.parametrize("name", list(PIPELINE_CASES))
+def test_a_pipeline_output_is_refused_in_one_line(name: str, tmp_path: Path) -> None:
+    rows, options, needles = PIPELINE_CASES[name]
+    path = tmp_path / "pred.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    args = ["evaluate", str(path), str(path), "--format", "hf-pipeline"]
+    for key, value in options.items():
+        args += ["--reference-option", f"{key}={value}", "--predicted-option", f"{key}={value}"]
+    message = one_line_cli(args, *needles)
+    with pytest.raises(SpanscoreError) as info:
+        evaluate("hf-pipeline", path, **options)
+    assert str(info.value) == message
+
+
+def test_a_pipeline_option_of_the_wrong_type_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "pred.jsonl"
+    path.write_text(json.dumps({"id": 1, "text": TEXT, "entities": [ENTITY]}) + "\n", encoding="utf-8")
+    with pytest.raises(OptionError, match="key is the name of the field holding the pipeline's output, not 5"):
+        read("hf-pipeline", path, key=5)
+    with pytest.raises(OptionError, match=r"min_score is a number \(0.5\), not True"):
+        read("hf-pipeline", path, min_score=True)
+    assert read("hf-pipeline", path, min_score=0.99)[0][0].spans == ()

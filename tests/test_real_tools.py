@@ -661,3 +661,118 @@ def test_summarize_shows_the_independent_counts(case: Case, width: int) -> None:
     assert "…" not in shown
     for figure in (case.documents, expected.tokens, case.mentions):
         assert re.search(rf"\b{figure:,}\b|\b{figure}\b", shown), figure
+
+
+# ------------------------------------------------------------------------------------------------
+# A Hugging Face token-classification pipeline's output, as users keep it beside its text
+
+HF_LABELS = ["O", "B-LOC", "I-LOC", "B-PER", "I-PER", "B-ORG", "I-ORG"]
+
+
+@pytest.fixture(scope="module")
+def hf_pipeline() -> Callable[..., Any]:
+    """A transformers pipeline over a tiny random BERT (no weights downloaded) whose WordPiece
+    vocabulary holds the words of doccano-transformer's texts and their endings: its output has
+    every quirk of a real one (``word`` decoded from tokens, float32 scores, mentions ending
+    inside a word), though its guesses are random."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers.processors import TemplateProcessing
+
+    texts = [r["text"] for r in lines(DOCCANO / "labeling_text_label.jsonl")]
+    vocab = {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4}
+    for word in sorted({w for t in texts for w in re.findall(r"\w+|[^\w\s]", t)}):
+        vocab.setdefault(word, len(vocab))
+        for k in range(1, len(word)):
+            vocab.setdefault("##" + word[k:], len(vocab))
+    tok = tokenizers.Tokenizer(tokenizers.models.WordPiece(vocab=vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
+    tok.post_processor = TemplateProcessing(single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
+    fast = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]",
+        mask_token="[MASK]",
+    )
+    config = transformers.BertConfig(
+        vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32,
+        num_labels=len(HF_LABELS), id2label=dict(enumerate(HF_LABELS)),
+        label2id={x: i for i, x in enumerate(HF_LABELS)},
+    )
+    torch.manual_seed(5)
+    model = transformers.BertForTokenClassification(config).eval()
+
+    def run(aggregation: str = "simple") -> list[list[dict[str, Any]]]:
+        ner = transformers.pipeline("token-classification", model=model, tokenizer=fast,
+                                    aggregation_strategy=aggregation, device=-1)
+        return [ner(t) for t in texts]
+
+    return run
+
+
+def write_pipeline_output(path: Path, outputs: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """As users write it: the id and text beside the list, float32 scores made floats (json
+    cannot write them)."""
+    records = lines(DOCCANO / "labeling_text_label.jsonl")
+    rows = [{"id": r["id"], "text": r["text"],
+             "entities": [{**e, "score": float(e["score"]),
+                           **({"index": int(e["index"])} if "index" in e else {})} for e in out]}
+            for r, out in zip(records, outputs, strict=True)]
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    return rows
+
+
+def test_a_hf_pipeline_output_scores_as_the_peers_count(hf_pipeline: Callable[..., Any], tmp_path: Path) -> None:
+    rows = write_pipeline_output(tmp_path / "pred.jsonl", hf_pipeline())
+    pred = {str(r["id"]): sorted((e["start"], e["end"], e["entity_group"]) for e in r["entities"]) for r in rows}
+    assert sum(map(len, pred.values())) > 10
+    # The pipeline's "word" is decoded from its tokens ("AL - AIN" for "AL-AIN"): offsets rule.
+    rows[0]["entities"][0]["word"] = rows[0]["entities"][0]["word"].lower() + " ##x"
+    (tmp_path / "pred.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    gold = doccano(DOCCANO / "labeling_text_label.jsonl")
+    data = json.loads(invoke(["evaluate", str(DOCCANO / "labeling_text_label.jsonl"), str(tmp_path / "pred.jsonl"),
+                              "--format", "doccano", "--predicted-format", "hf-pipeline", "--json"]))
+    ids = list(gold.texts)
+    g, p = [sorted(gold.spans[i]) for i in ids], [pred[i] for i in ids]
+    # Random guesses overlap one reference mention several times, where nervaluate's categories
+    # depend on its reading order (docs/differences.md): the exact counts are compared here.
+    strict, boundary = data["metrics"]["strict"], data["metrics"]["boundary"]
+    assert (strict["reference"], strict["predicted"]) == (sum(map(len, g)), sum(map(len, p)))
+    assert strict["full"] == sum(len(set(a) & set(b)) for a, b in zip(g, p, strict=True))
+    assert boundary["full"] == sum(
+        len({(s, e) for s, e, _ in a} & {(s, e) for s, e, _ in b}) for a, b in zip(g, p, strict=True)
+    )
+    assert data["semeval"]["strict"]["correct"] == strict["full"]
+    # A prediction that overlaps no reference is spurious under every scheme (more may be: a
+    # second guess on a reference already matched).
+    alone = sum(1 for a, b in zip(g, p, strict=True) for s, e, _ in b if not any(x < e and s < y for x, y, _ in a))
+    assert min(block["spurious"] for block in data["semeval"].values()) >= alone > 0
+    again = json.loads(invoke(["evaluate", str(tmp_path / "pred.jsonl"), str(tmp_path / "pred.jsonl"),
+                               "--format", "hf-pipeline", "--json"]))
+    assert_perfect(again, sum(map(len, pred.values())))
+
+
+def test_min_score_leaves_out_what_scores_below_it(hf_pipeline: Callable[..., Any], tmp_path: Path) -> None:
+    rows = write_pipeline_output(tmp_path / "pred.jsonl", hf_pipeline())
+    scores = sorted(e["score"] for r in rows for e in r["entities"])
+    threshold = scores[len(scores) // 2]
+    below = sum(1 for s in scores if s < threshold)
+    docs, notes = spanscore.io.formats.read("hf-pipeline", tmp_path / "pred.jsonl", min_score=str(threshold))
+    assert sum(len(d.spans) for d in docs) == len(scores) - below
+    assert notes.skipped == {"mentions below min_score": below}
+
+
+def test_a_hf_pipeline_output_without_aggregation_is_refused_with_the_fix(
+    hf_pipeline: Callable[..., Any], tmp_path: Path
+) -> None:
+    write_pipeline_output(tmp_path / "tokens.jsonl", hf_pipeline("none"))
+    message = invoke_refused(["evaluate", str(DOCCANO / "labeling_text_label.jsonl"), str(tmp_path / "tokens.jsonl"),
+                              "--format", "doccano", "--predicted-format", "hf-pipeline"])
+    assert "tokens.jsonl:1: entities[0] is one sub-word token's tag" in message
+    assert 'aggregation_strategy="simple"' in message
+
+
+def invoke_refused(args: list[str]) -> str:
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.strip().splitlines()
+    return line

@@ -33,7 +33,7 @@ WORDS = ("Ann", "Lee", "met", "Bob", "Smith", "in", "New", "York", "today", ".",
          "House", "said", "U.S.", "Senate", "will", "vote", "Obama", "Merkel", "flew", "home", "Acme", "Corp")
 LABELS = ("PER", "LOC", "ORG", "MISC")
 FILES = {"brat": "gold", "label-studio": "gold.json", "doccano": "gold.jsonl", "prodigy": "gold.jsonl",
-         "hf-datasets": "gold"}
+         "hf-datasets": "gold", "hf-pipeline": "gold.jsonl"}
 ONE_CHUNK = 1 << 40
 RUNS = {
     "one chunk": {"chunk_bytes": ONE_CHUNK},

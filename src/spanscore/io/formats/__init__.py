@@ -14,6 +14,7 @@ reference tokens.
 ``doccano``        doccano's JSONL export for sequence labelling
 ``prodigy``        Prodigy's JSONL (``db-out``)
 ``hf-datasets``    a Hugging Face dataset folder (``save_to_disk``) with BIO ``ClassLabel`` tags
+``hf-pipeline``    a Hugging Face token-classification pipeline's aggregated output, with its text
 ``jsonl``          spanscore's own JSONL
 =================  =====================================================================
 
@@ -51,7 +52,7 @@ from ...errors import InputError, OptionError
 from ...stages.parts import EXAMPLE_LIMIT
 from ..document import Document, text_tokens
 from ..jsonl import read_jsonl
-from . import brat, doccano, hf_datasets, jsonl, label_studio, prodigy
+from . import brat, doccano, hf_datasets, hf_pipeline, jsonl, label_studio, prodigy
 from ._base import ReadNotes, cut_tokens, whitespace_tokens
 
 __all__ = [
@@ -78,6 +79,7 @@ READERS: dict[str, Callable[..., tuple[list[Document], ReadNotes]]] = {
     "doccano": doccano.read,
     "prodigy": prodigy.read,
     "hf-datasets": hf_datasets.read,
+    "hf-pipeline": hf_pipeline.read,
     "jsonl": jsonl.read,
 }
 
@@ -87,6 +89,7 @@ WRITERS: dict[str, Callable[..., None]] = {
     "doccano": doccano.write,
     "prodigy": prodigy.write,
     "hf-datasets": hf_datasets.write,
+    "hf-pipeline": hf_pipeline.write,
     "jsonl": jsonl.write,
 }
 
