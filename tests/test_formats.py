@@ -577,6 +577,13 @@ SOURCES = {
     "doccano": (lambda p: jsonl_lines(p, [{"id": 1, "text": T1, "label": [list(s) for s in D1.spans]}]), {}, {}),
     "prodigy": (lambda p: prodigy_export(p), {}, {}),
     "hf-datasets": (None, {}, {}),
+    "hf-pipeline": (
+        lambda p: jsonl_lines(p, [{"id": 1, "text": T1, "entities": [
+            {"entity_group": lab, "score": 0.9, "word": T1[s:e].lower(), "start": s, "end": e} for s, e, lab in D1.spans
+        ]}]),
+        {},
+        {},
+    ),
     "jsonl": (lambda p: jsonl_file(p, DOCS), {}, {}),
 }
 
