@@ -288,3 +288,31 @@ def test_a_pipeline_option_of_the_wrong_type_is_one_line(tmp_path: Path) -> None
     with pytest.raises(OptionError, match=r"min_score is a number \(0.5\), not True"):
         read("hf-pipeline", path, min_score=True)
     assert read("hf-pipeline", path, min_score=0.99)[0][0].spans == ()
+
+
+# ------------------------------------------------------------------------------------------------
+# spaCy's DocBin
+
+
+@pytest.mark.parametrize(
+    ("content", "needles"),
+    [
+        (b"", ("not a spaCy DocBin (.spacy) file",)),
+        (b"this is not msgpack", ("not a spaCy DocBin (.spacy) file",)),
+        (json.dumps(DOCCANO_LINE).encode() + b"\n", ("not a spaCy DocBin (.spacy) file",)),
+    ],
+    ids=["empty", "text", "a JSONL file"],
+)
+def test_a_file_that_is_no_docbin_is_one_line(content: bytes, needles: tuple[str, ...], tmp_path: Path) -> None:
+    pytest.importorskip("spacy")
+    path = tmp_path / "x.spacy"
+    path.write_bytes(content)
+    message = one_line_cli(["evaluate", str(path), str(path), "--format", "spacy"], str(path), *needles)
+    with pytest.raises(InputError) as info:
+        evaluate("spacy", path)
+    assert str(info.value) == message
+
+
+def test_a_docbin_option_of_the_wrong_type_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(OptionError, match="spans_key is the name of a span group"):
+        read("spacy", REAL / "explosion-projects" / "tweets-demo.spacy", spans_key=3)

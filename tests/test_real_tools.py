@@ -220,8 +220,12 @@ def invoke(args: list[str], width: int = 100) -> str:
     return result.output
 
 
+DOCBIN = EXPLOSION / "tweets-demo.spacy"
+DOCBIN_SOURCE = EXPLOSION / "tweets-demo.jsonl"
+
+
 def test_every_file_is_a_test_case() -> None:
-    used = {c.path for c in OFFSET_CASES + EMPTY_CASES} | set(CONLL_CASES)
+    used = {c.path for c in OFFSET_CASES + EMPTY_CASES} | set(CONLL_CASES) | {DOCBIN, DOCBIN_SOURCE}
     files = {p for p in TOOLS.rglob("*") if p.is_file() and p.name not in ("README.md", "LICENSE")}
     assert files == used
     readme = (TOOLS / "README.md").read_text(encoding="utf-8")
@@ -817,3 +821,50 @@ def test_compare_tables_keep_every_figure_of_two_taggers_on_a_real_export(width:
     for c in data["comparisons"]:
         if c["metric"] == "f1" and c["difference"] is not None:
             assert f"{100 * c['difference']:+.2f} [{pct(c['low'])}, {pct(c['high'])}]" in shown
+
+
+def test_a_spacy_docbin_reads_as_the_prodigy_record_it_was_made_from() -> None:
+    """spaCy's binary corpus and the Prodigy record beside it, read here with json alone: the same
+    text, the same mention, the same 20 tokens."""
+    pytest.importorskip("spacy")
+    (record,) = lines(DOCBIN_SOURCE)
+    docs, _ = spanscore.io.formats.read("spacy", DOCBIN)
+    assert [(d.id, d.text) for d in docs] == [("1", record["text"])]
+    assert list(docs[0].spans) == [(s["start"], s["end"], s["label"]) for s in record["spans"]]
+    assert list(docs[0].tokens or ()) == [(t["start"], t["end"]) for t in record["tokens"]]
+    data = json.loads(invoke(["evaluate", str(DOCBIN), str(DOCBIN), "--format", "spacy", "--json"]))
+    assert data["corpus"] == {"documents": 1, "sentences": 1, "tokens": len(record["tokens"]),
+                              "reference_mentions": 1, "predicted_mentions": 1}
+    assert_perfect(data, 1)
+
+
+def test_a_spacy_pipeline_output_kept_as_a_docbin_scores_as_counted(tmp_path: Path) -> None:
+    """The EntityRuler's output over spaCy's example, saved as users save nlp.pipe's docs
+    (DocBin(docs=...).to_disk), against the gold read from the .iob file as JSONL."""
+    spacy = pytest.importorskip("spacy")
+    doc = spacy_doc()
+    spacy.tokens.DocBin(docs=[doc]).to_disk(tmp_path / "pred.spacy")
+    gold = conll(IOB).spans[0]
+    spans = [{"start": doc[s].idx, "end": doc[e - 1].idx + len(doc[e - 1]), "label": t} for s, e, t in gold]
+    (tmp_path / "gold.jsonl").write_text(json.dumps({"id": "1", "text": doc.text, "spans": spans}) + "\n",
+                                         encoding="utf-8")
+    data = json.loads(invoke(["evaluate", str(tmp_path / "gold.jsonl"), str(tmp_path / "pred.spacy"),
+                              "--predicted-format", "spacy", "--json"]))
+    pred = [(e.start_char, e.end_char, e.label_) for e in doc.ents]
+    assert_as_peers(data, [sorted((s["start"], s["end"], s["label"]) for s in spans)], [sorted(pred)])
+
+
+def test_a_spans_key_nobody_used_names_the_groups_present(tmp_path: Path) -> None:
+    spacy = pytest.importorskip("spacy")
+    doc = spacy_doc()
+    doc.spans["sc"] = list(doc.ents)
+    spacy.tokens.DocBin(docs=[doc]).to_disk(tmp_path / "spans.spacy")
+    assert spanscore.io.formats.read("spacy", tmp_path / "spans.spacy", spans_key="sc")[0][0].spans == tuple(
+        sorted((e.start_char, e.end_char, e.label_) for e in doc.ents)
+    )
+    message = invoke_refused(["evaluate", str(tmp_path / "spans.spacy"), str(tmp_path / "spans.spacy"),
+                              "--format", "spacy", "--reference-option", "spans_key=spans"])
+    assert message.endswith("spans_key='spans' names no span group of the file; its span groups: 'sc'")
+    message = invoke_refused(["evaluate", str(DOCBIN), str(DOCBIN), "--format", "spacy",
+                              "--reference-option", "spans_key=sc"])
+    assert message.endswith("it has no span groups (its mentions are doc.ents)")

@@ -11,12 +11,15 @@ from ..stages.encoding import REPAIRS, Repair, check_repair, get_encoding
 from .strings import StringPolicy
 
 Format = Literal[
-    "conll", "jsonl", "labels", "spans", "brat", "label-studio", "doccano", "prodigy", "hf-datasets", "hf-pipeline"
+    "conll", "jsonl", "labels", "spans", "brat", "label-studio", "doccano", "prodigy", "hf-datasets", "hf-pipeline",
+    "spacy",
 ]
 Delimiter = Literal["auto", "tab", "whitespace"]
 # Annotation tools' exports (``io.formats``): read into documents with text and character offsets,
 # then scored as spanscore's JSONL.
-ANNOTATION_FORMATS: tuple[str, ...] = ("brat", "label-studio", "doccano", "prodigy", "hf-datasets", "hf-pipeline")
+ANNOTATION_FORMATS: tuple[str, ...] = (
+    "brat", "label-studio", "doccano", "prodigy", "hf-datasets", "hf-pipeline", "spacy"
+)
 FORMATS: tuple[str, ...] = ("conll", "jsonl", "labels", "spans", *ANNOTATION_FORMATS)
 FILE_FORMATS: tuple[str, ...] = ("conll", "jsonl", *ANNOTATION_FORMATS)
 DELIMITERS: tuple[str, ...] = ("auto", "tab", "whitespace")

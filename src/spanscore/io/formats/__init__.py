@@ -15,6 +15,7 @@ reference tokens.
 ``prodigy``        Prodigy's JSONL (``db-out``)
 ``hf-datasets``    a Hugging Face dataset folder (``save_to_disk``) with BIO ``ClassLabel`` tags
 ``hf-pipeline``    a Hugging Face token-classification pipeline's aggregated output, with its text
+``spacy``          spaCy's ``DocBin`` (a ``.spacy`` file): ``doc.ents`` or a span group
 ``jsonl``          spanscore's own JSONL
 =================  =====================================================================
 
@@ -52,7 +53,7 @@ from ...errors import InputError, OptionError
 from ...stages.parts import EXAMPLE_LIMIT
 from ..document import Document, text_tokens
 from ..jsonl import read_jsonl
-from . import brat, doccano, hf_datasets, hf_pipeline, jsonl, label_studio, prodigy
+from . import brat, doccano, hf_datasets, hf_pipeline, jsonl, label_studio, prodigy, spacy_docbin
 from ._base import ReadNotes, cut_tokens, whitespace_tokens
 
 __all__ = [
@@ -80,6 +81,7 @@ READERS: dict[str, Callable[..., tuple[list[Document], ReadNotes]]] = {
     "prodigy": prodigy.read,
     "hf-datasets": hf_datasets.read,
     "hf-pipeline": hf_pipeline.read,
+    "spacy": spacy_docbin.read,
     "jsonl": jsonl.read,
 }
 
@@ -90,6 +92,7 @@ WRITERS: dict[str, Callable[..., None]] = {
     "prodigy": prodigy.write,
     "hf-datasets": hf_datasets.write,
     "hf-pipeline": hf_pipeline.write,
+    "spacy": spacy_docbin.write,
     "jsonl": jsonl.write,
 }
 
