@@ -251,8 +251,8 @@ CASES |= {
         refused=("doccano.jsonl:1", "ends inside an object", "one line")),
     "doccano: empty file": Case(doccano_case(""), refused=("doccano.jsonl", "file is empty")),
     "doccano: an option it does not take": Case(
-        doccano_case(DOCCANO_1_0, "--reference-option", "user=1"),
-        refused=("reference option 'user'", "doccano", "takes none")),
+        doccano_case(DOCCANO_1_0, "--reference-option", "annotator=1"),
+        refused=("reference option 'annotator'", "doccano", "it takes user")),
 }
 
 
@@ -322,7 +322,7 @@ CASES |= {
         check=left_out("predicted", "documents the reference's reader left out", 1, reference=1)),
     "label-studio: no task annotated": Case(
         ls_case([ls_task(1, []), ls_task(2, [{"was_cancelled": True, "result": []}])]),
-        refused=("export.json", "no documents")),
+        refused=("export.json", "no document of the reference is left to score", "tasks without annotation: 2")),
     "label-studio: one task in a file (an object)": Case(
         ls_case(ls_task(4, [{"result": ls_result([ANN, BOB])}])),
         check=lambda d: strict(d)["reference"] == 2 or pytest.fail(str(strict(d)))),

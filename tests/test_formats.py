@@ -577,6 +577,13 @@ SOURCES = {
     "doccano": (lambda p: jsonl_lines(p, [{"id": 1, "text": T1, "label": [list(s) for s in D1.spans]}]), {}, {}),
     "prodigy": (lambda p: prodigy_export(p), {}, {}),
     "hf-datasets": (None, {}, {}),
+    "hf-pipeline": (
+        lambda p: jsonl_lines(p, [{"id": 1, "text": T1, "entities": [
+            {"entity_group": lab, "score": 0.9, "word": T1[s:e].lower(), "start": s, "end": e} for s, e, lab in D1.spans
+        ]}]),
+        {},
+        {},
+    ),
     "jsonl": (lambda p: jsonl_file(p, DOCS), {}, {}),
 }
 
@@ -625,6 +632,8 @@ def test_registry_refuses_unknown_formats_and_options(tmp_path: Path) -> None:
             "doccano",
             "prodigy",
             "hf-datasets",
+            "hf-pipeline",
+            "spacy",
             "jsonl",
         }
     )
@@ -633,6 +642,9 @@ def test_registry_refuses_unknown_formats_and_options(tmp_path: Path) -> None:
     one_line(exc, "'conllu'", "brat, label-studio")
     with pytest.raises(OptionError) as exc:
         read("doccano", tmp_path / "x.jsonl", annotator=1)
+    one_line(exc, "'annotator'", "it takes user")
+    with pytest.raises(OptionError) as exc:
+        read("jsonl", tmp_path / "x.jsonl", annotator=1)
     one_line(exc, "'annotator'", "takes none")
     with pytest.raises(OptionError) as exc:
         write("jsonl", [D1, D1], tmp_path / "x.jsonl")

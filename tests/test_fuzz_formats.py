@@ -239,7 +239,7 @@ def test_label_studio_tasks_left_out_are_counted_on_both_sides(
                                    "--predicted-option", "source=predictions", "--json"])
     if not both:
         assert answered(out) == 2
-        assert "no documents" in out.output or "holds no predictions" in out.output
+        assert "is left to score" in out.output or "holds no predictions" in out.output
         return
     assert answered(out) == 0
     data = json.loads(out.stdout)

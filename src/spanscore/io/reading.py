@@ -10,11 +10,16 @@ from ..errors import OptionError
 from ..stages.encoding import REPAIRS, Repair, check_repair, get_encoding
 from .strings import StringPolicy
 
-Format = Literal["conll", "jsonl", "labels", "spans", "brat", "label-studio", "doccano", "prodigy", "hf-datasets"]
+Format = Literal[
+    "conll", "jsonl", "labels", "spans", "brat", "label-studio", "doccano", "prodigy", "hf-datasets", "hf-pipeline",
+    "spacy",
+]
 Delimiter = Literal["auto", "tab", "whitespace"]
 # Annotation tools' exports (``io.formats``): read into documents with text and character offsets,
 # then scored as spanscore's JSONL.
-ANNOTATION_FORMATS: tuple[str, ...] = ("brat", "label-studio", "doccano", "prodigy", "hf-datasets")
+ANNOTATION_FORMATS: tuple[str, ...] = (
+    "brat", "label-studio", "doccano", "prodigy", "hf-datasets", "hf-pipeline", "spacy"
+)
 FORMATS: tuple[str, ...] = ("conll", "jsonl", "labels", "spans", *ANNOTATION_FORMATS)
 FILE_FORMATS: tuple[str, ...] = ("conll", "jsonl", *ANNOTATION_FORMATS)
 DELIMITERS: tuple[str, ...] = ("auto", "tab", "whitespace")
@@ -42,10 +47,14 @@ def reader_options(name: str, value: Any) -> ReaderOptions:
         raise OptionError(f"{name} must be a mapping from a reader option's name to its value")
     items = value.items() if isinstance(value, Mapping) else value
     try:
-        pairs = {str(k): str(v) for k, v in items if v is not None}
+        pairs = {str(k): v for k, v in items if v is not None}
     except (TypeError, ValueError):
         raise OptionError(f"{name} must be a mapping from a reader option's name to its value") from None
-    return tuple(sorted(pairs.items()))
+    for key, v in pairs.items():
+        # A list or a mapping made text ("[14]") would select nothing and be reported as given.
+        if not isinstance(v, str | int | float | bool):
+            raise OptionError(f"{name}: {key} is a {type(v).__name__} ({v!r}): give one text, number, or true/false")
+    return tuple(sorted((k, str(v)) for k, v in pairs.items()))
 
 
 def _takes(name: str, fmt: str, pairs: ReaderOptions) -> None:

@@ -38,7 +38,7 @@ from ..stages.text import Repaired
 from .conll import Column, ConllTable, parse_conll
 from .conll_plan import DEFAULT_CHUNK, Chunk, iter_chunks
 from .document import Document
-from .formats import misaligned_summary, read_documents
+from .formats import misaligned_summary, nothing_left, read_documents
 from .jsonl import RawDocument, earlier_line, raw_documents
 from .load import ConllText, OffsetText, check_same_tokens, decode_repaired, docs_to_spans, span_docs
 from .reading import ANNOTATION_FORMATS, TEXT_FORMATS, Reading
@@ -399,7 +399,8 @@ def _offset_chunk(
         text=OffsetText([d.text for d in reference], bases),
         documents=n,
         sentences=n,
-        tokens=sum(len(d.text.split()) for d in reference),
+        # The format's own tokens where it has them (Prodigy's, a dataset's): what its tokenizer counted.
+        tokens=sum(len(d.text.split()) if d.tokens is None else len(d.tokens) for d in reference),
         units=n,
         doc_key=np.arange(n, dtype=np.int64),
         doc_advance=n,
@@ -624,6 +625,12 @@ class DocumentsSource:
         pred_docs, pred_notes, pred_left = read_documents(side, pred_path, reading.predicted_options)
         ref_docs = _without(ref_docs, pred_left, pred_docs, ref_notes, "documents the prediction's reader left out")
         pred_docs = _without(pred_docs, ref_left, ref_docs, pred_notes, "documents the reference's reader left out")
+        for docs, side_notes, name, path in (
+            (ref_docs, ref_notes, "reference", ref_path),
+            (pred_docs, pred_notes, "prediction", pred_path),
+        ):
+            if not docs and side_notes.get("skipped"):
+                raise nothing_left(name, side_notes, path)
         notes = {
             "reference": ref_notes,
             "predicted": pred_notes,

@@ -14,6 +14,8 @@ reference tokens.
 ``doccano``        doccano's JSONL export for sequence labelling
 ``prodigy``        Prodigy's JSONL (``db-out``)
 ``hf-datasets``    a Hugging Face dataset folder (``save_to_disk``) with BIO ``ClassLabel`` tags
+``hf-pipeline``    a Hugging Face token-classification pipeline's aggregated output, with its text
+``spacy``          spaCy's ``DocBin`` (a ``.spacy`` file): ``doc.ents`` or a span group
 ``jsonl``          spanscore's own JSONL
 =================  =====================================================================
 
@@ -51,7 +53,7 @@ from ...errors import InputError, OptionError
 from ...stages.parts import EXAMPLE_LIMIT
 from ..document import Document, text_tokens
 from ..jsonl import read_jsonl
-from . import brat, doccano, hf_datasets, jsonl, label_studio, prodigy
+from . import brat, doccano, hf_datasets, hf_pipeline, jsonl, label_studio, prodigy, spacy_docbin
 from ._base import ReadNotes, cut_tokens, whitespace_tokens
 
 __all__ = [
@@ -62,6 +64,7 @@ __all__ = [
     "ReadNotes",
     "misaligned_boundaries",
     "misaligned_summary",
+    "nothing_left",
     "read",
     "read_documents",
     "reader_keywords",
@@ -77,6 +80,8 @@ READERS: dict[str, Callable[..., tuple[list[Document], ReadNotes]]] = {
     "doccano": doccano.read,
     "prodigy": prodigy.read,
     "hf-datasets": hf_datasets.read,
+    "hf-pipeline": hf_pipeline.read,
+    "spacy": spacy_docbin.read,
     "jsonl": jsonl.read,
 }
 
@@ -86,6 +91,8 @@ WRITERS: dict[str, Callable[..., None]] = {
     "doccano": doccano.write,
     "prodigy": prodigy.write,
     "hf-datasets": hf_datasets.write,
+    "hf-pipeline": hf_pipeline.write,
+    "spacy": spacy_docbin.write,
     "jsonl": jsonl.write,
 }
 
@@ -122,6 +129,14 @@ def read_documents(
     if fragments:
         out["discontinuous_mentions"] = fragments
     return docs, out, frozenset(notes.left_out)
+
+
+def nothing_left(side: str, read_notes: Mapping[str, Any], path: Any) -> InputError:
+    """The error for a side with no document left to score, saying what left them out (the
+    reader's ``skipped``, as ``read_documents`` gives them), rather than "no documents"."""
+    skipped = read_notes.get("skipped") or {}
+    why = ", ".join(f"{what}: {count}" for what, count in skipped.items()) or "the file holds none"
+    return InputError(f"no document of the {side} is left to score ({why})", path=str(path))
 
 
 def misaligned_summary(reference: Sequence[Document], predicted: Sequence[Document]) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ...errors import InputError, OptionError, shorten
 from ..document import Document, Fragments, Span
-from ..files import read_bytes
+from ..files import open_input, read_bytes
 
 
 @dataclass
@@ -162,17 +162,50 @@ def flag(value: Any, name: str, fmt: str) -> bool:
     raise OptionError(f"{fmt}: {name} is true or false, not {value!r}")
 
 
+_UTF16 = (
+    "UTF-16 text (as Windows PowerShell and Notepad save it): spanscore reads UTF-8; save it as UTF-8"
+    " (iconv -f UTF-16 -t UTF-8 FILE > NEW)"
+)
+
+
+def check_encoding(head: bytes, name: str) -> None:
+    """UTF-16 is refused by name: its ASCII is valid UTF-8 with a NUL after each character, which
+    would otherwise be reported as malformed JSON."""
+    if (
+        head.startswith((b"\xff\xfe", b"\xfe\xff"))
+        or (len(head) >= 4 and b"\x00" not in (head[0:1] + head[2:3]) and head[1] == head[3] == 0)
+        or (len(head) >= 4 and head[0] == head[2] == 0 and b"\x00" not in (head[1:2] + head[3:4]))
+    ):
+        raise InputError(_UTF16, path=name)
+
+
+def check_file_encoding(path: str | Path) -> None:
+    """``check_encoding`` on the first bytes of a file read line by line."""
+    with open_input(path) as handle:
+        try:
+            head = handle.read(4)
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror}", path=str(path)) from None
+    check_encoding(head, str(path))
+
+
+def decode(data: bytes, name: str) -> str:
+    """The UTF-8 text of a whole file (a UTF-8 byte order mark skipped), or an InputError saying
+    what it is instead."""
+    check_encoding(data[:4], name)
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start}): save it as UTF-8", path=name) from None
+
+
 def load_json(path: str | Path, expected: str = "one JSON value") -> Any:
     """A whole JSON file, or an InputError naming the file and line; a file of JSON Lines (an
     object per line) is named as such, with what was ``expected`` instead."""
     name = str(path)
-    data = read_bytes(path)
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=name) from None
+    text = decode(read_bytes(path), name)
     if not text.strip():
         raise InputError(f"file is empty: expected {expected}", path=name)
     try:

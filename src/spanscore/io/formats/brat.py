@@ -22,7 +22,7 @@ from pathlib import Path
 from ...errors import InputError, OptionError, shorten
 from ..document import Document, Fragments, Span
 from ..files import read_bytes
-from ._base import ReadNotes, atomic_folder, flag, make_doc, name_list, writable
+from ._base import ReadNotes, atomic_folder, check_encoding, flag, make_doc, name_list, writable
 
 _SKIPPED = {
     "R": "relations",
@@ -70,10 +70,15 @@ def _files(root: Path, suffix: str) -> dict[str, Path]:
 
 
 def _text(path: Path) -> str:
+    data = read_bytes(path)
+    check_encoding(data[:4], str(path))
     try:
-        return read_bytes(path).decode("utf-8")
+        # A byte order mark is kept: brat counts it as the text's first character.
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=str(path)) from None
+        raise InputError(
+            f"not UTF-8 text ({exc.reason} at byte {exc.start}): save it as UTF-8", path=str(path)
+        ) from None
 
 
 def _annotations(path: Path, text: str, notes: ReadNotes) -> tuple[list[Span], list[Fragments | None]]:

@@ -9,11 +9,13 @@ with its annotator: it is refused, naming the JSON export.
 
 One side is read: ``source="annotations"`` takes each task's first annotation that was not
 cancelled (or the first by ``annotator``, matched against ``completed_by``: a user id, or the id
-or e-mail of a ``completed_by`` object); ``source="predictions"`` takes the prediction of
-``model_version`` (which may be left out when the file holds one version only). A task without
+or e-mail of a ``completed_by`` object; an annotator who annotated no task is refused, naming
+those present); ``source="predictions"`` takes the prediction of ``model_version`` (which may be
+left out when the file holds one version only). A task without
 such an annotation or prediction is left out and counted ("tasks without annotation" or "...
 prediction"), and so is the other side's copy of it; so are annotations and predictions passed
-over, other result types (relations, choices...) and, with ``from_name``, labels of other tags.
+over, other result types (relations, choices...) and, with ``from_name``, labels of other tags
+(a ``from_name`` that no labels result has is refused, naming the tags present).
 An annotation or prediction without a ``result`` list is an error (every export has one). A
 result with several labels is one mention per label. The document id is the task's ``id`` (its
 file's name in a folder, its position in the list, when it has none); the text is
@@ -34,7 +36,7 @@ from typing import Any
 from ...errors import InputError, OptionError, shorten
 from ..document import Document, Span
 from ..files import atomic_output
-from ._base import Ids, ReadNotes, check_span, json_id, load_json, make_doc, no_surrogates, writable
+from ._base import Ids, ReadNotes, check_span, json_id, load_json, make_doc, name_list, no_surrogates, writable
 
 SOURCES = ("annotations", "predictions")
 _TASKS = "a JSON list of tasks (Label Studio's JSON export)"
@@ -45,13 +47,20 @@ def read(
     *,
     source: str = "annotations",
     annotator: str | int | None = None,
-    model_version: str | None = None,
+    model_version: str | int | None = None,
     text_key: str = "text",
     from_name: str | None = None,
 ) -> tuple[list[Document], ReadNotes]:
     name = str(path)
-    if source not in SOURCES:
+    if not isinstance(source, str) or source not in SOURCES:
         raise OptionError(f"label-studio: source must be annotations or predictions, not {source!r}")
+    for key, value in (("text_key", text_key), ("from_name", from_name)):
+        if value is not None and not isinstance(value, str):
+            raise OptionError(f"label-studio: {key} is the name of a field or tag (text), not {value!r}")
+    if isinstance(model_version, int) and not isinstance(model_version, bool):
+        model_version = str(model_version)  # the file's versions are compared as text
+    if model_version is not None and not isinstance(model_version, str):
+        raise OptionError(f"label-studio: model_version is a version's name (text), not {model_version!r}")
     if source == "annotations" and model_version is not None:
         raise OptionError("label-studio: model_version chooses among predictions: pass source='predictions'")
     if source == "predictions" and annotator is not None:
@@ -62,6 +71,8 @@ def read(
     notes = ReadNotes()
     ids = Ids()
     docs = []
+    if annotator is not None:
+        _check_annotator(annotator, [task for _, _, task, _ in tasks], name)
     for file, k, task, default_id in tasks:
         where = f"task {k + 1}"
         if isinstance(task, dict) and "id" in task:
@@ -96,6 +107,11 @@ def read(
         ids.add(str(doc_id), where, fail)
         spans = _spans(results, text, from_name, notes, fail, {"file": file, "id": str(doc_id)})
         docs.append(make_doc(str(doc_id), text, spans))
+    others = [key[len("labels of ") :] for key in notes.skipped if key.startswith("labels of ")]
+    if from_name is not None and others and not any(d.spans for d in docs):
+        raise OptionError(
+            f"{name}: from_name={from_name!r} names no labels tag of the file; its labels come from {name_list(others)}"
+        )
     return docs, notes
 
 
@@ -176,10 +192,35 @@ def _annotation(task: dict[str, Any], annotator: str | int | None, notes: ReadNo
     return _results(chosen, "annotation", annotations.index(chosen), fail)
 
 
-def _by(annotation: dict[str, Any], annotator: str | int) -> bool:
+def _check_annotator(annotator: Any, tasks: list[Any], name: str) -> None:
+    """An ``annotator`` that annotated no task is refused, naming the annotators the file has:
+    read as it is, every task would be left out and nothing scored without saying why."""
+    if not isinstance(annotator, str | int) or isinstance(annotator, bool):
+        raise OptionError(f"label-studio: annotator is a user id or e-mail, not {annotator!r}")
+    present: dict[str, None] = {}
+    for task in tasks:
+        annotations = task.get("annotations", task.get("completions")) if isinstance(task, dict) else None
+        for annotation in annotations if isinstance(annotations, list) else []:
+            if not isinstance(annotation, dict) or annotation.get("was_cancelled"):
+                continue
+            if _by(annotation, annotator):
+                return
+            for who in _who(annotation):
+                present[who] = None
+    have = f"those present: {name_list(present)}" if present else "no annotation names its annotator (completed_by)"
+    tasks_ = f"{len(tasks)} task" + ("s" if len(tasks) != 1 else "")
+    raise OptionError(f"{name}: annotator={annotator!r} annotated none of the file's {tasks_}; {have}")
+
+
+def _who(annotation: dict[str, Any]) -> list[str]:
+    """How ``annotator=`` can name an annotation's annotator: the user id, and the e-mail."""
     who = annotation.get("completed_by")
     names = [who.get("id"), who.get("email")] if isinstance(who, dict) else [who]
-    return str(annotator) in [str(n) for n in names if n is not None]
+    return [str(n) for n in names if n is not None]
+
+
+def _by(annotation: dict[str, Any], annotator: str | int) -> bool:
+    return str(annotator) in _who(annotation)
 
 
 def _prediction(task: dict[str, Any], version: str | None, notes: ReadNotes, fail: Any) -> list[Any] | None:

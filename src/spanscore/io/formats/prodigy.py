@@ -4,7 +4,8 @@
 A span's character offsets (``start``, ``end``) are used when it has them; a span with token
 offsets only is converted through ``tokens`` (``token_end`` is inclusive, as in Prodigy). Records
 answered ``reject`` or ``ignore`` are left out and counted ("rejected", "ignored"), so are other
-sessions' when ``session`` picks one (``_session_id``), and spans that carry an answer of their own
+sessions' when ``session`` picks one (``_session_id``; in a ``review`` export, the version of each
+input that session gave, from ``versions``), and spans that carry an answer of their own
 other than ``accept`` (binary annotation merged into one task). ``relations`` are counted, not
 read. The id is ``meta["id"]`` where there is one, else ``_input_hash``; the same input annotated
 twice (two sessions, a binary ``ner.teach`` session, an input imported twice) is an error naming
@@ -24,11 +25,22 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ...errors import InputError
+from ...errors import InputError, OptionError
 from ..document import Document, Span, text_tokens
 from ..files import atomic_output
 from ..jsonl import json_objects
-from ._base import Collected, ReadNotes, check_dedupe, check_span, cut_tokens, make_doc, no_surrogates, writable
+from ._base import (
+    Collected,
+    ReadNotes,
+    check_dedupe,
+    check_file_encoding,
+    check_span,
+    cut_tokens,
+    make_doc,
+    name_list,
+    no_surrogates,
+    writable,
+)
 
 _LEFT_OUT = {"reject": "rejected", "ignore": "ignored"}
 
@@ -38,8 +50,13 @@ def read(
 ) -> tuple[list[Document], ReadNotes]:
     name = str(path)
     mode = check_dedupe(dedupe, "prodigy")
+    if session is not None and not isinstance(session, str):
+        raise OptionError(f"prodigy: session is a session id (text, as _session_id gives it), not {session!r}")
+    check_file_encoding(path)
     notes = ReadNotes()
     docs = Collected(mode)
+    sessions: dict[str, None] = {}
+    chosen = 0
     for number, obj in json_objects(path):
 
         def fail(what: str, number: int = number) -> InputError:
@@ -47,9 +64,13 @@ def read(
 
         meta = obj.get("meta")
         doc_id = meta["id"] if isinstance(meta, dict) and "id" in meta else obj.get("_input_hash")
-        if session is not None and obj.get("_session_id") != session:
-            notes.leave_out(doc_id, "other sessions")
-            continue
+        if session is not None:
+            own = _of_session(obj, session, sessions)
+            if own is None:
+                notes.leave_out(doc_id, "other sessions")
+                continue
+            chosen += 1
+            obj = own
         answer = obj.get("answer")
         if answer in _LEFT_OUT:
             notes.leave_out(doc_id, _LEFT_OUT[answer])
@@ -78,7 +99,35 @@ def read(
             kept.append(_span(k, span, text, tokens, ordered, starts, notes, where, fail))
         doc = make_doc(str(doc_id), text, kept, line=number, tokens=tokens)
         docs.add(doc, f"line {number}", fail, notes)
+    if session is not None and not chosen and sessions:
+        raise OptionError(f"{name}: no record of session={session!r}; the file's sessions: {name_list(sessions)}")
     return docs.docs, notes
+
+
+def _of_session(obj: dict[str, Any], session: str, seen: dict[str, None]) -> dict[str, Any] | None:
+    """The record as ``session`` answered it, or None: in a ``review`` export the version that
+    session gave (each version lists its ``sessions``; the record's own spans are the reviewer's
+    decision, whatever its ``_session_id`` says), else the record itself where it is that
+    session's."""
+    own = obj.get("_session_id")
+    if isinstance(own, str):
+        seen[own] = None
+    versions = obj.get("versions")
+    found = None
+    for version in versions if isinstance(versions, list) else []:
+        if not isinstance(version, dict):
+            continue
+        names = version.get("sessions")
+        names = [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+        if isinstance(version.get("_session_id"), str):
+            names.append(version["_session_id"])
+        seen.update(dict.fromkeys(names))
+        if found is None and session in names:
+            found = version
+    if found is not None:
+        # A version keeps its own text, tokens and spans; the record's meta names the input.
+        return {**obj, **found}
+    return obj if own == session else None
 
 
 def _tokens(raw: Any, text: str, fail: Any) -> list[tuple[int, int]] | None:
