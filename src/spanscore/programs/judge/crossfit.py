@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -27,11 +28,12 @@ import numpy.typing as npt
 from ...errors import OptionError
 from ...stages.judging import Mismatch
 from .acceptance import Acceptance
+from .agnostic import AGNOSTIC_FEATURES, agnostic_features, agnostic_rule
 from .classifier import EntityClassifier, get_backend
 from .corpus import Corpus, block_of, block_starts, entity_examples, held_out, holdout_groups
-from .features import Lexicon, features
-from .judgements import Judgement, accepts, check_user, locate
-from .model import Rule, SpanJudge, rule_probability
+from .features import Lexicon
+from .judgements import Judgement, accepts, check_labels, check_user, locate
+from .model import Rule, SpanJudge, feature_names, features_of, rule_probability
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -43,6 +45,7 @@ class BackendTrainer:
     """Trains a backend's classifier on the gold mentions of a corpus (and its ``other`` sample)."""
 
     def __init__(self, backend: str = "tfidf", seed: int = 0) -> None:
+        check_seed(seed)
         self.spec = get_backend(backend)
         self.seed = seed
 
@@ -58,6 +61,16 @@ def _fit(train: Trainer, corpus: Corpus, init: EntityClassifier | None) -> Entit
     if isinstance(train, BackendTrainer):
         return train(corpus, init)
     return train(corpus)
+
+
+def check_seed(seed: int) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise OptionError(f"--seed must be a whole number, 0 or more, not {seed!r}")
+
+
+def check_folds(folds: int) -> None:
+    if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
+        raise OptionError(f"--folds must be a whole number, 2 or more, not {folds!r}")
 
 
 def units_in(corpus: Corpus, judgements: Sequence[Judgement]) -> IntArray:
@@ -90,6 +103,9 @@ class Prepared:
     x: FloatArray
     rule_probability: FloatArray
     holdouts: int  # classifiers trained for the judged sentences of the corpus
+    # The type-agnostic features and rule of the same judgements, for a typed judge's fallback model.
+    agnostic_x: FloatArray | None = None
+    agnostic_probability: FloatArray | None = None
 
     def accepted(self, user: str) -> npt.NDArray[np.bool_]:
         return accepts(self.judgements, user)
@@ -99,11 +115,39 @@ class Prepared:
         idx = np.asarray(rows, dtype=np.int64)
         return Acceptance.fit(
             self.x[idx], [self.items[k] for k in idx.tolist()], self.rule_probability[idx],
-            self.accepted(user)[idx], user, reviewers,
+            self.accepted(user)[idx], user, reviewers, feature_names(self.rule),
         )
 
-    def judge(self, acceptance: Acceptance | None = None) -> SpanJudge:
-        return SpanJudge(self.classifier, self.lexicon, rule=self.rule, acceptance=acceptance)
+    def agnostic_acceptance(
+        self, rows: Sequence[int] | IntArray, user: str, reviewers: tuple[str, ...] = ()
+    ) -> Acceptance | None:
+        """A typed judge's type-agnostic model, learned from the same judgements (none for an
+        agnostic judge, whose own model is the agnostic one)."""
+        if self.agnostic_x is None or self.agnostic_probability is None:
+            return None
+        idx = np.asarray(rows, dtype=np.int64)
+        return Acceptance.fit(
+            self.agnostic_x[idx], [self.items[k] for k in idx.tolist()], self.agnostic_probability[idx],
+            self.accepted(user)[idx], user, reviewers, AGNOSTIC_FEATURES,
+        )
+
+    def judge(
+        self,
+        acceptance: Acceptance | None = None,
+        agnostic: Acceptance | None = None,
+        corpus: Corpus | None = None,
+    ) -> SpanJudge:
+        return SpanJudge(self.classifier, self.lexicon, rule=self.rule, acceptance=acceptance, agnostic=agnostic,
+                         corpus=corpus_record(corpus) if corpus is not None else None)
+
+
+def corpus_record(corpus: Corpus) -> dict[str, Any]:
+    """What a judge file says of its training corpus."""
+    return {
+        "path": corpus.path,
+        "sentences": len(corpus),
+        "mentions": sum(len(s.mentions) for s in corpus.sentences),
+    }
 
 
 def prepare(
@@ -120,8 +164,11 @@ def prepare(
     classifier = trainer(corpus)
     lexicon = Lexicon.build(corpus)
     items = [j.mismatch() for j in judgements]
-    x = features(items, classifier, lexicon)  # judgements of sentences outside the corpus keep these
+    x = features_of(items, classifier, lexicon, rule)  # judgements of sentences outside the corpus keep these
     p = rule_probability(items, classifier, rule)
+    typed = rule != "agnostic"
+    xa = agnostic_features(items, classifier) if typed else None
+    pa = agnostic_rule(items, classifier) if typed else None
     units = units_in(corpus, judgements)
     groups = holdout_groups(corpus, units[units >= 0].tolist(), share)
     for group in groups:
@@ -130,9 +177,12 @@ def prepare(
         mine = np.flatnonzero(np.isin(units, group))
         subset = [items[k] for k in mine.tolist()]
         other = _fit(trainer, sub, classifier)
-        x[mine] = features(subset, other, Lexicon.build(sub))
+        x[mine] = features_of(subset, other, Lexicon.build(sub), rule)
         p[mine] = rule_probability(subset, other, rule)
-    return Prepared(classifier, lexicon, rule, tuple(judgements), tuple(items), x, p, len(groups))
+        if xa is not None and pa is not None:
+            xa[mine] = agnostic_features(subset, other)
+            pa[mine] = agnostic_rule(subset, other)
+    return Prepared(classifier, lexicon, rule, tuple(judgements), tuple(items), x, p, len(groups), xa, pa)
 
 
 def train_judge(
@@ -154,15 +204,19 @@ def train_judge(
     far to depart from it (``acceptance.py``). Judged sentences that are in ``corpus`` get
     features from classifiers that left out their passages, each at most ``1 / folds`` of it.
     """
-    del judgements_path  # judgements need not come from the corpus: nothing to refuse here
-    if folds < 2:
-        raise OptionError(f"--folds must be at least 2, not {folds}")
+    check_folds(folds)
     train = trainer or backend_trainer(backend, seed)
     if not judgements:
-        return SpanJudge(train(corpus), Lexicon.build(corpus), rule=rule)
+        return SpanJudge(train(corpus), Lexicon.build(corpus), rule=rule, corpus=corpus_record(corpus))
     check_user(user)
+    if rule != "agnostic":
+        # a typed judge learns what users accept of its corpus's types; the agnostic one reads no type
+        check_labels(judgements, corpus, judgements_path)
     prepared = prepare(corpus, judgements, rule=rule, trainer=train, share=1.0 / folds)
-    return prepared.judge(prepared.acceptance(range(len(judgements)), user, reviewers))
+    rows = range(len(judgements))
+    return prepared.judge(
+        prepared.acceptance(rows, user, reviewers), prepared.agnostic_acceptance(rows, user, reviewers), corpus
+    )
 
 
 @dataclass(frozen=True)
@@ -226,7 +280,7 @@ def fold_data(
         fold,
         pool,
         prepared,
-        features(test, prepared.classifier, prepared.lexicon) if learn else np.zeros((len(test), 0)),
+        features_of(test, prepared.classifier, prepared.lexicon, rule) if learn else np.zeros((len(test), 0)),
         rule_probability(test, prepared.classifier, rule),
     )
 
@@ -250,6 +304,7 @@ def cross_fit(
     """
     if learn:
         check_user(user)
+    check_folds(folds)
     train = trainer or backend_trainer(backend, seed)
     plan, _ = fold_plan(corpus, judgements, folds=folds, path=path)
     items = [j.mismatch() for j in judgements]
