@@ -467,7 +467,7 @@ def test_minilm_backend(corpus: Corpus, judgements: list[Judgement], tmp_path: P
     assert judge.name == "minilm-contains"
     judge.save(tmp_path / "minilm.npz")
     loaded = load_judge(tmp_path / "minilm.npz")
-    items = [j.mismatch() for j in judgements[:40]]
+    items = [j.mismatch() for j in judgements if j.gold_label in judge.types][:40]
     np.testing.assert_allclose(loaded.accept_probability(items), judge.accept_probability(items), atol=1e-6)
 
 

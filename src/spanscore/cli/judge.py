@@ -177,15 +177,24 @@ def benchmark_command(
         click.echo(json.dumps(data, indent=2))
         return
     blocks = [(data["judge"], data)] + [(k, v) for k, v in data.get("baselines", {}).items()]
-    how = f"{folds} block folds" if judge_path is None else f"judge file {judge_path}"
-    click.echo(f"{data['judgements']} judgements, {how}, {data['seconds']:.1f} s")
-    head = ("judge", "user", "precision", "recall", "disagree", "AUC", "accepts")
-    click.echo(f"{head[0]:28s} {head[1]:10s} " + " ".join(f"{h:>9s}" for h in head[2:]))
+    how = data.get("crossfit") or f"judge file {judge_path}"
+    click.echo(f"{data['judgements']} judgements; {how}; {data['seconds']:.1f} s")
+    head = ("judge", "user", "precision (95%)", "recall (95%)", "disagree", "AUC (95%)", "accepts")
+    click.echo(f"{head[0]:28s} {head[1]:10s} {head[2]:>19s} {head[3]:>19s} {head[4]:>9s} {head[5]:>19s} {head[6]:>8s}")
+    users = ["both"] if data["users_coincide"] else USER_CHOICES
     for name, block in blocks:
-        for u in USER_CHOICES:
+        for u in users:
             b = block[u]
-            values = (b["precision"], b["recall"], b["disagreement"], b["auc"], b["judge_accepts"])
-            click.echo(f"{name:28s} {u:10s} " + " ".join(f"{_fmt(v):>9s}" for v in values))
+            ci = b.get("intervals", {})
+
+            def cell(key: str, b: dict[str, Any] = b, ci: dict[str, Any] = ci) -> str:
+                lo, hi = ci.get(key, (None, None))
+                return f"{_fmt(b[key])} ({_fmt(lo).strip()}-{_fmt(hi).strip()})"
+
+            click.echo(f"{name:28s} {u:10s} {cell('precision'):>19s} {cell('recall'):>19s} "
+                       f"{_fmt(b['disagreement']):>9s} {cell('auc'):>19s} {_fmt(b['judge_accepts']):>8s}")
+    for warning in data.get("warnings", []):
+        click.echo(f"warning: {warning}", err=True)
 
 
 def _sizes(text: str) -> list[int | None]:

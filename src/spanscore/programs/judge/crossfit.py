@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...errors import OptionError
+from ...errors import InputError, OptionError
 from ...stages.judging import Mismatch
 from .acceptance import Acceptance
 from .agnostic import AGNOSTIC_FEATURES, agnostic_features, agnostic_rule
@@ -321,4 +321,77 @@ def cross_fit(
         acceptance = data.prepared.acceptance(range(data.pool.shape[0]), user)
         test = [items[k] for k in fold.rows.tolist()]
         out[fold.rows] = acceptance.predict(data.test_x, test, data.test_rule)
+    return out
+
+
+def outside(corpus: Corpus, judgements: Sequence[Judgement]) -> bool:
+    """Whether the corpus holds none of the judged sentences (a review of a dev or test split
+    against the training split): then the corpus's judge never saw them, and only an acceptance
+    model needs cross-fitting. A corpus that holds some of them and not others is refused."""
+    units = units_in(corpus, judgements)
+    if (units >= 0).all():
+        return False
+    if (units < 0).all():
+        return True
+    inside = judgements[int(np.flatnonzero(units >= 0)[0])]
+    away = judgements[int(np.flatnonzero(units < 0)[0])]
+    raise InputError(
+        f"judged sentences of line {inside.line} and line {away.line}: {corpus.path} holds the first but not the"
+        " second; cross-fit over the corpus that holds every judged sentence, or over a training split that holds"
+        " none of them",
+    )
+
+
+def sentence_folds(judgements: Sequence[Judgement], folds: int) -> IntArray:
+    """Fold of each judgement when the corpus holds no judged sentence: sentences in order of first
+    appearance, dealt round the folds, so that a sentence's judgements stay together."""
+    order: dict[str, int] = {}
+    for j in judgements:
+        order.setdefault(j.sentence, len(order))
+    return np.array([order[j.sentence] % folds for j in judgements], dtype=np.int64)
+
+
+def cross_fit_outside(
+    corpus: Corpus,
+    judgements: Sequence[Judgement],
+    *,
+    backend: str = "tfidf",
+    rule: Rule = "contains",
+    learn: bool = False,
+    user: str = "forgiving",
+    folds: int = 5,
+    seed: int = 0,
+    trainer: Trainer | None = None,
+    path: str = "judgements",
+) -> FloatArray:
+    """Acceptance probabilities of judgements made on sentences outside ``corpus``: one judge
+    trained on the whole corpus; with ``learn``, its acceptance model cross-fitted over folds of
+    the judged sentences (``sentence_folds``), each fold scored by a model that learned from the
+    other folds' scores only."""
+    check_folds(folds)
+    if learn:
+        check_user(user)
+    if rule != "agnostic":
+        check_labels(judgements, corpus, path)
+    train = trainer or backend_trainer(backend, seed)
+    classifier = train(corpus)
+    lexicon = Lexicon.build(corpus)
+    items = [j.mismatch() for j in judgements]
+    p = rule_probability(items, classifier, rule)
+    if not learn:
+        return p
+    x = features_of(items, classifier, lexicon, rule)
+    accepted = accepts(judgements, user)
+    fold = sentence_folds(judgements, folds)
+    out = p.copy()
+    for k in range(folds):
+        test = np.flatnonzero(fold == k)
+        pool = np.flatnonzero(fold != k)
+        if test.shape[0] == 0:
+            continue
+        if pool.shape[0] == 0:
+            raise OptionError("learning from scores needs judged sentences in more than one fold")
+        model = Acceptance.fit(x[pool], [items[i] for i in pool.tolist()], p[pool], accepted[pool], user, (),
+                               feature_names(rule))
+        out[test] = model.predict(x[test], [items[i] for i in test.tolist()], p[test])
     return out

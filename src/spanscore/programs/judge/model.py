@@ -124,7 +124,9 @@ class SpanJudge:
         self.corpus = corpus
         self.unknown: Unknown = unknown
         self.written_by = written_by
-        how = f"learned-{acceptance.user}" if acceptance is not None else rule
+        how = rule if acceptance is None else f"learned-{acceptance.user}"
+        if acceptance is not None and rule == "agnostic":
+            how = f"agnostic-learned-{acceptance.user}"
         base = name or f"{classifier.backend}-{how}"
         self.base_name = base
         self.name = base + ("+agnostic" if unknown == "agnostic" and rule != "agnostic" else "")
