@@ -25,6 +25,18 @@ UNKNOWN_HELP = ("A judged mention of a type the judge was not trained on: refuse
                 "judge it with the judge's type-agnostic model (its name then ends in +agnostic).")
 
 
+def _carried(path: Path | None, backend: str) -> tuple[Any, str | None]:
+    """The type-agnostic acceptance model of a judge file, and the name of a judge carrying it."""
+    if path is None:
+        return None, None
+    source = _judge_module().load_judge(path)
+    model = source.agnostic_model()
+    if model is None:
+        raise OptionError(f"--acceptance-from {path}: judge {source.name} learned no type-agnostic model (train it"
+                          " with --scores)")
+    return model, f"{backend}-agnostic+{source.base_name}"
+
+
 def _numbers(*, seed: int | None = None, folds: int | None = None, seeds: int | None = None) -> None:
     """Refuse a bad --seed, --folds or --seeds in one line before any file is read."""
     crossfit = importlib.import_module("spanscore.programs.judge.crossfit")
@@ -70,6 +82,9 @@ def judge_group() -> None:
                                              "--user).")
 @click.option("--user", type=click.Choice(USER_CHOICES), default="forgiving", show_default=True,
               help="Whose acceptance --scores teaches: forgiving (score >= 2) or strict (>= 3).")
+@click.option("--acceptance-from", "acceptance_from", type=click.Path(dir_okay=False, path_type=Path),
+              help="With --rule agnostic: carry over the type-agnostic acceptance model of this judge file (learned on "
+                   "another corpus) instead of learning one from --scores.")
 @click.option("--folds", type=int, default=5, show_default=True,
               help="Judged sentences of TRAIN get features from classifiers that leave out at most 1/FOLDS of it.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the 'other' sample.")
@@ -83,12 +98,13 @@ def train_command(
     reviewers: str | None,
     agreed: bool,
     user: str,
+    acceptance_from: Path | None,
     folds: int,
     seed: int,
 ) -> None:
     """Train a judge on the gold mentions of TRAIN (CoNLL) and write it to a file; with --scores, a
     judge that starts from the rule and learns from human scores."""
-    refuse_overwrite(output, train, scores_path)
+    refuse_overwrite(output, train, scores_path, acceptance_from)
     _numbers(seed=seed, folds=folds)
     if scores_path is None and (reviewers is not None or agreed):
         raise OptionError("--reviewers and --agreed choose among the verdicts of --scores: give --scores")
@@ -102,8 +118,9 @@ def train_command(
                               path=str(scores_path))
         rows, names = list(selection.judgements), selection.reviewers
         click.echo(f"scores: {selection.describe(user)}", err=True)
+    fixed, name = _carried(acceptance_from, backend)
     judge = jm.train_judge(corpus, backend=backend, rule=rule, judgements=rows, user=user, folds=folds, seed=seed,
-                           judgements_path=str(scores_path), reviewers=names)
+                           judgements_path=str(scores_path), reviewers=names, fixed=fixed, name=name)
     judge.save(output)
     click.echo(f"judge {judge.name} written to {output} ({time.perf_counter() - t0:.1f} s)", err=True)
 
@@ -126,6 +143,9 @@ def train_command(
 @click.option("--folds", type=int, default=5, show_default=True, help="Contiguous blocks of sentences.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the 'other' sample.")
 @click.option("--baselines", is_flag=True, help="Also report the accept-all and reject-all judges.")
+@click.option("--acceptance-from", "acceptance_from", type=click.Path(dir_okay=False, path_type=Path),
+              help="With --train and --rule agnostic: each cross-fitted classifier carries this judge file's "
+                   "type-agnostic acceptance model (learned on another corpus).")
 @click.option("--judge-unknown", type=click.Choice(["refuse", "agnostic"]), default="refuse", show_default=True,
               help=UNKNOWN_HELP + " With --judge only.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -141,6 +161,7 @@ def benchmark_command(
     folds: int,
     seed: int,
     baselines: bool,
+    acceptance_from: Path | None,
     judge_unknown: str,
     as_json: bool,
 ) -> None:
@@ -156,6 +177,8 @@ def benchmark_command(
         ctx = click.get_current_context()
         given = [f"--{name}" for name in ("backend", "rule", "learn", "user", "folds", "seed")
                  if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT]
+        if acceptance_from is not None:
+            given.append("--acceptance-from")
         if given:
             raise OptionError(f"{', '.join(given)}: for cross-fitting with --train; --judge measures the file as it is")
         judge = jm.load_judge(judge_path).with_unknown(judge_unknown)
@@ -168,10 +191,12 @@ def benchmark_command(
             )
     else:
         assert train_path is not None
+        fixed, name = _carried(acceptance_from, backend)
         corpus = jm.read_corpus(train_path, reading)
         rows = jm.read_judgements(judgements)
         result = jm.benchmark(corpus, rows, backend=backend, rule=rule, learn=learn, user=user, folds=folds,
-                              seed=seed, path=str(judgements), baselines=baselines)
+                              seed=seed, path=str(judgements), baselines=baselines, fixed=fixed,
+                              fixed_name=(name or "").split("+", 1)[-1])
     data = result.to_dict()
     if as_json:
         click.echo(json.dumps(data, indent=2))

@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...stages.judging import Judge
+from .acceptance import Acceptance
 from .corpus import Corpus
 from .crossfit import Trainer, cross_fit, cross_fit_outside, outside
 from .judgements import USERS, Judgement, accepts
@@ -206,6 +207,8 @@ def benchmark(
     trainer: Trainer | None = None,
     path: str = "judgements",
     baselines: bool = False,
+    fixed: Acceptance | None = None,
+    fixed_name: str = "carried",
 ) -> BenchmarkResult:
     """Cross-fit a judge over ``corpus`` and score it (beside the accept-all and reject-all
     judges with ``baselines``). Where the corpus holds the judged sentences, over its blocks
@@ -217,12 +220,14 @@ def benchmark(
     fit = cross_fit_outside if away else cross_fit
     p = fit(
         corpus, judgements, backend=backend, rule=rule, learn=learn, user=user, folds=folds, seed=seed,
-        trainer=trainer, path=path,
+        trainer=trainer, path=path, fixed=fixed,
     )
     how = (f"{corpus.path} holds no judged sentence: one judge trained on it"
            + (f", its acceptance model cross-fitted over {folds} folds of the judged sentences" if learn else "")
            if away else f"{folds} blocks of {corpus.path}, each scored by a judge that never saw it")
     name = f"{backend}-" + (f"{'agnostic-' if rule == 'agnostic' else ''}learned-{user}" if learn else rule)
+    if fixed is not None:
+        name = f"{backend}-agnostic+{fixed_name}"
     users = score_against_users(judgements, p)
     seconds = time.perf_counter() - t0
     others = tuple(baseline(judgements, b) for b in ("accept-all", "reject-all")) if baselines else ()

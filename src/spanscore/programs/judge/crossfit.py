@@ -73,6 +73,16 @@ def check_folds(folds: int) -> None:
         raise OptionError(f"--folds must be a whole number, 2 or more, not {folds!r}")
 
 
+def check_fixed(fixed: Acceptance | None, rule: str, learn: bool) -> None:
+    """An acceptance model from elsewhere carries across corpora only as a type-agnostic one."""
+    if fixed is None:
+        return
+    if rule != "agnostic" or tuple(fixed.feature_names) != AGNOSTIC_FEATURES:
+        raise OptionError("--acceptance-from: a type-agnostic model goes with --rule agnostic")
+    if learn:
+        raise OptionError("--acceptance-from and --learn: the acceptance model is either carried over or learned")
+
+
 def units_in(corpus: Corpus, judgements: Sequence[Judgement]) -> IntArray:
     """The sentence of ``corpus`` each judgement was made on (its ``sentence_index`` when that
     sentence has the judged text, else the first with it), or -1 where none has its text."""
@@ -197,6 +207,8 @@ def train_judge(
     trainer: Trainer | None = None,
     judgements_path: str = "judgements",
     reviewers: tuple[str, ...] = (),
+    fixed: Acceptance | None = None,
+    name: str | None = None,
 ) -> SpanJudge:
     """A judge from a training corpus, and optionally an acceptance model from human scores.
 
@@ -205,9 +217,13 @@ def train_judge(
     features from classifiers that left out their passages, each at most ``1 / folds`` of it.
     """
     check_folds(folds)
+    check_fixed(fixed, rule, False)
     train = trainer or backend_trainer(backend, seed)
+    if fixed is not None and judgements:
+        raise OptionError("--acceptance-from and --scores: the acceptance model is either carried over or learned")
     if not judgements:
-        return SpanJudge(train(corpus), Lexicon.build(corpus), rule=rule, corpus=corpus_record(corpus))
+        return SpanJudge(train(corpus), Lexicon.build(corpus), rule=rule, corpus=corpus_record(corpus),
+                         acceptance=fixed, name=name)
     check_user(user)
     if rule != "agnostic":
         # a typed judge learns what users accept of its corpus's types; the agnostic one reads no type
@@ -297,11 +313,15 @@ def cross_fit(
     seed: int = 0,
     trainer: Trainer | None = None,
     path: str = "judgements",
+    fixed: Acceptance | None = None,
 ) -> FloatArray:
     """Each judgement's acceptance probability from judges that never saw its block.
 
-    ``learn`` adds the acceptance model learned from the other blocks' human scores (for ``user``).
+    ``learn`` adds the acceptance model learned from the other blocks' human scores (for ``user``);
+    ``fixed`` instead applies an acceptance model learned elsewhere (another domain's type-agnostic
+    model) to each block's classifier.
     """
+    check_fixed(fixed, rule, learn)
     if learn:
         check_user(user)
     check_folds(folds)
@@ -313,6 +333,11 @@ def cross_fit(
         if fold.rows.shape[0] == 0:
             continue
         data = fold_data(corpus, judgements, fold, rule=rule, trainer=train, learn=learn, share=1.0 / folds)
+        if fixed is not None:
+            test = [items[k] for k in fold.rows.tolist()]
+            x = features_of(test, data.prepared.classifier, data.prepared.lexicon, rule)
+            out[fold.rows] = fixed.predict(x, test, data.test_rule)
+            continue
         if not learn:
             out[fold.rows] = data.test_rule
             continue
@@ -363,6 +388,7 @@ def cross_fit_outside(
     seed: int = 0,
     trainer: Trainer | None = None,
     path: str = "judgements",
+    fixed: Acceptance | None = None,
 ) -> FloatArray:
     """Acceptance probabilities of judgements made on sentences outside ``corpus``: one judge
     trained on the whole corpus; with ``learn``, its acceptance model cross-fitted over folds of
@@ -378,6 +404,9 @@ def cross_fit_outside(
     lexicon = Lexicon.build(corpus)
     items = [j.mismatch() for j in judgements]
     p = rule_probability(items, classifier, rule)
+    check_fixed(fixed, rule, learn)
+    if fixed is not None:
+        return fixed.predict(features_of(items, classifier, lexicon, rule), items, p)
     if not learn:
         return p
     x = features_of(items, classifier, lexicon, rule)

@@ -139,6 +139,11 @@ class SpanJudge:
             written_by=self.written_by,
         )
 
+    def agnostic_model(self) -> Acceptance | None:
+        """The judge's type-agnostic acceptance model, which another corpus's agnostic judge can
+        carry over (``judge train --rule agnostic --acceptance-from``)."""
+        return self.acceptance if self.rule == "agnostic" else self.agnostic
+
     def unknown_types(self, items: Sequence[Mismatch]) -> list[str]:
         """Labels of ``items`` that are not types of the judge's corpus (none for an agnostic judge)."""
         if self.rule == "agnostic":
