@@ -40,6 +40,123 @@ PAPER_VERDICTS: tuple[tuple[str, str, bool], ...] = (
 )
 
 
+# The helper's own Good/Bad verdicts on the 107 partial (0.5-credit) overlap pairs of the paper's
+# tagger on BTC *test* (partial_test_overlap.csv, in its order), made under the paper's guidelines
+# (section 5.3): Good where the prediction names the same entity, drops or adds punctuation, an @
+# or # sign, a title or a qualifier, or names a clearly connected more general entity, or one of a
+# group; Bad where it names another entity (a town for a club, a brand for a person, an event for
+# a place) or cuts a name into another ("Zealand"). 91 Good, 16 Bad.
+OWN_TEST_VERDICTS: tuple[tuple[str, str, bool], ...] = (
+    ('the New York Times', 'New York Times', True),
+    ('@ NTThunderFC', 'NTThunderFC', True),
+    ('@ NRLKnights', 'NRLKnights', True),
+    ('@ shellity', 'shellity', True),
+    ("Australia 's", 'Australia', True),
+    ('rural Australia', 'Australia', True),
+    ('Jasmin 1', 'Jasmin', True),
+    ('david', 'david . higgins', True),
+    ('@ google', 'google', True),
+    ('Hawkesbury', 'Hawkesbury International', False),
+    ('Doc Neeson', 'RIP Doc Neeson', True),
+    ('the Liberal party', 'Liberal party', True),
+    ('@ anna_lisa68', 'anna_lisa68', True),
+    ('@ PolarisPrize', 'PolarisPrize', True),
+    ('@ Twitter', 'Twitter', True),
+    ('@ DinaPugliese', 'DinaPugliese', True),
+    ('PNemcova', '@ . PNemcova', True),
+    ('@ Wyclef', 'Wyclef', True),
+    ('@ GabsElisa', 'GabsElisa', True),
+    ('Vale Lauren Bacall', 'Lauren Bacall', True),
+    ('Shawville , Que', 'Shawville', True),
+    ('OTT', 'OTT GM', False),
+    ('TSN', 'TSN 2', True),
+    ('@ aleboniz19', 'aleboniz19', True),
+    ('@ howiemandel', 'howiemandel', True),
+    ('@ harneymike', 'harneymike', True),
+    ('@ FIBA', 'FIBA', True),
+    ('@ justincoit', 'justincoit', True),
+    ('Pedro', 'Grande Pedro', False),
+    ('CARTER V', 'CARTER', True),
+    ('Las Vegas , NV', 'Las Vegas', True),
+    ('@ KatyCatChloe', 'KatyCatChloe', True),
+    ('Toronto Blue Jay', 'Toronto Blue', False),
+    ('the Huxley', 'Huxley', True),
+    ('@ waynecoyne @ katy_weaver', '@ waynecoyne', True),
+    ('@ radiodisney', 'radiodisney', True),
+    ('Montpellier , France', 'Montpellier', True),
+    ('Kardashian', 'Kardashian Kollection', False),
+    ('@ questlove', 'questlove', True),
+    ('@ ArtbeatPT', 'ArtbeatPT', True),
+    ('Obama', 'President Obama', True),
+    ('The Royal Albert Hall', 'Albert Hall', True),
+    ('@ RadioDisney', '@ RadioDisney Music', True),
+    ('Inyama', '#nigeria Inyama', True),
+    ('Real Madrid #RSORealMadrid', 'Madrid', False),
+    ('#africa', '#africa Koreans', False),
+    ('@ TODAYshow', '@ TODAYshow Plaza', False),
+    ('Coppinger', 'Ruth Coppinger', True),
+    ('Dana', 'Dana herself', True),
+    ('@ rivadanetworks', 'rivadanetworks', True),
+    ('RTE', 'RTE Player', True),
+    ('Roscommon- South Leitrim', 'South Leitrim', False),
+    ('@ EamonGilmore', 'EamonGilmore', True),
+    ('@ FineGael', 'FineGael', True),
+    ('Alliance Party', 'Alliance Party Offices', True),
+    ('Wellington', 'Wellington iridewgtn', True),
+    ('Cadbury', 'Cadbury #DreamFactory', True),
+    ('@ Brooke_hs', 'Brooke_hs', True),
+    ('New Zealand', 'Zealand', False),
+    ('@ RuminatorNZ @ stevenljoyce @ DavidCunliffeMP', '@ RuminatorNZ', True),
+    ('Labour', 'Labour & Greens', True),
+    ('Sir Les P', 'Les P', True),
+    ('@ TheOfficial2XU', 'TheOfficial2XU', True),
+    ('@ CoryJane1080 @ 4LittleJanes', '@ CoryJane1080', True),
+    ('ABC 1', 'ABC', True),
+    ('Be Playa Hotel', 'Playa Hotel', True),
+    ('@ mignon138', 'mignon138', True),
+    ('New Zealand', 'Miss Universe New Zealand', False),
+    ('@ 4LittleJanes', '4LittleJanes', True),
+    ('Waiariki Institute Rotorua', 'Waiariki Institute', True),
+    ('Waiariki Institute of Tec', 'Waiariki Institute', True),
+    ('AJ Tay Tay', 'Tay Tay', True),
+    ('Cheviot , Hurunui District', 'Hurunui District', True),
+    ('David', 'David & Margaret', True),
+    ('Costa del Crime', 'Costa', False),
+    ('@ PSV', 'PSV', True),
+    ('chloe @ chloesmith', '@ chloesmith', True),
+    ('Bnmth Uni', 'Bnmth Uni & Arts Uni', True),
+    ('Community Council', "Queen 's Park Community Council", True),
+    ('Schalke', 'Schalke 1', True),
+    ('Cardiff', 'Cardiff XI', True),
+    ('John', 'John ; Gunnarsson', False),
+    ('@ scottishlabour', 'scottishlabour', True),
+    ('Regents Park Royal Green Jackets Band', 'Green Jackets Band', True),
+    ('Labour team Hammersmith', 'Labour', True),
+    ('@ UKLabour', '@ UKLabour Govt', True),
+    ('FA commission', 'FA', True),
+    ('Stretford Fire Station', '@ Stretford Fire Station #safertraffordstreets', True),
+    ('Unite', 'Unite union', True),
+    ('BBC World', 'BBC', True),
+    ("St Matthew 's Church", "St Matthew 's Church Summer Fête", False),
+    ('@ bournemouthrotary', '@ bournemouthrotary Club', True),
+    ('@ MistressStan', '@ MistressStan Moran', True),
+    ('Tottenham Tories', 'Tottenham', False),
+    ('HoC', 'HoC #JHA', True),
+    ('The Marx Brothers', 'Marx Brothers', True),
+    ('@ USCAnnenberg', 'USCAnnenberg Alumni', False),
+    ('@ USC', 'USC', True),
+    ('Mo', 'Mo .', True),
+    ('@ ONA', 'ONA Board', True),
+    ('@ farano', 'farano', True),
+    ('Prof Colin Blakemore', 'Colin Blakemore', True),
+    ('NASW', 'NASW board', True),
+    ('City of Norfolk', 'Norfolk', True),
+    ('Jan Leach', 'Professor Jan Leach', True),
+    ('Governor Rick Perry', 'Rick Perry', True),
+    ('SJMC', 'SJMC & FPC', True),
+)
+
+
 def _tweets(path: Path) -> list[tuple[list[str], list[tuple[int, int, str]]]]:
     out = []
     for block in path.read_text(encoding="utf-8").strip("\n").split("\n\n"):
@@ -59,12 +176,14 @@ def _tweets(path: Path) -> list[tuple[list[str], list[tuple[int, int, str]]]]:
     return out
 
 
-def btc_paper_judgements(btc_dev: Path) -> list[dict[str, object]]:
-    """Each verdict as a judgement (Good 5, Bad 1) on the first BTC dev tweet holding the gold
+def btc_paper_judgements(
+    btc_split: Path, verdicts: tuple[tuple[str, str, bool], ...] = PAPER_VERDICTS, prefix: str = "btc-dev"
+) -> list[dict[str, object]]:
+    """Each verdict as a judgement (Good 5, Bad 1) on the first tweet of the split holding the gold
     mention with the prediction inside or around it."""
-    tweets = _tweets(btc_dev)
+    tweets = _tweets(btc_split)
     out = []
-    for n, (gold, pred, good) in enumerate(PAPER_VERDICTS):
+    for n, (gold, pred, good) in enumerate(verdicts):
         found = None
         for index, (tokens, mentions) in enumerate(tweets):
             for s, e, label in mentions:
@@ -80,7 +199,7 @@ def btc_paper_judgements(btc_dev: Path) -> list[dict[str, object]]:
             if found:
                 break
         if found is None:
-            raise LookupError(f"verdict {n}: {gold!r} / {pred!r} is not in {btc_dev}")
+            raise LookupError(f"verdict {n}: {gold!r} / {pred!r} is not in {btc_split}")
         index, tokens, s, e, ps, _pe, label = found
 
         def offset(i: int, tokens: list[str] = tokens) -> int:
@@ -88,7 +207,7 @@ def btc_paper_judgements(btc_dev: Path) -> list[dict[str, object]]:
 
         sentence = " ".join(tokens)
         out.append({
-            "id": f"btc-dev-{n}", "sentence_index": index, "sentence": sentence,
+            "id": f"{prefix}-{n}", "sentence_index": index, "sentence": sentence,
             "gold_text": gold, "gold_label": label, "gold_start": offset(s), "gold_end": offset(s) + len(gold),
             "pred_text": pred, "pred_start": offset(ps), "pred_end": offset(ps) + len(pred),
             "score": 5 if good else 1,
@@ -98,4 +217,10 @@ def btc_paper_judgements(btc_dev: Path) -> list[dict[str, object]]:
 
 def write_btc_paper_judgements(btc_dev: Path, path: Path) -> Path:
     path.write_text("".join(json.dumps(row) + "\n" for row in btc_paper_judgements(btc_dev)), encoding="utf-8")
+    return path
+
+
+def write_own_test_judgements(btc_test: Path, path: Path) -> Path:
+    rows = btc_paper_judgements(btc_test, OWN_TEST_VERDICTS, "btc-test")
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     return path

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 pytest.importorskip("sklearn")
 
-from judge_domains import PAPER_VERDICTS, write_btc_paper_judgements
+from judge_domains import OWN_TEST_VERDICTS, PAPER_VERDICTS, write_btc_paper_judgements, write_own_test_judgements
 
 from spanscore.cli.main import cli
 from spanscore.programs.judge import SpanJudge, load_judge, read_corpus, read_judgements, train_judge
@@ -69,6 +69,35 @@ def medical(medmentions: Path, work: Path) -> Path:
     path = work / "medical.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+@pytest.fixture(scope="module")
+def own(btc: Path, work: Path) -> Path:
+    return write_own_test_judgements(btc / "test.txt", work / "btc-own.jsonl")
+
+
+def test_own_verdicts_are_located_in_btc_test(own: Path) -> None:
+    rows = read_judgements(own)
+    assert len(rows) == len(OWN_TEST_VERDICTS) == 107
+    assert sum(r.score == 5 for r in rows) == 91 and sum(r.score == 1 for r in rows) == 16
+
+
+def test_type_agnostic_judge_is_never_below_the_rule_on_own_btc_verdicts(btc_train: Path, own: Path) -> None:
+    """On the 107 held-out BTC test pairs (judged tweets outside the training split; the learned
+    judge cross-fitted over five folds of the judged tweets), over seeds of the classifier's
+    'other' sample: the agnostic rule, and the agnostic judge learned from the other folds'
+    verdicts, are never below the typed rule in F1; the learned one not in AUC either."""
+    from spanscore.programs.judge import benchmark
+
+    corpus = read_corpus(btc_train)
+    rows = read_judgements(own)
+    for seed in (0, 1, 2):
+        rule = benchmark(corpus, rows, rule="contains", seed=seed).users["forgiving"]
+        agnostic = benchmark(corpus, rows, rule="agnostic", seed=seed).users["forgiving"]
+        learned = benchmark(corpus, rows, rule="agnostic", learn=True, seed=seed).users["forgiving"]
+        assert _f1(agnostic) >= _f1(rule), (seed, rule, agnostic)
+        assert _f1(learned) >= _f1(rule), (seed, rule, learned)
+        assert learned["auc"] >= rule["auc"], (seed, rule, learned)
 
 
 def test_the_paper_verdicts_are_located_in_btc_dev(paper: Path) -> None:
