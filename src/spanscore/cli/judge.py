@@ -20,6 +20,32 @@ from .options import reading_options, refuse_overwrite
 
 BACKEND_CHOICES = ["tfidf", "minilm"]
 USER_CHOICES = ["forgiving", "strict"]
+RULE_CHOICES = ["contains", "classifier", "agnostic"]
+UNKNOWN_HELP = ("A judged mention of a type the judge was not trained on: refuse (one line naming the types), or "
+                "judge it with the judge's type-agnostic model (its name then ends in +agnostic).")
+
+
+def _carried(path: Path | None, backend: str) -> tuple[Any, str | None]:
+    """The type-agnostic acceptance model of a judge file, and the name of a judge carrying it."""
+    if path is None:
+        return None, None
+    source = _judge_module().load_judge(path)
+    model = source.agnostic_model()
+    if model is None:
+        raise OptionError(f"--acceptance-from {path}: judge {source.name} learned no type-agnostic model (train it"
+                          " with --scores)")
+    return model, f"{backend}-agnostic+{source.base_name}"
+
+
+def _numbers(*, seed: int | None = None, folds: int | None = None, seeds: int | None = None) -> None:
+    """Refuse a bad --seed, --folds or --seeds in one line before any file is read."""
+    crossfit = importlib.import_module("spanscore.programs.judge.crossfit")
+    if seed is not None:
+        crossfit.check_seed(seed)
+    if folds is not None:
+        crossfit.check_folds(folds)
+    if seeds is not None and seeds < 1:
+        raise OptionError(f"--seeds must be a whole number, 1 or more, not {seeds}")
 
 
 def _judge_module() -> Any:
@@ -43,9 +69,10 @@ def judge_group() -> None:
 @reading_options(repair=False)
 @click.option("--backend", type=click.Choice(BACKEND_CHOICES), default="tfidf", show_default=True,
               help="Entity classifier: character n-gram TF-IDF, or MiniLM embeddings (needs torch).")
-@click.option("--rule", type=click.Choice(["contains", "classifier"]), default="contains", show_default=True,
+@click.option("--rule", type=click.Choice(RULE_CHOICES), default="contains", show_default=True,
               help="Decision without human scores: classifier = Nejadgholi et al.'s (top class is the label); contains "
-                   "also accepts every prediction that contains the gold span.")
+                   "also accepts every prediction that contains the gold span; agnostic reads no type (for other "
+                   "domains and types).")
 @click.option("--scores", "scores_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Human scores to learn from: a review export (spanscore review export -o FILE.jsonl) or JSONL "
                    "as medmentions-expert.")
@@ -55,6 +82,9 @@ def judge_group() -> None:
                                              "--user).")
 @click.option("--user", type=click.Choice(USER_CHOICES), default="forgiving", show_default=True,
               help="Whose acceptance --scores teaches: forgiving (score >= 2) or strict (>= 3).")
+@click.option("--acceptance-from", "acceptance_from", type=click.Path(dir_okay=False, path_type=Path),
+              help="With --rule agnostic: carry over the type-agnostic acceptance model of this judge file (learned on "
+                   "another corpus) instead of learning one from --scores.")
 @click.option("--folds", type=int, default=5, show_default=True,
               help="Judged sentences of TRAIN get features from classifiers that leave out at most 1/FOLDS of it.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the 'other' sample.")
@@ -68,12 +98,14 @@ def train_command(
     reviewers: str | None,
     agreed: bool,
     user: str,
+    acceptance_from: Path | None,
     folds: int,
     seed: int,
 ) -> None:
     """Train a judge on the gold mentions of TRAIN (CoNLL) and write it to a file; with --scores, a
     judge that starts from the rule and learns from human scores."""
-    refuse_overwrite(output, train, scores_path)
+    refuse_overwrite(output, train, scores_path, acceptance_from)
+    _numbers(seed=seed, folds=folds)
     if scores_path is None and (reviewers is not None or agreed):
         raise OptionError("--reviewers and --agreed choose among the verdicts of --scores: give --scores")
     jm = _judge_module()
@@ -86,8 +118,9 @@ def train_command(
                               path=str(scores_path))
         rows, names = list(selection.judgements), selection.reviewers
         click.echo(f"scores: {selection.describe(user)}", err=True)
+    fixed, name = _carried(acceptance_from, backend)
     judge = jm.train_judge(corpus, backend=backend, rule=rule, judgements=rows, user=user, folds=folds, seed=seed,
-                           judgements_path=str(scores_path), reviewers=names)
+                           judgements_path=str(scores_path), reviewers=names, fixed=fixed, name=name)
     judge.save(output)
     click.echo(f"judge {judge.name} written to {output} ({time.perf_counter() - t0:.1f} s)", err=True)
 
@@ -101,8 +134,8 @@ def train_command(
 @reading_options(repair=False)
 @click.option("--backend", type=click.Choice(BACKEND_CHOICES), default="tfidf", show_default=True,
               help="Entity classifier backend.")
-@click.option("--rule", type=click.Choice(["contains", "classifier"]), default="contains", show_default=True,
-              help="Decision rule of a judge that does not learn from the scores.")
+@click.option("--rule", type=click.Choice(RULE_CHOICES), default="contains", show_default=True,
+              help="Decision rule of a judge that does not learn from the scores (agnostic: type-agnostic).")
 @click.option("--learn/--no-learn", default=False, show_default=True,
               help="Also learn an acceptance model from the human scores (cross-fitted, nested).")
 @click.option("--user", type=click.Choice(USER_CHOICES), default="forgiving", show_default=True,
@@ -110,6 +143,11 @@ def train_command(
 @click.option("--folds", type=int, default=5, show_default=True, help="Contiguous blocks of sentences.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the 'other' sample.")
 @click.option("--baselines", is_flag=True, help="Also report the accept-all and reject-all judges.")
+@click.option("--acceptance-from", "acceptance_from", type=click.Path(dir_okay=False, path_type=Path),
+              help="With --train and --rule agnostic: each cross-fitted classifier carries this judge file's "
+                   "type-agnostic acceptance model (learned on another corpus).")
+@click.option("--judge-unknown", type=click.Choice(["refuse", "agnostic"]), default="refuse", show_default=True,
+              help=UNKNOWN_HELP + " With --judge only.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def benchmark_command(
     judgements: Path,
@@ -123,6 +161,8 @@ def benchmark_command(
     folds: int,
     seed: int,
     baselines: bool,
+    acceptance_from: Path | None,
+    judge_unknown: str,
     as_json: bool,
 ) -> None:
     """Measure a judge against the human scores in JUDGEMENTS: one cross-fitted over --train (never
@@ -130,14 +170,20 @@ def benchmark_command(
     jm = _judge_module()
     if (train_path is None) == (judge_path is None):
         raise OptionError("give --train (cross-fit a judge over that corpus) or --judge (measure a judge file)")
+    _numbers(seed=seed, folds=folds)
+    if judge_path is None and judge_unknown != "refuse":
+        raise OptionError("--judge-unknown: for a judge file (--judge); --train trains on the judged types")
     if judge_path is not None:
         ctx = click.get_current_context()
         given = [f"--{name}" for name in ("backend", "rule", "learn", "user", "folds", "seed")
                  if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT]
+        if acceptance_from is not None:
+            given.append("--acceptance-from")
         if given:
             raise OptionError(f"{', '.join(given)}: for cross-fitting with --train; --judge measures the file as it is")
-        judge = jm.load_judge(judge_path)
+        judge = jm.load_judge(judge_path).with_unknown(judge_unknown)
         rows = jm.read_judgements(judgements)
+        judge.check_types({r.gold_label for r in rows})
         result = jm.benchmark_judge(judge, rows)
         if baselines:
             result = dataclasses.replace(
@@ -145,24 +191,35 @@ def benchmark_command(
             )
     else:
         assert train_path is not None
+        fixed, name = _carried(acceptance_from, backend)
         corpus = jm.read_corpus(train_path, reading)
         rows = jm.read_judgements(judgements)
         result = jm.benchmark(corpus, rows, backend=backend, rule=rule, learn=learn, user=user, folds=folds,
-                              seed=seed, path=str(judgements), baselines=baselines)
+                              seed=seed, path=str(judgements), baselines=baselines, fixed=fixed,
+                              fixed_name=(name or "").split("+", 1)[-1])
     data = result.to_dict()
     if as_json:
         click.echo(json.dumps(data, indent=2))
         return
     blocks = [(data["judge"], data)] + [(k, v) for k, v in data.get("baselines", {}).items()]
-    how = f"{folds} block folds" if judge_path is None else f"judge file {judge_path}"
-    click.echo(f"{data['judgements']} judgements, {how}, {data['seconds']:.1f} s")
-    head = ("judge", "user", "precision", "recall", "disagree", "AUC", "accepts")
-    click.echo(f"{head[0]:28s} {head[1]:10s} " + " ".join(f"{h:>9s}" for h in head[2:]))
+    how = data.get("crossfit") or f"judge file {judge_path}"
+    click.echo(f"{data['judgements']} judgements; {how}; {data['seconds']:.1f} s")
+    head = ("judge", "user", "precision (95%)", "recall (95%)", "disagree", "AUC (95%)", "accepts")
+    click.echo(f"{head[0]:28s} {head[1]:10s} {head[2]:>19s} {head[3]:>19s} {head[4]:>9s} {head[5]:>19s} {head[6]:>8s}")
+    users = ["both"] if data["users_coincide"] else USER_CHOICES
     for name, block in blocks:
-        for u in USER_CHOICES:
+        for u in users:
             b = block[u]
-            values = (b["precision"], b["recall"], b["disagreement"], b["auc"], b["judge_accepts"])
-            click.echo(f"{name:28s} {u:10s} " + " ".join(f"{_fmt(v):>9s}" for v in values))
+            ci = b.get("intervals", {})
+
+            def cell(key: str, b: dict[str, Any] = b, ci: dict[str, Any] = ci) -> str:
+                lo, hi = ci.get(key, (None, None))
+                return f"{_fmt(b[key])} ({_fmt(lo).strip()}-{_fmt(hi).strip()})"
+
+            click.echo(f"{name:28s} {u:10s} {cell('precision'):>19s} {cell('recall'):>19s} "
+                       f"{_fmt(b['disagreement']):>9s} {cell('auc'):>19s} {_fmt(b['judge_accepts']):>8s}")
+    for warning in data.get("warnings", []):
+        click.echo(f"warning: {warning}", err=True)
 
 
 def _sizes(text: str) -> list[int | None]:
@@ -195,8 +252,8 @@ def _sizes(text: str) -> list[int | None]:
               help="Whose acceptance the judges learn.")
 @click.option("--backend", type=click.Choice(BACKEND_CHOICES), default="tfidf", show_default=True,
               help="Entity classifier backend.")
-@click.option("--rule", type=click.Choice(["contains", "classifier"]), default="contains", show_default=True,
-              help="The judge without scores that the curve starts from.")
+@click.option("--rule", type=click.Choice(RULE_CHOICES), default="contains", show_default=True,
+              help="The judge without scores that the curve starts from (agnostic: type-agnostic).")
 @click.option("--folds", type=int, default=5, show_default=True,
               help="Blocks of cross-fitting (without --test); out-of-fold classifiers leave out at most 1/FOLDS.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the 'other' sample.")
@@ -222,6 +279,7 @@ def curve_command(
     scores of --scores, in the review order of spanscore review create --judge and in random orders,
     each measured on --test (or cross-fitted over TRAIN's blocks)."""
     wanted = _sizes(sizes)
+    _numbers(seed=seed, folds=folds, seeds=seeds)
     refuse_overwrite(html_path, train, scores_path, test_path, option="--html")
     jm = _judge_module()
     corpus = jm.read_corpus(train, reading)
@@ -261,6 +319,8 @@ def curve_command(
               help="A judge file: adds the learned criterion.")
 @click.option("--judge-credit", type=click.Choice(["accept", "probability"]), default="accept", show_default=True,
               help="Credit of a judged pair.")
+@click.option("--judge-unknown", type=click.Choice(["refuse", "agnostic"]), default="refuse", show_default=True,
+              help=UNKNOWN_HELP)
 @click.option("--missing", type=click.Choice(["error", "accept", "reject"]), default="error", show_default=True,
               help="What a user does with a Type-5 pair that has no score.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -271,6 +331,7 @@ def user_f_command(
     reading: Reading,
     judge_path: Path | None,
     judge_credit: str,
+    judge_unknown: str,
     missing: str,
     as_json: bool,
 ) -> None:
@@ -280,7 +341,9 @@ def user_f_command(
 
     judge = None
     if judge_path is not None:
-        judge = _judge_module().load_judge(judge_path)
+        judge = _judge_module().load_judge(judge_path).with_unknown(judge_unknown)
+    elif judge_unknown != "refuse":
+        raise OptionError("--judge-unknown: give --judge")
     data = user_f(
         gold, pred, scores_path, judge=judge, judge_credit=judge_credit,  # type: ignore[arg-type]
         judge_name=judge.name if judge is not None else "none", missing=missing,  # type: ignore[arg-type]
@@ -296,6 +359,41 @@ def user_f_command(
         b = data[u]
         click.echo(f"{u:10s} {_fmt(b['f1']):>6s}  " + "  ".join(f"{100 * e:+11.2f}%" for e in b["error"].values()))
     click.echo("criteria F1: " + ", ".join(f"{c} {_fmt(v)}" for c, v in data["criteria"].items()))
+
+
+@judge_group.command("show", short_help="What a judge file holds: types, corpus, features, version.")
+@click.argument("judge_file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def show_command(judge_file: Path, as_json: bool) -> None:
+    """Print what JUDGE_FILE was trained on and how it decides: its types, corpus, rule, features,
+    the scores it learned from, its type-agnostic model and the versions that wrote it."""
+    data = _judge_module().load_judge(judge_file).describe()
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+        return
+    corpus = data["corpus"]
+    where = "not recorded (an older judge file)" if corpus is None else (
+        f"{corpus['path']} ({corpus['sentences']} sentences, {corpus['mentions']} mentions)")
+    types = data["types"] if isinstance(data["types"], str) else ", ".join(data["types"])
+    lines = [
+        f"judge      {data['name']}",
+        f"format     spanscore-judge version {data['format_version']}, written by spanscore {data['written_by']}",
+        f"backend    {data['backend']}",
+        f"rule       {data['rule']}",
+        f"types      {types}",
+        f"corpus     {where}",
+    ]
+    for key, label in (("acceptance", "learned"), ("agnostic_fallback", "agnostic")):
+        model = data[key]
+        if model is None:
+            lines.append(f"{label:10s} none" + (" (the rule decides)" if key == "acceptance" else
+                                               " learned (--judge-unknown agnostic uses the agnostic rule)"))
+            continue
+        who = ", ".join(model["reviewers"]) or "no reviewer named"
+        groups = ", ".join(f"{g} {n} scores" for g, n in model["groups"].items()) or "no group had both verdicts"
+        lines.append(f"{label:10s} for the {model['user']} user from {who}: {groups}")
+    lines.append(f"features   {', '.join(data['features'])}")
+    click.echo("\n".join(lines))
 
 
 commands = [judge_group]

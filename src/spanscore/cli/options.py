@@ -268,6 +268,12 @@ JUDGE_OPTIONS: list[Option] = [
         "accept",
         "Credit of a judged pair: 1 when accepted, or the judge's probability.",
     ),
+    _choice(
+        ("--judge-unknown",),
+        ["refuse", "agnostic"],
+        "refuse",
+        "A mention of a type the judge was not trained on: refuse, or judge it with the judge's type-agnostic model.",
+    ),
 ]
 
 
@@ -288,8 +294,11 @@ def scoring_from(kwargs: dict[str, Any]) -> Scoring:
     judge: Any = None
     judge_name = None
     judge_path = kwargs.pop("judge_path", None)
+    if judge_path is None and kwargs.pop("judge_unknown", "refuse") != "refuse":
+        raise OptionError("--judge-unknown: give --judge")
     if judge_path is not None:
         judge = importlib.import_module("spanscore.programs.judge").load_judge(judge_path)
+        judge = judge.with_unknown(kwargs.pop("judge_unknown", "refuse"))
         judge_name = getattr(judge, "name", judge_path.name)
     values = dict(
         credit=kwargs.pop("credit"),  # text: Scoring reads "0.5", "dice" and "iou"

@@ -159,6 +159,7 @@ class Acceptance:
         accepted: BoolArray,
         user: str,
         reviewers: tuple[str, ...] = (),
+        feature_names: tuple[str, ...] = FEATURES,
     ) -> Acceptance:
         if x.shape[0] == 0:
             raise OptionError("no human scores to learn from")
@@ -168,7 +169,7 @@ class Acceptance:
             rows = group == g
             if int(rows.sum()) >= MIN_SCORES and 0 < int(accepted[rows].sum()) < int(rows.sum()):
                 models[g] = GroupModel.fit(x[rows], rule_probability[rows], accepted[rows])
-        return Acceptance(models, user, reviewers=reviewers)
+        return Acceptance(models, user, feature_names, reviewers)
 
     def predict(self, x: FloatArray, items: Sequence[Mismatch], rule_probability: FloatArray) -> FloatArray:
         """Acceptance probabilities; a group without a model keeps the rule's."""

@@ -20,18 +20,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ...errors import OptionError
+from ...errors import InputError, OptionError
 from ...stages.judging import Mismatch
 from .acceptance import Acceptance
+from .agnostic import AGNOSTIC_FEATURES, agnostic_features, agnostic_rule
 from .classifier import EntityClassifier, get_backend
 from .corpus import Corpus, block_of, block_starts, entity_examples, held_out, holdout_groups
-from .features import Lexicon, features
-from .judgements import Judgement, accepts, check_user, locate
-from .model import Rule, SpanJudge, rule_probability
+from .features import Lexicon
+from .judgements import Judgement, accepts, check_labels, check_user, locate
+from .model import Rule, SpanJudge, feature_names, features_of, rule_probability
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -43,6 +45,7 @@ class BackendTrainer:
     """Trains a backend's classifier on the gold mentions of a corpus (and its ``other`` sample)."""
 
     def __init__(self, backend: str = "tfidf", seed: int = 0) -> None:
+        check_seed(seed)
         self.spec = get_backend(backend)
         self.seed = seed
 
@@ -58,6 +61,26 @@ def _fit(train: Trainer, corpus: Corpus, init: EntityClassifier | None) -> Entit
     if isinstance(train, BackendTrainer):
         return train(corpus, init)
     return train(corpus)
+
+
+def check_seed(seed: int) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise OptionError(f"--seed must be a whole number, 0 or more, not {seed!r}")
+
+
+def check_folds(folds: int) -> None:
+    if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
+        raise OptionError(f"--folds must be a whole number, 2 or more, not {folds!r}")
+
+
+def check_fixed(fixed: Acceptance | None, rule: str, learn: bool) -> None:
+    """An acceptance model from elsewhere carries across corpora only as a type-agnostic one."""
+    if fixed is None:
+        return
+    if rule != "agnostic" or tuple(fixed.feature_names) != AGNOSTIC_FEATURES:
+        raise OptionError("--acceptance-from: a type-agnostic model goes with --rule agnostic")
+    if learn:
+        raise OptionError("--acceptance-from and --learn: the acceptance model is either carried over or learned")
 
 
 def units_in(corpus: Corpus, judgements: Sequence[Judgement]) -> IntArray:
@@ -90,6 +113,9 @@ class Prepared:
     x: FloatArray
     rule_probability: FloatArray
     holdouts: int  # classifiers trained for the judged sentences of the corpus
+    # The type-agnostic features and rule of the same judgements, for a typed judge's fallback model.
+    agnostic_x: FloatArray | None = None
+    agnostic_probability: FloatArray | None = None
 
     def accepted(self, user: str) -> npt.NDArray[np.bool_]:
         return accepts(self.judgements, user)
@@ -99,11 +125,39 @@ class Prepared:
         idx = np.asarray(rows, dtype=np.int64)
         return Acceptance.fit(
             self.x[idx], [self.items[k] for k in idx.tolist()], self.rule_probability[idx],
-            self.accepted(user)[idx], user, reviewers,
+            self.accepted(user)[idx], user, reviewers, feature_names(self.rule),
         )
 
-    def judge(self, acceptance: Acceptance | None = None) -> SpanJudge:
-        return SpanJudge(self.classifier, self.lexicon, rule=self.rule, acceptance=acceptance)
+    def agnostic_acceptance(
+        self, rows: Sequence[int] | IntArray, user: str, reviewers: tuple[str, ...] = ()
+    ) -> Acceptance | None:
+        """A typed judge's type-agnostic model, learned from the same judgements (none for an
+        agnostic judge, whose own model is the agnostic one)."""
+        if self.agnostic_x is None or self.agnostic_probability is None:
+            return None
+        idx = np.asarray(rows, dtype=np.int64)
+        return Acceptance.fit(
+            self.agnostic_x[idx], [self.items[k] for k in idx.tolist()], self.agnostic_probability[idx],
+            self.accepted(user)[idx], user, reviewers, AGNOSTIC_FEATURES,
+        )
+
+    def judge(
+        self,
+        acceptance: Acceptance | None = None,
+        agnostic: Acceptance | None = None,
+        corpus: Corpus | None = None,
+    ) -> SpanJudge:
+        return SpanJudge(self.classifier, self.lexicon, rule=self.rule, acceptance=acceptance, agnostic=agnostic,
+                         corpus=corpus_record(corpus) if corpus is not None else None)
+
+
+def corpus_record(corpus: Corpus) -> dict[str, Any]:
+    """What a judge file says of its training corpus."""
+    return {
+        "path": corpus.path,
+        "sentences": len(corpus),
+        "mentions": sum(len(s.mentions) for s in corpus.sentences),
+    }
 
 
 def prepare(
@@ -120,8 +174,11 @@ def prepare(
     classifier = trainer(corpus)
     lexicon = Lexicon.build(corpus)
     items = [j.mismatch() for j in judgements]
-    x = features(items, classifier, lexicon)  # judgements of sentences outside the corpus keep these
+    x = features_of(items, classifier, lexicon, rule)  # judgements of sentences outside the corpus keep these
     p = rule_probability(items, classifier, rule)
+    typed = rule != "agnostic"
+    xa = agnostic_features(items, classifier) if typed else None
+    pa = agnostic_rule(items, classifier) if typed else None
     units = units_in(corpus, judgements)
     groups = holdout_groups(corpus, units[units >= 0].tolist(), share)
     for group in groups:
@@ -130,9 +187,12 @@ def prepare(
         mine = np.flatnonzero(np.isin(units, group))
         subset = [items[k] for k in mine.tolist()]
         other = _fit(trainer, sub, classifier)
-        x[mine] = features(subset, other, Lexicon.build(sub))
+        x[mine] = features_of(subset, other, Lexicon.build(sub), rule)
         p[mine] = rule_probability(subset, other, rule)
-    return Prepared(classifier, lexicon, rule, tuple(judgements), tuple(items), x, p, len(groups))
+        if xa is not None and pa is not None:
+            xa[mine] = agnostic_features(subset, other)
+            pa[mine] = agnostic_rule(subset, other)
+    return Prepared(classifier, lexicon, rule, tuple(judgements), tuple(items), x, p, len(groups), xa, pa)
 
 
 def train_judge(
@@ -147,6 +207,8 @@ def train_judge(
     trainer: Trainer | None = None,
     judgements_path: str = "judgements",
     reviewers: tuple[str, ...] = (),
+    fixed: Acceptance | None = None,
+    name: str | None = None,
 ) -> SpanJudge:
     """A judge from a training corpus, and optionally an acceptance model from human scores.
 
@@ -154,15 +216,23 @@ def train_judge(
     far to depart from it (``acceptance.py``). Judged sentences that are in ``corpus`` get
     features from classifiers that left out their passages, each at most ``1 / folds`` of it.
     """
-    del judgements_path  # judgements need not come from the corpus: nothing to refuse here
-    if folds < 2:
-        raise OptionError(f"--folds must be at least 2, not {folds}")
+    check_folds(folds)
+    check_fixed(fixed, rule, False)
     train = trainer or backend_trainer(backend, seed)
+    if fixed is not None and judgements:
+        raise OptionError("--acceptance-from and --scores: the acceptance model is either carried over or learned")
     if not judgements:
-        return SpanJudge(train(corpus), Lexicon.build(corpus), rule=rule)
+        return SpanJudge(train(corpus), Lexicon.build(corpus), rule=rule, corpus=corpus_record(corpus),
+                         acceptance=fixed, name=name)
     check_user(user)
+    if rule != "agnostic":
+        # a typed judge learns what users accept of its corpus's types; the agnostic one reads no type
+        check_labels(judgements, corpus, judgements_path)
     prepared = prepare(corpus, judgements, rule=rule, trainer=train, share=1.0 / folds)
-    return prepared.judge(prepared.acceptance(range(len(judgements)), user, reviewers))
+    rows = range(len(judgements))
+    return prepared.judge(
+        prepared.acceptance(rows, user, reviewers), prepared.agnostic_acceptance(rows, user, reviewers), corpus
+    )
 
 
 @dataclass(frozen=True)
@@ -226,7 +296,7 @@ def fold_data(
         fold,
         pool,
         prepared,
-        features(test, prepared.classifier, prepared.lexicon) if learn else np.zeros((len(test), 0)),
+        features_of(test, prepared.classifier, prepared.lexicon, rule) if learn else np.zeros((len(test), 0)),
         rule_probability(test, prepared.classifier, rule),
     )
 
@@ -243,13 +313,18 @@ def cross_fit(
     seed: int = 0,
     trainer: Trainer | None = None,
     path: str = "judgements",
+    fixed: Acceptance | None = None,
 ) -> FloatArray:
     """Each judgement's acceptance probability from judges that never saw its block.
 
-    ``learn`` adds the acceptance model learned from the other blocks' human scores (for ``user``).
+    ``learn`` adds the acceptance model learned from the other blocks' human scores (for ``user``);
+    ``fixed`` instead applies an acceptance model learned elsewhere (another domain's type-agnostic
+    model) to each block's classifier.
     """
+    check_fixed(fixed, rule, learn)
     if learn:
         check_user(user)
+    check_folds(folds)
     train = trainer or backend_trainer(backend, seed)
     plan, _ = fold_plan(corpus, judgements, folds=folds, path=path)
     items = [j.mismatch() for j in judgements]
@@ -258,6 +333,11 @@ def cross_fit(
         if fold.rows.shape[0] == 0:
             continue
         data = fold_data(corpus, judgements, fold, rule=rule, trainer=train, learn=learn, share=1.0 / folds)
+        if fixed is not None:
+            test = [items[k] for k in fold.rows.tolist()]
+            x = features_of(test, data.prepared.classifier, data.prepared.lexicon, rule)
+            out[fold.rows] = fixed.predict(x, test, data.test_rule)
+            continue
         if not learn:
             out[fold.rows] = data.test_rule
             continue
@@ -266,4 +346,81 @@ def cross_fit(
         acceptance = data.prepared.acceptance(range(data.pool.shape[0]), user)
         test = [items[k] for k in fold.rows.tolist()]
         out[fold.rows] = acceptance.predict(data.test_x, test, data.test_rule)
+    return out
+
+
+def outside(corpus: Corpus, judgements: Sequence[Judgement]) -> bool:
+    """Whether the corpus holds none of the judged sentences (a review of a dev or test split
+    against the training split): then the corpus's judge never saw them, and only an acceptance
+    model needs cross-fitting. A corpus that holds some of them and not others is refused."""
+    units = units_in(corpus, judgements)
+    if (units >= 0).all():
+        return False
+    if (units < 0).all():
+        return True
+    inside = judgements[int(np.flatnonzero(units >= 0)[0])]
+    away = judgements[int(np.flatnonzero(units < 0)[0])]
+    raise InputError(
+        f"judged sentences of line {inside.line} and line {away.line}: {corpus.path} holds the first but not the"
+        " second; cross-fit over the corpus that holds every judged sentence, or over a training split that holds"
+        " none of them",
+    )
+
+
+def sentence_folds(judgements: Sequence[Judgement], folds: int) -> IntArray:
+    """Fold of each judgement when the corpus holds no judged sentence: sentences in order of first
+    appearance, dealt round the folds, so that a sentence's judgements stay together."""
+    order: dict[str, int] = {}
+    for j in judgements:
+        order.setdefault(j.sentence, len(order))
+    return np.array([order[j.sentence] % folds for j in judgements], dtype=np.int64)
+
+
+def cross_fit_outside(
+    corpus: Corpus,
+    judgements: Sequence[Judgement],
+    *,
+    backend: str = "tfidf",
+    rule: Rule = "contains",
+    learn: bool = False,
+    user: str = "forgiving",
+    folds: int = 5,
+    seed: int = 0,
+    trainer: Trainer | None = None,
+    path: str = "judgements",
+    fixed: Acceptance | None = None,
+) -> FloatArray:
+    """Acceptance probabilities of judgements made on sentences outside ``corpus``: one judge
+    trained on the whole corpus; with ``learn``, its acceptance model cross-fitted over folds of
+    the judged sentences (``sentence_folds``), each fold scored by a model that learned from the
+    other folds' scores only."""
+    check_folds(folds)
+    if learn:
+        check_user(user)
+    if rule != "agnostic":
+        check_labels(judgements, corpus, path)
+    train = trainer or backend_trainer(backend, seed)
+    classifier = train(corpus)
+    lexicon = Lexicon.build(corpus)
+    items = [j.mismatch() for j in judgements]
+    p = rule_probability(items, classifier, rule)
+    check_fixed(fixed, rule, learn)
+    if fixed is not None:
+        return fixed.predict(features_of(items, classifier, lexicon, rule), items, p)
+    if not learn:
+        return p
+    x = features_of(items, classifier, lexicon, rule)
+    accepted = accepts(judgements, user)
+    fold = sentence_folds(judgements, folds)
+    out = p.copy()
+    for k in range(folds):
+        test = np.flatnonzero(fold == k)
+        pool = np.flatnonzero(fold != k)
+        if test.shape[0] == 0:
+            continue
+        if pool.shape[0] == 0:
+            raise OptionError("learning from scores needs judged sentences in more than one fold")
+        model = Acceptance.fit(x[pool], [items[i] for i in pool.tolist()], p[pool], accepted[pool], user, (),
+                               feature_names(rule))
+        out[test] = model.predict(x[test], [items[i] for i in test.tolist()], p[test])
     return out

@@ -30,10 +30,9 @@ import numpy.typing as npt
 from ...errors import InputError, OptionError
 from .benchmark import agreement
 from .corpus import Corpus
-from .crossfit import Trainer, backend_trainer, fold_data, fold_plan, prepare
-from .features import features
-from .judgements import USERS, Judgement, accepts, check_user
-from .model import Rule
+from .crossfit import Trainer, backend_trainer, check_folds, check_seed, fold_data, fold_plan, prepare
+from .judgements import USERS, Judgement, accepts, check_labels, check_user
+from .model import Rule, features_of
 from .order import ORDERS, order_of
 
 FloatArray = npt.NDArray[np.float64]
@@ -151,10 +150,14 @@ def learning_curve(
     """The learning curve of a judge trained on ``corpus`` (see the module's docstring)."""
     t0 = time.perf_counter()
     check_user(user)
-    if seeds < 1:
-        raise OptionError(f"--seeds must be 1 or more, not {seeds}")
-    if folds < 2:
-        raise OptionError(f"--folds must be at least 2, not {folds}")
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        raise OptionError(f"--seeds must be a whole number, 1 or more, not {seeds!r}")
+    check_folds(folds)
+    check_seed(seed)
+    if rule != "agnostic":
+        check_labels(scores, corpus, scores_path)
+        if test is not None:
+            check_labels(test, corpus, test_path)
     train = trainer or backend_trainer(backend, seed)
     runs = [(size, order, s) for size in sizes for order in ORDERS for s in range(seeds)]
     if test is not None:
@@ -204,7 +207,7 @@ def _held_out(
     prepared = prepare(corpus.subset(keep), scores, rule=rule, trainer=train, share=1.0 / folds)
     items = [j.mismatch() for j in test]
     judge = prepared.judge()
-    x = features(items, judge.classifier, judge.lexicon)
+    x = features_of(items, judge.classifier, judge.lexicon, rule)
     rule_p = judge.rule_probability(items)
     out: dict[Run, FloatArray] = {}
     cache: dict[tuple[int, ...], FloatArray] = {}

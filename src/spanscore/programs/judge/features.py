@@ -94,7 +94,7 @@ class Lexicon:
         return Lexicon(int(meta["sentences"]), dict(zip(words, freq, strict=True)))
 
 
-def _is_function(word: str) -> bool:
+def is_function(word: str) -> bool:
     return word.lower() in FUNCTION_WORDS or not any(ch.isalnum() for ch in word)
 
 
@@ -205,14 +205,14 @@ def features(items: Sequence[Mismatch], classifier: EntityClassifier, lexicon: L
         n_ref = max(1, len(it.reference_text.split()))
         f["log_length_ratio"][k] = np.log(n_pred / n_ref)
         f["log_pred_words"][k] = np.log(n_pred)
-        dropped_fn = sum(_is_function(w) for w in d.dropped)
-        added_fn = sum(_is_function(w) for w in d.added)
+        dropped_fn = sum(is_function(w) for w in d.dropped)
+        added_fn = sum(is_function(w) for w in d.added)
         f["dropped_content"][k] = np.log1p(len(d.dropped) - dropped_fn)
         f["dropped_function"][k] = np.log1p(dropped_fn)
         f["added_content"][k] = np.log1p(len(d.added) - added_fn)
         f["added_function"][k] = np.log1p(added_fn)
         f["only_function_changed"][k] = dropped_fn == len(d.dropped) and added_fn == len(d.added)
-        f["pred_is_function"][k] = all(_is_function(w) for w in it.predicted_text.split())
+        f["pred_is_function"][k] = all(is_function(w) for w in it.predicted_text.split())
         pred_idf = [lexicon.idf(w) for w in it.predicted_text.split()] or [0.0]
         gold_info = sum(lexicon.idf(w) for w in it.reference_text.split())
         f["information_dropped"][k] = sum(lexicon.idf(w) for w in d.dropped) / gold_info if gold_info else 0.0

@@ -133,18 +133,24 @@ def read_judgements(path: str | Path) -> list[Judgement]:
     return out
 
 
-def locate(rows: Sequence[Judgement], corpus: Corpus, path: str = "judgements") -> npt.NDArray[np.int64]:
-    """Sentence of the corpus each judgement was made on: its ``sentence_index`` when that sentence
-    has the judged text, else the first sentence with that text. A judged label must be a type of
-    the corpus (the judge learns types from it)."""
+def check_labels(rows: Sequence[Judgement], corpus: Corpus, path: str = "judgements") -> None:
+    """A judged label must be a type of the corpus: a typed judge learns its types from it."""
     known = set(corpus.types)
     for row in rows:
         if row.gold_label not in known:
             raise InputError(
-                f"gold_label {row.gold_label!r} is not a type of {corpus.path} (its types: {', '.join(sorted(known))})",
+                f"gold_label {row.gold_label!r} is not a type of {corpus.path} (its types: {', '.join(sorted(known))};"
+                " a type-agnostic judge, --rule agnostic, learns from any type)",
                 path=path,
                 line=row.line,
             )
+
+
+def locate(rows: Sequence[Judgement], corpus: Corpus, path: str = "judgements") -> npt.NDArray[np.int64]:
+    """Sentence of the corpus each judgement was made on: its ``sentence_index`` when that sentence
+    has the judged text, else the first sentence with that text. A judged label must be a type of
+    the corpus (the judge learns types from it)."""
+    check_labels(rows, corpus, path)
     first: dict[str, int] = {}
     for n, s in enumerate(corpus.sentences):
         first.setdefault(s.text, n)

@@ -32,32 +32,68 @@ from ...errors import InputError, OptionError
 from ...io.files import atomic_output
 from ...stages.judging import Mismatch
 from .acceptance import GROUPS, Acceptance, GroupModel, group_of
+from .agnostic import AGNOSTIC_FEATURES, agnostic_features, agnostic_rule
 from .classifier import Arrays, EntityClassifier, get_backend
+from .corpus import OTHER
 from .features import FEATURES, Lexicon, features, pairwise_probability
 
 FloatArray = npt.NDArray[np.float64]
-Rule = Literal["classifier", "contains"]
-RULES: tuple[str, ...] = ("classifier", "contains")
+Rule = Literal["classifier", "contains", "agnostic"]
+RULES: tuple[str, ...] = ("classifier", "contains", "agnostic")
+Unknown = Literal["refuse", "agnostic"]
+UNKNOWN: tuple[str, ...] = ("refuse", "agnostic")
 
 FORMAT = "spanscore-judge"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 # Version 1 files are read when they hold no acceptance model: their rule judges are the same.
-READABLE = (1, 2)
+# Version 2 files lack the types, the corpus and the type-agnostic model, which are derived or absent.
+READABLE = (1, 2, 3)
 _META = "__meta__"
+_SHOWN_TYPES = 12  # an error names at most this many known types
 
 
 def rule_probability(items: Sequence[Mismatch], classifier: EntityClassifier, rule: Rule) -> FloatArray:
     """The rule's acceptance probability: the paper's pairwise probability, and 1 for a prediction
-    that contains the gold span under ``contains``."""
+    that contains the gold span under ``contains``; the type-agnostic rule under ``agnostic``."""
+    if rule == "agnostic":
+        return agnostic_rule(items, classifier)
     p = pairwise_probability(items, classifier)
     if rule == "contains" and len(items):
         p[np.array([group_of(it) == "adds" for it in items])] = 1.0
     return p
 
 
+def features_of(items: Sequence[Mismatch], classifier: EntityClassifier, lexicon: Lexicon, rule: Rule) -> FloatArray:
+    """What the acceptance model of a judge with ``rule`` reads: the typed ``FEATURES``, or
+    ``AGNOSTIC_FEATURES`` for the type-agnostic rule."""
+    if rule == "agnostic":
+        return agnostic_features(items, classifier)
+    return features(items, classifier, lexicon)
+
+
+def feature_names(rule: str) -> tuple[str, ...]:
+    return AGNOSTIC_FEATURES if rule == "agnostic" else FEATURES
+
+
+def _listed(names: Sequence[str]) -> str:
+    shown = list(names[:_SHOWN_TYPES])
+    more = len(names) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+class UnknownTypes(InputError):
+    """A judge asked about mentions of types its corpus never had."""
+
+
 class SpanJudge:
     """An entity classifier, word statistics, and a way of turning them into acceptance
-    probabilities: a rule, or an acceptance model learned from human scores."""
+    probabilities: a rule, or an acceptance model learned from human scores.
+
+    A typed judge (rule ``contains`` or ``classifier``) knows the types of its training corpus and
+    refuses mentions of any other type (``UnknownTypes``), unless ``unknown="agnostic"``: then its
+    type-agnostic model (the agnostic rule, corrected by ``agnostic`` where it learned one) judges
+    them, and its name says so. A judge with rule ``agnostic`` judges every type alike.
+    """
 
     def __init__(
         self,
@@ -67,26 +103,126 @@ class SpanJudge:
         rule: Rule = "contains",
         acceptance: Acceptance | None = None,
         name: str | None = None,
+        types: Sequence[str] | None = None,
+        corpus: dict[str, Any] | None = None,
+        agnostic: Acceptance | None = None,
+        unknown: Unknown = "refuse",
+        written_by: str = __version__,
     ) -> None:
         if rule not in RULES:
             raise OptionError(f"rule must be one of {', '.join(RULES)}, not {rule!r}")
+        if unknown not in UNKNOWN:
+            raise OptionError(f"unknown types: one of {', '.join(UNKNOWN)}, not {unknown!r}")
         self.classifier = classifier
         self.lexicon = lexicon
         self.rule: Rule = rule
         self.acceptance = acceptance
-        how = f"learned-{acceptance.user}" if acceptance is not None else rule
-        self.name = name or f"{classifier.backend}-{how}"
+        self.agnostic = agnostic
+        self.types: tuple[str, ...] = tuple(
+            sorted(types) if types is not None else (c for c in classifier.classes if c != OTHER)
+        )
+        self.corpus = corpus
+        self.unknown: Unknown = unknown
+        self.written_by = written_by
+        how = rule if acceptance is None else f"learned-{acceptance.user}"
+        if acceptance is not None and rule == "agnostic":
+            how = f"agnostic-learned-{acceptance.user}"
+        base = name or f"{classifier.backend}-{how}"
+        self.base_name = base
+        self.name = base + ("+agnostic" if unknown == "agnostic" and rule != "agnostic" else "")
+
+    def with_unknown(self, unknown: Unknown) -> SpanJudge:
+        """The same judge, refusing unknown types or judging them with its type-agnostic model."""
+        return SpanJudge(
+            self.classifier, self.lexicon, rule=self.rule, acceptance=self.acceptance, name=self.base_name,
+            types=self.types, corpus=self.corpus, agnostic=self.agnostic, unknown=unknown,
+            written_by=self.written_by,
+        )
+
+    def agnostic_model(self) -> Acceptance | None:
+        """The judge's type-agnostic acceptance model, which another corpus's agnostic judge can
+        carry over (``judge train --rule agnostic --acceptance-from``)."""
+        return self.acceptance if self.rule == "agnostic" else self.agnostic
+
+    def unknown_types(self, items: Sequence[Mismatch]) -> list[str]:
+        """Labels of ``items`` that are not types of the judge's corpus (none for an agnostic judge)."""
+        if self.rule == "agnostic":
+            return []
+        known = set(self.types)
+        return sorted({it.label for it in items} - known)
+
+    def check_types(self, labels: Sequence[str] | set[str]) -> None:
+        """Refuse labels the judge does not know, unless it judges them with its agnostic model."""
+        if self.rule == "agnostic" or self.unknown == "agnostic":
+            return
+        unknown = sorted(set(labels) - set(self.types))
+        if unknown:
+            where = f" (trained on {self.corpus['path']})" if self.corpus and self.corpus.get("path") else ""
+            raise UnknownTypes(
+                f"judge {self.name} knows the types {_listed(self.types)}{where}, not {_listed(unknown)}: train a"
+                " judge on a corpus of these types, or judge them with a type-agnostic model (spanscore judge"
+                " train --rule agnostic, or --judge-unknown agnostic)"
+            )
 
     def rule_probability(self, items: Sequence[Mismatch]) -> FloatArray:
         return rule_probability(items, self.classifier, self.rule)
 
+    def agnostic_probability(self, items: Sequence[Mismatch]) -> FloatArray:
+        """The type-agnostic model's probability: the agnostic rule, corrected by what it learned."""
+        model = self.acceptance if self.rule == "agnostic" else self.agnostic
+        rule = agnostic_rule(items, self.classifier)
+        if model is None or not items:
+            return rule
+        return model.predict(agnostic_features(items, self.classifier), items, rule)
+
     def accept_probability(self, items: Sequence[Mismatch]) -> FloatArray:
         if not items:
             return np.zeros(0)
+        if self.rule == "agnostic":
+            return self.agnostic_probability(items)
+        unknown = set(self.unknown_types(items))
+        if unknown:
+            self.check_types(unknown)
+            out = np.zeros(len(items))
+            strange = np.array([it.label in unknown for it in items])
+            out[strange] = self.agnostic_probability([it for it in items if it.label in unknown])
+            if (~strange).any():
+                out[~strange] = self._typed([it for it in items if it.label not in unknown])
+            return out
+        return self._typed(items)
+
+    def _typed(self, items: Sequence[Mismatch]) -> FloatArray:
         rule = self.rule_probability(items)
         if self.acceptance is None:
             return rule
         return self.acceptance.predict(features(items, self.classifier, self.lexicon), items, rule)
+
+    def describe(self) -> dict[str, Any]:
+        """What the judge is: what ``spanscore judge show`` prints."""
+
+        def model(a: Acceptance | None) -> dict[str, Any] | None:
+            if a is None:
+                return None
+            return {
+                "user": a.user,
+                "reviewers": list(a.reviewers),
+                "features": list(a.feature_names),
+                "groups": {g: m.scores for g, m in sorted(a.groups.items())},
+            }
+
+        return {
+            "name": self.base_name,
+            "format_version": FORMAT_VERSION,
+            "written_by": self.written_by,
+            "backend": self.classifier.backend,
+            "rule": self.rule,
+            "types": "any (type-agnostic)" if self.rule == "agnostic" else list(self.types),
+            "classifier_types": [c for c in self.classifier.classes if c != OTHER],
+            "corpus": self.corpus,
+            "features": list(feature_names(self.rule)),
+            "acceptance": model(self.acceptance),
+            "agnostic_fallback": model(self.agnostic) if self.rule != "agnostic" else None,
+        }
 
     def save(self, path: str | Path) -> None:
         meta_c, arrays_c = self.classifier.state()
@@ -95,28 +231,59 @@ class SpanJudge:
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
             "spanscore": __version__,
-            "name": self.name,
+            "name": self.base_name,
             "rule": self.rule,
+            "types": list(self.types),
+            "corpus": self.corpus,
+            "features": list(feature_names(self.rule)),
             "classifier": meta_c,
             "lexicon": meta_l,
             "acceptance": None,
+            "agnostic": None,
         }
         arrays: Arrays = {f"classifier.{k}": v for k, v in arrays_c.items()}
         arrays.update({f"lexicon.{k}": v for k, v in arrays_l.items()})
-        if self.acceptance is not None:
-            a = self.acceptance
-            groups: dict[str, Any] = {}
-            for g, m in a.groups.items():
-                groups[g] = {"slope": m.slope, "intercept": m.intercept, "scores": m.scores}
-                arrays.update({f"acceptance.{g}.mean": m.mean, f"acceptance.{g}.scale": m.scale,
-                               f"acceptance.{g}.coef": m.coef})
-            meta["acceptance"] = {
-                "features": list(a.feature_names), "user": a.user, "groups": groups, "reviewers": list(a.reviewers)
-            }
+        meta["acceptance"] = _save_acceptance(self.acceptance, "acceptance", arrays)
+        meta["agnostic"] = _save_acceptance(self.agnostic, "agnostic", arrays)
         arrays[_META] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
         # A file object: np.savez would append .npz to a name. Written whole or not at all.
         with atomic_output(path) as fh:
             np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]
+
+
+def _save_acceptance(a: Acceptance | None, prefix: str, arrays: Arrays) -> dict[str, Any] | None:
+    if a is None:
+        return None
+    groups: dict[str, Any] = {}
+    for g, m in a.groups.items():
+        groups[g] = {"slope": m.slope, "intercept": m.intercept, "scores": m.scores}
+        arrays.update({f"{prefix}.{g}.mean": m.mean, f"{prefix}.{g}.scale": m.scale, f"{prefix}.{g}.coef": m.coef})
+    return {"features": list(a.feature_names), "user": a.user, "groups": groups, "reviewers": list(a.reviewers)}
+
+
+def _load_acceptance(spec: Any, prefix: str, arrays: Arrays, expected: tuple[str, ...]) -> Acceptance | None:
+    if spec is None:
+        return None
+    names = tuple(str(f) for f in spec["features"])
+    if names != expected:
+        raise ValueError(f"{prefix} features {list(names)} differ from this spanscore's")
+    groups = {}
+    for g, gspec in spec["groups"].items():
+        if g not in GROUPS:
+            raise ValueError(f"unknown group {g!r}")
+        m = GroupModel(
+            np.asarray(arrays[f"{prefix}.{g}.mean"], dtype=np.float64),
+            np.asarray(arrays[f"{prefix}.{g}.scale"], dtype=np.float64),
+            np.asarray(arrays[f"{prefix}.{g}.coef"], dtype=np.float64),
+            float(gspec["slope"]),
+            float(gspec["intercept"]),
+            int(gspec["scores"]),
+        )
+        if not m.mean.shape == m.scale.shape == m.coef.shape == (len(names),):
+            raise ValueError(f"{prefix} weights do not fit its features")
+        groups[g] = m
+    reviewers = tuple(str(r) for r in spec.get("reviewers", ()))
+    return Acceptance(groups, str(spec["user"]), names, reviewers)
 
 
 class CallableJudge:
@@ -163,11 +330,11 @@ def load_judge(path: str | Path) -> SpanJudge:
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise InputError("not a spanscore judge file: wrong format name", path=name)
     version = meta.get("format_version")
-    if version not in READABLE or (version != FORMAT_VERSION and meta.get("acceptance") is not None):
+    if version not in READABLE or (version == 1 and meta.get("acceptance") is not None):
         raise InputError(
             f"judge file format version {meta.get('format_version')!r} (written by spanscore"
-            f" {meta.get('spanscore', '?')}); this spanscore reads version {FORMAT_VERSION}, and version 1 judges"
-            " that learned from no scores: train the judge again",
+            f" {meta.get('spanscore', '?')}); this spanscore reads versions 2 and {FORMAT_VERSION}, and version 1"
+            " judges that learned from no scores: train the judge again",
             path=name,
         )
     try:
@@ -177,29 +344,16 @@ def load_judge(path: str | Path) -> SpanJudge:
         rule = meta["rule"]
         if rule not in RULES:
             raise ValueError(f"unknown rule {rule!r}")
-        acceptance = None
-        if meta.get("acceptance") is not None:
-            names = tuple(str(f) for f in meta["acceptance"]["features"])
-            if names != FEATURES:
-                raise ValueError(f"acceptance features {list(names)} differ from this spanscore's")
-            groups = {}
-            for g, spec in meta["acceptance"]["groups"].items():
-                if g not in GROUPS:
-                    raise ValueError(f"unknown group {g!r}")
-                m = GroupModel(
-                    np.asarray(arrays[f"acceptance.{g}.mean"], dtype=np.float64),
-                    np.asarray(arrays[f"acceptance.{g}.scale"], dtype=np.float64),
-                    np.asarray(arrays[f"acceptance.{g}.coef"], dtype=np.float64),
-                    float(spec["slope"]),
-                    float(spec["intercept"]),
-                    int(spec["scores"]),
-                )
-                if not m.mean.shape == m.scale.shape == m.coef.shape == (len(names),):
-                    raise ValueError("acceptance weights do not fit its features")
-                groups[g] = m
-            reviewers = tuple(str(r) for r in meta["acceptance"].get("reviewers", ()))
-            acceptance = Acceptance(groups, str(meta["acceptance"]["user"]), names, reviewers)
-        return SpanJudge(classifier, lexicon, rule=rule, acceptance=acceptance, name=str(meta["name"]))
+        acceptance = _load_acceptance(meta.get("acceptance"), "acceptance", arrays, feature_names(rule))
+        agnostic = _load_acceptance(meta.get("agnostic"), "agnostic", arrays, AGNOSTIC_FEATURES)
+        types = meta.get("types")
+        if types is not None and not (isinstance(types, list) and all(isinstance(t, str) for t in types)):
+            raise ValueError("types is not a list of names")
+        corpus = meta.get("corpus")
+        if corpus is not None and not isinstance(corpus, dict):
+            raise ValueError("corpus is not an object")
+        return SpanJudge(classifier, lexicon, rule=rule, acceptance=acceptance, name=str(meta["name"]), types=types,
+                         corpus=corpus, agnostic=agnostic, written_by=str(meta.get("spanscore", "?")))
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"damaged judge file: {exc}", path=name) from None
 
