@@ -120,6 +120,18 @@ def reading_options(
         options.append(
             (("--merged",), {"is_flag": True, "help": "GOLD is one file with token, gold and predicted columns."})
         )
+        options.append(
+            (
+                ("--predicted-column",),
+                {
+                    "type": int,
+                    "default": None,
+                    "help": "With --merged: the predicted labels' column, the gold labels' being --label-column"
+                    " (Flair's token, gold, predicted, score: --label-column 1 --predicted-column 2); by default"
+                    " the last two columns.",
+                },
+            )
+        )
     if documents:
         options.append(
             (
@@ -173,6 +185,7 @@ def reading_from(kwargs: dict[str, Any]) -> Reading:
         token_column=kwargs.pop("token_column"),
         label_column=kwargs.pop("label_column"),
         merged=kwargs.pop("merged", False),
+        predicted_column=kwargs.pop("predicted_column", None),
         encoding=kwargs.pop("encoding", "utf-8"),
         predicted_encoding=kwargs.pop("predicted_encoding", None),
         header=kwargs.pop("header", False),

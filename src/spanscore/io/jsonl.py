@@ -39,7 +39,9 @@ def parse_line(raw: bytes, path: str, line: int) -> dict[str, Any]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=path, line=line) from None
+        raise InputError(
+            f"not UTF-8 text ({exc.reason} at byte {exc.start}): save it as UTF-8", path=path, line=line
+        ) from None
     if text.lstrip().startswith("["):
         raise InputError(
             "a JSON array, where JSON Lines are expected (one JSON object per line): put each element on a line"

@@ -153,6 +153,9 @@ class Reading:
     token_column: int = 0
     label_column: int = -1
     merged: bool = False
+    # A merged file's predicted labels' column, the gold labels' being ``label_column`` (Flair's
+    # "token gold predicted score" lines); None: the last two columns are gold and predicted.
+    predicted_column: int | None = None
     predicted_format: str | None = None  # None: as ``format``
     reference_options: ReaderOptions = ()
     predicted_options: ReaderOptions = ()
@@ -183,6 +186,14 @@ class Reading:
             raise OptionError("header=True is for CoNLL files whose first line names the columns")
         if self.merged and self.format != "conll":
             raise OptionError("merged=True reads one CoNLL file with token, gold and predicted columns")
+        if self.predicted_column is not None:
+            value = self.predicted_column
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise OptionError(f"predicted_column must be an integer column index, not {value!r}")
+            if not self.merged:
+                raise OptionError(
+                    "predicted_column names the predicted labels' column of a merged file: give merged=True too"
+                )
         side = self.predicted_format
         if side is not None and (side not in PREDICTED_FORMATS or self.format not in TEXT_FORMATS):
             raise OptionError(

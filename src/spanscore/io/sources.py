@@ -214,7 +214,8 @@ class ConllSource(_NothingFound):
             header=rd.header and part.ref_line == 0,
         )
         if self.predicted is None:
-            table = parse_conll(ref_bytes, self.reference, columns=(-2, -1), **common)
+            columns = (-2, -1) if rd.predicted_column is None else (rd.label_column, rd.predicted_column)
+            table = parse_conll(ref_bytes, self.reference, columns=columns, **common)
             if 0 < table.n_columns < 3:
                 raise InputError(
                     f"a merged file needs token, gold and predicted columns; lines have {table.n_columns}",
