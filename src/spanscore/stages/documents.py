@@ -165,3 +165,57 @@ def document_rows(docs: DocCounts, zero_division: float, credit: str) -> Iterato
             v = float(values[i])
             out[f"{name}.f1"] = None if v != v else v
         yield out
+
+
+@dataclass(frozen=True)
+class Histogram:
+    """Per-document statistics kept as their distinct rows and how many documents have each.
+
+    Resampling documents only ever sums rows, so documents with equal rows are interchangeable:
+    a bootstrap resample is a multinomial draw over the distinct rows (the same distribution as
+    drawing documents), a randomisation trial a binomial count per distinct row. The rows are
+    sorted, so the histogram of a corpus is the same whatever order its documents were counted
+    in, and two histograms merge by adding counts, like the totals.
+    """
+
+    rows: IntArray  # [distinct, len(fields)], sorted lexicographically
+    counts: IntArray  # documents with each row
+    fields: tuple[str, ...]
+
+    @classmethod
+    def of(cls, stats: npt.NDArray[Any], fields: tuple[str, ...], weights: IntArray | None = None) -> Histogram:
+        """The histogram of ``stats`` (one row per document, or per distinct row with ``weights``)."""
+        stats = np.ascontiguousarray(stats, dtype=np.int64)
+        if stats.shape[0] == 0:
+            return cls(stats.reshape(0, len(fields)), np.zeros(0, dtype=np.int64), fields)
+        rows, inverse = np.unique(stats, axis=0, return_inverse=True)
+        w = np.ones(stats.shape[0], dtype=np.int64) if weights is None else weights
+        counts = np.bincount(inverse.reshape(-1), weights=w, minlength=rows.shape[0]).astype(np.int64)
+        keep = counts > 0
+        return cls(rows[keep], counts[keep], fields)
+
+    @property
+    def documents(self) -> int:
+        return int(self.counts.sum())
+
+    def merge(self, other: Histogram) -> Histogram:
+        if other.fields != self.fields:
+            raise ValueError("histograms of different statistics do not merge")
+        return Histogram.of(
+            np.concatenate((self.rows, other.rows)), self.fields, np.concatenate((self.counts, other.counts))
+        )
+
+    def with_zeros(self, documents: int) -> Histogram:
+        """The histogram with documents that have none of these statistics (zero rows) added, up
+        to ``documents`` in all."""
+        missing = documents - self.documents
+        if missing < 0:
+            raise ValueError("more documents in the histogram than in the corpus")
+        if missing == 0:
+            return self
+        zero = np.zeros((1, len(self.fields)), dtype=np.int64)
+        return self.merge(Histogram(zero, np.array([missing], dtype=np.int64), self.fields))
+
+    def total(self) -> IntArray:
+        out: IntArray = self.counts @ self.rows
+        return out
