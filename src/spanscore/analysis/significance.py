@@ -171,7 +171,7 @@ def metrics_of(beta: float) -> tuple[str, ...]:
     return METRICS if beta == 1.0 else (*METRICS, "f_beta")
 
 
-SMALL_LEVEL = 32  # rows held by at most this many documents each are drawn document by document
+SMALL_LEVEL = 8  # rows held by at most this many documents each are drawn document by document
 _POPCOUNT = np.array([bin(i).count("1") for i in range(1 << 16)], dtype=np.float64)
 
 
@@ -198,18 +198,25 @@ class Draws:
 
     def bootstrap(self, rng: np.random.Generator, size: int) -> FloatArray:
         """How often each distinct row is drawn in each of ``size`` resamples of ``n`` documents."""
-        out = np.empty((size, self.k))
         per_level = rng.multinomial(self.n, self.p, size=size)
+        rare, common = [], []
         for j, (c, members) in enumerate(self.levels):
             m = per_level[:, j]
+            if c <= SMALL_LEVEL and members.shape[0] > 1:
+                # Each draw picks one of the level's rows: its position in the (resample, row) grid.
+                picked = members[rng.integers(0, members.shape[0], size=int(m.sum()))]
+                rare.append(picked + np.repeat(np.arange(size) * self.k, m))
+            else:
+                common.append(j)
+        grid = np.concatenate(rare) if rare else np.zeros(0, dtype=np.int64)
+        out = np.bincount(grid, minlength=size * self.k).reshape(size, self.k).astype(np.float64)
+        for j in common:
+            members = self.levels[j][1]
             n = members.shape[0]
             if n == 1:
-                out[:, members[0]] = m
-            elif c <= SMALL_LEVEL:
-                at = np.repeat(np.arange(size) * n, m) + rng.integers(0, n, size=int(m.sum()))
-                out[:, members] = np.bincount(at, minlength=size * n).reshape(size, n)
+                out[:, members[0]] = per_level[:, j]
             else:
-                out[:, members] = rng.multinomial(m, np.full(n, 1.0 / n))
+                out[:, members] = rng.multinomial(per_level[:, j], np.full(n, 1.0 / n))
         return out
 
     def swaps(self, rng: np.random.Generator, size: int) -> FloatArray:
@@ -336,10 +343,10 @@ def group_rows(rows: TypeRows) -> dict[str, IntArray]:
         mine = np.flatnonzero(rows.type_index == t)
         if not mine.shape[0]:
             continue
-        keys, inverse = np.unique(rows.keys[mine], return_inverse=True)
-        per_doc = np.zeros((keys.shape[0], rows.stats.shape[1]), dtype=np.int64)
-        np.add.at(per_doc, inverse.reshape(-1), rows.stats[mine])
-        out[name] = per_doc
+        keys = rows.keys[mine]
+        order = np.argsort(keys, kind="stable")
+        starts = np.flatnonzero(np.concatenate(([True], keys[order][1:] != keys[order][:-1])))
+        out[name] = np.add.reduceat(rows.stats[mine[order]], starts, axis=0)
     return out
 
 

@@ -8,7 +8,7 @@ new matching. Where a corpus has no document marks, each sentence is a row.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +31,24 @@ class TypeRows:
     type_index: IntArray
     names: tuple[str, ...]
     stats: IntArray
+
+    @staticmethod
+    def join(pieces: Sequence[tuple[TypeRows, int]]) -> TypeRows:
+        """Rows of consecutive chunks, each with the offset of its keys, as one (one copy, where
+        ``then`` chunk after chunk would copy everything each time)."""
+        names: list[str] = []
+        index: dict[str, int] = {}
+        keys, types, stats = [], [], []
+        for rows, offset in pieces:
+            for n in rows.names:
+                if n not in index:
+                    index[n] = len(names)
+                    names.append(n)
+            remap = np.array([index[n] for n in rows.names] or [0], dtype=np.int64)
+            keys.append(rows.keys + offset)
+            types.append(remap[rows.type_index])
+            stats.append(rows.stats)
+        return TypeRows(np.concatenate(keys), np.concatenate(types), tuple(names), np.concatenate(stats))
 
     def then(self, later: TypeRows, offset: int) -> TypeRows:
         names = list(self.names)
@@ -80,6 +98,39 @@ class DocCounts:
             type_rows = self.type_rows.then(later.type_rows, offset)
         return DocCounts(
             np.concatenate((self.keys, keys)), np.concatenate((head, stats)), self.fields, ids, self.unit, type_rows
+        )
+
+    @staticmethod
+    def join(pieces: Sequence[tuple[DocCounts, int]]) -> DocCounts:
+        """The rows of consecutive chunks, each with the offset of its keys, as one: what ``then``
+        gives chunk after chunk, with one copy of the rows instead of one per chunk."""
+        first = pieces[0][0]
+        keys: list[IntArray] = []
+        stats: list[IntArray] = []
+        ids: list[str] | None = [] if all(d.ids is not None for d, _ in pieces) else None
+        for docs, offset in pieces:
+            k, st, names = docs.keys + offset, docs.stats, docs.ids
+            if keys and k.shape[0] and keys[-1].shape[0] and k[0] == keys[-1][-1]:
+                # The chunk boundary cut this document in two: its rows become one.
+                stats[-1] = stats[-1].copy()
+                stats[-1][-1] += st[0]
+                k, st = k[1:], st[1:]
+                names = names[1:] if names is not None else None
+            if k.shape[0]:
+                keys.append(k)
+                stats.append(st)
+                if ids is not None and names is not None:
+                    ids.extend(names)
+        type_rows = None
+        if all(d.type_rows is not None for d, _ in pieces):
+            type_rows = TypeRows.join([(d.type_rows, o) for d, o in pieces if d.type_rows is not None])
+        return DocCounts(
+            np.concatenate(keys) if keys else first.keys,
+            np.concatenate(stats) if stats else first.stats,
+            first.fields,
+            ids,
+            first.unit,
+            type_rows,
         )
 
     def column(self, name: str) -> IntArray:
@@ -167,6 +218,40 @@ def document_rows(docs: DocCounts, zero_division: float, credit: str) -> Iterato
         yield out
 
 
+_HASH = np.random.default_rng(20240531).integers(1, 1 << 62, size=4096, dtype=np.int64)
+
+
+def distinct_rows(stats: IntArray) -> tuple[IntArray, IntArray]:
+    """The distinct rows of ``stats`` in lexicographic order, and each row's index among them.
+
+    Rows are grouped by a hash (a wrapping integer dot product: one sort of integers, where
+    ``np.unique(axis=0)`` compares whole rows and is a hundred times slower), every row is checked
+    against its group's first, and only the few distinct rows are sorted lexicographically."""
+    n, width = stats.shape
+    if n == 0:
+        return stats, np.zeros(0, dtype=np.int64)
+    if width > _HASH.shape[0] or width == 0:
+        rows, inverse = np.unique(stats, axis=0, return_inverse=True)
+        return rows, inverse.reshape(-1)
+    with np.errstate(over="ignore"):
+        h = stats @ _HASH[:width]
+    order = np.argsort(h, kind="stable")
+    sorted_h = h[order]
+    starts = np.flatnonzero(np.concatenate(([True], sorted_h[1:] != sorted_h[:-1])))
+    group = np.cumsum(np.concatenate(([False], sorted_h[1:] != sorted_h[:-1])))
+    firsts = order[starts]
+    if not np.array_equal(stats[order], stats[firsts[group]]):  # a hash collision: compare whole rows
+        rows, inverse = np.unique(stats, axis=0, return_inverse=True)
+        return rows, inverse.reshape(-1)
+    distinct = stats[firsts]
+    lex = np.lexsort(distinct.T[::-1]) if width else np.arange(distinct.shape[0])
+    rank = np.empty_like(lex)
+    rank[lex] = np.arange(lex.shape[0])
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = rank[group]
+    return distinct[lex], inverse
+
+
 @dataclass(frozen=True)
 class Histogram:
     """Per-document statistics kept as their distinct rows and how many documents have each.
@@ -188,9 +273,9 @@ class Histogram:
         stats = np.ascontiguousarray(stats, dtype=np.int64)
         if stats.shape[0] == 0:
             return cls(stats.reshape(0, len(fields)), np.zeros(0, dtype=np.int64), fields)
-        rows, inverse = np.unique(stats, axis=0, return_inverse=True)
+        rows, inverse = distinct_rows(stats)
         w = np.ones(stats.shape[0], dtype=np.int64) if weights is None else weights
-        counts = np.bincount(inverse.reshape(-1), weights=w, minlength=rows.shape[0]).astype(np.int64)
+        counts = np.bincount(inverse, weights=w, minlength=rows.shape[0]).astype(np.int64)
         keep = counts > 0
         return cls(rows[keep], counts[keep], fields)
 
