@@ -186,3 +186,31 @@ def test_the_same_seed_gives_the_same_numbers_whatever_the_chunks_and_processes(
         for chunk, jobs in settings
     ]
     assert all(o == outputs[0] for o in outputs)
+
+
+def test_intervals_from_the_additive_state_equal_those_from_the_rows(runs: dict[str, Path]) -> None:
+    # --ci alone keeps the per-document statistics as a histogram; with per-document rows asked
+    # for, the intervals (and the mean over documents) are computed from the rows: the same bits.
+    options: dict[str, Any] = {"reference": runs["gold"], "predicted": runs["a"], "keep_details": False}
+    ci: dict[str, Any] = {"ci": 0.95, "resamples": 300, "seed": 2}
+    light = spanscore.evaluate(chunk_bytes=3000, **options, **ci)
+    rows = spanscore.evaluate(documents=True, **options, **ci)
+    assert light.documents is None and light.document_state is not None and rows.documents is not None
+    assert light.to_dict() == rows.to_dict()
+    assert light.intervals is not None and light.intervals["count"] == rows.documents.stats.shape[0]
+    # The state holds the distinct rows, not the documents.
+    assert light.document_state.closed.rows.shape[0] < light.intervals["count"]
+
+
+def test_the_per_type_interval_table_has_every_criterion_and_semeval_scheme(runs: dict[str, Path]) -> None:
+    from spanscore.presentation.comparison import per_type_interval_table
+
+    r = spanscore.evaluate(reference=runs["gold"], predicted=runs["a"], ci=0.95, resamples=50, keep_details=False)
+    assert r.intervals is not None
+    table = per_type_interval_table(r.intervals["per_type"], "F1 per type")
+    names = [c.name for c in table.columns]
+    assert names[0] == "type"
+    for scheme in ("strict", "exact", "partial", "type"):
+        assert f"semeval_{scheme}" in names
+    assert {"strict", "boundary", "left", "right", "overlap", "token"} <= set(names)
+    assert len(table.rows) == len(r.intervals["per_type"])

@@ -13,7 +13,7 @@ from .errors import NoDetails, OptionError
 from .presentation import notebook
 from .results import EvaluationResult, Scores
 from .stages.counts import Counts
-from .stages.documents import DocCounts, TypeRows, document_rows, macro_over_documents
+from .stages.documents import DocCounts, DocState, TypeRows, document_rows, macro_over_documents
 from .stages.pairs import KeptDetails, pair_fields, pair_values
 from .stages.scores import add_f_beta, score_counts
 from .stages.text import Repaired
@@ -56,6 +56,7 @@ class Report:
     breakdown: dict[str, Any] | None = None  # every score of each group of documents (``evaluate(by=...)``)
     buckets: dict[str, Any] | None = None  # every score of each bucket of each attribute (``evaluate(buckets=...)``)
     bucket_rows: dict[str, TypeRows] | None = field(default=None, repr=False)  # their counts, for ``compare``
+    document_state: DocState | None = field(default=None, repr=False)  # per-document statistics as a histogram
     _scores: Scores | None = field(default=None, repr=False)
 
     @property
@@ -116,8 +117,9 @@ class Report:
                     if r.count
                 },
             }
-        if self.documents is not None:
-            out["macro_documents"] = macro_over_documents(self.documents, self.zero_division, self.counts.credit)
+        per_document = self.documents if self.documents is not None else self.document_state
+        if per_document is not None:
+            out["macro_documents"] = macro_over_documents(per_document, self.zero_division, self.counts.credit)
         if self.located is not None:
             out["located"] = self.located
         if self.read:

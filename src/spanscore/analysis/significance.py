@@ -50,7 +50,7 @@ import numpy.typing as npt
 
 from ..errors import OptionError
 from ..results import ComparisonResult
-from ..stages.documents import DocCounts, Histogram, TypeRows, scores_per_row
+from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, scores_per_row
 from ..stages.spans import IntArray
 
 FloatArray = npt.NDArray[np.float64]
@@ -389,9 +389,25 @@ def bootstrap_groups(
     """``bootstrap_rows`` from the rows alone and the number of documents in the corpus."""
     if documents == 0:
         raise OptionError("intervals need at least one document (or sentence)")
+    hists = {name: Histogram.of(per_doc, fields) for name, per_doc in group_rows(rows).items()}
+    return bootstrap_histograms(
+        hists, documents, zero_division=zero_division, credit=credit, resampling=resampling, beta=beta
+    )
+
+
+def bootstrap_histograms(
+    groups: dict[str, Histogram],
+    documents: int,
+    *,
+    zero_division: float,
+    credit: str,
+    resampling: Resampling = Resampling(),
+    beta: float = 1.0,
+) -> dict[str, dict[str, dict[str, dict[str, float | None]]]]:
+    """``bootstrap_rows`` from each group's histogram of its documents with a mention in it."""
     result = {}
-    for name, per_doc in sorted(group_rows(rows).items()):
-        hist = histogram_of(Histogram.of(per_doc, fields), credit).with_zeros(documents)
+    for name, group in sorted(groups.items()):
+        hist = histogram_of(group, credit).with_zeros(documents)
         result[name] = _bootstrap_table(
             hist, functools.partial(_group_rng, resampling.seed, zlib.crc32(name.encode("utf-8"))),
             zd=zero_division, credit=credit, resampling=resampling, beta=beta,
@@ -675,19 +691,29 @@ def comparison_dict(
 
 
 def intervals(
-    docs: DocCounts, *, zero_division: float, credit: str, resampling: Resampling, beta: float = 1.0
+    docs: DocCounts | DocState, *, zero_division: float, credit: str, resampling: Resampling, beta: float = 1.0
 ) -> dict[str, Any]:
     """The intervals of an evaluation (``Report.intervals``): every score, and every score of each
-    type, with what was resampled and how."""
+    type, with what was resampled and how; from the per-document rows or their additive state
+    (the same numbers)."""
+    options: dict[str, Any] = {"zero_division": zero_division, "credit": credit, "resampling": resampling, "beta": beta}
+    if isinstance(docs, DocState):
+        count = docs.documents
+        scores = bootstrap(docs.closed, **options)
+        per_type = bootstrap_histograms(docs.types or {}, count, **options)
+    else:
+        count = int(docs.stats.shape[0])
+        scores = bootstrap(docs, **options)
+        per_type = bootstrap_types(docs, **options)
     return {
         "unit": docs.unit,
-        "count": int(docs.stats.shape[0]),
+        "count": count,
         "level": resampling.level,
         "resamples": resampling.resamples,
         "seed": resampling.seed,
         "interval": "percentile bootstrap",
-        "scores": bootstrap(docs, zero_division=zero_division, credit=credit, resampling=resampling, beta=beta),
-        "per_type": bootstrap_types(docs, zero_division=zero_division, credit=credit, resampling=resampling, beta=beta),
+        "scores": scores,
+        "per_type": per_type,
     }
 
 

@@ -211,8 +211,8 @@ def breakdown_table(breakdown: Mapping[str, Any]) -> TableModel:
 
 
 def per_type_interval_table(per_type: Mapping[str, Mapping[str, Any]], title: str) -> TableModel:
-    """Each type's F1 under the main criteria, with its interval."""
-    names = [n for n in BREAKDOWN_SCORES if per_type and n in next(iter(per_type.values()))]
+    """Each type's F1 under every criterion, every SemEval scheme and the token score, with its interval."""
+    names = list(next(iter(per_type.values()))) if per_type else []
     columns = [Column("type")] + [Column(n, "number") for n in names]
     rows = []
     for t, block in per_type.items():

@@ -187,19 +187,29 @@ def scores_per_row(docs: DocCounts, zero_division: float, credit: str) -> dict[s
     return out
 
 
-def macro_over_documents(docs: DocCounts, zero_division: float, credit: str) -> dict[str, Any]:
+def macro_over_documents(docs: DocCounts | DocState, zero_division: float, credit: str) -> dict[str, Any]:
     """The mean and standard deviation over rows of each score (the HIPE scorer's macro_doc).
 
     Every row counts, including rows without mentions on either side, whose scores are
-    ``zero_division``; NaN scores are left out of the mean.
+    ``zero_division``; NaN scores are left out of the mean. From a ``DocState`` (every document
+    closed), each distinct row counts as often as documents hold it.
     """
-    out: dict[str, Any] = {"unit": docs.unit, "count": int(docs.stats.shape[0])}
-    for name, block in scores_per_row(docs, zero_division, credit).items():
+    # One computation for rows and for their histogram, so both give the same bits.
+    hist = docs.closed if isinstance(docs, DocState) else Histogram.of(docs.stats, docs.fields)
+    view = DocCounts(np.arange(hist.rows.shape[0]), hist.rows, hist.fields)
+    weights = hist.counts.astype(np.float64)
+    out: dict[str, Any] = {"unit": docs.unit, "count": hist.documents}
+    for name, block in scores_per_row(view, zero_division, credit).items():
         entry: dict[str, Any] = {}
         for metric, values in block.items():
-            kept = values[~np.isnan(values)]
-            entry[metric] = float(kept.mean()) if kept.shape[0] else None
-            entry[f"{metric}_std"] = float(kept.std()) if kept.shape[0] else None
+            kept = ~np.isnan(values)
+            w = weights[kept]
+            if w.sum() > 0:
+                mean = float(np.dot(w, values[kept]) / w.sum())
+                entry[metric] = mean
+                entry[f"{metric}_std"] = float(np.sqrt(np.dot(w, (values[kept] - mean) ** 2) / w.sum()))
+            else:
+                entry[metric] = entry[f"{metric}_std"] = None
         out[name] = entry
     return out
 
@@ -304,3 +314,86 @@ class Histogram:
     def total(self) -> IntArray:
         out: IntArray = self.counts @ self.rows
         return out
+
+
+def _by_type_fields(rows: TypeRows, keep: npt.NDArray[np.bool_], fields: tuple[str, ...]) -> dict[str, Histogram]:
+    """The histogram of each type's statistics per document, over the rows where ``keep`` is true
+    (rows of one document and type summed first: a chunk boundary may cut a document)."""
+    out = {}
+    for t, name in enumerate(rows.names):
+        mine = np.flatnonzero((rows.type_index == t) & keep)
+        if not mine.shape[0]:
+            continue
+        keys = rows.keys[mine]
+        order = np.argsort(keys, kind="stable")
+        starts = np.flatnonzero(np.concatenate(([True], keys[order][1:] != keys[order][:-1])))
+        out[name] = Histogram.of(np.add.reduceat(rows.stats[mine[order]], starts, axis=0), fields)
+    return out
+
+
+@dataclass
+class DocState:
+    """Per-document statistics as additive state, for intervals without the per-document rows.
+
+    The documents of a run of chunks are a histogram (``closed``; per type in ``types``), except
+    the first and the last (``edges``, at most two rows with their keys): a chunk boundary may cut
+    those in two. Joining two runs (``then``) sums a cut document and closes every document but
+    the new run's first and last, so memory follows the distinct rows, not the documents; the
+    result is the same histogram whatever the chunks, processes or engine.
+    """
+
+    edges: DocCounts
+    closed: Histogram
+    types: dict[str, Histogram] | None  # None: no counts per type were asked for
+    unit: str = "document"
+
+    @classmethod
+    def of(cls, docs: DocCounts) -> DocState:
+        """The state of one chunk's per-document rows."""
+        n = docs.keys.shape[0]
+        edge = np.zeros(n, dtype=bool)
+        if n:
+            edge[0] = edge[-1] = True
+        return cls._split(docs, edge)
+
+    @classmethod
+    def _split(cls, docs: DocCounts, edge: npt.NDArray[np.bool_], state: DocState | None = None) -> DocState:
+        inner = ~edge
+        closed = Histogram.of(docs.stats[inner], docs.fields)
+        types: dict[str, Histogram] | None = None
+        kept_rows = None
+        if docs.type_rows is not None:
+            rows = docs.type_rows
+            open_keys = docs.keys[edge]
+            open_row = np.isin(rows.keys, open_keys)
+            types = _by_type_fields(rows, ~open_row, docs.fields)
+            kept_rows = TypeRows(rows.keys[open_row], rows.type_index[open_row], rows.names, rows.stats[open_row])
+        edges = DocCounts(docs.keys[edge], docs.stats[edge], docs.fields, None, docs.unit, kept_rows)
+        if state is not None:
+            closed = state.closed.merge(closed)
+            if types is not None and state.types is not None:
+                for name, h in state.types.items():
+                    types[name] = h.merge(types[name]) if name in types else h
+        return cls(edges, closed, types, docs.unit)
+
+    def then(self, later: DocState, offset: int) -> DocState:
+        """This run followed by ``later``'s, whose keys start at ``offset``."""
+        joined = self.edges.then(later.edges, offset)
+        types = None
+        if self.types is not None and later.types is not None:
+            types = dict(self.types)
+            for name, h in later.types.items():
+                types[name] = types[name].merge(h) if name in types else h
+        n = joined.keys.shape[0]
+        edge = np.zeros(n, dtype=bool)
+        if n:
+            edge[0] = edge[-1] = True
+        return DocState._split(joined, edge, DocState(joined, self.closed.merge(later.closed), types, self.unit))
+
+    def finished(self) -> DocState:
+        """Every document closed: the state of a whole corpus."""
+        return DocState._split(self.edges, np.zeros(self.edges.keys.shape[0], dtype=bool), self)
+
+    @property
+    def documents(self) -> int:
+        return self.closed.documents + int(self.edges.keys.shape[0])

@@ -19,7 +19,7 @@ from ..errors import InputError
 from .buckets import Attribute, TrainIndex, assign
 from .counts import Counts, Groups, Options, count_grouped, group_fields
 from .criteria import CRITERIA, LEARNED
-from .documents import DocCounts, TypeRows
+from .documents import DocCounts, DocState, TypeRows
 from .judging import Judge, JudgeCredit, learned_credit
 from .pairs import KeptDetails, PartRows, error_examples, render_rows
 from .spans import IntArray, Spans
@@ -59,6 +59,7 @@ class Wanted:
 
     documents: bool = False  # per-document (or per-sentence) statistics
     document_types: bool = False  # and per document and type (per-type intervals); needs ``documents``
+    histogram: bool = False  # the per-document statistics as additive state only (``DocState``), not rows
     rows: tuple[str, ...] = ()  # criteria whose matched pairs are rendered as CSV rows; plus errors
     rows_dir: str | None = None  # where workers leave the rows (scratch files); None: in the result
     details: bool = False  # keep the matching and the text (Python's Report.pair_rows)
@@ -86,6 +87,7 @@ class PartResult:
     seen_types: frozenset[str] = frozenset()
     repairs: tuple[Repaired, ...] = ()
     buckets: dict[str, TypeRows] = field(default_factory=dict)
+    state: DocState | None = None  # the per-document statistics as a histogram (``Wanted.histogram``)
 
 
 def _bucket_groups(data: ChunkData, wanted: Wanted) -> tuple[Groups, ...]:
@@ -159,6 +161,9 @@ def count_part(
                 names=tuple(r.types),
                 stats=stats[with_mentions],
             )
+    state = None
+    if wanted.histogram and docs is not None:
+        state, docs = DocState.of(docs), None
     rows = None
     details = counted.details
     if wanted.rows and details is not None:
@@ -171,7 +176,7 @@ def count_part(
     kept = [KeptDetails(details, data.text, 0, data.doc_ids)] if wanted.details and details is not None else []
     return PartResult(
         counts, data.units, data.doc_advance, docs, rows, examples, kept, frozenset(data.seen_types), data.repairs,
-        _bucket_rows(wanted, counted.more_groups),
+        _bucket_rows(wanted, counted.more_groups), state,
     )
 
 
@@ -233,6 +238,7 @@ class Folder:
             details=a.details + [replace(k, unit_offset=k.unit_offset + unit_offset) for k in part.details],
             seen_types=a.seen_types | part.seen_types,
             repairs=tuple(x.then(y) for x, y in zip(a.repairs, part.repairs, strict=True)) or part.repairs,
+            state=a.state.then(part.state, doc_offset) if a.state is not None and part.state is not None else None,
         )
 
     def total(self) -> PartResult:
@@ -240,6 +246,8 @@ class Folder:
             raise InputError("nothing to score")
         if self.result.counts.documents == 0:
             self.result.counts.documents = 1  # a corpus without document marks is one document
+        if self.result.state is not None:
+            self.result.state = self.result.state.finished()
         return self.joined()
 
     def joined(self) -> PartResult:
