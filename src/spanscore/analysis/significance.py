@@ -145,7 +145,8 @@ def histogram_of(docs: DocCounts | Histogram, credit: str) -> Histogram:
     cols = _needed(docs.fields, scaled=credit in ("dice", "iou"))
     fields = tuple(docs.fields[i] for i in cols)
     if isinstance(docs, Histogram):
-        return Histogram.of(docs.rows[:, cols], fields, docs.counts)
+        whole = docs.compacted()
+        return Histogram.of(whole.rows[:, cols], fields, whole.counts)
     return Histogram.of(docs.stats[:, cols], fields)
 
 
@@ -232,10 +233,10 @@ class Draws:
 
 
 def _plan(n: int, rows: int) -> list[int]:
-    """Resamples per block: a block's arrays (block x distinct rows floats) stay under about 16 MB,
+    """Resamples per block: a block's arrays (block x distinct rows floats) stay under about 4 MB,
     small enough for freed memory to be reused rather than faulted in again (``spanscore.runtime.memory``).
     The plan depends on the number of distinct rows, never on how the corpus was counted."""
-    size = max(1, min(BLOCK, (2 << 20) // max(rows, 1)))
+    size = max(1, min(BLOCK, (1 << 19) // max(rows, 1)))
     return [min(size, n - start) for start in range(0, n, size)]
 
 

@@ -276,6 +276,8 @@ class Histogram:
     rows: IntArray  # [distinct, len(fields)], sorted lexicographically
     counts: IntArray  # documents with each row
     fields: tuple[str, ...]
+    pending: tuple[Histogram, ...] = ()  # histograms piled up by ``pile``, not yet merged in
+    base: int = 0  # distinct rows at the last merge
 
     @classmethod
     def of(cls, stats: npt.NDArray[Any], fields: tuple[str, ...], weights: IntArray | None = None) -> Histogram:
@@ -291,14 +293,31 @@ class Histogram:
 
     @property
     def documents(self) -> int:
-        return int(self.counts.sum())
+        return int(self.counts.sum()) + sum(h.documents for h in self.pending)
 
     def merge(self, other: Histogram) -> Histogram:
+        return self.pile(other).compacted()
+
+    def pile(self, other: Histogram) -> Histogram:
+        """``merge``, deferred: histograms are piled up and merged only once they hold more rows
+        than twice what the last merge left (and 8192), so merging many chunks' histograms
+        costs about as much as making one; ``compacted`` finishes the job."""
         if other.fields != self.fields:
             raise ValueError("histograms of different statistics do not merge")
-        return Histogram.of(
-            np.concatenate((self.rows, other.rows)), self.fields, np.concatenate((self.counts, other.counts))
-        )
+        pending = (*self.pending, other.compacted() if other.pending else other)
+        base = max(self.base, other.base, self.rows.shape[0])
+        if self.rows.shape[0] + sum(h.rows.shape[0] for h in pending) > max(8192, 2 * base):
+            merged = Histogram(self.rows, self.counts, self.fields, pending).compacted()
+            return Histogram(merged.rows, merged.counts, self.fields, (), merged.rows.shape[0])
+        return Histogram(self.rows, self.counts, self.fields, pending, base)
+
+    def compacted(self) -> Histogram:
+        """The histogram with everything piled up merged in."""
+        if not self.pending:
+            return self
+        rows = np.concatenate((self.rows, *(h.rows for h in self.pending)))
+        counts = np.concatenate((self.counts, *(h.counts for h in self.pending)))
+        return Histogram.of(rows, self.fields, counts)
 
     def with_zeros(self, documents: int) -> Histogram:
         """The histogram with documents that have none of these statistics (zero rows) added, up
@@ -313,7 +332,7 @@ class Histogram:
 
     def total(self) -> IntArray:
         out: IntArray = self.counts @ self.rows
-        return out
+        return out + sum((h.total() for h in self.pending), np.zeros_like(out))
 
 
 def _by_type_fields(rows: TypeRows, keep: npt.NDArray[np.bool_], fields: tuple[str, ...]) -> dict[str, Histogram]:
@@ -370,10 +389,10 @@ class DocState:
             kept_rows = TypeRows(rows.keys[open_row], rows.type_index[open_row], rows.names, rows.stats[open_row])
         edges = DocCounts(docs.keys[edge], docs.stats[edge], docs.fields, None, docs.unit, kept_rows)
         if state is not None:
-            closed = state.closed.merge(closed)
+            closed = state.closed.pile(closed)
             if types is not None and state.types is not None:
                 for name, h in state.types.items():
-                    types[name] = h.merge(types[name]) if name in types else h
+                    types[name] = h.pile(types[name]) if name in types else h
         return cls(edges, closed, types, docs.unit)
 
     def then(self, later: DocState, offset: int) -> DocState:
@@ -383,16 +402,18 @@ class DocState:
         if self.types is not None and later.types is not None:
             types = dict(self.types)
             for name, h in later.types.items():
-                types[name] = types[name].merge(h) if name in types else h
+                types[name] = types[name].pile(h) if name in types else h
         n = joined.keys.shape[0]
         edge = np.zeros(n, dtype=bool)
         if n:
             edge[0] = edge[-1] = True
-        return DocState._split(joined, edge, DocState(joined, self.closed.merge(later.closed), types, self.unit))
+        return DocState._split(joined, edge, DocState(joined, self.closed.pile(later.closed), types, self.unit))
 
     def finished(self) -> DocState:
-        """Every document closed: the state of a whole corpus."""
-        return DocState._split(self.edges, np.zeros(self.edges.keys.shape[0], dtype=bool), self)
+        """Every document closed, every histogram compact: the state of a whole corpus."""
+        done = DocState._split(self.edges, np.zeros(self.edges.keys.shape[0], dtype=bool), self)
+        types = None if done.types is None else {name: h.compacted() for name, h in done.types.items()}
+        return DocState(done.edges, done.closed.compacted(), types, done.unit)
 
     @property
     def documents(self) -> int:
