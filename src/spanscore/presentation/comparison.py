@@ -58,7 +58,7 @@ def systems_table(data: Mapping[str, Any], metric: str = "f1") -> TableModel:
         rows.append(Row(tuple(cells)))
     title = (
         f"{METRIC_NAMES[metric]} of each system, with {100 * level:g}% intervals"
-        f" (bootstrap over {data['documents']} {data['unit']}s)"
+        f" (bootstrap over {data['documents']} {data['unit']}s){few_units(data['documents'], data['unit'])}"
     )
     return TableModel(title, tuple(columns), tuple(rows))
 
@@ -208,6 +208,16 @@ def breakdown_table(breakdown: Mapping[str, Any]) -> TableModel:
             cells.append(text)
         rows.append(Row(tuple(cells)))
     return TableModel(f"F1 by {breakdown['field']} (reference mentions)", tuple(columns), tuple(rows))
+
+
+FEW_UNITS = 100  # below this many documents, percentile intervals cover too seldom (docs/compare.md)
+
+
+def few_units(count: int, unit: str) -> str:
+    """A warning for a title where the intervals rest on too few documents to hold their level."""
+    if count >= FEW_UNITS:
+        return ""
+    return f"; fewer than {FEW_UNITS} {unit}s: the intervals run narrow (see docs/compare.md, coverage)"
 
 
 def per_type_interval_table(per_type: Mapping[str, Mapping[str, Any]], title: str) -> TableModel:

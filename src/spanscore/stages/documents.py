@@ -250,7 +250,11 @@ def distinct_rows(stats: IntArray) -> tuple[IntArray, IntArray]:
     starts = np.flatnonzero(np.concatenate(([True], sorted_h[1:] != sorted_h[:-1])))
     group = np.cumsum(np.concatenate(([False], sorted_h[1:] != sorted_h[:-1])))
     firsts = order[starts]
-    if not np.array_equal(stats[order], stats[firsts[group]]):  # a hash collision: compare whole rows
+    step = 8192  # rows compared at a time: two copies of a block, not of the table
+    same = all(
+        np.array_equal(stats[order[i : i + step]], stats[firsts[group[i : i + step]]]) for i in range(0, n, step)
+    )
+    if not same:  # a hash collision: compare whole rows
         rows, inverse = np.unique(stats, axis=0, return_inverse=True)
         return rows, inverse.reshape(-1)
     distinct = stats[firsts]
