@@ -14,9 +14,19 @@ import pytest
 from click.testing import CliRunner
 
 import spanscore
-from spanscore.analysis.significance import Resampling, _score, _Table, _weights, bootstrap, compare
+from spanscore.analysis.significance import (
+    Draws,
+    Resampling,
+    _rng,
+    _Table,
+    bootstrap,
+    compare,
+    histogram_of,
+    score_totals,
+)
 from spanscore.cli.main import cli
 from spanscore.errors import OptionError
+from spanscore.stages.documents import DocCounts, Histogram
 
 DATA = Path(__file__).resolve().parent / "data"
 SCORE_NAMES = ("strict", "overlap", "semeval_partial", "token")
@@ -74,6 +84,22 @@ def docs_of(gold: Path, pred: Path) -> Any:
     return spanscore.evaluate(reference=gold, predicted=pred, documents=True, keep_details=False)
 
 
+def per_document(hist: Histogram, docs: DocCounts, weights: np.ndarray) -> list[int]:
+    """A resample of the histogram's rows as a resample of documents: each distinct row's draws
+    all go to the first document that holds it (any spread sums to the same counts)."""
+    index = {tuple(row): k for k, row in enumerate(hist.rows.tolist())}
+    cols = [docs.fields.index(f) for f in hist.fields]
+    out = [0] * docs.stats.shape[0]
+    given = set()
+    for i, row in enumerate(docs.stats[:, cols].tolist()):
+        k = index[tuple(row)]
+        if k not in given:
+            out[i] = int(weights[k])
+            given.add(k)
+    assert sum(out) == docs.stats.shape[0]
+    return out
+
+
 def test_a_system_compared_with_itself_differs_by_nothing(btc_runs: dict[str, Path]) -> None:
     r = docs_of(btc_runs["gold"], btc_runs["a"])
     result = compare([r.documents, r.documents], ["a", "a2"], zero_division=0.0, credit="0.5",
@@ -121,11 +147,12 @@ def test_a_resample_scores_as_the_resampled_corpus_evaluates(tmp_path: Path) -> 
     gold = sentences(DATA / "small.gold.conll")
     pred = sentences(DATA / "small.pred.conll")
     r = docs_of(DATA / "small.gold.conll", DATA / "small.pred.conll")
-    table = _Table(r.documents, "0.5")
-    weights = _weights(np.random.default_rng(3), 4, table.count)
-    scores = _score(table.sums(weights), table.fields, 0.0, "0.5")
+    hist = histogram_of(r.documents, "0.5")
+    table = _Table(hist.rows, hist.counts, hist.fields)
+    weights = Draws(hist.counts).bootstrap(np.random.default_rng(3), 4)
+    scores = score_totals(table.sums(weights), table.fields, 0.0, "0.5")
     for k in range(4):
-        counts = weights[k].astype(int).tolist()
+        counts = per_document(hist, r.documents, weights[k])
         g = write_conll(tmp_path / f"g{k}", [b for b, n in zip(gold, counts, strict=True) for _ in range(n)])
         p = write_conll(tmp_path / f"p{k}", [b for b, n in zip(pred, counts, strict=True) for _ in range(n)])
         again = spanscore.evaluate(reference=g, predicted=p).to_dict()
@@ -343,14 +370,29 @@ def test_a_resample_per_type_scores_as_the_resampled_corpus_evaluates(tmp_path: 
     r = spanscore.evaluate(
         reference=DATA / "small.gold.conll", predicted=DATA / "small.pred.conll", document_types=True
     )
-    # One resample: its interval is a point, the score of the corpus written as the resample drew it.
-    weights = _weights(np.random.default_rng([5, 0, 0]), 1, r.documents.stats.shape[0])
-    counts = weights[0].astype(int).tolist()
-    g = write_conll(tmp_path / "g", [b for b, n in zip(gold, counts, strict=True) for _ in range(n)])
-    p = write_conll(tmp_path / "p", [b for b, n in zip(pred, counts, strict=True) for _ in range(n)])
-    again = spanscore.evaluate(reference=g, predicted=p).to_dict()["per_type"]
+    # One resample: its interval is a point, the score of the corpus written as the resample drew
+    # it. Each type draws its own resample (over its rows per document, zero where it has none).
+    import zlib
+
+    from spanscore.analysis.significance import group_rows
+
     one = bootstrap_types(r.documents, zero_division=0.0, credit="0.5", resampling=Resampling(resamples=1, seed=5))
-    for t, block in again.items():
+    docs = r.documents
+    per_type = group_rows(docs.type_rows)
+    for t in sorted(per_type):
+        mine = np.flatnonzero(docs.type_rows.type_index == docs.type_rows.names.index(t))
+        dense = np.zeros_like(docs.stats)
+        np.add.at(dense, np.searchsorted(docs.keys, docs.type_rows.keys[mine]), docs.type_rows.stats[mine])
+        dense_docs = DocCounts(docs.keys, dense, docs.fields)
+        hist = histogram_of(Histogram.of(per_type[t], docs.fields), "0.5").with_zeros(docs.stats.shape[0])
+        weights = Draws(hist.counts).bootstrap(_rng(5, 2, 0, zlib.crc32(t.encode())), 1)
+        counts = per_document(hist, dense_docs, weights[0])
+        g = write_conll(tmp_path / f"g{t}", [b for b, n in zip(gold, counts, strict=True) for _ in range(n)])
+        p = write_conll(tmp_path / f"p{t}", [b for b, n in zip(pred, counts, strict=True) for _ in range(n)])
+        block = spanscore.evaluate(reference=g, predicted=p).to_dict()["per_type"].get(t)
+        if block is None:  # the resample drew no document with this type
+            assert one[t]["strict"]["f1"]["low"] == 0.0
+            continue
         assert one[t]["strict"]["f1"]["low"] == pytest.approx(block["metrics"]["strict"]["f1"], abs=1e-12)
         assert one[t]["overlap"]["recall"]["low"] == pytest.approx(block["metrics"]["overlap"]["recall"], abs=1e-12)
 

@@ -223,3 +223,25 @@ def test_per_type_intervals_on_the_cluster_equal_local(scheduler: str, synth: Pa
         assert f(on_cluster, zero_division=0.0, credit="0.5", resampling=resampling) == f(
             local, zero_division=0.0, credit="0.5", resampling=resampling
         )
+
+
+def test_intervals_comparisons_and_bucket_intervals_on_the_cluster_equal_local(
+    scheduler: str, btc_pair: tuple[Path, Path]
+) -> None:
+    """--ci (its histogram state merged across partitions), --by-free buckets with intervals and
+    compare with per-type tests: the cluster's numbers are the local engine's."""
+    from spanscore.engines.dask_engine import DaskEngine
+
+    gold, pred = btc_pair
+    ci = {"ci": 0.9, "resamples": 200, "seed": 3}
+    on_cluster = evaluate_dask(reference=gold, predicted=pred, scheduler=scheduler, chunk_bytes=4096, **ci)
+    _same(on_cluster.to_dict(), _stream(reference=gold, predicted=pred, **ci))
+    with_buckets = evaluate_dask(
+        reference=gold, predicted=pred, scheduler=scheduler, chunk_bytes=4096, buckets=["length"], **ci
+    )
+    _same(with_buckets.to_dict(), _stream(reference=gold, predicted=pred, buckets=["length"], **ci))
+    engine = DaskEngine(scheduler=scheduler, partition_bytes=50_000)
+    options: dict[str, Any] = {"resamples": 200, "trials": 200, "seed": 3, "per_type": True}
+    remote = spanscore.compare(reference=gold, systems=[pred, gold], engine=engine, **options)
+    local = spanscore.compare(reference=gold, systems=[pred, gold], **options)
+    _same(remote.to_dict(), local.to_dict())  # type: ignore[arg-type]

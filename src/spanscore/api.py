@@ -180,6 +180,9 @@ def evaluate(
     types = document_types or resampling is not None
     chosen, fields = _attributes(buckets, bucket_edges, train, reading)
     wanted = _wanted(scoring, rows, keep_details, documents or types or by is not None or bool(fields), types)
+    # Intervals alone need the per-document statistics only as a histogram (additive, small).
+    light = resampling is not None and not (documents or document_types or by is not None or buckets)
+    wanted = dataclasses.replace(wanted, histogram=light)
     workers = engine.jobs if isinstance(engine, LocalEngine) else jobs
     wanted = dataclasses.replace(wanted, buckets=chosen, train=_train_index(chosen, train, reading, workers))
     counter = PartCounter(source, scoring.options, wanted, _judge_spec(scoring))
@@ -211,18 +214,20 @@ def evaluate(
             beta=scoring.beta,
             resampling=resampling,
         )
-    if total.docs is not None and resampling is not None:
+    report.document_state = total.state
+    per_document = total.docs if total.docs is not None else total.state
+    if per_document is not None and resampling is not None:
         report.intervals = significance.intervals(
-            total.docs,
+            per_document,
             zero_division=scoring.zero_division,
             credit=report.counts.credit,
             resampling=resampling,
             beta=scoring.beta,
         )
-        report.signature += significance.interval_signature(resampling, total.docs.unit)
-        report.warnings = reliability.few_units_warnings(report.intervals["count"], total.docs.unit)
+        report.signature += significance.interval_signature(resampling, per_document.unit)
+        report.warnings = reliability.few_units_warnings(report.intervals["count"], per_document.unit)
         if report.breakdown is not None and by is not None:
-            report.warnings += reliability.group_warnings(report.breakdown["groups"], total.docs.unit, by)
+            report.warnings += reliability.group_warnings(report.breakdown["groups"], per_document.unit, by)
         reliability.warn(report.warnings)
     if buckets:
         report.buckets = _bucket_results(report, total, chosen, fields, reference, reading, resampling)

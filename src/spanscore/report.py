@@ -14,7 +14,7 @@ from .errors import NoDetails, OptionError
 from .presentation import classification, notebook
 from .results import EvaluationResult, Scores
 from .stages.counts import Counts
-from .stages.documents import DocCounts, TypeRows, document_rows, macro_over_documents
+from .stages.documents import DocCounts, DocState, TypeRows, document_rows, macro_over_documents
 from .stages.pairs import KeptDetails, pair_fields, pair_values
 from .stages.scores import add_f_beta, score_counts
 from .stages.text import Repaired
@@ -89,6 +89,7 @@ class Report:
     empty_documents: str = "skip"  # the mean over documents leaves out those empty on both sides, or scores them
     warnings: list[str] = field(default_factory=list)  # why the intervals mean little (``analysis.reliability``)
     bucket_rows: dict[str, TypeRows] | None = field(default=None, repr=False)  # their counts, for ``compare``
+    document_state: DocState | None = field(default=None, repr=False)  # per-document statistics as a histogram
     _scores: Scores | None = field(default=None, repr=False)
 
     @property
@@ -156,9 +157,10 @@ class Report:
                     if r.count
                 },
             }
-        if self.documents is not None:
+        per_document = self.documents if self.documents is not None else self.document_state
+        if per_document is not None:
             out["macro_documents"] = macro_over_documents(
-                self.documents, self.zero_division, self.counts.credit, self.empty_documents
+                per_document, self.zero_division, self.counts.credit, self.empty_documents
             )
         if self.located is not None:
             out["located"] = self.located

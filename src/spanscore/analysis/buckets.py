@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..stages.documents import DocCounts, TypeRows
-from .significance import Resampling, _score, bootstrap_rows, compare, metrics_of
+from .significance import Resampling, bootstrap_rows, compare, metrics_of, score_totals
 
 SEMEVAL_PREFIX = "semeval_"
 
@@ -51,7 +51,7 @@ def bucket_table(
     out = []
     for b, label in enumerate(rows.names):
         total = _total(rows, b)
-        scores = _score(total[None, :].astype(np.float64), fields, zero_division, credit, beta)
+        scores = score_totals(total[None, :].astype(np.float64), fields, zero_division, credit, beta)
         point: dict[str, dict[str, float | None]] = {
             n: {m: float(block[m][0]) for m in metrics_of(beta)} for n, block in scores.items()
         }

@@ -2,7 +2,11 @@
 
 Every statistic of every document is an additive integer count (``documents.DocCounts``), so a
 resample of documents is a weighted sum of count rows: a matrix product, never a new matching.
-One resampling scores every criterion, SemEval scheme and the token score at once.
+One resampling scores every criterion, SemEval scheme and the token score at once. Documents with
+equal rows are interchangeable, so the rows are kept as a histogram (``documents.Histogram``: the
+distinct rows and how many documents hold each) and a resample is drawn as counts over the
+distinct rows (``Draws``): the same distribution, at a cost that follows the distinct rows (a few
+thousand for 100,000 sentences), not the documents.
 
 - Intervals: percentile bootstrap (Efron and Tibshirani 1993): resample the documents with
   replacement ``resamples`` times, score each resample, and take the ``(1 - level) / 2`` and
@@ -16,8 +20,9 @@ One resampling scores every criterion, SemEval scheme and the token score at onc
   c counts the trials whose absolute difference is at least the observed one, p = (c + 1) / (n + 1).
   With ``exact=True`` every one of the 2^D swaps is enumerated instead, p = c / 2^D.
 
-Resampling goes ``BLOCK`` resamples at a time, so memory is bounded by the per-document arrays
-(documents x statistics) and a block of weights (``BLOCK`` x documents), whatever ``resamples`` is.
+Resampling goes up to ``BLOCK`` resamples at a time, each block with its own generator seeded by
+the seed and the block's number, so memory is bounded by the distinct rows and a block of
+weights, and the numbers depend only on the histogram (never on chunks, processes or engines).
 
 >>> import numpy as np
 >>> fields = ("reference", "predicted", "x.full_ref", "x.partial_ref", "x.full_pred", "x.partial_pred",
@@ -31,8 +36,10 @@ Resampling goes ``BLOCK`` resamples at a time, so memory is bounded by the per-d
 
 from __future__ import annotations
 
+import functools
 import math
 import os
+import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -43,12 +50,12 @@ import numpy.typing as npt
 
 from ..errors import OptionError
 from ..results import ComparisonResult
-from ..stages.documents import DocCounts, TypeRows, scores_per_row
+from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, scores_per_row
 from ..stages.spans import IntArray
 
 FloatArray = npt.NDArray[np.float64]
 _T = TypeVar("_T")
-BLOCK = 64  # resamples scored at a time
+BLOCK = 256  # resamples scored at a time, at most
 METRICS = ("precision", "recall", "f1")
 EXACT_LIMIT = 20  # documents: 2^20 swaps is the most an exact randomisation test enumerates
 _TOLERANCE = 1e-12  # differences this close count as equal (sums of the same terms in another order)
@@ -113,26 +120,37 @@ def _distinct_columns(stats: npt.NDArray[Any]) -> tuple[list[int], IntArray]:
 
 
 class _Table:
-    """A corpus's per-document statistics as floats (exact: counts stay far below 2^53)."""
+    """Some statistics of a histogram's distinct rows, as floats (exact: counts stay far below 2^53),
+    and their totals over the corpus."""
 
-    def __init__(self, docs: DocCounts, credit: str, stats: npt.NDArray[Any] | None = None) -> None:
-        cols = _needed(docs.fields, scaled=credit in ("dice", "iou"))
-        self.fields = tuple(docs.fields[i] for i in cols)
-        stats = (docs.stats if stats is None else stats)[:, cols]
+    def __init__(self, rows: npt.NDArray[Any], counts: IntArray, fields: tuple[str, ...]) -> None:
+        self.fields = fields
         # Many statistics are the same in every document (a one-to-one criterion's full matches on
         # either side; a criterion without partial credit): each distinct column is summed once.
-        keep, self.expand = _distinct_columns(stats)
-        self.distinct: FloatArray = np.ascontiguousarray(stats[:, keep], dtype=np.float64)
-        self.total: FloatArray = stats.sum(axis=0).astype(np.float64)
-        self.count = int(stats.shape[0])
+        keep, self.expand = _distinct_columns(rows)
+        self.distinct: FloatArray = np.ascontiguousarray(rows[:, keep], dtype=np.float64)
+        self.total: FloatArray = (counts @ rows).astype(np.float64)
+        self.count = int(counts.sum())
 
     def sums(self, weights: FloatArray) -> FloatArray:
-        """Each statistic summed with ``weights`` (one row of weights per resample)."""
+        """Each statistic summed with ``weights`` (one row of weights per resample, one column per
+        distinct row)."""
         out: FloatArray = (weights @ self.distinct)[:, self.expand]
         return out
 
 
-def _score(
+def histogram_of(docs: DocCounts | Histogram, credit: str) -> Histogram:
+    """The histogram of the statistics that scores read (``docs``'s rows, or a histogram's rows
+    narrowed to them)."""
+    cols = _needed(docs.fields, scaled=credit in ("dice", "iou"))
+    fields = tuple(docs.fields[i] for i in cols)
+    if isinstance(docs, Histogram):
+        whole = docs.compacted()
+        return Histogram.of(whole.rows[:, cols], fields, whole.counts)
+    return Histogram.of(docs.stats[:, cols], fields)
+
+
+def score_totals(
     totals: FloatArray, fields: tuple[str, ...], zd: float, credit: str, beta: float = 1.0
 ) -> dict[str, dict[str, FloatArray]]:
     """Every score of each row of ``totals`` (one row per resample); ``f_beta`` too unless beta is 1."""
@@ -149,36 +167,88 @@ def _score(
     return scores
 
 
+
 def metrics_of(beta: float) -> tuple[str, ...]:
     return METRICS if beta == 1.0 else (*METRICS, "f_beta")
 
 
-def _weights(rng: np.random.Generator, blocks: int, documents: int) -> FloatArray:
-    """How often each document is drawn in each of ``blocks`` resamples with replacement."""
-    draws = rng.integers(0, documents, size=(blocks, documents))
-    out = np.empty((blocks, documents))
-    for k in range(blocks):  # one resample at a time: its counts stay in the cache
-        out[k] = np.bincount(draws[k], minlength=documents)
-    return out
+SMALL_LEVEL = 8  # rows held by at most this many documents each are drawn document by document
+_POPCOUNT = np.array([bin(i).count("1") for i in range(1 << 16)], dtype=np.float64)
 
 
-def _swaps(rng: np.random.Generator, blocks: int, documents: int) -> FloatArray:
-    """Which documents each of ``blocks`` randomisation trials swaps (1) or keeps (0)."""
-    bits = np.unpackbits(np.frombuffer(rng.bytes(blocks * ((documents + 7) // 8)), dtype=np.uint8))
-    return bits.reshape(blocks, -1)[:, :documents].astype(np.float64)
+class Draws:
+    """Resamples of a corpus given as a histogram's counts: how often each distinct row is drawn.
+
+    Rows held by the same number of documents are drawn alike, so the draws go level by level
+    (a level: the rows that ``c`` documents each hold). A bootstrap resample draws the documents
+    of each level (a multinomial over the levels), then spreads each level's draws uniformly over
+    its rows: one draw per document where a level's rows are rare, one multinomial over the rows
+    where they are common. Exactly the multinomial over the rows, so exactly the distribution of
+    drawing documents with replacement; the cost follows the distinct rows, not the documents.
+    """
+
+    def __init__(self, counts: IntArray) -> None:
+        self.k = int(counts.shape[0])
+        self.n = int(counts.sum())
+        values, inverse = np.unique(counts, return_inverse=True)
+        order = np.argsort(inverse.reshape(-1), kind="stable")
+        bounds = np.searchsorted(inverse.reshape(-1)[order], np.arange(values.shape[0] + 1))
+        self.levels = [(int(c), order[bounds[j] : bounds[j + 1]]) for j, c in enumerate(values.tolist())]
+        share = values * np.diff(bounds)
+        self.p: FloatArray = share / max(self.n, 1)
+
+    def bootstrap(self, rng: np.random.Generator, size: int) -> FloatArray:
+        """How often each distinct row is drawn in each of ``size`` resamples of ``n`` documents."""
+        per_level = rng.multinomial(self.n, self.p, size=size)
+        rare, common = [], []
+        for j, (c, members) in enumerate(self.levels):
+            m = per_level[:, j]
+            if c <= SMALL_LEVEL and members.shape[0] > 1:
+                # Each draw picks one of the level's rows: its position in the (resample, row) grid.
+                picked = members[rng.integers(0, members.shape[0], size=int(m.sum()))]
+                rare.append(picked + np.repeat(np.arange(size) * self.k, m))
+            else:
+                common.append(j)
+        grid = np.concatenate(rare) if rare else np.zeros(0, dtype=np.int64)
+        out = np.bincount(grid, minlength=size * self.k).reshape(size, self.k).astype(np.float64)
+        for j in common:
+            members = self.levels[j][1]
+            n = members.shape[0]
+            if n == 1:
+                out[:, members[0]] = per_level[:, j]
+            else:
+                out[:, members] = rng.multinomial(per_level[:, j], np.full(n, 1.0 / n))
+        return out
+
+    def swaps(self, rng: np.random.Generator, size: int) -> FloatArray:
+        """How many of each distinct row's documents each of ``size`` randomisation trials swaps
+        (each document with probability 1/2: a binomial count per row)."""
+        out = np.empty((size, self.k))
+        for c, members in self.levels:
+            if c <= 16:  # a sum of c fair bits
+                out[:, members] = _POPCOUNT[rng.integers(0, 1 << c, size=(size, members.shape[0]))]
+            else:
+                out[:, members] = rng.binomial(c, 0.5, size=(size, members.shape[0]))
+        return out
 
 
-def _plan(n: int, documents: int) -> list[int]:
-    """Resamples per block: a block's arrays (block x documents floats) stay under about 16 MB,
-    small enough for freed memory to be reused rather than faulted in again (``spanscore.runtime.memory``)."""
-    size = max(1, min(BLOCK, (2 << 20) // max(documents, 1)))
+def _plan(n: int, rows: int) -> list[int]:
+    """Resamples per block: a block's arrays (block x distinct rows floats) stay under about 4 MB,
+    small enough for freed memory to be reused rather than faulted in again (``spanscore.runtime.memory``).
+    The plan depends on the number of distinct rows, never on how the corpus was counted."""
+    size = max(1, min(BLOCK, (1 << 19) // max(rows, 1)))
     return [min(size, n - start) for start in range(0, n, size)]
 
 
-def _rng(seed: int, stream: int, block: int) -> np.random.Generator:
-    """Block ``block`` of stream ``stream`` (0: bootstrap, 1: randomisation) has its own generator,
-    so the numbers do not depend on how many threads score the blocks."""
-    return np.random.default_rng([seed, stream, block])
+def _rng(seed: int, stream: int, block: int, group: int = 0) -> np.random.Generator:
+    """Block ``block`` of stream ``stream`` (0: bootstrap, 1: randomisation, 2: a group's
+    bootstrap, ``group`` naming it) has its own generator, so the numbers do not depend on how
+    many threads score the blocks."""
+    return np.random.default_rng([seed, stream, block] if stream != 2 else [seed, stream, group, block])
+
+
+def _group_rng(seed: int, group: int, block: int) -> np.random.Generator:
+    return _rng(seed, 2, block, group)
 
 
 def _threads() -> int:
@@ -203,28 +273,28 @@ def _interval(values: FloatArray, value: float, level: float) -> dict[str, float
 
 
 def _point(table: _Table, zd: float, credit: str, beta: float = 1.0) -> dict[str, dict[str, float]]:
-    scores = _score(table.total[None, :], table.fields, zd, credit, beta)
+    scores = score_totals(table.total[None, :], table.fields, zd, credit, beta)
     return {name: {m: float(block[m][0]) for m in metrics_of(beta)} for name, block in scores.items()}
 
 
-def _check(docs: DocCounts) -> None:
-    if docs.stats.shape[0] == 0:
+def _check(docs: DocCounts | Histogram) -> None:
+    if (docs.documents if isinstance(docs, Histogram) else docs.stats.shape[0]) == 0:
         raise OptionError("intervals need at least one document (or sentence)")
 
 
-def bootstrap(
-    docs: DocCounts, *, zero_division: float, credit: str, resampling: Resampling = Resampling(), beta: float = 1.0
+def _bootstrap_table(
+    hist: Histogram, seed_of: Callable[[int], np.random.Generator], *, zd: float, credit: str,
+    resampling: Resampling, beta: float,
 ) -> dict[str, dict[str, dict[str, float | None]]]:
-    """The percentile bootstrap interval of every score: {name: {metric: {value, low, high}}}."""
-    _check(docs)
-    table = _Table(docs, credit)
+    """The percentile intervals of every score of one histogram; block ``k`` draws from ``seed_of(k)``."""
+    table = _Table(hist.rows, hist.counts, hist.fields)
+    draws = Draws(hist.counts)
 
     def work(k: int, size: int) -> dict[str, dict[str, FloatArray]]:
-        w = _weights(_rng(resampling.seed, 0, k), size, table.count)
-        return _score(table.sums(w), table.fields, zero_division, credit, beta)
+        return score_totals(table.sums(draws.bootstrap(seed_of(k), size)), table.fields, zd, credit, beta)
 
-    blocks = _map_blocks(work, _plan(resampling.resamples, table.count))
-    point = _point(table, zero_division, credit, beta)
+    blocks = _map_blocks(work, _plan(resampling.resamples, draws.k))
+    point = _point(table, zd, credit, beta)
     return {
         name: {
             m: _interval(np.concatenate([b[name][m] for b in blocks]), point[name][m], resampling.level)
@@ -234,19 +304,51 @@ def bootstrap(
     }
 
 
+def bootstrap(
+    docs: DocCounts | Histogram,
+    *,
+    zero_division: float,
+    credit: str,
+    resampling: Resampling = Resampling(),
+    beta: float = 1.0,
+) -> dict[str, dict[str, dict[str, float | None]]]:
+    """The percentile bootstrap interval of every score: {name: {metric: {value, low, high}}}.
+
+    ``docs`` are the per-document counts, or their histogram (``Histogram``): the same numbers."""
+    _check(docs)
+    return _bootstrap_table(
+        histogram_of(docs, credit), lambda k: _rng(resampling.seed, 0, k),
+        zd=zero_division, credit=credit, resampling=resampling, beta=beta,
+    )
+
+
 def bootstrap_types(
     docs: DocCounts, *, zero_division: float, credit: str, resampling: Resampling = Resampling(), beta: float = 1.0
 ) -> dict[str, dict[str, dict[str, dict[str, float | None]]]]:
     """The interval of every score of each type: {type: {name: {metric: {value, low, high}}}}.
 
-    Needs the counts per document and type (``evaluate(document_types=True)``). The resamples are
-    those of ``bootstrap`` with the same options: a resample draws documents, and each type's
-    statistics of the drawn documents are summed."""
+    Needs the counts per document and type (``evaluate(document_types=True)``); resamples as
+    ``bootstrap_rows``'s."""
     if docs.type_rows is None:
         raise OptionError("per-type intervals need the counts per document and type: evaluate with document_types=True")
     return bootstrap_rows(
         docs, docs.type_rows, zero_division=zero_division, credit=credit, resampling=resampling, beta=beta
     )
+
+
+def group_rows(rows: TypeRows) -> dict[str, IntArray]:
+    """Each group's statistics per document that has a mention in it, by group name. A document
+    cut by a chunk boundary may have two rows of a group: they are summed."""
+    out = {}
+    for t, name in enumerate(rows.names):
+        mine = np.flatnonzero(rows.type_index == t)
+        if not mine.shape[0]:
+            continue
+        keys = rows.keys[mine]
+        order = np.argsort(keys, kind="stable")
+        starts = np.flatnonzero(np.concatenate(([True], keys[order][1:] != keys[order][:-1])))
+        out[name] = np.add.reduceat(rows.stats[mine[order]], starts, axis=0)
+    return out
 
 
 def bootstrap_rows(
@@ -259,38 +361,58 @@ def bootstrap_rows(
     beta: float = 1.0,
 ) -> dict[str, dict[str, dict[str, dict[str, float | None]]]]:
     """The interval of every score of each group of ``rows`` (rows per document and group: a type,
-    a bucket), by its name, in sorted order; resamples as ``bootstrap``'s (documents drawn, each
-    group's statistics of the drawn documents summed)."""
+    a bucket), by its name, in sorted order.
+
+    Each group's interval is a bootstrap of documents (those without a mention in the group add
+    nothing): its statistics per document as a histogram, resampled as ``bootstrap`` resamples.
+    Each group draws its own resamples (seeded by the seed and its name), since an interval is
+    read one group at a time."""
     _check(docs)
     where = np.searchsorted(docs.keys, rows.keys)
     if rows.keys.shape[0] and (where.max() >= docs.keys.shape[0] or not np.array_equal(docs.keys[where], rows.keys)):
         raise OptionError("the per-group counts name documents the per-document counts do not hold")
-    tables = {}
-    for t, name in enumerate(rows.names):
-        mine = np.flatnonzero(rows.type_index == t)
-        if mine.shape[0]:
-            tables[name] = (where[mine], _Table(docs, credit, rows.stats[mine]))
-    documents = int(docs.stats.shape[0])
+    return bootstrap_groups(
+        rows, int(docs.stats.shape[0]), docs.fields, zero_division=zero_division, credit=credit,
+        resampling=resampling, beta=beta,
+    )
 
-    def work(k: int, size: int) -> dict[str, dict[str, dict[str, FloatArray]]]:
-        w = _weights(_rng(resampling.seed, 0, k), size, documents)
-        out = {}
-        for name, (at, table) in tables.items():
-            totals = (w[:, at] @ table.distinct)[:, table.expand]
-            out[name] = _score(totals, table.fields, zero_division, credit, beta)
-        return out
 
-    blocks = _map_blocks(work, _plan(resampling.resamples, documents))
+def bootstrap_groups(
+    rows: TypeRows,
+    documents: int,
+    fields: tuple[str, ...],
+    *,
+    zero_division: float,
+    credit: str,
+    resampling: Resampling = Resampling(),
+    beta: float = 1.0,
+) -> dict[str, dict[str, dict[str, dict[str, float | None]]]]:
+    """``bootstrap_rows`` from the rows alone and the number of documents in the corpus."""
+    if documents == 0:
+        raise OptionError("intervals need at least one document (or sentence)")
+    hists = {name: Histogram.of(per_doc, fields) for name, per_doc in group_rows(rows).items()}
+    return bootstrap_histograms(
+        hists, documents, zero_division=zero_division, credit=credit, resampling=resampling, beta=beta
+    )
+
+
+def bootstrap_histograms(
+    groups: dict[str, Histogram],
+    documents: int,
+    *,
+    zero_division: float,
+    credit: str,
+    resampling: Resampling = Resampling(),
+    beta: float = 1.0,
+) -> dict[str, dict[str, dict[str, dict[str, float | None]]]]:
+    """``bootstrap_rows`` from each group's histogram of its documents with a mention in it."""
     result = {}
-    for name, (_, table) in sorted(tables.items()):
-        point = _point(table, zero_division, credit, beta)
-        result[name] = {
-            n: {
-                m: _interval(np.concatenate([b[name][n][m] for b in blocks]), point[n][m], resampling.level)
-                for m in metrics_of(beta)
-            }
-            for n in point
-        }
+    for name, group in sorted(groups.items()):
+        hist = histogram_of(group, credit).with_zeros(documents)
+        result[name] = _bootstrap_table(
+            hist, functools.partial(_group_rng, resampling.seed, zlib.crc32(name.encode("utf-8"))),
+            zd=zero_division, credit=credit, resampling=resampling, beta=beta,
+        )
     return result
 
 
@@ -303,6 +425,26 @@ class Comparison:
     intervals: list[dict[str, dict[str, dict[str, float | None]]]]
     comparisons: list[dict[str, Any]]
     documents: int
+
+
+def joint_histogram(systems: Sequence[DocCounts], credit: str) -> Histogram:
+    """The systems' statistics of each document side by side (system ``s``'s fields prefixed
+    ``s:``), as one histogram: the state of paired resampling."""
+    cols = [_needed(d.fields, scaled=credit in ("dice", "iou")) for d in systems]
+    fields = tuple(f"{s}:{d.fields[i]}" for s, (d, c) in enumerate(zip(systems, cols, strict=True)) for i in c)
+    stats = np.hstack([d.stats[:, c] for d, c in zip(systems, cols, strict=True)])
+    return Histogram.of(stats, fields)
+
+
+def _split_joint(hist: Histogram) -> list[_Table]:
+    """Each system's table of a joint histogram (same rows, same counts)."""
+    systems: dict[int, list[int]] = {}
+    for i, name in enumerate(hist.fields):
+        systems.setdefault(int(name.split(":", 1)[0]), []).append(i)
+    return [
+        _Table(hist.rows[:, cols], hist.counts, tuple(hist.fields[i].split(":", 1)[1] for i in cols))
+        for _, cols in sorted(systems.items())
+    ]
 
 
 def compare(
@@ -332,7 +474,28 @@ def compare(
                 f"{name} does not have the documents of {names[0]}: systems are compared document by document"
                 " against one reference"
             )
-    tables = [_Table(d, credit) for d in systems]
+    return compare_histogram(
+        joint_histogram(systems, credit), names, zero_division=zero_division, credit=credit,
+        resampling=resampling, exact=exact, beta=beta,
+    )
+
+
+def compare_histogram(
+    joint: Histogram,
+    names: Sequence[str],
+    *,
+    zero_division: float,
+    credit: str,
+    resampling: Resampling = Resampling(),
+    exact: bool = False,
+    beta: float = 1.0,
+) -> Comparison:
+    """``compare`` from the systems' joint histogram (``joint_histogram``)."""
+    _check(joint)
+    tables = _split_joint(joint)
+    if len(tables) != len(names):
+        raise OptionError("give one name per system, and at least one system")
+    draws = Draws(joint.counts)
     zd, level = zero_division, resampling.level
     points = [_point(t, zd, credit, beta) for t in tables]
     mets = metrics_of(beta)
@@ -340,10 +503,10 @@ def compare(
 
     # Bootstrap: the same resamples for every system, so the differences are paired.
     def work(k: int, size: int) -> list[dict[str, dict[str, FloatArray]]]:
-        w = _weights(_rng(resampling.seed, 0, k), size, tables[0].count)
-        return [_score(t.sums(w), t.fields, zd, credit, beta) for t in tables]
+        w = draws.bootstrap(_rng(resampling.seed, 0, k), size)
+        return [score_totals(t.sums(w), t.fields, zd, credit, beta) for t in tables]
 
-    boot = _map_blocks(work, _plan(resampling.resamples, tables[0].count))
+    boot = _map_blocks(work, _plan(resampling.resamples, draws.k))
     samples = [
         {n: {m: np.concatenate([b[s][n][m] for b in boot]) for m in mets} for n in score_names}
         for s in range(len(tables))
@@ -355,7 +518,7 @@ def compare(
 
     comparisons = []
     for k in range(1, len(tables)):
-        p_random = _randomization(tables[0], tables[k], zd, credit, resampling, exact, beta)
+        p_random = _randomization(tables[0], tables[k], draws, joint.counts, zd, credit, resampling, exact, beta)
         for n in score_names:
             for m in mets:
                 observed = points[k][n][m] - points[0][n][m]
@@ -379,13 +542,22 @@ def compare(
                         "p_randomization": p_random[n][m],
                     }
                 )
-    return Comparison(list(names), intervals, comparisons, tables[0].count)
+    return Comparison(list(names), intervals, comparisons, draws.n)
 
 
 def _randomization(
-    a: _Table, b: _Table, zd: float, credit: str, resampling: Resampling, exact: bool, beta: float = 1.0
+    a: _Table,
+    b: _Table,
+    draws: Draws,
+    counts: IntArray,
+    zd: float,
+    credit: str,
+    resampling: Resampling,
+    exact: bool,
+    beta: float = 1.0,
 ) -> dict[str, dict[str, float | None]]:
-    """The p-value of B's difference from A under every score, by swapping documents."""
+    """The p-value of B's difference from A under every score, by swapping documents: a trial
+    swaps a binomial count of each distinct joint row's documents."""
     # What A gains where a document's outputs are swapped, as the distinct columns of B - A.
     full_delta = b.distinct[:, b.expand] - a.distinct[:, a.expand]
     keep, delta_expand = _distinct_columns(full_delta)
@@ -393,13 +565,15 @@ def _randomization(
     point_a, point_b = _point(a, zd, credit, beta), _point(b, zd, credit, beta)
     mets = metrics_of(beta)
     observed = {n: {m: point_b[n][m] - point_a[n][m] for m in mets} for n in point_a}
-    documents = a.count
+    documents = draws.n
     if exact:
         if documents > EXACT_LIMIT:
             raise OptionError(f"an exact randomisation test enumerates 2^documents swaps: at most {EXACT_LIMIT}")
+        # Every document on its own: each of its 2^documents swaps is one trial.
+        delta_distinct = np.repeat(delta_distinct, counts, axis=0)
         sizes = _plan(2**documents, documents)
     else:
-        sizes = _plan(resampling.trials, documents)
+        sizes = _plan(resampling.trials, draws.k)
 
     def work(k: int, size: int) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
         if exact:
@@ -407,10 +581,10 @@ def _randomization(
             patterns = np.arange(first, first + size)
             swaps = ((patterns[:, None] >> np.arange(documents)) & 1).astype(np.float64)
         else:
-            swaps = _swaps(_rng(resampling.seed, 1, k), size, documents)
+            swaps = draws.swaps(_rng(resampling.seed, 1, k), size)
         moved = (swaps @ delta_distinct)[:, delta_expand]
-        sa = _score(a.total + moved, a.fields, zd, credit, beta)
-        sb = _score(b.total - moved, b.fields, zd, credit, beta)
+        sa = score_totals(a.total + moved, a.fields, zd, credit, beta)
+        sb = score_totals(b.total - moved, b.fields, zd, credit, beta)
         hits = {n: {m: 0 for m in mets} for n in point_a}
         seen = {n: {m: 0 for m in mets} for n in point_a}
         for n in hits:
@@ -518,19 +692,29 @@ def comparison_dict(
 
 
 def intervals(
-    docs: DocCounts, *, zero_division: float, credit: str, resampling: Resampling, beta: float = 1.0
+    docs: DocCounts | DocState, *, zero_division: float, credit: str, resampling: Resampling, beta: float = 1.0
 ) -> dict[str, Any]:
     """The intervals of an evaluation (``Report.intervals``): every score, and every score of each
-    type, with what was resampled and how."""
+    type, with what was resampled and how; from the per-document rows or their additive state
+    (the same numbers)."""
+    options: dict[str, Any] = {"zero_division": zero_division, "credit": credit, "resampling": resampling, "beta": beta}
+    if isinstance(docs, DocState):
+        count = docs.documents
+        scores = bootstrap(docs.closed, **options)
+        per_type = bootstrap_histograms(docs.types or {}, count, **options)
+    else:
+        count = int(docs.stats.shape[0])
+        scores = bootstrap(docs, **options)
+        per_type = bootstrap_types(docs, **options)
     return {
         "unit": docs.unit,
-        "count": int(docs.stats.shape[0]),
+        "count": count,
         "level": resampling.level,
         "resamples": resampling.resamples,
         "seed": resampling.seed,
         "interval": "percentile bootstrap",
-        "scores": bootstrap(docs, zero_division=zero_division, credit=credit, resampling=resampling, beta=beta),
-        "per_type": bootstrap_types(docs, zero_division=zero_division, credit=credit, resampling=resampling, beta=beta),
+        "scores": scores,
+        "per_type": per_type,
     }
 
 

@@ -2,120 +2,18 @@
 
 A source (``io.sources``) plans parts and reads one part into spans; ``PartCounter`` reads
 and counts a part (``stages.parts.count_part``); an engine maps it over the plan and hands the
-results back in plan order, and ``run`` folds them. ``LocalEngine`` counts in this process or in
-forked worker processes; ``engines.dask_engine.DaskEngine`` on a Dask cluster (the optional extra
-``dask``, imported only when that engine runs). ``make_engine`` is the one place an engine is
-chosen by name.
+results back in plan order, and ``run`` folds them. ``LocalEngine`` (``engines.local``) counts in
+this process or in forked worker processes; ``engines.dask_engine.DaskEngine`` on a Dask cluster
+(the optional extra ``dask``, imported only when that engine runs). This package is their face:
+``make_engine`` is the one place an engine is chosen by name.
 """
 
 from __future__ import annotations
 
 import importlib
-import itertools
-import os
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any, Protocol
 
 from ..errors import OptionError
-from ..runtime.memory import keep_freed_memory
-from ..runtime.workers import can_fork, forked_map
-from ..stages.counts import Options
-from ..stages.parts import Folder, JudgeSpec, PartResult, RowSink, Source, Wanted, count_part
-
-Progress = Callable[[int, int], None]
-ENGINES: tuple[str, ...] = ("local", "dask")
-
-
-@dataclass(frozen=True)
-class PartCounter:
-    """Reads and counts one part of ``source``: what every engine runs, here or on a worker."""
-
-    source: Source
-    options: Options
-    wanted: Wanted
-    judge: JudgeSpec | None = None
-
-    def plan(self) -> Iterator[Numbered]:
-        """The source's parts, each with the number of its first unit (counted only when report
-        rows need them: a CoNLL part's sentences are found by reading its reference bytes)."""
-        first = 0
-        for part in self.source.parts():
-            if not self.wanted.rows:
-                yield Numbered(part, first)
-                continue
-            n = self.source.units(part)
-            yield Numbered(part, first, n)
-            first += n
-
-    def position(self, item: Numbered) -> int:
-        return self.source.position(item.part)
-
-    def __call__(self, item: Numbered) -> PartResult:
-        data = self.source.load(item.part)
-        if item.units is not None and item.units != data.units:
-            raise RuntimeError(f"spanscore bug: a part was planned with {item.units} units but holds {data.units}")
-        return count_part(data, self.options, self.wanted, self.judge, item.first_unit)
-
-
-@dataclass(frozen=True)
-class Numbered:
-    """A part of the plan and the number of its first unit in the corpus."""
-
-    part: Any
-    first_unit: int
-    units: int | None = None  # as the plan counted them (report rows only)
-
-
-class Engine(Protocol):
-    def results(self, counter: PartCounter, progress: Progress | None) -> Iterator[PartResult]:
-        """``counter`` over every part of ``counter.source``, results in plan order."""
-        ...
-
-
-def default_jobs() -> int:
-    """The CPUs this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-@dataclass(frozen=True)
-class LocalEngine:
-    """Counts in this process, or in ``jobs`` forked worker processes (where the platform forks).
-
-    Results come back in plan order, so the first bad part's error is the one raised, as in one
-    process. Forked, not spawned: a spawned worker would spend longer importing numpy than
-    counting a chunk.
-    """
-
-    jobs: int = 1
-
-    def results(self, counter: PartCounter, progress: Progress | None) -> Iterator[PartResult]:
-        if not isinstance(self.jobs, int) or self.jobs < 1:
-            raise OptionError(f"jobs must be a positive number of processes, not {self.jobs!r}")
-        ends: list[int] = []  # where each part handed out ends (parts themselves are not kept)
-
-        def tracked() -> Iterator[Numbered]:
-            for item in counter.plan():
-                if progress is not None:
-                    ends.append(counter.position(item))
-                yield item
-
-        total = counter.source.size() if progress is not None else 0
-        for k, result in enumerate(self._map(counter, tracked())):
-            if progress is not None:
-                progress(ends[k], total)
-            yield result
-
-    def _map(self, counter: PartCounter, parts: Iterable[Any]) -> Iterator[PartResult]:
-        it = iter(parts)
-        head = list(itertools.islice(it, 2))
-        if self.jobs <= 1 or len(head) < 2 or not can_fork():
-            yield from map(counter, itertools.chain(head, it))
-            return
-        yield from forked_map(counter, itertools.chain(head, it), self.jobs, start=keep_freed_memory)
+from .local import ENGINES, Engine, LocalEngine, Numbered, PartCounter, Progress, default_jobs, run
 
 
 def make_engine(name: str = "local", *, jobs: int = 1, scheduler: str | None = None, workers: int = 2) -> Engine:
@@ -130,19 +28,14 @@ def make_engine(name: str = "local", *, jobs: int = 1, scheduler: str | None = N
     raise OptionError(f"unknown engine {name!r}: use one of {', '.join(ENGINES)}")
 
 
-def run(
-    counter: PartCounter,
-    engine: Engine | None = None,
-    *,
-    sink: RowSink | None = None,
-    progress: Progress | None = None,
-) -> PartResult:
-    """Every part counted by ``engine`` (this process by default) and folded in plan order;
-    rendered rows go to ``sink`` as soon as their turn comes."""
-    folder = Folder(sink=sink, examples=counter.wanted.examples)
-    for result in (engine or LocalEngine()).results(counter, progress):
-        folder.add(result)
-    return folder.total()
-
-
-__all__ = ["ENGINES", "Engine", "LocalEngine", "PartCounter", "default_jobs", "make_engine", "run"]
+__all__ = [
+    "ENGINES",
+    "Engine",
+    "LocalEngine",
+    "Numbered",
+    "PartCounter",
+    "Progress",
+    "default_jobs",
+    "make_engine",
+    "run",
+]

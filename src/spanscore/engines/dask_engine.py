@@ -36,7 +36,7 @@ from typing import Any
 from ..errors import MissingExtra, OptionError
 from ..runtime.memory import MMAP_THRESHOLD, TOP_PAD, TRIM_THRESHOLD
 from ..stages.parts import PartResult, fold
-from . import PartCounter
+from .local import PartCounter
 
 MISSING = str(MissingExtra("--engine dask", "dask"))
 # Dask's nannies start workers with MALLOC_TRIM_THRESHOLD_=65536. Setting it also freezes glibc's

@@ -58,7 +58,7 @@ def systems_table(data: Mapping[str, Any], metric: str = "f1") -> TableModel:
         rows.append(Row(tuple(cells)))
     title = (
         f"{METRIC_NAMES[metric]} of each system, with {100 * level:g}% intervals"
-        f" (bootstrap over {data['documents']} {data['unit']}s)"
+        f" (bootstrap over {data['documents']} {data['unit']}s){few_units(data['documents'], data['unit'])}"
     )
     return TableModel(title, tuple(columns), tuple(rows))
 
@@ -210,9 +210,19 @@ def breakdown_table(breakdown: Mapping[str, Any]) -> TableModel:
     return TableModel(f"F1 by {breakdown['field']} (reference mentions)", tuple(columns), tuple(rows))
 
 
+FEW_UNITS = 100  # below this many documents, percentile intervals cover too seldom (docs/compare.md)
+
+
+def few_units(count: int, unit: str) -> str:
+    """A warning for a title where the intervals rest on too few documents to hold their level."""
+    if count >= FEW_UNITS:
+        return ""
+    return f"; fewer than {FEW_UNITS} {unit}s: the intervals run narrow (see docs/compare.md, coverage)"
+
+
 def per_type_interval_table(per_type: Mapping[str, Mapping[str, Any]], title: str) -> TableModel:
-    """Each type's F1 under the main criteria, with its interval."""
-    names = [n for n in BREAKDOWN_SCORES if per_type and n in next(iter(per_type.values()))]
+    """Each type's F1 under every criterion, every SemEval scheme and the token score, with its interval."""
+    names = list(next(iter(per_type.values()))) if per_type else []
     columns = [Column("type")] + [Column(n, "number") for n in names]
     rows = []
     for t, block in per_type.items():

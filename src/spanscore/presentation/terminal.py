@@ -23,6 +23,7 @@ from .common import corpus_line, repairs_line
 from .comparison import (
     breakdown_table,
     differences_table,
+    few_units,
     interval_table,
     located_table,
     macro_documents_table,
@@ -162,7 +163,8 @@ def evaluation_tables(data: EvaluationResult, *, per_type: bool = True) -> list[
         tables.append(macro_documents_table(dict(data)))
     ci = data.get("intervals")
     if ci is not None:
-        title = f"{100 * ci['level']:g}% intervals (percentile bootstrap over {ci['count']} {ci['unit']}s)"
+        over = f"{ci['count']} {ci['unit']}s{few_units(ci['count'], ci['unit'])}"
+        title = f"{100 * ci['level']:g}% intervals (percentile bootstrap over {over})"
         tables.append(interval_table(ci["scores"], title))
         if per_type and ci["per_type"]:
             tables.append(per_type_interval_table(ci["per_type"], f"F1 per type with {100 * ci['level']:g}% intervals"))

@@ -8,7 +8,7 @@ new matching. Where a corpus has no document marks, each sentence is a row.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +32,24 @@ class TypeRows:
     type_index: IntArray
     names: tuple[str, ...]
     stats: IntArray
+
+    @staticmethod
+    def join(pieces: Sequence[tuple[TypeRows, int]]) -> TypeRows:
+        """Rows of consecutive chunks, each with the offset of its keys, as one (one copy, where
+        ``then`` chunk after chunk would copy everything each time)."""
+        names: list[str] = []
+        index: dict[str, int] = {}
+        keys, types, stats = [], [], []
+        for rows, offset in pieces:
+            for n in rows.names:
+                if n not in index:
+                    index[n] = len(names)
+                    names.append(n)
+            remap = np.array([index[n] for n in rows.names] or [0], dtype=np.int64)
+            keys.append(rows.keys + offset)
+            types.append(remap[rows.type_index])
+            stats.append(rows.stats)
+        return TypeRows(np.concatenate(keys), np.concatenate(types), tuple(names), np.concatenate(stats))
 
     def then(self, later: TypeRows, offset: int) -> TypeRows:
         names = list(self.names)
@@ -81,6 +99,39 @@ class DocCounts:
             type_rows = self.type_rows.then(later.type_rows, offset)
         return DocCounts(
             np.concatenate((self.keys, keys)), np.concatenate((head, stats)), self.fields, ids, self.unit, type_rows
+        )
+
+    @staticmethod
+    def join(pieces: Sequence[tuple[DocCounts, int]]) -> DocCounts:
+        """The rows of consecutive chunks, each with the offset of its keys, as one: what ``then``
+        gives chunk after chunk, with one copy of the rows instead of one per chunk."""
+        first = pieces[0][0]
+        keys: list[IntArray] = []
+        stats: list[IntArray] = []
+        ids: list[str] | None = [] if all(d.ids is not None for d, _ in pieces) else None
+        for docs, offset in pieces:
+            k, st, names = docs.keys + offset, docs.stats, docs.ids
+            if keys and k.shape[0] and keys[-1].shape[0] and k[0] == keys[-1][-1]:
+                # The chunk boundary cut this document in two: its rows become one.
+                stats[-1] = stats[-1].copy()
+                stats[-1][-1] += st[0]
+                k, st = k[1:], st[1:]
+                names = names[1:] if names is not None else None
+            if k.shape[0]:
+                keys.append(k)
+                stats.append(st)
+                if ids is not None and names is not None:
+                    ids.extend(names)
+        type_rows = None
+        if all(d.type_rows is not None for d, _ in pieces):
+            type_rows = TypeRows.join([(d.type_rows, o) for d, o in pieces if d.type_rows is not None])
+        return DocCounts(
+            np.concatenate(keys) if keys else first.keys,
+            np.concatenate(stats) if stats else first.stats,
+            first.fields,
+            ids,
+            first.unit,
+            type_rows,
         )
 
     def column(self, name: str) -> IntArray:
@@ -146,31 +197,42 @@ def scores_per_row(docs: DocCounts, zero_division: float, credit: str) -> dict[s
 EMPTY_RULES = ("skip", "score")
 
 
-def macro_over_documents(docs: DocCounts, zero_division: float, credit: str, empty: str = "skip") -> dict[str, Any]:
+def macro_over_documents(
+    docs: DocCounts | DocState, zero_division: float, credit: str, empty: str = "skip"
+) -> dict[str, Any]:
     """The mean and standard deviation over rows of each score (the HIPE scorer's macro_doc).
 
     A row without mentions on either side has no score of its own, only ``zero_division``: with
     ``empty="skip"`` (the default) it is left out of the means, and ``empty`` counts those rows;
     with ``empty="score"`` it counts as ``zero_division`` (the HIPE scorer's rule). NaN scores
-    are left out of the mean.
+    are left out of the mean. From a ``DocState`` (every document closed), each distinct row
+    counts as often as documents hold it.
     """
     if empty not in EMPTY_RULES:
         raise OptionError(f"empty documents are skipped or scored, not {empty!r}")
-    blank = (docs.column("reference") == 0) & (docs.column("predicted") == 0)
-    keep = ~blank if empty == "skip" else np.ones_like(blank)
+    # One computation for rows and for their histogram, so both give the same bits.
+    hist = docs.closed if isinstance(docs, DocState) else Histogram.of(docs.stats, docs.fields)
+    view = DocCounts(np.arange(hist.rows.shape[0]), hist.rows, hist.fields)
+    blank = (view.column("reference") == 0) & (view.column("predicted") == 0)
+    held = np.where(blank, 0, hist.counts) if empty == "skip" else hist.counts
+    weights = held.astype(np.float64)
     out: dict[str, Any] = {
         "unit": docs.unit,
-        "count": int(keep.sum()),
-        "empty": int(blank.sum()),
+        "count": int(held.sum()),
+        "empty": int(hist.counts[blank].sum()),
         "empty_rule": empty,
     }
-    for name, block in scores_per_row(docs, zero_division, credit).items():
+    for name, block in scores_per_row(view, zero_division, credit).items():
         entry: dict[str, Any] = {}
         for metric, values in block.items():
-            kept = values[keep]
-            kept = kept[~np.isnan(kept)]
-            entry[metric] = float(kept.mean()) if kept.shape[0] else None
-            entry[f"{metric}_std"] = float(kept.std()) if kept.shape[0] else None
+            kept = ~np.isnan(values)
+            w = weights[kept]
+            if w.sum() > 0:
+                mean = float(np.dot(w, values[kept]) / w.sum())
+                entry[metric] = mean
+                entry[f"{metric}_std"] = float(np.sqrt(np.dot(w, (values[kept] - mean) ** 2) / w.sum()))
+            else:
+                entry[metric] = entry[f"{metric}_std"] = None
         out[name] = entry
     return out
 
@@ -234,3 +296,199 @@ def document_rows(docs: DocCounts, zero_division: float, credit: str) -> Iterato
         out["metrics"], out["semeval"] = metrics, semeval
         out["errors"] = {e: int(col[f"errors.{e}"][i]) for e in errors}
         yield out
+
+
+_HASH = np.random.default_rng(20240531).integers(1, 1 << 62, size=4096, dtype=np.int64)
+
+
+def distinct_rows(stats: IntArray) -> tuple[IntArray, IntArray]:
+    """The distinct rows of ``stats`` in lexicographic order, and each row's index among them.
+
+    Rows are grouped by a hash (a wrapping integer dot product: one sort of integers, where
+    ``np.unique(axis=0)`` compares whole rows and is a hundred times slower), every row is checked
+    against its group's first, and only the few distinct rows are sorted lexicographically."""
+    n, width = stats.shape
+    if n == 0:
+        return stats, np.zeros(0, dtype=np.int64)
+    if width > _HASH.shape[0] or width == 0:
+        rows, inverse = np.unique(stats, axis=0, return_inverse=True)
+        return rows, inverse.reshape(-1)
+    with np.errstate(over="ignore"):
+        h = stats @ _HASH[:width]
+    order = np.argsort(h, kind="stable")
+    sorted_h = h[order]
+    starts = np.flatnonzero(np.concatenate(([True], sorted_h[1:] != sorted_h[:-1])))
+    group = np.cumsum(np.concatenate(([False], sorted_h[1:] != sorted_h[:-1])))
+    firsts = order[starts]
+    step = 8192  # rows compared at a time: two copies of a block, not of the table
+    same = all(
+        np.array_equal(stats[order[i : i + step]], stats[firsts[group[i : i + step]]]) for i in range(0, n, step)
+    )
+    if not same:  # a hash collision: compare whole rows
+        rows, inverse = np.unique(stats, axis=0, return_inverse=True)
+        return rows, inverse.reshape(-1)
+    distinct = stats[firsts]
+    lex = np.lexsort(distinct.T[::-1]) if width else np.arange(distinct.shape[0])
+    rank = np.empty_like(lex)
+    rank[lex] = np.arange(lex.shape[0])
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = rank[group]
+    return distinct[lex], inverse
+
+
+@dataclass(frozen=True)
+class Histogram:
+    """Per-document statistics kept as their distinct rows and how many documents have each.
+
+    Resampling documents only ever sums rows, so documents with equal rows are interchangeable:
+    a bootstrap resample is a multinomial draw over the distinct rows (the same distribution as
+    drawing documents), a randomisation trial a binomial count per distinct row. The rows are
+    sorted, so the histogram of a corpus is the same whatever order its documents were counted
+    in, and two histograms merge by adding counts, like the totals.
+    """
+
+    rows: IntArray  # [distinct, len(fields)], sorted lexicographically
+    counts: IntArray  # documents with each row
+    fields: tuple[str, ...]
+    pending: tuple[Histogram, ...] = ()  # histograms piled up by ``pile``, not yet merged in
+    base: int = 0  # distinct rows at the last merge
+
+    @classmethod
+    def of(cls, stats: npt.NDArray[Any], fields: tuple[str, ...], weights: IntArray | None = None) -> Histogram:
+        """The histogram of ``stats`` (one row per document, or per distinct row with ``weights``)."""
+        stats = np.ascontiguousarray(stats, dtype=np.int64)
+        if stats.shape[0] == 0:
+            return cls(stats.reshape(0, len(fields)), np.zeros(0, dtype=np.int64), fields)
+        rows, inverse = distinct_rows(stats)
+        w = np.ones(stats.shape[0], dtype=np.int64) if weights is None else weights
+        counts = np.bincount(inverse, weights=w, minlength=rows.shape[0]).astype(np.int64)
+        keep = counts > 0
+        return cls(rows[keep], counts[keep], fields)
+
+    @property
+    def documents(self) -> int:
+        return int(self.counts.sum()) + sum(h.documents for h in self.pending)
+
+    def merge(self, other: Histogram) -> Histogram:
+        return self.pile(other).compacted()
+
+    def pile(self, other: Histogram) -> Histogram:
+        """``merge``, deferred: histograms are piled up and merged only once they hold more rows
+        than twice what the last merge left (and 8192), so merging many chunks' histograms
+        costs about as much as making one; ``compacted`` finishes the job."""
+        if other.fields != self.fields:
+            raise ValueError("histograms of different statistics do not merge")
+        pending = (*self.pending, other.compacted() if other.pending else other)
+        base = max(self.base, other.base, self.rows.shape[0])
+        if self.rows.shape[0] + sum(h.rows.shape[0] for h in pending) > max(8192, 2 * base):
+            merged = Histogram(self.rows, self.counts, self.fields, pending).compacted()
+            return Histogram(merged.rows, merged.counts, self.fields, (), merged.rows.shape[0])
+        return Histogram(self.rows, self.counts, self.fields, pending, base)
+
+    def compacted(self) -> Histogram:
+        """The histogram with everything piled up merged in."""
+        if not self.pending:
+            return self
+        rows = np.concatenate((self.rows, *(h.rows for h in self.pending)))
+        counts = np.concatenate((self.counts, *(h.counts for h in self.pending)))
+        return Histogram.of(rows, self.fields, counts)
+
+    def with_zeros(self, documents: int) -> Histogram:
+        """The histogram with documents that have none of these statistics (zero rows) added, up
+        to ``documents`` in all."""
+        missing = documents - self.documents
+        if missing < 0:
+            raise ValueError("more documents in the histogram than in the corpus")
+        if missing == 0:
+            return self
+        zero = np.zeros((1, len(self.fields)), dtype=np.int64)
+        return self.merge(Histogram(zero, np.array([missing], dtype=np.int64), self.fields))
+
+    def total(self) -> IntArray:
+        out: IntArray = self.counts @ self.rows
+        return out + sum((h.total() for h in self.pending), np.zeros_like(out))
+
+
+def _by_type_fields(rows: TypeRows, keep: npt.NDArray[np.bool_], fields: tuple[str, ...]) -> dict[str, Histogram]:
+    """The histogram of each type's statistics per document, over the rows where ``keep`` is true
+    (rows of one document and type summed first: a chunk boundary may cut a document)."""
+    out = {}
+    for t, name in enumerate(rows.names):
+        mine = np.flatnonzero((rows.type_index == t) & keep)
+        if not mine.shape[0]:
+            continue
+        keys = rows.keys[mine]
+        order = np.argsort(keys, kind="stable")
+        starts = np.flatnonzero(np.concatenate(([True], keys[order][1:] != keys[order][:-1])))
+        out[name] = Histogram.of(np.add.reduceat(rows.stats[mine[order]], starts, axis=0), fields)
+    return out
+
+
+@dataclass
+class DocState:
+    """Per-document statistics as additive state, for intervals without the per-document rows.
+
+    The documents of a run of chunks are a histogram (``closed``; per type in ``types``), except
+    the first and the last (``edges``, at most two rows with their keys): a chunk boundary may cut
+    those in two. Joining two runs (``then``) sums a cut document and closes every document but
+    the new run's first and last, so memory follows the distinct rows, not the documents; the
+    result is the same histogram whatever the chunks, processes or engine.
+    """
+
+    edges: DocCounts
+    closed: Histogram
+    types: dict[str, Histogram] | None  # None: no counts per type were asked for
+    unit: str = "document"
+
+    @classmethod
+    def of(cls, docs: DocCounts) -> DocState:
+        """The state of one chunk's per-document rows."""
+        n = docs.keys.shape[0]
+        edge = np.zeros(n, dtype=bool)
+        if n:
+            edge[0] = edge[-1] = True
+        return cls._split(docs, edge)
+
+    @classmethod
+    def _split(cls, docs: DocCounts, edge: npt.NDArray[np.bool_], state: DocState | None = None) -> DocState:
+        inner = ~edge
+        closed = Histogram.of(docs.stats[inner], docs.fields)
+        types: dict[str, Histogram] | None = None
+        kept_rows = None
+        if docs.type_rows is not None:
+            rows = docs.type_rows
+            open_keys = docs.keys[edge]
+            open_row = np.isin(rows.keys, open_keys)
+            types = _by_type_fields(rows, ~open_row, docs.fields)
+            kept_rows = TypeRows(rows.keys[open_row], rows.type_index[open_row], rows.names, rows.stats[open_row])
+        edges = DocCounts(docs.keys[edge], docs.stats[edge], docs.fields, None, docs.unit, kept_rows)
+        if state is not None:
+            closed = state.closed.pile(closed)
+            if types is not None and state.types is not None:
+                for name, h in state.types.items():
+                    types[name] = h.pile(types[name]) if name in types else h
+        return cls(edges, closed, types, docs.unit)
+
+    def then(self, later: DocState, offset: int) -> DocState:
+        """This run followed by ``later``'s, whose keys start at ``offset``."""
+        joined = self.edges.then(later.edges, offset)
+        types = None
+        if self.types is not None and later.types is not None:
+            types = dict(self.types)
+            for name, h in later.types.items():
+                types[name] = types[name].pile(h) if name in types else h
+        n = joined.keys.shape[0]
+        edge = np.zeros(n, dtype=bool)
+        if n:
+            edge[0] = edge[-1] = True
+        return DocState._split(joined, edge, DocState(joined, self.closed.pile(later.closed), types, self.unit))
+
+    def finished(self) -> DocState:
+        """Every document closed, every histogram compact: the state of a whole corpus."""
+        done = DocState._split(self.edges, np.zeros(self.edges.keys.shape[0], dtype=bool), self)
+        types = None if done.types is None else {name: h.compacted() for name, h in done.types.items()}
+        return DocState(done.edges, done.closed.compacted(), types, done.unit)
+
+    @property
+    def documents(self) -> int:
+        return self.closed.documents + int(self.edges.keys.shape[0])

@@ -19,7 +19,7 @@ from ..errors import InputError
 from .buckets import Attribute, TrainIndex, assign
 from .counts import Counts, Groups, Options, count_grouped, group_fields
 from .criteria import CRITERIA, LEARNED
-from .documents import DocCounts, TypeRows
+from .documents import DocCounts, DocState, TypeRows
 from .judging import Judge, JudgeCredit, learned_credit
 from .pairs import KeptDetails, PartRows, error_examples, render_rows
 from .spans import IntArray, Spans
@@ -59,6 +59,7 @@ class Wanted:
 
     documents: bool = False  # per-document (or per-sentence) statistics
     document_types: bool = False  # and per document and type (per-type intervals); needs ``documents``
+    histogram: bool = False  # the per-document statistics as additive state only (``DocState``), not rows
     rows: tuple[str, ...] = ()  # criteria whose matched pairs are rendered as CSV rows; plus errors
     rows_dir: str | None = None  # where workers leave the rows (scratch files); None: in the result
     details: bool = False  # keep the matching and the text (Python's Report.pair_rows)
@@ -86,6 +87,7 @@ class PartResult:
     seen_types: frozenset[str] = frozenset()
     repairs: tuple[Repaired, ...] = ()
     buckets: dict[str, TypeRows] = field(default_factory=dict)
+    state: DocState | None = None  # the per-document statistics as a histogram (``Wanted.histogram``)
 
 
 def _bucket_groups(data: ChunkData, wanted: Wanted) -> tuple[Groups, ...]:
@@ -159,6 +161,9 @@ def count_part(
                 names=tuple(r.types),
                 stats=stats[with_mentions],
             )
+    state = None
+    if wanted.histogram and docs is not None:
+        state, docs = DocState.of(docs), None
     rows = None
     details = counted.details
     if wanted.rows and details is not None:
@@ -171,7 +176,7 @@ def count_part(
     kept = [KeptDetails(details, data.text, 0, data.doc_ids)] if wanted.details and details is not None else []
     return PartResult(
         counts, data.units, data.doc_advance, docs, rows, examples, kept, frozenset(data.seen_types), data.repairs,
-        _bucket_rows(wanted, counted.more_groups),
+        _bucket_rows(wanted, counted.more_groups), state,
     )
 
 
@@ -197,19 +202,28 @@ class Folder:
         self.sink = sink
         self.limit = examples
         self.result: PartResult | None = None
+        # Per-document rows and bucket rows of each chunk with the offset of its keys, joined
+        # once at the end: joining as they come would copy every row again with each chunk.
+        self.docs: list[tuple[DocCounts, int]] = []
+        self.buckets: dict[str, list[tuple[TypeRows, int]]] = {}
+
+    def _keep(self, part: PartResult, offset: int) -> PartResult:
+        if part.docs is not None:
+            self.docs.append((part.docs, offset))
+        for name, rows in part.buckets.items():
+            self.buckets.setdefault(name, []).append((rows, offset))
+        return replace(part, docs=None, buckets={})
 
     def add(self, part: PartResult) -> None:
         if part.rows is not None and self.sink is not None:
             self.sink(part.rows)
             part = replace(part, rows=None)
         if self.result is None:
-            self.result = part
+            self.result = self._keep(part, 0)
             return
         a = self.result
         unit_offset, doc_offset = a.units, a.doc_advance
-        docs = a.docs
-        if docs is not None and part.docs is not None:
-            docs = docs.then(part.docs, doc_offset)
+        part = self._keep(part, doc_offset)
         rows = a.rows
         if rows is not None and part.rows is not None:
             rows = rows.then(part.rows)
@@ -218,13 +232,13 @@ class Folder:
             counts=a.counts.merge(part.counts),
             units=a.units + part.units,
             doc_advance=a.doc_advance + part.doc_advance,
-            docs=docs,
+            docs=None,
             rows=rows,
             examples=a.examples,
             details=a.details + [replace(k, unit_offset=k.unit_offset + unit_offset) for k in part.details],
             seen_types=a.seen_types | part.seen_types,
             repairs=tuple(x.then(y) for x, y in zip(a.repairs, part.repairs, strict=True)) or part.repairs,
-            buckets={name: rows_.then(part.buckets[name], doc_offset) for name, rows_ in a.buckets.items()},
+            state=a.state.then(part.state, doc_offset) if a.state is not None and part.state is not None else None,
         )
 
     def total(self) -> PartResult:
@@ -232,6 +246,20 @@ class Folder:
             raise InputError("nothing to score")
         if self.result.counts.documents == 0:
             self.result.counts.documents = 1  # a corpus without document marks is one document
+        if self.result.state is not None:
+            self.result.state = self.result.state.finished()
+        return self.joined()
+
+    def joined(self) -> PartResult:
+        """The fold so far, its per-document and bucket rows joined."""
+        if self.result is None:
+            raise ValueError("nothing to fold")
+        if self.docs:
+            self.result.docs = DocCounts.join(self.docs)
+            self.docs = [(self.result.docs, 0)]
+        if self.buckets:
+            self.result.buckets = {name: TypeRows.join(pieces) for name, pieces in self.buckets.items()}
+            self.buckets = {name: [(rows, 0)] for name, rows in self.result.buckets.items()}
         return self.result
 
 
@@ -240,9 +268,7 @@ def fold(parts: Sequence[PartResult], examples: int = EXAMPLE_LIMIT) -> PartResu
     folder = Folder(examples=examples)
     for part in parts:
         folder.add(part)
-    if folder.result is None:
-        raise ValueError("nothing to fold")
-    return folder.result
+    return folder.joined()
 
 
 class Source(Protocol):

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Intervals, paired tests, reports and bucket comparisons against the plain count (a script,
+not a test): each command in a fresh process, best wall time of ``--repeat`` and its peak memory,
+and its ratio to the plain ``evaluate --json`` measured in the same run.
+
+    python bench/intervals_bench.py [--sentences 100000] [--repeat 3] [--jobs 0]
+
+The corpus is ../shared/tools/synth_corpus.py's (a system output beside it); compare's second
+system is a second synthetic output (``--seed 2``) over the same reference, and ``seen`` reads a
+training corpus of a tenth the size (``--seed 3``). Also printed: how many documents (here
+sentences) the corpus has and how many distinct per-document count vectors, which is what the
+cost of resampling follows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SYNTH = Path(__file__).resolve().parents[2] / "shared" / "tools" / "synth_corpus.py"
+
+
+def measure(cmd: list[str], repeat: int) -> tuple[float, float]:
+    """Best wall seconds and the largest peak RSS (MB) of any one process of ``cmd`` over
+    ``repeat`` runs (GNU time's %M: the largest of the process and the workers it waited for)."""
+    best, peak = float("inf"), 0.0
+    with tempfile.NamedTemporaryFile("r") as out:
+        for _ in range(repeat):
+            start = time.perf_counter()
+            subprocess.run(["/usr/bin/time", "-f", "%M", "-o", out.name, *cmd], stdout=subprocess.DEVNULL, check=True)
+            took = time.perf_counter() - start
+            best = min(best, took)
+            out.seek(0)
+            peak = max(peak, int(out.read().split()[-1]) / 1024)
+    return best, peak
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sentences", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--jobs", type=int, default=0, help="--jobs of every command (0: one per CPU)")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        run = [sys.executable, str(SYNTH)]
+        subprocess.run([*run, str(args.sentences), str(base / "a")], check=True)
+        subprocess.run([*run, str(args.sentences), str(base / "b"), "--seed", "2"], check=True)
+        subprocess.run([*run, str(max(args.sentences // 10, 100)), str(base / "t"), "--seed", "3"], check=True)
+        gold, a, b, train = (str(base / n) for n in ("a.gold", "a.pred", "b.pred", "t.gold"))
+        # The second system must annotate the first reference's tokens: the synthetic corpus with
+        # another seed draws other tokens, so its tags are laid over the first reference's words.
+        fix_tokens(Path(gold), Path(b))
+        import spanscore
+        from spanscore.analysis.significance import histogram_of
+
+        docs = spanscore.evaluate(reference=gold, predicted=a, documents=True, keep_details=False).documents
+        assert docs is not None
+        distinct = histogram_of(docs, "0.5").rows.shape[0]
+        print(f"{args.sentences} sentences: {docs.stats.shape[0]} {docs.unit}s, {distinct} distinct count vectors")
+        ss = [sys.executable, "-m", "spanscore.cli.main"]
+        jobs = ["--jobs", str(args.jobs)]
+        cases = {
+            "evaluate --json (plain)": [*ss, "evaluate", gold, a, "--json", *jobs],
+            "evaluate --ci 0.95 --json": [*ss, "evaluate", gold, a, "--ci", "0.95", "--json", *jobs],
+            "compare A B --json": [*ss, "compare", gold, a, b, "--json", *jobs],
+            "evaluate --report DIR": [*ss, "evaluate", gold, a, "--report", str(base / "report"), *jobs],
+            "compare A B --buckets length,seen --per-type --json": [
+                *ss, "compare", gold, a, b, "--buckets", "length,seen", "--train", train, "--per-type", "--json", *jobs,
+            ],
+        }
+        results = {}
+        for name, cmd in cases.items():
+            if name.startswith("evaluate --report"):
+                subprocess.run(["rm", "-rf", str(base / "report")], check=True)
+            results[name] = measure(cmd, args.repeat)
+        plain = results["evaluate --json (plain)"][0]
+        print(f"{'command':58} {'best s':>7} {'ratio':>6} {'peak MB':>8}")
+        for name, (took, peak) in results.items():
+            print(f"{name:58} {took:7.2f} {took / plain:6.2f} {peak:8.0f}")
+
+
+def fix_tokens(gold: Path, other: Path) -> None:
+    """``other``'s tags over ``gold``'s tokens, sentence by sentence (cut or padded with O)."""
+    g = gold.read_text(encoding="utf-8").split("\n\n")
+    o = other.read_text(encoding="utf-8").split("\n\n")
+    out = []
+    for gs, os_ in zip(g, o + [""] * (len(g) - len(o)), strict=False):
+        words = [line.split(" ")[0] for line in gs.split("\n") if line]
+        tags = [line.rsplit(" ", 1)[-1] for line in os_.split("\n") if line]
+        tags = (tags + ["O"] * len(words))[: len(words)]
+        if tags and tags[0].startswith("I-"):
+            tags[0] = "B-" + tags[0][2:]
+        out.append("\n".join(f"{w} {t}" for w, t in zip(words, tags, strict=True)))
+    other.write_text("\n\n".join(out), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
