@@ -239,18 +239,27 @@ def macro_documents_table(data: Mapping[str, Any]) -> TableModel:
 
 
 def located_table(located: Mapping[str, Any]) -> TableModel:
-    """How the mentions given as strings were found, with an example of each way."""
+    """How the mentions given as strings were found, with an example of each way; the steps the
+    policy did not take are left out."""
     columns = (Column("found"), Column("mentions", "number"), Column("example"))
     rows = []
-    names = {"exact": "exactly", "normalised": "normalised", "fuzzy": "fuzzily", "not_found": "not at all (spurious)"}
+    names = {"exact": "exactly", "normalised": "normalised", "fuzzy": "fuzzily",
+             "inside_word": "inside a longer word", "not_found": "not at all (spurious)"}
+    steps = located.get("steps", ["exact", "normalised", "fuzzy"])
     for how, name in names.items():
+        if how != "not_found" and how not in steps:
+            continue
         examples = located.get("examples", {}).get(how, [])
         example = ""
         if examples:
             e = examples[0]
             example = f"{e['text']!r} ({e['label']})" + (f" -> {e['found']!r}" if "found" in e else "")
         rows.append(Row((name, located.get(how, 0), example)))
-    rows.append(Row(("ambiguous (more occurrences than mentions)", located.get("ambiguous", 0), "")))
+    example = ""
+    if located.get("examples", {}).get("ambiguous"):
+        e = located["examples"]["ambiguous"][0]
+        example = f"{e['text']!r} ({e['label']}): {e['occurrences']} {e['how']} places, given {e['given']}"
+    rows.append(Row(("ambiguous (more occurrences than mentions)", located.get("ambiguous", 0), example)))
     return TableModel(f"Mentions given as strings, located ({located['policy']})", columns, tuple(rows))
 
 
