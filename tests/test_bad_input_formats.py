@@ -187,8 +187,22 @@ CASES: dict[str, Case] = {
     "strings: blank lines only": Case(empty_strings("\n  \n\n"), refused=("llm.jsonl", "file is empty")),
     "strings: a JSON array": Case(
         empty_strings(json.dumps([{"id": "d", "mentions": []}])), refused=("llm.jsonl:1", "JSON array", "JSON Lines")),
+    # A model's output that does not parse as mentions is kept as an invalid prediction (spurious),
+    # unless invalid output is asked to be an error.
     "strings: mentions not a list": Case(
-        empty_strings('{"id": "d", "mentions": "Ann Lee"}\n'), refused=("llm.jsonl:1", '"mentions" must be a list')),
+        empty_strings('{"id": "d", "mentions": "Ann Lee"}\n'),
+        check=lambda d: (d["located"]["invalid"], d["metrics"]["strict"]["predicted"]) == (1, 1)
+        or pytest.fail(str(d["located"]))),
+    "strings: mentions not a list, invalid output an error": Case(
+        lambda tmp: [*empty_strings('{"id": "d", "mentions": "Ann Lee"}\n')(tmp)[:-1], "--invalid-strings", "error",
+                     "--json"],
+        refused=("llm.jsonl:1", '"mentions" must be a list'), python=False),
+    "strings: an empty text": Case(
+        strings_case(TEXT, [ANN], [("", "PER"), ("Ann Lee", "PER")]),
+        check=lambda d: (d["located"]["invalid"], d["located"]["exact"]) == (1, 1) or pytest.fail(str(d["located"]))),
+    "strings: an empty text, invalid output an error": Case(
+        strings_case(TEXT, [ANN], [("", "PER"), ("Ann Lee", "PER")], "--invalid-strings", "error"),
+        refused=("llm.jsonl:1", "mention 0", '"text" is empty'), python=False),
     "strings: lone surrogate": Case(
         empty_strings('{"id": "d", "mentions": [{"text": "Ann \\ud83d", "label": "PER"}]}\n'),
         refused=("llm.jsonl:1", "surrogate")),

@@ -143,7 +143,11 @@ def reading_from(kwargs: dict[str, Any]) -> Reading:
             "predicted_format": kwargs.pop("predicted_format"),
             "reference_options": key_values(kwargs.pop("reference_option"), "--reference-option"),
             "predicted_options": key_values(kwargs.pop("predicted_option"), "--predicted-option"),
-            "strings": StringPolicy(normalised=locate != "exact", fuzzy=threshold if locate == "fuzzy" else None),
+            "strings": StringPolicy(
+                normalised=locate != "exact",
+                fuzzy=threshold if locate == "fuzzy" else None,
+                invalid=kwargs.pop("invalid_strings"),
+            ),
         }
         if more["predicted_format"] != "strings":
             more["strings"] = None
@@ -186,6 +190,13 @@ DOCUMENT_OPTIONS: list[Option] = [
         "fuzzy",
         "How far a string may differ from the text: exactly, ignoring case/whitespace/edge punctuation, or fuzzily"
         " (each step tried in turn).",
+    ),
+    _choice(
+        ("--invalid-strings",),
+        ["keep", "error"],
+        "keep",
+        "An entry of a strings file that is no mention (empty text or label, not strings, longer than its"
+        " document): kept as an invalid prediction (spurious, counted and shown), or an error.",
     ),
     (
         ("--fuzzy-threshold",),

@@ -636,7 +636,9 @@ class DocumentsSource:
         ref_docs, _, _ = read_documents(reading.format, ref_path, reading.reference_options)
         policy = reading.strings if reading.strings is not None else StringPolicy()
         located = Located(policy)
-        placed_ref, placed_pred = locate(ref_docs, read_strings(pred_path), policy, located, path=pred_path)
+        placed_ref, placed_pred = locate(
+            ref_docs, read_strings(pred_path, invalid=policy.invalid), policy, located, path=pred_path
+        )
         ref, pred = pair_documents(placed_ref, placed_pred, ref_path, pred_path)
         return DocumentsSource(ref, pred, selection, chunk, located=located.to_dict())
 

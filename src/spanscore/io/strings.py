@@ -25,7 +25,9 @@ fuzzy step) than a string was given, which were meant is unknown, and each such 
 counted ``ambiguous``. A string found nowhere is not dropped: it is appended to both documents'
 texts after a marker line (``NOT_FOUND``), and the prediction points there, so every criterion
 counts it as spurious and every report shows its text as what it is. The reference gains no
-mention there, only characters.
+mention there, only characters. An entry that is no mention (``_why_invalid``, or a string
+longer than its document) is kept the same way, after ``INVALID``: an invalid prediction, counted
+apart, unless ``StringPolicy.invalid`` is ``"error"``.
 
 Each document's text is indexed once (where each pair of adjacent characters occurs, in its own
 and its normal form), so that locating takes time in proportion to the text and the strings, not
@@ -38,6 +40,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import json
 import math
 import re
 import unicodedata
@@ -53,7 +56,9 @@ from .document import Document, mark_class, text_words
 from .jsonl import check_unicode, json_objects
 
 NOT_FOUND = "\n[predicted, not found in the text] "  # what precedes each unfound string
-HOW = ("exact", "normalised", "fuzzy", "inside_word", "not_found")
+INVALID = "\n[predicted, invalid output] "  # what precedes each invalid entry
+INVALID_LABEL = "INVALID"  # the type of an invalid entry that gives no usable label
+HOW = ("exact", "normalised", "fuzzy", "inside_word", "not_found", "invalid")
 
 
 @dataclass(frozen=True)
@@ -62,8 +67,14 @@ class StringPolicy:
 
     normalised: bool = True
     fuzzy: float | None = 0.85  # least similarity of a fuzzy match, or None for no fuzzy matching
+    # An invalid entry (empty text or label, not an object of strings, longer than its document):
+    # "keep" it as a spurious prediction, counted and shown, or refuse the file ("error"). Not in
+    # the signature: a run that "error" lets through has none, and scores alike either way.
+    invalid: str = "keep"
 
     def __post_init__(self) -> None:
+        if self.invalid not in ("keep", "error"):
+            raise OptionError(f'invalid entries are either "keep" or "error", not {self.invalid!r}')
         if self.fuzzy is not None and (
             isinstance(self.fuzzy, bool) or not isinstance(self.fuzzy, float | int) or not 0 < self.fuzzy <= 1
         ):
@@ -82,6 +93,7 @@ class StringDoc:
     mentions: list[tuple[str, str]]
     text: str | None
     line: int
+    invalid: list[tuple[str, str, str]] = field(default_factory=list)  # what was given, its label, why invalid
 
 
 @dataclass
@@ -123,8 +135,29 @@ class Located:
         }
 
 
-def read_strings(path: str) -> Iterator[StringDoc]:
-    """The documents of a strings file; every problem names the file and line."""
+def _why_invalid(m: Any) -> str | None:
+    """Why an entry of "mentions" is not a mention, or None."""
+    if not isinstance(m, dict):
+        return 'not an object with a "text" and a "label"'
+    for key in ("text", "label"):
+        if not isinstance(m.get(key), str):
+            return f'its "{key}" is not a string'
+        if not m[key].strip():
+            return f'its "{key}" is empty'
+    return None
+
+
+def _shown(m: Any) -> str:
+    """An invalid entry as the reports show it: its text where it has one, else its JSON."""
+    if isinstance(m, dict) and isinstance(m.get("text"), str) and m["text"].strip():
+        return str(m["text"])
+    return json.dumps(m, ensure_ascii=False)[:200]
+
+
+def read_strings(path: str, invalid: str = "keep") -> Iterator[StringDoc]:
+    """The documents of a strings file; every problem names the file and line. Entries that are
+    no mention (``_why_invalid``) are kept on the document as invalid predictions, or, with
+    ``invalid="error"``, refuse the file."""
     seen: set[str] = set()
     for line, obj in json_objects(path):
 
@@ -138,21 +171,33 @@ def read_strings(path: str) -> Iterator[StringDoc]:
         if key in seen:
             raise fail(f"id {key!r} is given twice: give each document's mentions on one line")
         seen.add(key)
-        raw = obj.get("mentions")
+        if "mentions" not in obj:
+            raise fail('each line needs "mentions", a list of {"text", "label"} objects')
+        raw = obj["mentions"]
+        bad: list[tuple[str, str, str]] = []
         if not isinstance(raw, list):
-            raise fail('"mentions" must be a list of {"text", "label"} objects')
+            if invalid == "error":
+                raise fail(
+                    '"mentions" must be a list of {"text", "label"} objects (or keep invalid output: '
+                    "--invalid-strings keep)"
+                )
+            bad.append((_shown(raw), INVALID_LABEL, '"mentions" is not a list'))
+            raw = []
         mentions = []
         for k, m in enumerate(raw):
-            if not isinstance(m, dict) or not isinstance(m.get("text"), str) or not isinstance(m.get("label"), str):
-                raise fail(f'mention {k} must be an object with a string "text" and a string "label"')
-            if not m["text"].strip() or not m["label"]:
-                raise fail(f"mention {k}: text and label must not be empty")
+            why = _why_invalid(m)
+            if why is not None:
+                if invalid == "error":
+                    raise fail(f"mention {k}: {why} (or keep invalid output: --invalid-strings keep)")
+                label = m["label"] if isinstance(m, dict) and isinstance(m.get("label"), str) else ""
+                bad.append((_shown(m), label if label.strip() else INVALID_LABEL, why))
+                continue
             check_unicode(m["text"], f"mention {k}: text", fail)
             mentions.append((m["text"], m["label"]))
         text = obj.get("text")
         if text is not None and not isinstance(text, str):
             raise fail('"text", where given, must be the document\'s text')
-        yield StringDoc(key, mentions, text, line)
+        yield StringDoc(key, mentions, text, line, bad)
     if not seen:
         # Every reader refuses an empty file: scored, it would be a model that found nothing.
         raise InputError('file is empty: expected one JSON object per line ({"id", "mentions"})', path=path)
@@ -715,9 +760,21 @@ def locate(
         sdoc = mine
         spans: list[tuple[int, int, str]] = []
         missing: list[tuple[str, str]] = []
-        for (s, label), got in zip(
-            sdoc.mentions, _place(_Finder(ref.text), sdoc.mentions, policy, located, ref.id), strict=True
-        ):
+        invalid = list(sdoc.invalid)
+        mentions = []
+        for s, label in sdoc.mentions:
+            if len(s) > len(ref.text):  # an echoed prompt or a paragraph of its own: no mention of this text
+                if policy.invalid == "error":
+                    raise InputError(
+                        f"document {sdoc.id!r}: a mention is longer than the document's text (or keep invalid output:"
+                        " --invalid-strings keep)",
+                        path=path,
+                        line=sdoc.line,
+                    )
+                invalid.append((s, label, "longer than its document"))
+            else:
+                mentions.append((s, label))
+        for (s, label), got in zip(mentions, _place(_Finder(ref.text), mentions, policy, located, ref.id), strict=True):
             record: dict[str, Any] = {"id": ref.id, "text": s, "label": label}
             if got is None:
                 missing.append((s, label))
@@ -732,6 +789,11 @@ def locate(
         text = ref.text
         for s, label in sorted(missing):  # in one order whatever the order given
             text += NOT_FOUND
+            spans.append((len(text), len(text) + len(s), label))
+            text += s
+        for s, label, why in sorted(invalid):
+            located.add("invalid", {"id": ref.id, "text": s, "label": label, "why": why})
+            text += INVALID
             spans.append((len(text), len(text) + len(s), label))
             text += s
         out_ref.append(Document(ref.id, text, ref.spans, line=ref.line))

@@ -243,11 +243,17 @@ def located_table(located: Mapping[str, Any]) -> TableModel:
     policy did not take are left out."""
     columns = (Column("found"), Column("mentions", "number"), Column("example"))
     rows = []
-    names = {"exact": "exactly", "normalised": "normalised", "fuzzy": "fuzzily",
-             "inside_word": "inside a longer word", "not_found": "not at all (spurious)"}
+    names = {
+        "exact": "exactly",
+        "normalised": "normalised",
+        "fuzzy": "fuzzily",
+        "inside_word": "inside a longer word",
+        "not_found": "not at all (spurious)",
+        "invalid": "invalid output (spurious)",
+    }
     steps = located.get("steps", ["exact", "normalised", "fuzzy"])
     for how, name in names.items():
-        if how != "not_found" and how not in steps:
+        if how not in ("not_found", "invalid") and how not in steps:
             continue
         examples = located.get("examples", {}).get(how, [])
         example = ""
