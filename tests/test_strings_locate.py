@@ -63,16 +63,25 @@ def ordered(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def balanced(text: str, a: int, b: int) -> tuple[int, int]:
-    """Round brackets and straight quotes a window opens or closes, next to it, taken in."""
-    window = text[a:b]
-    if window.count("(") > window.count(")"):
-        rest = text[b:]
-        if rest.lstrip().startswith(")"):
-            b += len(rest) - len(rest.lstrip()) + 1
-    elif window.count(")") > window.count("("):
-        before = text[:a]
-        if before.rstrip().endswith("("):
-            a = len(before.rstrip()) - 1
+    """Round brackets and straight quotes a window leaves open (or closes without opening), taken
+    in where they stand next to it (the texts here have no other brackets)."""
+    depth, unopened = 0, 0
+    for ch in text[a:b]:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            if depth:
+                depth -= 1
+            else:
+                unopened += 1
+    for _ in range(depth):
+        if not text[b:].lstrip().startswith(")"):
+            break
+        b += len(text[b:]) - len(text[b:].lstrip()) + 1
+    for _ in range(unopened):
+        if not text[:a].rstrip().endswith("("):
+            break
+        a = len(text[:a].rstrip()) - 1
     if text.count('"', a, b) % 2:
         if text[b:].lstrip().startswith('"'):
             b += len(text[b:]) - len(text[b:].lstrip()) + 1
@@ -200,8 +209,14 @@ def test_the_index_places_every_string_where_a_scan_does(run: tuple[str, list[st
                           policy, located)
     found = sorted(span for _, span in expected if span is not None)
     assert sorted((s, e) for s, e, _ in predicted[0].spans if e <= len(text)) == found
+    # A string found nowhere and longer than the text is an invalid prediction, not a hallucination.
+    def longer(m: str) -> bool:
+        return len(m) > len(text) and len(scan_normal(strip_edges(m))[0]) > len(scan_normal(text)[0])
+
+    expected = [("invalid" if h == "not_found" and longer(m) else h, span)
+                for m, (h, span) in zip(mentions, expected, strict=True)]
     counts = {how: sum(1 for h, _ in expected if h == how) for how in ("exact", "normalised", "fuzzy", "inside_word",
-                                                                       "not_found")}
+                                                                       "not_found", "invalid")}
     assert {k: located.counts[k] for k in counts} == counts
 
 

@@ -761,9 +761,12 @@ def locate(
         spans: list[tuple[int, int, str]] = []
         missing: list[tuple[str, str]] = []
         invalid = list(sdoc.invalid)
-        mentions = []
-        for s, label in sdoc.mentions:
-            if len(s) > len(ref.text):  # an echoed prompt or a paragraph of its own: no mention of this text
+        mentions = sdoc.mentions
+        for (s, label), got in zip(mentions, _place(_Finder(ref.text), mentions, policy, located, ref.id), strict=True):
+            record: dict[str, Any] = {"id": ref.id, "text": s, "label": label}
+            if got is None and len(s) > len(ref.text) and len(_needle(s)) > len(_normal_form(ref.text)[0]):
+                # An echoed prompt or a paragraph of its own, found nowhere: no mention of this text
+                # (longer in normal form too: a string in NFD is longer than the text's NFC).
                 if policy.invalid == "error":
                     raise InputError(
                         f"document {sdoc.id!r}: a mention is longer than the document's text (or keep invalid output:"
@@ -772,10 +775,7 @@ def locate(
                         line=sdoc.line,
                     )
                 invalid.append((s, label, "longer than its document"))
-            else:
-                mentions.append((s, label))
-        for (s, label), got in zip(mentions, _place(_Finder(ref.text), mentions, policy, located, ref.id), strict=True):
-            record: dict[str, Any] = {"id": ref.id, "text": s, "label": label}
+                continue
             if got is None:
                 missing.append((s, label))
                 located.add("not_found", record)
