@@ -285,9 +285,8 @@ def test_every_string_is_placed_and_normal_forms_do_not_matter(
             reference = [Document("d", unicodedata.normalize(form, text), ())]
             _, predicted = locate(reference, [StringDoc("d", given_mentions, None, 1)], policy, located)
             counts = located.to_dict()
-            assert sum(counts[h] for h in ("exact", "normalised", "fuzzy", "inside_word", "not_found", "invalid")) == len(
-                given_mentions
-            )
+            ways = ("exact", "normalised", "fuzzy", "inside_word", "not_found", "invalid")
+            assert sum(counts[h] for h in ways) == len(given_mentions)
             assert len(predicted[0].spans) == len(given_mentions)  # never silently dropped
             results[form, policy] = counts
     distinct = len(first_label)
