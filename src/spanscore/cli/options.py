@@ -149,7 +149,7 @@ def reading_from(kwargs: dict[str, Any]) -> Reading:
                 invalid=kwargs.pop("invalid_strings"),
             ),
         }
-        if more["predicted_format"] != "strings":
+        if more["predicted_format"] not in ("strings", "langextract", "gliner"):
             more["strings"] = None
     return Reading(
         format=kwargs.pop("fmt", "conll"),
@@ -167,9 +167,10 @@ DOCUMENT_OPTIONS: list[Option] = [
     (
         ("--predicted-format",),
         {
-            "type": click.Choice(["strings", "jsonl", *ANNOTATION_FORMATS]),
+            "type": click.Choice(["strings", "langextract", "gliner", "jsonl", *ANNOTATION_FORMATS]),
             "help": "PRED's format where it differs from --format; strings: mentions without offsets, as language"
-            ' models give them ({"id", "mentions": [{"text", "label"}]} per line), each located in GOLD\'s text.',
+            ' models give them ({"id", "mentions": [{"text", "label"}]} per line), each located in GOLD\'s text;'
+            " langextract: LangExtract's annotated documents; gliner: span lists ({\"id\", \"entities\"} per line).",
         },
     ),
     (

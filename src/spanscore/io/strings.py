@@ -25,7 +25,7 @@ fuzzy step) than a string was given, which were meant is unknown, and each such 
 counted ``ambiguous``. A string found nowhere is not dropped: it is appended to both documents'
 texts after a marker line (``NOT_FOUND``), and the prediction points there, so every criterion
 counts it as spurious and every report shows its text as what it is. The reference gains no
-mention there, only characters. An entry that is no mention (``_why_invalid``, or a string
+mention there, only characters. An entry that is no mention (``why_invalid``, or a string
 longer than its document) is kept the same way, after ``INVALID``: an invalid prediction, counted
 apart, unless ``StringPolicy.invalid`` is ``"error"``.
 
@@ -58,7 +58,8 @@ from .jsonl import check_unicode, json_objects
 NOT_FOUND = "\n[predicted, not found in the text] "  # what precedes each unfound string
 INVALID = "\n[predicted, invalid output] "  # what precedes each invalid entry
 INVALID_LABEL = "INVALID"  # the type of an invalid entry that gives no usable label
-HOW = ("exact", "normalised", "fuzzy", "inside_word", "not_found", "invalid")
+# "given": placed where the file says (a tool's own offsets: LangExtract's char_interval, GLiNER's spans).
+HOW = ("given", "exact", "normalised", "fuzzy", "inside_word", "not_found", "invalid")
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,9 @@ class StringDoc:
     text: str | None
     line: int
     invalid: list[tuple[str, str, str]] = field(default_factory=list)  # what was given, its label, why invalid
+    # Mentions the file places itself: start, end, label, and the text it says is there (or None).
+    placed: list[tuple[int, int, str, str | None]] = field(default_factory=list)
+    statuses: dict[str, int] = field(default_factory=dict)  # a tool's own account of its placing, counted
 
 
 @dataclass
@@ -103,6 +107,7 @@ class Located:
     policy: StringPolicy
     counts: dict[str, int] = field(default_factory=lambda: {h: 0 for h in HOW})
     ambiguous: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)  # ``StringDoc.statuses``, summed
     examples: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {h: [] for h in (*HOW, "ambiguous")})
     limit: int = 5
 
@@ -131,11 +136,12 @@ class Located:
             "steps": self.steps(),
             **self.counts,
             "ambiguous": self.ambiguous,
+            **({"statuses": dict(sorted(self.statuses.items()))} if self.statuses else {}),
             "examples": {h: v for h, v in self.examples.items() if v},
         }
 
 
-def _why_invalid(m: Any) -> str | None:
+def why_invalid(m: Any) -> str | None:
     """Why an entry of "mentions" is not a mention, or None."""
     if not isinstance(m, dict):
         return 'not an object with a "text" and a "label"'
@@ -147,7 +153,7 @@ def _why_invalid(m: Any) -> str | None:
     return None
 
 
-def _shown(m: Any) -> str:
+def shown(m: Any) -> str:
     """An invalid entry as the reports show it: its text where it has one, else its JSON."""
     if isinstance(m, dict) and isinstance(m.get("text"), str) and m["text"].strip():
         return str(m["text"])
@@ -156,7 +162,7 @@ def _shown(m: Any) -> str:
 
 def read_strings(path: str, invalid: str = "keep") -> Iterator[StringDoc]:
     """The documents of a strings file; every problem names the file and line. Entries that are
-    no mention (``_why_invalid``) are kept on the document as invalid predictions, or, with
+    no mention (``why_invalid``) are kept on the document as invalid predictions, or, with
     ``invalid="error"``, refuse the file."""
     seen: set[str] = set()
     for line, obj in json_objects(path):
@@ -181,16 +187,16 @@ def read_strings(path: str, invalid: str = "keep") -> Iterator[StringDoc]:
                     '"mentions" must be a list of {"text", "label"} objects (or keep invalid output: '
                     "--invalid-strings keep)"
                 )
-            bad.append((_shown(raw), INVALID_LABEL, '"mentions" is not a list'))
+            bad.append((shown(raw), INVALID_LABEL, '"mentions" is not a list'))
             raw = []
         mentions = []
         for k, m in enumerate(raw):
-            why = _why_invalid(m)
+            why = why_invalid(m)
             if why is not None:
                 if invalid == "error":
                     raise fail(f"mention {k}: {why} (or keep invalid output: --invalid-strings keep)")
                 label = m["label"] if isinstance(m, dict) and isinstance(m.get("label"), str) else ""
-                bad.append((_shown(m), label if label.strip() else INVALID_LABEL, why))
+                bad.append((shown(m), label if label.strip() else INVALID_LABEL, why))
                 continue
             check_unicode(m["text"], f"mention {k}: text", fail)
             mentions.append((m["text"], m["label"]))
@@ -761,8 +767,34 @@ def locate(
         spans: list[tuple[int, int, str]] = []
         missing: list[tuple[str, str]] = []
         invalid = list(sdoc.invalid)
-        mentions = sdoc.mentions
-        for (s, label), got in zip(mentions, _place(_Finder(ref.text), mentions, policy, located, ref.id), strict=True):
+        mentions = list(sdoc.mentions)
+        finder = _Finder(ref.text)
+        for status, count in sdoc.statuses.items():
+            located.statuses[status] = located.statuses.get(status, 0) + count
+        for start, end, label, said in sdoc.placed:
+            if 0 <= start < end <= len(ref.text) and (said is None or ref.text[start:end] == said):
+                finder.mark((start, end))
+                spans.append((start, end, label))
+                located.add(
+                    "given",
+                    {
+                        "id": ref.id,
+                        "text": ref.text[start:end],
+                        "label": label,
+                        "found": ref.text[start:end],
+                        "start": start,
+                        "end": end,
+                    },
+                )
+            elif said is not None and said.strip():
+                # Offsets that do not hold the text the file says they do: the text is located instead.
+                located.statuses["offsets not matching the text"] = (
+                    located.statuses.get("offsets not matching the text", 0) + 1
+                )
+                mentions.append((said, label))
+            else:
+                invalid.append((f"{start}..{end}", label, "offsets outside the text"))
+        for (s, label), got in zip(mentions, _place(finder, mentions, policy, located, ref.id), strict=True):
             record: dict[str, Any] = {"id": ref.id, "text": s, "label": label}
             if got is None and len(s) > len(ref.text) and len(_needle(s)) > len(_normal_form(ref.text)[0]):
                 # An echoed prompt or a paragraph of its own, found nowhere: no mention of this text

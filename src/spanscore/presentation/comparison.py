@@ -244,6 +244,7 @@ def located_table(located: Mapping[str, Any]) -> TableModel:
     columns = (Column("found"), Column("mentions", "number"), Column("example"))
     rows = []
     names = {
+        "given": "where the file places them",
         "exact": "exactly",
         "normalised": "normalised",
         "fuzzy": "fuzzily",
@@ -253,7 +254,7 @@ def located_table(located: Mapping[str, Any]) -> TableModel:
     }
     steps = located.get("steps", ["exact", "normalised", "fuzzy"])
     for how, name in names.items():
-        if how not in ("not_found", "invalid") and how not in steps:
+        if how not in ("not_found", "invalid") and how not in steps and not located.get(how):
             continue
         examples = located.get("examples", {}).get(how, [])
         example = ""
@@ -266,6 +267,8 @@ def located_table(located: Mapping[str, Any]) -> TableModel:
         e = located["examples"]["ambiguous"][0]
         example = f"{e['text']!r} ({e['label']}): {e['occurrences']} {e['how']} places, given {e['given']}"
     rows.append(Row(("ambiguous (more occurrences than mentions)", located.get("ambiguous", 0), example)))
+    for status, count in located.get("statuses", {}).items():  # the tool's own account (LangExtract's alignment)
+        rows.append(Row((f"the file says: {status}", count, "")))
     return TableModel(f"Mentions given as strings, located ({located['policy']})", columns, tuple(rows))
 
 
