@@ -102,3 +102,27 @@ def test_the_command_line_reads_both(tmp_path: Path) -> None:
     out = CliRunner().invoke(cli, ["evaluate", str(gold), str(pred), "--predicted-format", "gliner", "--json"])
     assert out.exit_code == 0, out.output
     assert json.loads(out.stdout)["located"]["given"] == 1
+
+
+def test_a_real_langextract_output(tmp_path: Path) -> None:
+    """LangExtract's own alignment and writer (tests/data/real/llm/README.md), scored against the
+    sample documents it was made on; every count worked out by hand below."""
+    from spanscore.programs.samples import write_samples
+
+    write_samples(tmp_path / "s")
+    gold = tmp_path / "gold6.jsonl"
+    gold.write_text("".join((tmp_path / "s" / "gold.jsonl").read_text(encoding="utf-8").splitlines(True)[:6]),
+                    encoding="utf-8")
+    data = spanscore.evaluate(reference=gold, predicted=REAL / "langextract" / "output.jsonl", format="jsonl",
+                              predicted_format="langextract").to_dict()
+    located = data["located"]
+    assert located["statuses"] == {"match_exact": 14, "match_lesser": 1, "unaligned": 3}
+    # The 15 aligned where LangExtract put them; of the 3 unaligned, "Emanuel Macron" is found
+    # fuzzily at "Emmanuel Macron", "Christine Lagarde" and "FIFA World Cup" nowhere.
+    assert (located["given"], located["fuzzy"], located["not_found"]) == (15, 1, 2)
+    assert located["examples"]["fuzzy"][0]["found"] == "Emmanuel Macron"
+    # 17 reference mentions; 15 exact (14 aligned exactly, Emmanuel Macron); "Paris climate
+    # Agreement" aligned to "Paris" is a boundary error against "Paris Agreement"; "World Cup" missed.
+    semeval = data["semeval"]["strict"]
+    assert (semeval["correct"], semeval["incorrect"], semeval["missed"], semeval["spurious"]) == (15, 1, 1, 2)
+    assert data["metrics"]["overlap"]["predicted"] == 18
