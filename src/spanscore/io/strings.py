@@ -44,6 +44,7 @@ import json
 import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -108,6 +109,9 @@ class Located:
     counts: dict[str, int] = field(default_factory=lambda: {h: 0 for h in HOW})
     ambiguous: int = 0
     statuses: dict[str, int] = field(default_factory=dict)  # ``StringDoc.statuses``, summed
+    # The position-free criterion: each document's multiset of (normal form, type) pairs of the
+    # strings given against the reference's; how many pairs match, are given, are in the reference.
+    bag: dict[str, int] = field(default_factory=lambda: {"matched": 0, "predicted": 0, "reference": 0})
     examples: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {h: [] for h in (*HOW, "ambiguous")})
     limit: int = 5
 
@@ -137,6 +141,7 @@ class Located:
             **self.counts,
             "ambiguous": self.ambiguous,
             **({"statuses": dict(sorted(self.statuses.items()))} if self.statuses else {}),
+            "position_free": _bag_scores(self.bag),
             "examples": {h: v for h, v in self.examples.items() if v},
         }
 
@@ -158,6 +163,18 @@ def shown(m: Any) -> str:
     if isinstance(m, dict) and isinstance(m.get("text"), str) and m["text"].strip():
         return str(m["text"])
     return json.dumps(m, ensure_ascii=False)[:200]
+
+
+def _bag_scores(bag: dict[str, int]) -> dict[str, Any]:
+    matched, predicted, reference = bag["matched"], bag["predicted"], bag["reference"]
+    precision = matched / predicted if predicted else 0.0
+    recall = matched / reference if reference else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {**bag, "precision": precision, "recall": recall, "f1": f1}
+
+
+def _pairs_of(doc: Document) -> Counter[tuple[str, str]]:
+    return Counter((_needle(doc.text[a:b]), label) for a, b, label in doc.spans)
 
 
 def read_strings(path: str, invalid: str = "keep") -> Iterator[StringDoc]:
@@ -760,6 +777,7 @@ def locate(
     for ref in reference:
         mine = given.get(ref.id)
         if mine is None:
+            located.bag["reference"] += len(ref.spans)
             out_ref.append(ref)
             out_pred.append(Document(ref.id, ref.text, (), line=ref.line))
             continue
@@ -768,6 +786,19 @@ def locate(
         missing: list[tuple[str, str]] = []
         invalid = list(sdoc.invalid)
         mentions = list(sdoc.mentions)
+        # Position-free: the strings as given (a placed mention by the text the file says, else
+        # by what stands at its place; an invalid entry matches nothing) against the reference's.
+        given_pairs = Counter((_needle(s), label) for s, label in mentions)
+        unplaced = 0
+        for start, end, label, said in sdoc.placed:
+            if said is None and not 0 <= start < end <= len(ref.text):
+                unplaced += 1  # no text to compare: given, matching nothing
+                continue
+            given_pairs[(_needle(said if said is not None else ref.text[start:end]), label)] += 1
+        wanted = _pairs_of(ref)
+        located.bag["matched"] += sum((given_pairs & wanted).values())
+        located.bag["predicted"] += sum(given_pairs.values()) + len(sdoc.invalid) + unplaced
+        located.bag["reference"] += sum(wanted.values())
         finder = _Finder(ref.text)
         for status, count in sdoc.statuses.items():
             located.statuses[status] = located.statuses.get(status, 0) + count

@@ -267,6 +267,13 @@ def located_table(located: Mapping[str, Any]) -> TableModel:
         e = located["examples"]["ambiguous"][0]
         example = f"{e['text']!r} ({e['label']}): {e['occurrences']} {e['how']} places, given {e['given']}"
     rows.append(Row(("ambiguous (more occurrences than mentions)", located.get("ambiguous", 0), example)))
+    bag = located.get("position_free")
+    if bag:
+        rows.append(Row((
+            "position-free: (string, type) pairs matched", bag["matched"],
+            f"of {bag['predicted']} given, {bag['reference']} in the reference: P {_pct(bag['precision'])}"
+            f" R {_pct(bag['recall'])} F1 {_pct(bag['f1'])}",
+        )))
     for status, count in located.get("statuses", {}).items():  # the tool's own account (LangExtract's alignment)
         rows.append(Row((f"the file says: {status}", count, "")))
     return TableModel(f"Mentions given as strings, located ({located['policy']})", columns, tuple(rows))
