@@ -112,6 +112,8 @@ class Located:
     # The position-free criterion: each document's multiset of (normal form, type) pairs of the
     # strings given against the reference's; how many pairs match, are given, are in the reference.
     bag: dict[str, int] = field(default_factory=lambda: {"matched": 0, "predicted": 0, "reference": 0})
+    classes: dict[str, int] = field(default_factory=dict)  # each predicted mention's class (``CLASSES``)
+    class_examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     examples: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {h: [] for h in (*HOW, "ambiguous")})
     limit: int = 5
 
@@ -124,6 +126,12 @@ class Located:
         self.ambiguous += times
         if len(self.examples["ambiguous"]) < self.limit:
             self.examples["ambiguous"].append(record)
+
+    def add_class(self, how: str, record: dict[str, Any]) -> None:
+        self.classes[how] = self.classes.get(how, 0) + 1
+        examples = self.class_examples.setdefault(how, [])
+        if len(examples) < self.limit:
+            examples.append(record)
 
     def steps(self) -> list[str]:
         """The steps the policy takes, in order."""
@@ -142,6 +150,8 @@ class Located:
             "ambiguous": self.ambiguous,
             **({"statuses": dict(sorted(self.statuses.items()))} if self.statuses else {}),
             "position_free": _bag_scores(self.bag),
+            "classes": {how: self.classes.get(how, 0) for how in CLASSES},
+            "class_examples": {how: self.class_examples[how] for how in CLASSES if how in self.class_examples},
             "examples": {h: v for h, v in self.examples.items() if v},
         }
 
@@ -658,6 +668,30 @@ class _Finder:
         return windows
 
 
+# What went wrong with a predicted mention, the way LLM-NER output goes wrong (``_classify``).
+CLASSES = ("exact", "wrong_type", "boundary", "unannotated", "not_in_text", "off_schema", "invalid")
+
+
+def _classify(located: Located, ref: Document, span: tuple[int, int, str], schema: set[str]) -> None:
+    """A placed prediction's class: off the reference's types; exactly a reference mention; its
+    place with another type; overlapping one (a boundary error); or in the text where no
+    reference mention is (a possible missing annotation: the string is there, its type in the
+    schema)."""
+    start, end, label = span
+    record = {"id": ref.id, "text": ref.text[start:end], "label": label, "start": start, "end": end}
+    if label not in schema:
+        how = "off_schema"
+    elif span in ref.spans:
+        how = "exact"
+    elif any(a == start and b == end for a, b, _ in ref.spans):
+        how = "wrong_type"
+    elif any(a < end and start < b for a, b, _ in ref.spans):
+        how = "boundary"
+    else:
+        how = "unannotated"
+    located.add_class(how, record)
+
+
 Placed = tuple[str, tuple[int, int], float]  # how a string was found, where, and how similar
 
 
@@ -774,6 +808,7 @@ def locate(
             )
         given[sdoc.id] = sdoc
     out_ref, out_pred = [], []
+    schema = {label for doc in reference for _, _, label in doc.spans}
     for ref in reference:
         mine = given.get(ref.id)
         if mine is None:
@@ -849,6 +884,12 @@ def locate(
             if how == "fuzzy":
                 record["similarity"] = round(score, 4)
             located.add(how, record)
+        for mention in spans:
+            _classify(located, ref, mention, schema)
+        for s, label in missing:
+            located.add_class("not_in_text", {"id": ref.id, "text": s, "label": label})
+        for s, label, why in invalid:
+            located.add_class("invalid", {"id": ref.id, "text": s, "label": label, "why": why})
         text = ref.text
         for s, label in sorted(missing):  # in one order whatever the order given
             text += NOT_FOUND

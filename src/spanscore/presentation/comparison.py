@@ -274,6 +274,19 @@ def located_table(located: Mapping[str, Any]) -> TableModel:
             f"of {bag['predicted']} given, {bag['reference']} in the reference: P {_pct(bag['precision'])}"
             f" R {_pct(bag['recall'])} F1 {_pct(bag['f1'])}",
         )))
+    names = {
+        "exact": "exact",
+        "wrong_type": "right string, wrong type",
+        "boundary": "boundary (overlaps a reference mention)",
+        "unannotated": "in the text, unannotated",
+        "not_in_text": "not in the text",
+        "off_schema": "off-schema type",
+        "invalid": "invalid output",
+    }
+    for how, count in located.get("classes", {}).items():
+        examples = located.get("class_examples", {}).get(how, [])
+        example = f"{examples[0]['text']!r} ({examples[0]['label']})" if examples else ""
+        rows.append(Row((f"class: {names.get(how, how)}", count, example)))
     for status, count in located.get("statuses", {}).items():  # the tool's own account (LangExtract's alignment)
         rows.append(Row((f"the file says: {status}", count, "")))
     return TableModel(f"Mentions given as strings, located ({located['policy']})", columns, tuple(rows))
