@@ -513,9 +513,14 @@ class _Finder:
         if key not in self.places:
             if self._exact is None:
                 self._exact = _Index(self.text)
-            spans = [(a, a + len(s)) for a in self._exact.find(s)]
-            self.places[key] = _Places([sp for sp in spans if self.whole(*sp) == whole])
+            self._split("exact", s, [(a, a + len(s)) for a in self._exact.find(s)])
         return self.places[key]
+
+    def _split(self, how: str, key: str, spans: list[tuple[int, int]]) -> None:
+        """The places found once, kept apart for the whole-word step and the inside-word one."""
+        whole = [self.whole(*sp) for sp in spans]
+        self.places[(how, key, True)] = _Places([sp for sp, w in zip(spans, whole, strict=True) if w])
+        self.places[(how, key, False)] = _Places([sp for sp, w in zip(spans, whole, strict=True) if not w])
 
     def normalised(self, needle: str, whole: bool) -> _Places:
         """The occurrences of a needle (``_needle``) in the text's normal form, brackets kept
@@ -524,7 +529,7 @@ class _Finder:
         if key not in self.places:
             _, starts, ends, index = self.normal()
             spans = [_balanced(self.text, int(starts[a]), int(ends[a + len(needle) - 1])) for a in index.find(needle)]
-            self.places[key] = _Places([sp for sp in spans if self.whole(*sp) == whole])
+            self._split("normalised", needle, spans)
         return self.places[key]
 
     def spaceless(self, needle: str) -> _Places:
