@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, OptionError
+from ..stages.thresholds import sweep
 from .document import UNSPACED as _UNSPACED
 from .document import Document, mark_class, text_words
 from .jsonl import check_unicode, json_objects
@@ -99,6 +100,7 @@ class StringDoc:
     # Mentions the file places itself: start, end, label, and the text it says is there (or None).
     placed: list[tuple[int, int, str, str | None]] = field(default_factory=list)
     statuses: dict[str, int] = field(default_factory=dict)  # a tool's own account of its placing, counted
+    scores: dict[int, float] = field(default_factory=dict)  # the score of a placed mention, by its index in placed
 
 
 @dataclass
@@ -113,6 +115,8 @@ class Located:
     # strings given against the reference's; how many pairs match, are given, are in the reference.
     bag: dict[str, int] = field(default_factory=lambda: {"matched": 0, "predicted": 0, "reference": 0})
     classes: dict[str, int] = field(default_factory=dict)  # each predicted mention's class (``CLASSES``)
+    scored: list[tuple[tuple[str, int, int, str], float]] = field(default_factory=list)  # placed, with a score
+    scored_reference: list[tuple[str, int, int, str]] = field(default_factory=list)  # of documents with scores
     class_examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     examples: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {h: [] for h in (*HOW, "ambiguous")})
     limit: int = 5
@@ -150,6 +154,7 @@ class Located:
             "ambiguous": self.ambiguous,
             **({"statuses": dict(sorted(self.statuses.items()))} if self.statuses else {}),
             "position_free": _bag_scores(self.bag),
+            **({"thresholds": sweep(self.scored, self.scored_reference)} if self.scored else {}),
             "classes": {how: self.classes.get(how, 0) for how in CLASSES},
             "class_examples": {how: self.class_examples[how] for how in CLASSES if how in self.class_examples},
             "examples": {h: v for h, v in self.examples.items() if v},
@@ -842,8 +847,12 @@ def locate(
         finder = _Finder(ref.text)
         for status, count in sdoc.statuses.items():
             located.statuses[status] = located.statuses.get(status, 0) + count
-        for start, end, label, said in sdoc.placed:
+        if sdoc.scores:
+            located.scored_reference += [(ref.id, a, b, t) for a, b, t in ref.spans]
+        for k, (start, end, label, said) in enumerate(sdoc.placed):
             if 0 <= start < end <= len(ref.text) and (said is None or ref.text[start:end] == said):
+                if k in sdoc.scores:
+                    located.scored.append(((ref.id, start, end, label), sdoc.scores[k]))
                 finder.mark((start, end))
                 spans.append((start, end, label))
                 located.add(

@@ -67,7 +67,10 @@ def read_strings(path: str, invalid: str = "keep") -> Iterator[StringDoc]:
             if isinstance(said, str):
                 check_unicode(said, f"span {k}: text", fail)
             kind = label if isinstance(label, str) else INVALID_LABEL
+            score = e.get("score") if isinstance(e, dict) else None
             if type(start) is int and type(end) is int:
+                if isinstance(score, int | float) and not isinstance(score, bool) and 0 <= score <= 1:
+                    doc.scores[len(doc.placed)] = float(score)
                 doc.placed.append((start, end, kind, said if isinstance(said, str) and said.strip() else None))
             elif isinstance(said, str):
                 doc.mentions.append((said, kind))
