@@ -65,3 +65,20 @@ def test_the_table_shows_them(tmp_path: Path) -> None:
     assert out.exit_code == 0, out.output
     for line in ("class: right string, wrong type", "class: in the text, unannotated", "class: off-schema type"):
         assert line in out.output
+
+
+def test_off_schema_types_are_one_type_not_a_column_each(tmp_path: Path) -> None:
+    gold, llm = files(tmp_path)
+    rows = [*MENTIONS, {"text": "Monday", "label": "entity"}, {"text": "Bob", "label": "date"}]
+    llm.write_text(json.dumps({"id": "d", "mentions": rows}) + "\n", encoding="utf-8")
+    data = spanscore.evaluate(reference=gold, predicted=llm, format="jsonl", predicted_format="strings").to_dict()
+    # definition, entity and date: one off-schema type, all spurious
+    assert set(data["per_type"]) == {"PER", "LOC", "(off-schema)"}
+    off = data["per_type"]["(off-schema)"]["metrics"]["strict"]
+    assert (off["predicted"], off["reference"], off["full"]) == (3, 0, 0)
+    assert data["metrics"]["strict"]["predicted"] == len(rows)  # still counted, as spurious
+    assert data["located"]["classes"]["off_schema"] == 3
+    # Named, a type is scored as itself.
+    named = spanscore.evaluate(reference=gold, predicted=llm, format="jsonl", predicted_format="strings",
+                               type_map={"definition": "PER"}).to_dict()
+    assert named["per_type"]["(off-schema)"]["metrics"]["strict"]["predicted"] == 2

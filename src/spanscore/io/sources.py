@@ -638,7 +638,7 @@ class DocumentsSource:
         located = Located(policy)
         placed_ref, placed_pred = locate(
             ref_docs, _string_reader(reading.predicted_format)(pred_path, invalid=policy.invalid), policy, located,
-            path=pred_path,
+            path=pred_path, named=frozenset(selection.types or ()) | {k for k, _ in selection.type_map},
         )
         ref, pred = pair_documents(placed_ref, placed_pred, ref_path, pred_path)
         return DocumentsSource(ref, pred, selection, chunk, located=located.to_dict())

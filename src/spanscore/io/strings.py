@@ -60,6 +60,7 @@ from .jsonl import check_unicode, json_objects
 NOT_FOUND = "\n[predicted, not found in the text] "  # what precedes each unfound string
 INVALID = "\n[predicted, invalid output] "  # what precedes each invalid entry
 INVALID_LABEL = "INVALID"  # the type of an invalid entry that gives no usable label
+OFF_SCHEMA = "(off-schema)"  # the one type of every predicted type the reference never uses
 # "given": placed where the file says (a tool's own offsets: LangExtract's char_interval, GLiNER's spans).
 HOW = ("given", "exact", "normalised", "fuzzy", "inside_word", "not_found", "invalid")
 
@@ -798,9 +799,12 @@ def locate(
     policy: StringPolicy,
     located: Located,
     path: str | None = None,
+    named: frozenset[str] = frozenset(),
 ) -> tuple[list[Document], list[Document]]:
     """The reference documents (extended where strings were not found) and the predicted documents
-    with every string located; ``located`` receives the counts and examples. Documents of the
+    with every string located; ``located`` receives the counts and examples. A predicted type the
+    reference never uses, and that ``named`` (the types the user names) lacks, becomes
+    ``OFF_SCHEMA``: one type for all, not a column each. Documents of the
     reference without a strings line have no predicted mention; a strings line without a reference
     document is an error."""
     by_id = {doc.id: doc for doc in reference}
@@ -900,8 +904,10 @@ def locate(
             located.add(how, record)
         for mention in spans:
             _classify(located, ref, mention, schema)
-        for s, label in missing:
-            located.add_class("not_in_text", {"id": ref.id, "text": s, "label": label})
+        for s, label in missing:  # a type off the schema first: found or not, the type is wrong
+            located.add_class(
+                "not_in_text" if label in schema else "off_schema", {"id": ref.id, "text": s, "label": label}
+            )
         for s, label, why in invalid:
             located.add_class("invalid", {"id": ref.id, "text": s, "label": label, "why": why})
         text = ref.text
@@ -915,5 +921,6 @@ def locate(
             spans.append((len(text), len(text) + len(s), label))
             text += s
         out_ref.append(Document(ref.id, text, ref.spans, line=ref.line))
+        spans = [(a, b, t if t in schema or t in named else OFF_SCHEMA) for a, b, t in spans]
         out_pred.append(Document(ref.id, text, tuple(sorted(spans)), line=sdoc.line))
     return out_ref, out_pred
