@@ -6,13 +6,16 @@ Each defect of placing strings one at a time in the order given is a case here."
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import spanscore
 from spanscore.io.document import Document
 from spanscore.io.strings import Located, StringDoc, StringPolicy, locate
+from spanscore.programs.samples import write_samples
 
 DEFAULT = StringPolicy()
 
@@ -163,3 +166,27 @@ def test_no_verbatim_string_is_lost_to_another(run: tuple[str, list[tuple[str, s
     assert found["exact"] == sum(min(k, verbatim(text, s)) for s, k in given_times.items())
     assert len(set((a, b) for a, b, _ in spans)) == len(spans)  # no place taken twice
     assert found["exact"] + found.get("normalised", 0) + found.get("fuzzy", 0) + found["inside_word"] == len(spans)
+
+
+def test_the_worked_example_of_the_samples(tmp_path: Path) -> None:
+    """docs/formats.md's worked example, as `spanscore samples` writes it: every step and class."""
+    write_samples(tmp_path / "s")
+    data = spanscore.evaluate(reference=tmp_path / "s/llm/gold.jsonl", predicted=tmp_path / "s/llm/llm.jsonl",
+                              format="jsonl", predicted_format="strings").to_dict()
+    located = data["located"]
+    assert {k: located[k] for k in ("exact", "normalised", "fuzzy", "inside_word", "not_found", "invalid",
+                                    "ambiguous")} == {"exact": 6, "normalised": 4, "fuzzy": 1, "inside_word": 1,
+                                                      "not_found": 1, "invalid": 1, "ambiguous": 1}
+    assert located["classes"] == {"exact": 8, "wrong_type": 1, "boundary": 1, "unannotated": 1, "not_in_text": 1,
+                                  "off_schema": 1, "invalid": 1}
+    bag = located["position_free"]
+    assert (bag["matched"], bag["predicted"], bag["reference"]) == (6, 14, 10)
+    strict = data["semeval"]["strict"]
+    assert (strict["correct"], strict["incorrect"], strict["missed"], strict["spurious"]) == (8, 2, 0, 4)
+    amoc = [e for e in located["examples"]["normalised"] if "AMOC" in e["text"]]
+    assert amoc[0]["found"] == "Atlantic Meridional Overturning Circulation ( AMOC )"
+    assert "(off-schema)" in data["per_type"]
+    exact = spanscore.evaluate(reference=tmp_path / "s/llm/gold.jsonl", predicted=tmp_path / "s/llm/llm.jsonl",
+                               format="jsonl", predicted_format="strings",
+                               strings=StringPolicy(normalised=False, fuzzy=None)).to_dict()
+    assert (exact["semeval"]["strict"]["correct"], exact["semeval"]["strict"]["spurious"]) == (4, 8)
