@@ -690,7 +690,7 @@ def _classify(located: Located, ref: Document, span: tuple[int, int, str], schem
     schema)."""
     start, end, label = span
     record = {"id": ref.id, "text": ref.text[start:end], "label": label, "start": start, "end": end}
-    if label not in schema:
+    if schema and label not in schema:
         how = "off_schema"
     elif span in ref.spans:
         how = "exact"
@@ -906,7 +906,8 @@ def locate(
             _classify(located, ref, mention, schema)
         for s, label in missing:  # a type off the schema first: found or not, the type is wrong
             located.add_class(
-                "not_in_text" if label in schema else "off_schema", {"id": ref.id, "text": s, "label": label}
+                "off_schema" if schema and label not in schema else "not_in_text",
+                {"id": ref.id, "text": s, "label": label},
             )
         for s, label, why in invalid:
             located.add_class("invalid", {"id": ref.id, "text": s, "label": label, "why": why})
@@ -921,6 +922,7 @@ def locate(
             spans.append((len(text), len(text) + len(s), label))
             text += s
         out_ref.append(Document(ref.id, text, ref.spans, line=ref.line))
-        spans = [(a, b, t if t in schema or t in named else OFF_SCHEMA) for a, b, t in spans]
+        if schema:  # a reference without a mention has no schema to be off
+            spans = [(a, b, t if t in schema or t in named else OFF_SCHEMA) for a, b, t in spans]
         out_pred.append(Document(ref.id, text, tuple(sorted(spans)), line=sdoc.line))
     return out_ref, out_pred
