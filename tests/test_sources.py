@@ -24,7 +24,7 @@ from spanscore.errors import InputError, OptionError
 from spanscore.io.document import Document
 from spanscore.io.formats import misaligned_boundaries, read, write
 from spanscore.io.jsonl import read_jsonl
-from spanscore.io.reading import ANNOTATION_FORMATS, FORMATS, Reading
+from spanscore.io.reading import ANNOTATION_FORMATS, FORMATS, MODEL_FORMATS, Reading
 from spanscore.io.sources import OPENERS, ConllSource, DocumentsSource, open_source
 from spanscore.io.strings import Located, StringPolicy, locate, read_strings
 from spanscore.stages.scoring import TypeSelection
@@ -315,7 +315,7 @@ def test_reading_says_how_each_side_is_read() -> None:
 
 
 def test_every_format_has_an_opener_and_engines_ask_the_source(tmp_path: Path) -> None:
-    assert set(FORMATS) | {"strings"} == set(OPENERS)
+    assert set(FORMATS) | set(MODEL_FORMATS) == set(OPENERS)
     conll = tmp_path / "g.conll"
     conll.write_text("A B-PER\n\n", encoding="utf-8")
     source = ConllSource.open(conll.name, conll.name, Reading(), TypeSelection(), ONE_CHUNK)

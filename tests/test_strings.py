@@ -135,11 +135,15 @@ def test_bad_strings_are_one_line(files: tuple[Path, Path], tmp_path: Path) -> N
         "other text": ([{"id": "d3", "mentions": [], "text": "something else"}], "differs from the reference"),
         "bad mention": ([{"id": "d3", "mentions": [{"text": "Paris"}]}], "mention 0"),
         "twice": ([{"id": "d3", "mentions": []}, {"id": "d3", "mentions": []}], "given twice"),
+        "no mentions": ([{"id": "d3"}], '"mentions"'),
     }
     for name, (rows, needle) in cases.items():
         path = write_jsonl(tmp_path / f"{name}.jsonl", rows)
+        # A mention that is no mention is an invalid prediction, unless asked to be an error
+        # (tests/test_strings_invalid.py); the other cases are always errors.
         with pytest.raises(InputError, match=needle):
-            spanscore.evaluate(reference=gold, predicted=path, format="jsonl", predicted_format="strings")
+            spanscore.evaluate(reference=gold, predicted=path, format="jsonl", predicted_format="strings",
+                               strings=StringPolicy(invalid="error"))
     with pytest.raises(OptionError, match="character offsets"):
         spanscore.evaluate(reference=gold, predicted=gold, format="conll", predicted_format="strings")
     with pytest.raises(OptionError, match="fuzzy threshold"):

@@ -173,9 +173,13 @@ def reading_from(kwargs: dict[str, Any]) -> Reading:
             "predicted_format": kwargs.pop("predicted_format"),
             "reference_options": key_values(kwargs.pop("reference_option"), "--reference-option"),
             "predicted_options": key_values(kwargs.pop("predicted_option"), "--predicted-option"),
-            "strings": StringPolicy(normalised=locate != "exact", fuzzy=threshold if locate == "fuzzy" else None),
+            "strings": StringPolicy(
+                normalised=locate != "exact",
+                fuzzy=threshold if locate == "fuzzy" else None,
+                invalid=kwargs.pop("invalid_strings"),
+            ),
         }
-        if more["predicted_format"] != "strings":
+        if more["predicted_format"] not in ("strings", "langextract", "gliner"):
             more["strings"] = None
     return Reading(
         format=kwargs.pop("fmt", "conll"),
@@ -197,9 +201,10 @@ DOCUMENT_OPTIONS: list[Option] = [
     (
         ("--predicted-format",),
         {
-            "type": click.Choice(["strings", "jsonl", *ANNOTATION_FORMATS]),
+            "type": click.Choice(["strings", "langextract", "gliner", "jsonl", *ANNOTATION_FORMATS]),
             "help": "PRED's format where it differs from --format; strings: mentions without offsets, as language"
-            ' models give them ({"id", "mentions": [{"text", "label"}]} per line), each located in GOLD\'s text.',
+            ' models give them ({"id", "mentions": [{"text", "label"}]} per line), each located in GOLD\'s text;'
+            " langextract: LangExtract's annotated documents; gliner: span lists ({\"id\", \"entities\"} per line).",
         },
     ),
     (
@@ -220,6 +225,13 @@ DOCUMENT_OPTIONS: list[Option] = [
         "fuzzy",
         "How far a string may differ from the text: exactly, ignoring case/whitespace/edge punctuation, or fuzzily"
         " (each step tried in turn).",
+    ),
+    _choice(
+        ("--invalid-strings",),
+        ["keep", "error"],
+        "keep",
+        "An entry of a strings file that is no mention (empty text or label, not strings, longer than its"
+        " document): kept as an invalid prediction (spurious, counted and shown), or an error.",
     ),
     (
         ("--fuzzy-threshold",),

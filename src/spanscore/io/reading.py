@@ -28,7 +28,10 @@ TOKEN_FORMATS: tuple[str, ...] = ("conll", "labels")
 # Formats read into documents with text and character offsets, which pair by document id across
 # formats; a prediction may also be mentions given as strings, located in the reference's text.
 TEXT_FORMATS: tuple[str, ...] = ("jsonl", *ANNOTATION_FORMATS)
-PREDICTED_FORMATS: tuple[str, ...] = ("strings", *TEXT_FORMATS)
+# Predictions as language models and span taggers give them: strings, with places where the tool
+# gives them (``io.strings``; ``io.formats.langextract``, ``io.formats.gliner``), located in the reference.
+MODEL_FORMATS: tuple[str, ...] = ("strings", "langextract", "gliner")
+PREDICTED_FORMATS: tuple[str, ...] = (*MODEL_FORMATS, *TEXT_FORMATS)
 
 ReaderOptions = tuple[tuple[str, str], ...]
 
@@ -208,7 +211,7 @@ class Reading:
         policy = self.strings
         if policy is not None and not isinstance(policy, StringPolicy):
             raise OptionError(f"strings must be a StringPolicy (how strings are located), not {type(policy).__name__}")
-        if side != "strings":
+        if side not in MODEL_FORMATS:
             policy = None  # nothing to locate: the policy cannot change a number, and two such readings are alike
         elif policy is None:
             policy = StringPolicy()
@@ -253,6 +256,7 @@ __all__ = [
     "DELIMITERS",
     "FILE_FORMATS",
     "FORMATS",
+    "MODEL_FORMATS",
     "PREDICTED_FORMATS",
     "REPAIRS",
     "TEXT_FORMATS",

@@ -653,7 +653,10 @@ class DocumentsSource:
         ref_docs, _, _ = read_documents(reading.format, ref_path, reading.reference_options)
         policy = reading.strings if reading.strings is not None else StringPolicy()
         located = Located(policy)
-        placed_ref, placed_pred = locate(ref_docs, read_strings(pred_path), policy, located, path=pred_path)
+        placed_ref, placed_pred = locate(
+            ref_docs, _string_reader(reading.predicted_format)(pred_path, invalid=policy.invalid), policy, located,
+            path=pred_path, named=frozenset(selection.types or ()) | {k for k, _ in selection.type_map},
+        )
         ref, pred = pair_documents(placed_ref, placed_pred, ref_path, pred_path)
         return DocumentsSource(ref, pred, selection, chunk, located=located.to_dict())
 
@@ -752,7 +755,22 @@ OPENERS: dict[str, Opener] = {
     **dict.fromkeys(ANNOTATION_FORMATS, DocumentsSource.open),
     # A prediction's format only: mentions given as strings, located in the reference.
     "strings": DocumentsSource.open_strings,
+    "langextract": DocumentsSource.open_strings,
+    "gliner": DocumentsSource.open_strings,
 }
+
+
+def _string_reader(name: str | None) -> Any:
+    """The reader of a prediction format read as strings (``reading.MODEL_FORMATS``)."""
+    if name == "langextract":
+        from .formats.langextract import read_strings as read_langextract
+
+        return read_langextract
+    if name == "gliner":
+        from .formats.gliner import read_strings as read_gliner
+
+        return read_gliner
+    return read_strings
 
 
 def open_source(

@@ -1,24 +1,33 @@
 """Mentions given as strings, as generative models return them: each located in its document.
 
 A line of ``--format strings`` is ``{"id": ..., "mentions": [{"text": ..., "label": ...}]}``
-(``"text"`` may repeat the document; then it must be the reference's text). Each mention is
-looked for in the reference document's text, in this order, as ``StringPolicy`` allows:
+(``"text"`` may repeat the document; then it must be the reference's text). The strings of a
+document are placed as one assignment, in steps, each over every string not yet placed, as
+``StringPolicy`` allows:
 
-1. **exact**: the string itself, at word boundaries first (``Paris`` is not found inside
-   ``Parisian`` while a whole-word ``Paris`` exists), then anywhere;
+1. **exact**: the string itself, at word boundaries;
 2. **normalised**: both the string and the text in one normal form: Unicode compatibility
    composition (NFKC, so that NFC and NFD text compare equal), case folding, runs of white space as
    one space, and no punctuation at the string's edges (``"the  white house."`` finds ``The White
-   House``);
-3. **fuzzy**: the window of the text's words most similar to the string (``difflib`` ratio on the
-   normalised forms), if at least ``threshold`` (``"Barack H. Obama"`` finds ``Barack Obama``).
+   House``); where that finds nothing, white space ignored (``O2`` finds the tokenised ``O 2``);
+3. **fuzzy**: windows of the text's words similar to the string (``difflib`` ratio on the
+   normalised forms) at least ``threshold`` (``"Barack H. Obama"`` finds ``Barack Obama``), the
+   most similar first, widened to keep their brackets and quotes balanced;
+4. **inside_word**: the string, as is or normalised, inside a longer word (``O2`` in ``CO2``): a
+   last resort, counted apart.
 
-A string given k times is assigned to k of its occurrences in text order, each occurrence used
-once, occurrences inside a mention already placed last; where the text has more occurrences than
-mentions, which one was meant is unknown, and each such mention is counted ``ambiguous``. A string
-found nowhere is not dropped: it is appended to both documents' texts after a marker line
-(``NOT_FOUND``), and the prediction points there, so every criterion counts it as spurious and
-every report shows its text as what it is. The reference gains no mention there, only characters.
+Within a step, strings are taken longest first (then by string and label, never by the order
+given), and a string given k times takes k of its occurrences: at the exact and normalised steps
+no two distinct strings share an occurrence, so each takes as many as it has (text order, an
+occurrence inside a mention already placed after the free ones); at the fuzzy step each takes the
+most similar window still free. Where a step has more free occurrences (disjoint windows, for the
+fuzzy step) than a string was given, which were meant is unknown, and each such mention is
+counted ``ambiguous``. A string found nowhere is not dropped: it is appended to both documents'
+texts after a marker line (``NOT_FOUND``), and the prediction points there, so every criterion
+counts it as spurious and every report shows its text as what it is. The reference gains no
+mention there, only characters. An entry that is no mention (``why_invalid``, or a string
+longer than its document) is kept the same way, after ``INVALID``: an invalid prediction, counted
+apart, unless ``StringPolicy.invalid`` is ``"error"``.
 
 Each document's text is indexed once (where each pair of adjacent characters occurs, in its own
 and its normal form), so that locating takes time in proportion to the text and the strings, not
@@ -31,9 +40,11 @@ from __future__ import annotations
 
 import difflib
 import functools
+import json
 import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,12 +52,17 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, OptionError
+from ..stages.thresholds import sweep
 from .document import UNSPACED as _UNSPACED
 from .document import Document, mark_class, text_words
 from .jsonl import check_unicode, json_objects
 
 NOT_FOUND = "\n[predicted, not found in the text] "  # what precedes each unfound string
-HOW = ("exact", "normalised", "fuzzy", "not_found")
+INVALID = "\n[predicted, invalid output] "  # what precedes each invalid entry
+INVALID_LABEL = "INVALID"  # the type of an invalid entry that gives no usable label
+OFF_SCHEMA = "(off-schema)"  # the one type of every predicted type the reference never uses
+# "given": placed where the file says (a tool's own offsets: LangExtract's char_interval, GLiNER's spans).
+HOW = ("given", "exact", "normalised", "fuzzy", "inside_word", "not_found", "invalid")
 
 
 @dataclass(frozen=True)
@@ -55,8 +71,14 @@ class StringPolicy:
 
     normalised: bool = True
     fuzzy: float | None = 0.85  # least similarity of a fuzzy match, or None for no fuzzy matching
+    # An invalid entry (empty text or label, not an object of strings, longer than its document):
+    # "keep" it as a spurious prediction, counted and shown, or refuse the file ("error"). Not in
+    # the signature: a run that "error" lets through has none, and scores alike either way.
+    invalid: str = "keep"
 
     def __post_init__(self) -> None:
+        if self.invalid not in ("keep", "error"):
+            raise OptionError(f'invalid entries are either "keep" or "error", not {self.invalid!r}')
         if self.fuzzy is not None and (
             isinstance(self.fuzzy, bool) or not isinstance(self.fuzzy, float | int) or not 0 < self.fuzzy <= 1
         ):
@@ -75,6 +97,11 @@ class StringDoc:
     mentions: list[tuple[str, str]]
     text: str | None
     line: int
+    invalid: list[tuple[str, str, str]] = field(default_factory=list)  # what was given, its label, why invalid
+    # Mentions the file places itself: start, end, label, and the text it says is there (or None).
+    placed: list[tuple[int, int, str, str | None]] = field(default_factory=list)
+    statuses: dict[str, int] = field(default_factory=dict)  # a tool's own account of its placing, counted
+    scores: dict[int, float] = field(default_factory=dict)  # the score of a placed mention, by its index in placed
 
 
 @dataclass
@@ -84,7 +111,15 @@ class Located:
     policy: StringPolicy
     counts: dict[str, int] = field(default_factory=lambda: {h: 0 for h in HOW})
     ambiguous: int = 0
-    examples: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {h: [] for h in HOW})
+    statuses: dict[str, int] = field(default_factory=dict)  # ``StringDoc.statuses``, summed
+    # The position-free criterion: each document's multiset of (normal form, type) pairs of the
+    # strings given against the reference's; how many pairs match, are given, are in the reference.
+    bag: dict[str, int] = field(default_factory=lambda: {"matched": 0, "predicted": 0, "reference": 0})
+    classes: dict[str, int] = field(default_factory=dict)  # each predicted mention's class (``CLASSES``)
+    scored: list[tuple[tuple[str, int, int, str], float]] = field(default_factory=list)  # placed, with a score
+    scored_reference: list[tuple[str, int, int, str]] = field(default_factory=list)  # of documents with scores
+    class_examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    examples: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {h: [] for h in (*HOW, "ambiguous")})
     limit: int = 5
 
     def add(self, how: str, record: dict[str, Any]) -> None:
@@ -92,17 +127,76 @@ class Located:
         if len(self.examples[how]) < self.limit:
             self.examples[how].append(record)
 
+    def add_ambiguous(self, times: int, record: dict[str, Any]) -> None:
+        self.ambiguous += times
+        if len(self.examples["ambiguous"]) < self.limit:
+            self.examples["ambiguous"].append(record)
+
+    def add_class(self, how: str, record: dict[str, Any]) -> None:
+        self.classes[how] = self.classes.get(how, 0) + 1
+        examples = self.class_examples.setdefault(how, [])
+        if len(examples) < self.limit:
+            examples.append(record)
+
+    def steps(self) -> list[str]:
+        """The steps the policy takes, in order."""
+        return [
+            "exact",
+            *(["normalised"] if self.policy.normalised else []),
+            *(["fuzzy"] if self.policy.fuzzy is not None else []),
+            "inside_word",
+        ]
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "policy": self.policy.signature(),
+            "steps": self.steps(),
             **self.counts,
             "ambiguous": self.ambiguous,
+            **({"statuses": dict(sorted(self.statuses.items()))} if self.statuses else {}),
+            "position_free": _bag_scores(self.bag),
+            **({"thresholds": sweep(self.scored, self.scored_reference)} if self.scored else {}),
+            "classes": {how: self.classes.get(how, 0) for how in CLASSES},
+            "class_examples": {how: self.class_examples[how] for how in CLASSES if how in self.class_examples},
             "examples": {h: v for h, v in self.examples.items() if v},
         }
 
 
-def read_strings(path: str) -> Iterator[StringDoc]:
-    """The documents of a strings file; every problem names the file and line."""
+def why_invalid(m: Any) -> str | None:
+    """Why an entry of "mentions" is not a mention, or None."""
+    if not isinstance(m, dict):
+        return 'not an object with a "text" and a "label"'
+    for key in ("text", "label"):
+        if not isinstance(m.get(key), str):
+            return f'its "{key}" is not a string'
+        if not m[key].strip():
+            return f'its "{key}" is empty'
+    return None
+
+
+def shown(m: Any) -> str:
+    """An invalid entry as the reports show it: its text where it has one, else its JSON."""
+    if isinstance(m, dict) and isinstance(m.get("text"), str) and m["text"].strip():
+        return str(m["text"])
+    return json.dumps(m, ensure_ascii=False)[:200]
+
+
+def _bag_scores(bag: dict[str, int]) -> dict[str, Any]:
+    matched, predicted, reference = bag["matched"], bag["predicted"], bag["reference"]
+    precision = matched / predicted if predicted else 0.0
+    recall = matched / reference if reference else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {**bag, "precision": precision, "recall": recall, "f1": f1}
+
+
+def _pairs_of(doc: Document) -> Counter[tuple[str, str]]:
+    return Counter((_needle(doc.text[a:b]), label) for a, b, label in doc.spans)
+
+
+def read_strings(path: str, invalid: str = "keep") -> Iterator[StringDoc]:
+    """The documents of a strings file; every problem names the file and line. Entries that are
+    no mention (``why_invalid``) are kept on the document as invalid predictions, or, with
+    ``invalid="error"``, refuse the file."""
     seen: set[str] = set()
     for line, obj in json_objects(path):
 
@@ -116,21 +210,33 @@ def read_strings(path: str) -> Iterator[StringDoc]:
         if key in seen:
             raise fail(f"id {key!r} is given twice: give each document's mentions on one line")
         seen.add(key)
-        raw = obj.get("mentions")
+        if "mentions" not in obj:
+            raise fail('each line needs "mentions", a list of {"text", "label"} objects')
+        raw = obj["mentions"]
+        bad: list[tuple[str, str, str]] = []
         if not isinstance(raw, list):
-            raise fail('"mentions" must be a list of {"text", "label"} objects')
+            if invalid == "error":
+                raise fail(
+                    '"mentions" must be a list of {"text", "label"} objects (or keep invalid output: '
+                    "--invalid-strings keep)"
+                )
+            bad.append((shown(raw), INVALID_LABEL, '"mentions" is not a list'))
+            raw = []
         mentions = []
         for k, m in enumerate(raw):
-            if not isinstance(m, dict) or not isinstance(m.get("text"), str) or not isinstance(m.get("label"), str):
-                raise fail(f'mention {k} must be an object with a string "text" and a string "label"')
-            if not m["text"].strip() or not m["label"]:
-                raise fail(f"mention {k}: text and label must not be empty")
+            why = why_invalid(m)
+            if why is not None:
+                if invalid == "error":
+                    raise fail(f"mention {k}: {why} (or keep invalid output: --invalid-strings keep)")
+                label = m["label"] if isinstance(m, dict) and isinstance(m.get("label"), str) else ""
+                bad.append((shown(m), label if label.strip() else INVALID_LABEL, why))
+                continue
             check_unicode(m["text"], f"mention {k}: text", fail)
             mentions.append((m["text"], m["label"]))
         text = obj.get("text")
         if text is not None and not isinstance(text, str):
             raise fail('"text", where given, must be the document\'s text')
-        yield StringDoc(key, mentions, text, line)
+        yield StringDoc(key, mentions, text, line, bad)
     if not seen:
         # Every reader refuses an empty file: scored, it would be a model that found nothing.
         raise InputError('file is empty: expected one JSON object per line ({"id", "mentions"})', path=path)
@@ -322,6 +428,54 @@ class _Index:
         return [p for p in found.tolist() if p >= 0 and text.startswith(needle, p)]
 
 
+# Brackets and quotes a fuzzy window keeps balanced: a window of words ends at a word, so a closing
+# bracket after the last word (``( AMOC )``) is left out unless added.
+_OPENING = {"(": ")", "[": "]", "{": "}", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb"}
+_CLOSING = {v: k for k, v in _OPENING.items()}
+
+
+def _balanced(text: str, a: int, b: int) -> tuple[int, int]:
+    """The span ``a:b`` widened to the bracket or quote closing one it opens (opening one it
+    closes), where that stands next to it with only white space between."""
+    opened: list[str] = []
+    unopened: list[str] = []
+    for ch in text[a:b]:
+        if ch in _OPENING:
+            opened.append(ch)
+        elif ch in _CLOSING:
+            if opened and opened[-1] == _CLOSING[ch]:
+                opened.pop()
+            else:
+                unopened.append(ch)
+    for ch in reversed(opened):
+        k = b
+        while k < len(text) and text[k].isspace():
+            k += 1
+        if k >= len(text) or text[k] != _OPENING[ch]:
+            break
+        b = k + 1
+    for ch in unopened:
+        k = a
+        while k > 0 and text[k - 1].isspace():
+            k -= 1
+        if k <= 0 or text[k - 1] != _CLOSING[ch]:
+            break
+        a = k - 1
+    if text.count('"', a, b) % 2:  # a straight quote left open (or closed) by the window
+        k = b
+        while k < len(text) and text[k].isspace():
+            k += 1
+        if k < len(text) and text[k] == '"':
+            b = k + 1
+        else:
+            k = a
+            while k > 0 and text[k - 1].isspace():
+                k -= 1
+            if k > 0 and text[k - 1] == '"':
+                a = k - 1
+    return a, b
+
+
 class _Places:
     """The candidate places of one string, in the order they are taken, with how far along the
     list the free ones may start: a place once taken, or overlapping one taken, stays so."""
@@ -332,6 +486,9 @@ class _Places:
         self.free_from = 0
 
 
+Window = tuple[tuple[int, int], float]  # a fuzzy window's span in the text, and its similarity
+
+
 class _Finder:
     """The candidate places of strings in one document's text, from indexes made once."""
 
@@ -339,9 +496,10 @@ class _Finder:
         self.text = text
         self._exact: _Index | None = None
         self._normal: tuple[str, np.ndarray, np.ndarray, _Index] | None = None
+        self._spaceless: tuple[np.ndarray, np.ndarray, _Index] | None = None
         self._words: tuple[np.ndarray, np.ndarray] | None = None
-        self.places: dict[tuple[str, str], _Places] = {}
-        self.fuzzy_found: dict[tuple[str, float], tuple[tuple[int, int], float] | None] = {}
+        self.places: dict[tuple[str, str, bool], _Places] = {}
+        self.fuzzy_found: dict[tuple[str, float], list[Window]] = {}
         self.taken: set[tuple[int, int]] = set()
         self.covered = bytearray(len(text))
 
@@ -355,27 +513,45 @@ class _Finder:
         """Whether neither end of the span falls inside a token of the text (``text_tokens``)."""
         return not (_inside(self.text, start) or _inside(self.text, end))
 
-    def _ordered(self, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        whole = [sp for sp in spans if self.whole(*sp)]
-        return whole + [sp for sp in spans if not self.whole(*sp)]
-
-    def exact(self, s: str) -> _Places:
-        """The occurrences of ``s``, whole words first."""
-        key = ("exact", s)
+    def exact(self, s: str, whole: bool) -> _Places:
+        """The occurrences of ``s`` at word boundaries (``whole``), or inside a longer word."""
+        key = ("exact", s, whole)
         if key not in self.places:
             if self._exact is None:
                 self._exact = _Index(self.text)
-            self.places[key] = _Places(self._ordered([(a, a + len(s)) for a in self._exact.find(s)]))
+            self._split("exact", s, [(a, a + len(s)) for a in self._exact.find(s)])
         return self.places[key]
 
-    def normalised(self, s: str) -> _Places:
-        """The occurrences of ``s`` with both sides in normal form, whole words first."""
-        needle = _needle(s)
-        key = ("normalised", needle)
+    def _split(self, how: str, key: str, spans: list[tuple[int, int]]) -> None:
+        """The places found once, kept apart for the whole-word step and the inside-word one."""
+        whole = [self.whole(*sp) for sp in spans]
+        self.places[(how, key, True)] = _Places([sp for sp, w in zip(spans, whole, strict=True) if w])
+        self.places[(how, key, False)] = _Places([sp for sp, w in zip(spans, whole, strict=True) if not w])
+
+    def normalised(self, needle: str, whole: bool) -> _Places:
+        """The occurrences of a needle (``_needle``) in the text's normal form, brackets kept
+        balanced (the needle lost the string's edge punctuation)."""
+        key = ("normalised", needle, whole)
         if key not in self.places:
             _, starts, ends, index = self.normal()
-            spans = [(int(starts[a]), int(ends[a + len(needle) - 1])) for a in index.find(needle)]
-            self.places[key] = _Places(self._ordered(spans))
+            spans = [_balanced(self.text, int(starts[a]), int(ends[a + len(needle) - 1])) for a in index.find(needle)]
+            self._split("normalised", needle, spans)
+        return self.places[key]
+
+    def spaceless(self, needle: str) -> _Places:
+        """The whole-word occurrences of a needle without spaces in the text's normal form
+        without spaces: a tokenised text (``O 2``, ``( AMOC )``) against the string as written."""
+        key = ("spaceless", needle, True)
+        if key not in self.places:
+            if self._spaceless is None:
+                normal, starts, ends, _ = self.normal()
+                points = _code_points(normal)
+                keep = points != 32
+                text = points[keep].astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
+                self._spaceless = (starts[keep], ends[keep], _Index(text))
+            starts, ends, index = self._spaceless
+            spans = [_balanced(self.text, int(starts[a]), int(ends[a + len(needle) - 1])) for a in index.find(needle)]
+            self.places[key] = _Places([sp for sp in spans if self.whole(*sp)])
         return self.places[key]
 
     def take(self, places: _Places) -> tuple[int, int] | None:
@@ -409,29 +585,30 @@ class _Finder:
             )
         return self._words
 
-    def fuzzy(self, s: str, threshold: float) -> tuple[tuple[int, int], float] | None:
-        """The window of the text's words (as many as ``s`` has, one fewer or one more) most like
-        ``s`` (``difflib``'s ratio on normal forms; the first of the best), if at least
-        ``threshold``. Only windows that can reach the threshold are compared: those sharing
-        enough pairs of characters with ``s`` (an upper bound on the ratio), found through the
-        index from the pairs of ``s`` rarest in the text."""
+    def fuzzy(self, s: str, threshold: float) -> list[Window]:
+        """The windows of the text's words (as many as ``s`` has, one fewer or one more) at least
+        ``threshold`` like ``s`` (``difflib``'s ratio on normal forms), the most similar first
+        (ties in text order, fewer words first), each widened to keep its brackets and quotes
+        balanced (``_balanced``). Only windows that can reach the threshold are compared: those
+        sharing enough pairs of characters with ``s`` (an upper bound on the ratio), found
+        through the index from the pairs of ``s`` rarest in the text."""
         key = (s, threshold)
         if key not in self.fuzzy_found:
             self.fuzzy_found[key] = self._fuzzy(s, threshold)
         return self.fuzzy_found[key]
 
-    def _fuzzy(self, s: str, threshold: float) -> tuple[tuple[int, int], float] | None:
+    def _fuzzy(self, s: str, threshold: float) -> list[Window]:
         target = _needle(s)
         la = len(target)
         if not la or not self.text:
-            return None
+            return []
         normal, starts, ends, index = self.normal()
         word_start, word_end = self.words()
         count = len(word_start)
         n = _word_count(s)
         sizes = [z for z in (n - 1, n, n + 1) if 1 <= z <= count]
         if not sizes:
-            return None
+            return []
         theta = float(threshold)
         # ratio = 2M / (la + lb) >= theta needs 2 min(la, lb) >= theta (la + lb), and (each block of
         # the M matched characters but the first following an unmatched one) at least
@@ -446,20 +623,20 @@ class _Finder:
             need = math.ceil(slope * (la + shortest) - 1 - _EPSILON)
             if need >= 1:
                 if need > len(pairs) or int((hi - lo).sum()) < need:
-                    return None
+                    return []
                 hits = index.gather(lo, hi)
                 # `need` pairs inside one window, at most `longest` characters long: most strings
                 # found nowhere have their pairs too scattered, and stop here.
                 longest = math.floor(la * (2 - theta) / theta + _EPSILON)
                 if not bool(np.any(hits[need - 1 :] - hits[: len(hits) - need + 1] <= longest - 2)):
-                    return None
+                    return []
                 # A window sharing `need` of the pairs of s shares one of its len - need + 1 rarest.
                 frequency = dict(zip(distinct.tolist(), (hi - lo).tolist(), strict=True))
                 rarest = set(sorted(pairs.tolist(), key=frequency.__getitem__)[: len(pairs) - need + 1])
                 chosen = np.fromiter((c in rarest for c in distinct.tolist()), dtype=bool, count=len(distinct))
                 prefix = index.gather(lo[chosen], hi[chosen])
                 if not len(prefix):
-                    return None
+                    return []
             if slope > 0 and hits is None:
                 hits = index.gather(lo, hi)
         span = np.array(sizes, dtype=np.int64)
@@ -486,14 +663,134 @@ class _Finder:
         if hits is not None:
             shared = np.searchsorted(hits, we - 1, "left") - np.searchsorted(hits, ws, "left")
             keep &= shared >= slope * (la + lb) - 1 - _EPSILON
-        best: tuple[float, int, int] | None = None
+        found: list[tuple[float, int, int]] = []
         for a, b in zip(ws[keep].tolist(), we[keep].tolist(), strict=True):
             ratio = difflib.SequenceMatcher(None, target, normal[a:b], autojunk=False).ratio()
-            if best is None or ratio > best[0]:
-                best = (ratio, a, b)
-        if best is None or best[0] < threshold:
-            return None
-        return (int(starts[best[1]]), int(ends[best[2] - 1])), best[0]
+            if ratio >= threshold:
+                found.append((ratio, a, b))
+        found.sort(key=lambda f: -f[0])  # stable: ties stay in window order
+        windows: list[Window] = []
+        seen: set[tuple[int, int]] = set()
+        for ratio, a, b in found:
+            window = _balanced(self.text, int(starts[a]), int(ends[b - 1]))
+            if window not in seen:
+                seen.add(window)
+                windows.append((window, ratio))
+        return windows
+
+
+# What went wrong with a predicted mention, the way LLM-NER output goes wrong (``_classify``).
+CLASSES = ("exact", "wrong_type", "boundary", "unannotated", "not_in_text", "off_schema", "invalid")
+
+
+def _classify(located: Located, ref: Document, span: tuple[int, int, str], schema: set[str]) -> None:
+    """A placed prediction's class: off the reference's types; exactly a reference mention; its
+    place with another type; overlapping one (a boundary error); or in the text where no
+    reference mention is (a possible missing annotation: the string is there, its type in the
+    schema)."""
+    start, end, label = span
+    record = {"id": ref.id, "text": ref.text[start:end], "label": label, "start": start, "end": end}
+    if schema and label not in schema:
+        how = "off_schema"
+    elif span in ref.spans:
+        how = "exact"
+    elif any(a == start and b == end for a, b, _ in ref.spans):
+        how = "wrong_type"
+    elif any(a < end and start < b for a, b, _ in ref.spans):
+        how = "boundary"
+    else:
+        how = "unannotated"
+    located.add_class(how, record)
+
+
+Placed = tuple[str, tuple[int, int], float]  # how a string was found, where, and how similar
+
+
+def _place(
+    finder: _Finder, mentions: Sequence[tuple[str, str]], policy: StringPolicy, located: Located, doc_id: str
+) -> list[Placed | None]:
+    """Where each string of a document is placed, as one assignment: step by step (exact at word
+    boundaries, normalised, fuzzy, inside a longer word), each over all the strings not placed
+    yet, taken longest first and never in the order given."""
+    placed: list[Placed | None] = [None] * len(mentions)
+
+    def ambiguous(how: str, members: list[int], span: tuple[int, int], occurrences: int) -> None:
+        s, label = mentions[members[0]]
+        located.add_ambiguous(
+            len(members),
+            {
+                "id": doc_id,
+                "text": s,
+                "label": label,
+                "how": how,
+                "found": finder.text[span[0] : span[1]],
+                "start": span[0],
+                "end": span[1],
+                "given": len(members),
+                "occurrences": occurrences,
+            },
+        )
+
+    def step(how: str, key_of: Any, places_of: Any) -> None:
+        groups: dict[str, list[int]] = {}
+        for i, (s, _) in enumerate(mentions):
+            if placed[i] is None:
+                key = key_of(s)
+                if key:
+                    groups.setdefault(key, []).append(i)
+        # At these steps a place belongs to one key, so each key takes as many places as it has
+        # free, whatever order the keys are taken in; longest first only decides which of a short
+        # string's occurrences, inside a longer one placed or free, it takes.
+        for key in sorted(groups, key=lambda k: (-len(k), k)):
+            members = sorted(groups[key], key=mentions.__getitem__)
+            places = places_of(key)
+            free = sum(1 for sp in places.spans if sp not in finder.taken)
+            got: list[tuple[int, int]] = []
+            for _ in members:
+                span = finder.take(places)
+                if span is None:
+                    break
+                finder.mark(span)
+                got.append(span)
+            got.sort()
+            for i, span in zip(members, got, strict=False):
+                placed[i] = (how, span, 1.0)
+            if free > len(members):  # more occurrences than mentions: which ones were meant is unknown
+                ambiguous(how, members, got[0], free)
+
+    step("exact", str, lambda s: finder.exact(s, True))
+    if policy.normalised:
+        step("normalised", _needle, lambda n: finder.normalised(n, True))
+        step("normalised", lambda s: _needle(s).replace(" ", ""), finder.spaceless)
+    if policy.fuzzy is not None:
+        pending = [i for i, p in enumerate(placed) if p is None]
+        windows = {s: finder.fuzzy(s, policy.fuzzy) for s in {mentions[i][0] for i in pending}}
+        pending.sort(key=lambda i: (-(windows[mentions[i][0]] or [((0, 0), 0.0)])[0][1], mentions[i]))
+        by_string: dict[str, list[int]] = {}
+        first_span: dict[str, tuple[int, int]] = {}
+        for i in pending:
+            s = mentions[i][0]
+            free = [w for w in windows[s] if w[0] not in finder.taken]
+            if not free:
+                continue
+            # A window overlapping no mention placed first: a string given twice takes its two
+            # places, not one and a window one word wider around it.
+            span, ratio = next((w for w in free if finder.covered.find(1, *w[0]) < 0), free[0])
+            finder.mark(span)
+            placed[i] = ("fuzzy", span, ratio)
+            by_string.setdefault(s, []).append(i)
+            first_span.setdefault(s, span)
+        for s, members in by_string.items():
+            disjoint: list[tuple[int, int]] = []
+            for (a, b), _ in windows[s]:
+                if all(b <= c or d <= a for c, d in disjoint):
+                    disjoint.append((a, b))
+            if len(disjoint) > len(members):
+                ambiguous("fuzzy", members, first_span[s], len(disjoint))
+    step("inside_word", str, lambda s: finder.exact(s, False))
+    if policy.normalised:
+        step("inside_word", _needle, lambda n: finder.normalised(n, False))
+    return placed
 
 
 def locate(
@@ -502,9 +799,12 @@ def locate(
     policy: StringPolicy,
     located: Located,
     path: str | None = None,
+    named: frozenset[str] = frozenset(),
 ) -> tuple[list[Document], list[Document]]:
     """The reference documents (extended where strings were not found) and the predicted documents
-    with every string located; ``located`` receives the counts and examples. Documents of the
+    with every string located; ``located`` receives the counts and examples. A predicted type the
+    reference never uses, and that ``named`` (the types the user names) lacks, becomes
+    ``OFF_SCHEMA``: one type for all, not a column each. Documents of the
     reference without a strings line have no predicted mention; a strings line without a reference
     document is an error."""
     by_id = {doc.id: doc for doc in reference}
@@ -522,57 +822,107 @@ def locate(
             )
         given[sdoc.id] = sdoc
     out_ref, out_pred = [], []
+    schema = {label for doc in reference for _, _, label in doc.spans}
     for ref in reference:
         mine = given.get(ref.id)
         if mine is None:
+            located.bag["reference"] += len(ref.spans)
             out_ref.append(ref)
             out_pred.append(Document(ref.id, ref.text, (), line=ref.line))
             continue
         sdoc = mine
-        finder = _Finder(ref.text)
         spans: list[tuple[int, int, str]] = []
         missing: list[tuple[str, str]] = []
-        given_times: dict[str, int] = {}
-        for s, label in sdoc.mentions:
-            how, span, score = _find(finder, s, policy)
+        invalid = list(sdoc.invalid)
+        mentions = list(sdoc.mentions)
+        # Position-free: the strings as given (a placed mention by the text the file says, else
+        # by what stands at its place; an invalid entry matches nothing) against the reference's.
+        given_pairs = Counter((_needle(s), label) for s, label in mentions)
+        unplaced = 0
+        for start, end, label, said in sdoc.placed:
+            if said is None and not 0 <= start < end <= len(ref.text):
+                unplaced += 1  # no text to compare: given, matching nothing
+                continue
+            given_pairs[(_needle(said if said is not None else ref.text[start:end]), label)] += 1
+        wanted = _pairs_of(ref)
+        located.bag["matched"] += sum((given_pairs & wanted).values())
+        located.bag["predicted"] += sum(given_pairs.values()) + len(sdoc.invalid) + unplaced
+        located.bag["reference"] += sum(wanted.values())
+        finder = _Finder(ref.text)
+        for status, count in sdoc.statuses.items():
+            located.statuses[status] = located.statuses.get(status, 0) + count
+        if sdoc.scores:
+            located.scored_reference += [(ref.id, a, b, t) for a, b, t in ref.spans]
+        for k, (start, end, label, said) in enumerate(sdoc.placed):
+            if 0 <= start < end <= len(ref.text) and (said is None or ref.text[start:end] == said):
+                if k in sdoc.scores:
+                    located.scored.append(((ref.id, start, end, label), sdoc.scores[k]))
+                finder.mark((start, end))
+                spans.append((start, end, label))
+                located.add(
+                    "given",
+                    {
+                        "id": ref.id,
+                        "text": ref.text[start:end],
+                        "label": label,
+                        "found": ref.text[start:end],
+                        "start": start,
+                        "end": end,
+                    },
+                )
+            elif said is not None and said.strip():
+                # Offsets that do not hold the text the file says they do: the text is located instead.
+                located.statuses["offsets not matching the text"] = (
+                    located.statuses.get("offsets not matching the text", 0) + 1
+                )
+                mentions.append((said, label))
+            else:
+                invalid.append((f"{start}..{end}", label, "offsets outside the text"))
+        for (s, label), got in zip(mentions, _place(finder, mentions, policy, located, ref.id), strict=True):
             record: dict[str, Any] = {"id": ref.id, "text": s, "label": label}
-            if span is None:
+            if got is None and len(s) > len(ref.text) and len(_needle(s)) > len(_normal_form(ref.text)[0]):
+                # An echoed prompt or a paragraph of its own, found nowhere: no mention of this text
+                # (longer in normal form too: a string in NFD is longer than the text's NFC).
+                if policy.invalid == "error":
+                    raise InputError(
+                        f"document {sdoc.id!r}: a mention is longer than the document's text (or keep invalid output:"
+                        " --invalid-strings keep)",
+                        path=path,
+                        line=sdoc.line,
+                    )
+                invalid.append((s, label, "longer than its document"))
+                continue
+            if got is None:
                 missing.append((s, label))
                 located.add("not_found", record)
                 continue
-            finder.mark(span)
-            if how == "exact":
-                given_times[s] = given_times.get(s, 0) + 1
+            how, span, score = got
             spans.append((span[0], span[1], label))
             record.update(found=ref.text[span[0] : span[1]], start=span[0], end=span[1])
             if how == "fuzzy":
                 record["similarity"] = round(score, 4)
             located.add(how, record)
-        for s, times in given_times.items():
-            places = finder.exact(s).spans
-            whole = [sp for sp in places if finder.whole(*sp)]
-            if len(whole or places) > times:  # a match inside a longer word is no rival to a whole word
-                located.ambiguous += times  # more occurrences than mentions: which ones were meant is unknown
+        for mention in spans:
+            _classify(located, ref, mention, schema)
+        for s, label in missing:  # a type off the schema first: found or not, the type is wrong
+            located.add_class(
+                "off_schema" if schema and label not in schema else "not_in_text",
+                {"id": ref.id, "text": s, "label": label},
+            )
+        for s, label, why in invalid:
+            located.add_class("invalid", {"id": ref.id, "text": s, "label": label, "why": why})
         text = ref.text
-        for s, label in missing:
+        for s, label in sorted(missing):  # in one order whatever the order given
             text += NOT_FOUND
             spans.append((len(text), len(text) + len(s), label))
             text += s
+        for s, label, why in sorted(invalid):
+            located.add("invalid", {"id": ref.id, "text": s, "label": label, "why": why})
+            text += INVALID
+            spans.append((len(text), len(text) + len(s), label))
+            text += s
         out_ref.append(Document(ref.id, text, ref.spans, line=ref.line))
+        if schema:  # a reference without a mention has no schema to be off
+            spans = [(a, b, t if t in schema or t in named else OFF_SCHEMA) for a, b, t in spans]
         out_pred.append(Document(ref.id, text, tuple(sorted(spans)), line=sdoc.line))
     return out_ref, out_pred
-
-
-def _find(finder: _Finder, s: str, policy: StringPolicy) -> tuple[str, tuple[int, int] | None, float]:
-    span = finder.take(finder.exact(s))
-    if span is not None:
-        return "exact", span, 1.0
-    if policy.normalised:
-        span = finder.take(finder.normalised(s))
-        if span is not None:
-            return "normalised", span, 1.0
-    if policy.fuzzy is not None:
-        found = finder.fuzzy(s, policy.fuzzy)
-        if found is not None and found[0] not in finder.taken:
-            return "fuzzy", found[0], found[1]
-    return "not_found", None, 0.0

@@ -253,18 +253,56 @@ def macro_documents_table(data: Mapping[str, Any]) -> TableModel:
 
 
 def located_table(located: Mapping[str, Any]) -> TableModel:
-    """How the mentions given as strings were found, with an example of each way."""
+    """How the mentions given as strings were found, with an example of each way; the steps the
+    policy did not take are left out."""
     columns = (Column("found"), Column("mentions", "number"), Column("example"))
     rows = []
-    names = {"exact": "exactly", "normalised": "normalised", "fuzzy": "fuzzily", "not_found": "not at all (spurious)"}
+    names = {
+        "given": "where the file places them",
+        "exact": "exactly",
+        "normalised": "normalised",
+        "fuzzy": "fuzzily",
+        "inside_word": "inside a longer word",
+        "not_found": "not at all (spurious)",
+        "invalid": "invalid output (spurious)",
+    }
+    steps = located.get("steps", ["exact", "normalised", "fuzzy"])
     for how, name in names.items():
+        if how not in ("not_found", "invalid") and how not in steps and not located.get(how):
+            continue
         examples = located.get("examples", {}).get(how, [])
         example = ""
         if examples:
             e = examples[0]
             example = f"{e['text']!r} ({e['label']})" + (f" -> {e['found']!r}" if "found" in e else "")
         rows.append(Row((name, located.get(how, 0), example)))
-    rows.append(Row(("ambiguous (more occurrences than mentions)", located.get("ambiguous", 0), "")))
+    example = ""
+    if located.get("examples", {}).get("ambiguous"):
+        e = located["examples"]["ambiguous"][0]
+        example = f"{e['text']!r} ({e['label']}): {e['occurrences']} {e['how']} places, given {e['given']}"
+    rows.append(Row(("ambiguous (more occurrences than mentions)", located.get("ambiguous", 0), example)))
+    bag = located.get("position_free")
+    if bag:
+        rows.append(Row((
+            "position-free: (string, type) pairs matched", bag["matched"],
+            f"of {bag['predicted']} given, {bag['reference']} in the reference: P {_pct(bag['precision'])}"
+            f" R {_pct(bag['recall'])} F1 {_pct(bag['f1'])}",
+        )))
+    names = {
+        "exact": "exact",
+        "wrong_type": "right string, wrong type",
+        "boundary": "boundary (overlaps a reference mention)",
+        "unannotated": "in the text, unannotated",
+        "not_in_text": "not in the text",
+        "off_schema": "off-schema type",
+        "invalid": "invalid output",
+    }
+    for how, count in located.get("classes", {}).items():
+        examples = located.get("class_examples", {}).get(how, [])
+        example = f"{examples[0]['text']!r} ({examples[0]['label']})" if examples else ""
+        rows.append(Row((f"class: {names.get(how, how)}", count, example)))
+    for status, count in located.get("statuses", {}).items():  # the tool's own account (LangExtract's alignment)
+        rows.append(Row((f"the file says: {status}", count, "")))
     return TableModel(f"Mentions given as strings, located ({located['policy']})", columns, tuple(rows))
 
 

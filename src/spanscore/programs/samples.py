@@ -40,8 +40,9 @@ def write_samples(folder: str | Path) -> list[Path]:
     """Write the samples into ``folder`` (new, or empty) and return what was written:
     gold.conll and pred.conll, alt.conll (another system's run, to compare), the pair as JSONL,
     one folder per annotation format (brat/gold and brat/pred; doccano/, prodigy/ and
-    label-studio/ gold and pred files), and llm.jsonl: the prediction's mentions as strings, as a
-    language model would give them."""
+    label-studio/ gold and pred files), llm.jsonl: the prediction's mentions as strings, as a
+    language model would give them, and llm/ (gold.jsonl, llm.jsonl): a language model's output
+    with every slip that locating and its error classes tell apart."""
     out = Path(folder)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise OptionError(f"{out}: give a new or empty folder for the samples")
@@ -72,4 +73,11 @@ def write_samples(folder: str | Path) -> list[Path]:
     path = out / "llm.jsonl"
     write_atomic(path, strings.encode("utf-8"))
     written.append(path)
+    # A language model's output that takes every step of locating and falls in every class of
+    # what goes wrong (docs/formats.md's worked example), with its reference.
+    (out / "llm").mkdir()
+    for name, sample in (("gold.jsonl", "llm-gold.jsonl"), ("llm.jsonl", "llm-strings.jsonl")):
+        path = out / "llm" / name
+        write_atomic(path, _sample(sample))
+        written.append(path)
     return written

@@ -1,0 +1,68 @@
+"""Scored spans swept over thresholds: precision, recall and F1 at each distinct score equal to
+a count at that threshold written out here (filter, then match exactly), overall and per type;
+and through the GLiNER reader, in the report's JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import spanscore
+from spanscore.stages.thresholds import sweep
+
+keys = st.tuples(st.sampled_from("ab"), st.integers(0, 5), st.integers(6, 8), st.sampled_from("XY"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(scored=st.lists(st.tuples(keys, st.sampled_from((0.1, 0.3, 0.5, 0.5, 0.9))), max_size=20),
+       reference=st.sets(keys, max_size=10))
+def test_the_sweep_equals_a_count_at_each_threshold(scored: list[tuple[tuple[str, int, int, str], float]],
+                                                    reference: set[tuple[str, int, int, str]]) -> None:
+    got = sweep(scored, reference)
+    for part, types in [("overall", "XY"), *((t, t) for t in "XY")]:
+        curve = got["overall"] if part == "overall" else got["types"].get(part)
+        mine = [(k, s) for k, s in scored if k[3] in types]
+        ref = {k for k in reference if k[3] in types}
+        top: dict[tuple[str, int, int, str], float] = {}
+        for key, score in mine:  # a place and type given twice is one prediction, at its higher score
+            top[key] = max(score, top.get(key, score))
+        thresholds = sorted(set(top.values()), reverse=True)
+        if curve is None:
+            assert not mine and not ref
+            continue
+        assert curve["thresholds"] == thresholds
+        for k, t in enumerate(thresholds):
+            kept = {key for key, s in top.items() if s >= t}
+            matched = len(kept & ref)
+            assert curve["precision"][k] == pytest.approx(matched / len(kept))
+            assert curve["recall"][k] == pytest.approx(matched / len(ref) if ref else 0.0)
+        if thresholds:
+            best = max(range(len(thresholds)), key=lambda k: (curve["f1"][k], thresholds[k]))
+            assert curve["best"]["threshold"] == thresholds[best]
+
+
+def test_gliner_scores_give_a_sweep_in_the_json(tmp_path: Path) -> None:
+    text = "Ann Lee met Bob Smith in Paris ."
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps({"id": "1", "text": text, "spans": [
+        {"start": 0, "end": 7, "label": "PER"}, {"start": 12, "end": 21, "label": "PER"},
+        {"start": 25, "end": 30, "label": "LOC"}]}) + "\n", encoding="utf-8")
+    pred = tmp_path / "gliner.jsonl"
+    pred.write_text(json.dumps({"id": "1", "entities": [
+        {"start": 0, "end": 7, "text": "Ann Lee", "label": "PER", "score": 0.9},
+        {"start": 25, "end": 30, "text": "Paris", "label": "PER", "score": 0.6},  # wrong type
+        {"start": 12, "end": 21, "text": "Bob Smith", "label": "PER", "score": 0.4},
+    ]}) + "\n", encoding="utf-8")
+    located = spanscore.evaluate(reference=gold, predicted=pred, format="jsonl",
+                                 predicted_format="gliner").to_dict()["located"]
+    overall = located["thresholds"]["overall"]
+    assert overall["thresholds"] == [0.9, 0.6, 0.4]
+    assert overall["precision"] == pytest.approx([1.0, 0.5, 2 / 3])
+    assert overall["recall"] == pytest.approx([1 / 3, 1 / 3, 2 / 3])
+    assert overall["best"]["threshold"] == 0.4  # F1 0.5, 0.4, 0.667
+    assert located["thresholds"]["types"]["PER"]["best"]["threshold"] == 0.4
+    assert located["thresholds"]["types"]["LOC"]["thresholds"] == []
