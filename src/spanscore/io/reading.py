@@ -10,11 +10,16 @@ from ..errors import OptionError
 from ..stages.encoding import REPAIRS, Repair, check_repair, get_encoding
 from .strings import StringPolicy
 
-Format = Literal["conll", "jsonl", "labels", "spans", "brat", "label-studio", "doccano", "prodigy", "hf-datasets"]
+Format = Literal[
+    "conll", "jsonl", "labels", "spans", "brat", "label-studio", "doccano", "prodigy", "hf-datasets", "docbin",
+    "webanno",
+]
 Delimiter = Literal["auto", "tab", "whitespace"]
 # Annotation tools' exports (``io.formats``): read into documents with text and character offsets,
 # then scored as spanscore's JSONL.
-ANNOTATION_FORMATS: tuple[str, ...] = ("brat", "label-studio", "doccano", "prodigy", "hf-datasets")
+ANNOTATION_FORMATS: tuple[str, ...] = (
+    "brat", "label-studio", "doccano", "prodigy", "hf-datasets", "docbin", "webanno",
+)
 FORMATS: tuple[str, ...] = ("conll", "jsonl", "labels", "spans", *ANNOTATION_FORMATS)
 FILE_FORMATS: tuple[str, ...] = ("conll", "jsonl", *ANNOTATION_FORMATS)
 DELIMITERS: tuple[str, ...] = ("auto", "tab", "whitespace")

@@ -14,6 +14,8 @@ reference tokens.
 ``doccano``        doccano's JSONL export for sequence labelling
 ``prodigy``        Prodigy's JSONL (``db-out``)
 ``hf-datasets``    a Hugging Face dataset folder (``save_to_disk``) with BIO ``ClassLabel`` tags
+``docbin``         spaCy's DocBin (``.spacy``): entities, or a span group by name
+``webanno``        WebAnno TSV 3 as INCEpTION and WebAnno export it (stacked span layers)
 ``jsonl``          spanscore's own JSONL
 =================  =====================================================================
 
@@ -51,7 +53,7 @@ from ...errors import InputError, OptionError
 from ...stages.parts import EXAMPLE_LIMIT
 from ..document import Document, text_tokens
 from ..jsonl import read_jsonl
-from . import brat, doccano, hf_datasets, jsonl, label_studio, prodigy
+from . import brat, docbin, doccano, hf_datasets, jsonl, label_studio, prodigy, webanno
 from ._base import ReadNotes, cut_tokens, whitespace_tokens
 
 __all__ = [
@@ -77,6 +79,8 @@ READERS: dict[str, Callable[..., tuple[list[Document], ReadNotes]]] = {
     "doccano": doccano.read,
     "prodigy": prodigy.read,
     "hf-datasets": hf_datasets.read,
+    "docbin": docbin.read,
+    "webanno": webanno.read,
     "jsonl": jsonl.read,
 }
 
@@ -86,6 +90,7 @@ WRITERS: dict[str, Callable[..., None]] = {
     "doccano": doccano.write,
     "prodigy": prodigy.write,
     "hf-datasets": hf_datasets.write,
+    "docbin": docbin.write,
     "jsonl": jsonl.write,
 }
 
