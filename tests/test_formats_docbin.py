@@ -1,0 +1,252 @@
+"""spaCy's DocBin read and written by spanscore: DocBins written by spaCy itself (a blank pipeline,
+``DocBin.to_disk``), read equal to the mentions put into them, scored against themselves and
+against perturbed copies (counts worked out here), and round trips through JSONL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import spanscore
+from spanscore.cli.main import cli
+from spanscore.io.formats import read, write
+from spanscore.io.jsonl import read_jsonl
+from spanscore.programs.samples import write_samples
+
+spacy = pytest.importorskip("spacy")
+from spacy.tokens import DocBin  # noqa: E402
+
+NLP = spacy.blank("en")
+Mention = tuple[int, int, str]
+
+# Real sentences (news style) with nested mentions: an organisation inside which a place is named.
+NESTED = [
+    (
+        "The University of Edinburgh signed a deal with Bank of Scotland on Monday .",
+        [(4, 27, "ORG"), (18, 27, "LOC"), (47, 63, "ORG"), (55, 63, "LOC"), (67, 73, "DATE")],
+    ),
+    ("Angela Merkel met Emmanuel Macron in Berlin .", [(0, 13, "PER"), (18, 33, "PER"), (37, 43, "LOC")]),
+]
+
+
+def docbin_file(path: Path, docs: list[tuple[str, list[Mention]]], *, key: str | None = None) -> Path:
+    """A DocBin written by spaCy: each text tokenised by a blank English pipeline, the mentions set as
+    entities (``key`` None) or as the span group ``key``."""
+    out = DocBin()
+    for text, mentions in docs:
+        doc = NLP(text)
+        spans = [doc.char_span(s, e, label=lab) for s, e, lab in mentions]
+        assert all(span is not None for span in spans), (text, mentions)
+        if key is None:
+            doc.ents = spans
+        else:
+            doc.spans[key] = spans
+        out.add(doc)
+    out.to_disk(path)
+    return path
+
+
+def sample_docs(tmp_path: Path) -> list[tuple[str, list[Mention]]]:
+    folder = tmp_path / "samples"
+    folder.mkdir()
+    write_samples(folder)
+    return [(d.text, list(d.spans)) for d in read_jsonl(folder / "gold.jsonl")]
+
+
+def strict_counts(reference: list[list[Mention]], predicted: list[list[Mention]]) -> tuple[int, int, int]:
+    """Independent strict count: (matched, predicted, reference), identical mentions per document."""
+    hits = sum(len(set(r) & set(p)) for r, p in zip(reference, predicted, strict=True))
+    return hits, sum(map(len, predicted)), sum(map(len, reference))
+
+
+def test_samples_written_by_spacy_read_equal(tmp_path: Path) -> None:
+    docs = sample_docs(tmp_path)
+    path = docbin_file(tmp_path / "gold.spacy", docs)
+    read_docs, notes = read("docbin", path)
+    assert [d.id for d in read_docs] == [str(k) for k in range(len(docs))]
+    assert [d.text for d in read_docs] == [t for t, _ in docs]
+    assert [sorted(d.spans) for d in read_docs] == [sorted(m) for _, m in docs]
+    assert sum(len(d.spans) for d in read_docs) == sum(len(m) for _, m in docs) > 0
+    assert notes.skipped == {}
+
+
+def test_docbin_against_itself_is_perfect_under_every_criterion(tmp_path: Path) -> None:
+    path = docbin_file(tmp_path / "gold.spacy", sample_docs(tmp_path))
+    data = spanscore.evaluate(reference=path, predicted=path, format="docbin").to_dict()
+    for name, block in data["metrics"].items():
+        assert block["f1"] == 1.0, name
+    for name, block in data["semeval"].items():
+        assert block["f1"] == 1.0, name
+
+
+def perturb(docs: list[tuple[str, list[Mention]]]) -> list[tuple[str, list[Mention]]]:
+    """Every third mention dropped, every third (from the second) relabelled, the rest kept."""
+    out = []
+    k = 0
+    for text, mentions in docs:
+        kept: list[Mention] = []
+        for s, e, lab in mentions:
+            if k % 3 == 0:
+                pass
+            elif k % 3 == 1:
+                kept.append((s, e, "MISC" if lab != "MISC" else "PER"))
+            else:
+                kept.append((s, e, lab))
+            k += 1
+        out.append((text, kept))
+    return out
+
+
+def test_perturbed_docbin_counts_equal_an_independent_count(tmp_path: Path) -> None:
+    docs = sample_docs(tmp_path)
+    pred = perturb(docs)
+    gold_path = docbin_file(tmp_path / "gold.spacy", docs)
+    pred_path = docbin_file(tmp_path / "pred.spacy", pred)
+    data = spanscore.evaluate(reference=gold_path, predicted=pred_path, format="docbin").to_dict()
+    hits, n_pred, n_ref = strict_counts([m for _, m in docs], [m for _, m in pred])
+    strict = data["metrics"]["strict"]
+    assert (strict["full"], strict["predicted"], strict["reference"]) == (hits, n_pred, n_ref)
+    # Relabelled mentions keep their boundaries: every prediction is a boundary match.
+    assert data["metrics"]["boundary"]["full"] == n_pred
+    semeval = data["semeval"]["strict"]
+    assert (semeval["correct"], semeval["incorrect"], semeval["missed"]) == (hits, n_pred - hits, n_ref - n_pred)
+    # The same documents as spanscore's JSONL give the same counts.
+    as_jsonl = [tmp_path / "gold.jsonl", tmp_path / "pred.jsonl"]
+    for source, target in zip((gold_path, pred_path), as_jsonl, strict=True):
+        write("jsonl", read("docbin", source)[0], target)
+    again = spanscore.evaluate(reference=as_jsonl[0], predicted=as_jsonl[1], format="jsonl").to_dict()
+    assert again["metrics"] == data["metrics"]
+
+
+def test_span_group_reads_nested_mentions(tmp_path: Path) -> None:
+    path = docbin_file(tmp_path / "nested.spacy", NESTED, key="sc")
+    docs, notes = read("docbin", path, spans_key="sc")
+    assert [sorted(d.spans) for d in docs] == [sorted(m) for _, m in NESTED]
+    assert sum(len(d.spans) for d in docs) == 8
+    entities, entity_notes = read("docbin", path)
+    assert all(d.spans == () for d in entities)
+    assert entity_notes.skipped == {"mentions in span groups (read one with spans_key=)": 8}
+    assert notes.skipped == {}
+    self_scored = spanscore.evaluate(
+        reference=path,
+        predicted=path,
+        format="docbin",
+        reference_options={"spans_key": "sc"},
+        predicted_options={"spans_key": "sc"},
+    ).to_dict()
+    assert all(block["f1"] == 1.0 for block in self_scored["metrics"].values())
+    # The prediction misses the inner places: recall 6/8 under strict, precision 1.
+    outer = [(t, [m for m in ms if m[2] != "LOC" or m[0] == 37]) for t, ms in NESTED]
+    pred = docbin_file(tmp_path / "outer.spacy", outer, key="sc")
+    scored = spanscore.evaluate(
+        reference=path,
+        predicted=pred,
+        format="docbin",
+        reference_options={"spans_key": "sc"},
+        predicted_options={"spans_key": "sc"},
+    ).to_dict()
+    strict = scored["metrics"]["strict"]
+    assert (strict["full"], strict["predicted"], strict["reference"]) == (6, 6, 8)
+
+
+def test_writer_refuses_overlapping_entities_naming_the_mention(tmp_path: Path) -> None:
+    docs, _ = read("docbin", docbin_file(tmp_path / "n.spacy", NESTED, key="sc"), spans_key="sc")
+    with pytest.raises(spanscore.errors.OptionError) as exc:
+        write("docbin", docs, tmp_path / "ents.spacy")
+    message = str(exc.value)
+    assert "\n" not in message
+    assert "18..27 LOC overlaps 4..27 ORG" in message and "spans_key" in message
+    assert not (tmp_path / "ents.spacy").exists()
+    write("docbin", docs, tmp_path / "group.spacy", spans_key="nested")
+    assert read("docbin", tmp_path / "group.spacy", spans_key="nested")[0] == docs
+
+
+def test_writer_keeps_text_and_mentions_whatever_the_tokens(tmp_path: Path) -> None:
+    doc = spanscore.io.document.Document(
+        id="odd", text="  New-York\tcity\n\nis  big ", spans=((2, 5, "LOC"), (2, 15, "X"), (6, 10, "LOC"))
+    )
+    write("docbin", [doc], tmp_path / "odd.spacy", spans_key="g")
+    back = read("docbin", tmp_path / "odd.spacy", spans_key="g")[0]
+    assert back == [doc]
+    # spaCy itself reads what was written.
+    (made,) = DocBin().from_disk(tmp_path / "odd.spacy").get_docs(NLP.vocab)
+    assert made.text == doc.text
+    assert made.user_data["id"] == "odd"
+    assert sorted((s.start_char, s.end_char, s.label_) for s in made.spans["g"]) == sorted(doc.spans)
+
+
+def convert(args: list[str]) -> Any:
+    result = CliRunner().invoke(cli, ["convert", *args])
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def test_cli_convert_docbin_to_jsonl_and_back(tmp_path: Path) -> None:
+    path = docbin_file(tmp_path / "n.spacy", NESTED, key="sc")
+    out = str(tmp_path / "n.jsonl")
+    convert([str(path), "-o", out, "--from", "docbin", "--to", "jsonl", "--option", "spans_key=sc"])
+    lines = [json.loads(line) for line in (tmp_path / "n.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [sorted((s["start"], s["end"], s["label"]) for s in line["spans"]) for line in lines] == [
+        sorted(m) for _, m in NESTED
+    ]
+    convert([str(tmp_path / "n.jsonl"), "-o", str(tmp_path / "back.spacy"), "--from", "jsonl", "--to", "docbin",
+             "--to-option", "spans_key=sc"])
+    assert read("docbin", tmp_path / "back.spacy", spans_key="sc")[0] == read("docbin", path, spans_key="sc")[0]
+    refused = CliRunner().invoke(cli, ["convert", str(tmp_path / "n.jsonl"), "-o", str(tmp_path / "e.spacy"),
+                                       "--from", "jsonl", "--to", "docbin"])
+    assert refused.exit_code == 2
+    assert "overlaps" in refused.output and len(refused.output.strip().splitlines()) == 1
+
+
+WORDS = st.lists(st.sampled_from(["Ann", "Lee", "met", "New", "York", "in", "2020", ",", "the", "Bank"]), min_size=1,
+                 max_size=12)
+
+
+@st.composite
+def documents(draw: Any, overlapping: bool) -> tuple[str, list[Mention]]:
+    words = draw(WORDS)
+    starts, position = [], 0
+    for w in words:
+        starts.append(position)
+        position += len(w) + 1
+    text = " ".join(words)
+    n = len(words)
+    pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(1, n)), max_size=6))
+    mentions: list[Mention] = []
+    taken: set[int] = set()
+    for a, b in pairs:
+        first, last = min(a, b - 1), max(a, b - 1)
+        if not overlapping and taken & set(range(first, last + 1)):
+            continue
+        taken |= set(range(first, last + 1))
+        label = draw(st.sampled_from(["PER", "LOC", "ORG"]))
+        mentions.append((starts[first], starts[last] + len(words[last]), label))
+    return text, sorted(set(mentions))
+
+
+@pytest.mark.parametrize("overlapping", [False, True])
+def test_round_trip_docbin_jsonl_docbin(tmp_path_factory: pytest.TempPathFactory, overlapping: bool) -> None:
+    key = "sc" if overlapping else None
+    options = ["--option", "spans_key=sc"] if key else []
+    to_options = ["--to-option", "spans_key=sc"] if key else []
+
+    @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(st.lists(documents(overlapping), min_size=1, max_size=4))
+    def check(docs: list[tuple[str, list[Mention]]]) -> None:
+        folder = tmp_path_factory.mktemp("rt")
+        source = docbin_file(folder / "in.spacy", docs, key=key)
+        convert([str(source), "-o", str(folder / "mid.jsonl"), "--from", "docbin", "--to", "jsonl", *options])
+        convert([str(folder / "mid.jsonl"), "-o", str(folder / "out.spacy"), "--from", "jsonl", "--to", "docbin",
+                 *to_options])
+        first = read("docbin", source, **({"spans_key": key} if key else {}))[0]
+        again = read("docbin", folder / "out.spacy", **({"spans_key": key} if key else {}))[0]
+        assert again == first
+        assert [sorted(d.spans) for d in again] == [sorted(m) for _, m in docs]
+
+    check()
