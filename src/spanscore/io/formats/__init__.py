@@ -91,6 +91,7 @@ WRITERS: dict[str, Callable[..., None]] = {
     "prodigy": prodigy.write,
     "hf-datasets": hf_datasets.write,
     "docbin": docbin.write,
+    "webanno": webanno.write,
     "jsonl": jsonl.write,
 }
 

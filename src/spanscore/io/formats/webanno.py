@@ -21,14 +21,16 @@ the format does not keep, read as spaces. A zero-width annotation is no mention:
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import InputError, OptionError, shorten
-from ..document import Document, Span
+from ..document import Document, Span, text_tokens
 from ..files import read_bytes
-from ._base import ReadNotes, make_doc, name_list
+from ._base import ReadNotes, atomic_folder, make_doc, name_list, writable
 
 NAMED_ENTITY = "de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity"
 _POSITION = re.compile(r"(\d+)-(\d+)(?:\.(\d+))?")
@@ -163,13 +165,13 @@ def _choose(layers: list[_Layer], layer: str | None, feature: str | None, name: 
     if layer is None:
         named = [x for x in spans if x.name == NAMED_ENTITY]
         if len(spans) > 1 and not named:
-            layers_there = name_list(x.name for x in spans)
+            layers_there = _names(spans)
             raise OptionError(f"{name}: several span layers ({layers_there}): choose one with layer=")
         chosen = named[0] if named else spans[0]
     else:
         picked = [x for x in spans if layer in (x.name, x.short)]
         if not picked:
-            layers_there = name_list(x.name for x in spans)
+            layers_there = _names(spans)
             raise OptionError(f"{name}: no span layer {layer!r}: the span layers are {layers_there}")
         chosen = picked[0]
     if feature is None:
@@ -181,6 +183,11 @@ def _choose(layers: list[_Layer], layer: str | None, feature: str | None, name: 
         there = f"its features are {name_list(chosen.features)}" if chosen.features else "it has no features"
         raise OptionError(f"{name}: layer {chosen.name!r} has no feature {feature!r}: {there}")
     return chosen, chosen.column + chosen.features.index(feature)
+
+
+def _names(layers: list[_Layer]) -> str:
+    # Whole names (a layer's is long, and its short name alone may be ambiguous); files have few.
+    return ", ".join(f"{x.short} ({x.name})" for x in layers)
 
 
 def _read_file(doc_id: str, path: Path, layer: str | None, feature: str | None, notes: ReadNotes) -> Document:
@@ -324,4 +331,80 @@ def _char(at: dict[int, int], offset: int, unit: _Unit, name: str) -> int:
     return found
 
 
-__all__ = ["NAMED_ENTITY", "read"]
+_HEADER = f"#FORMAT=WebAnno TSV 3.3\n#T_SP={NAMED_ENTITY}|identifier|value\n\n\n"
+_VALUE_ESCAPES = {
+    "\\": "\\\\", "[": "\\[", "]": "\\]", "|": "\\|", "_": "\\_", "*": "\\*", ";": "\\;", "\t": "\\t", "\n": "\\n",
+    "\r": "\\r",
+}
+_TEXT_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\r": "\\r"}
+
+
+def write(docs: Iterable[Document], path: str | Path, *, drop_fragments: bool = False) -> None:
+    """A new folder of ``ID.tsv`` files, one per document, as INCEpTION's named-entity layer
+    (``NamedEntity|identifier|value``): each document one sentence (its lines as ``#Text=`` lines),
+    tokens cut where a mention starts or ends, every mention with its own id, so that stacked and
+    nested mentions are kept. Refused: an id that is no relative file name, a document without a
+    token, a mention that begins or ends on white space (a token holds none)."""
+    checked = writable(docs, "webanno", drop_fragments=drop_fragments)
+    bad_ids = [doc.id for doc in checked if not _file_name(doc.id)]
+    if bad_ids:
+        raise OptionError(f"webanno: document ids {name_list(bad_ids)} cannot be file names (ID.tsv)")
+    empty = [doc.id for doc in checked if not doc.text.strip()]
+    if empty:
+        raise OptionError(f"webanno: documents {name_list(empty)} have no token (a WebAnno TSV sentence needs one)")
+    spaced = [
+        doc.id for doc in checked for s, e, _ in doc.spans if doc.text[s].isspace() or doc.text[e - 1].isspace()
+    ]
+    if spaced:
+        raise OptionError(
+            f"webanno: mentions in documents {name_list(spaced)} begin or end on white space, which no token holds"
+        )
+    with atomic_folder(path, "webanno") as staging:
+        for doc in checked:
+            target = staging / f"{doc.id}.tsv"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(_tsv(doc).encode("utf-8"))
+
+
+def _tsv(doc: Document) -> str:
+    text = doc.text
+    cuts = {0, len(text)}
+    for start, end in text_tokens(text):
+        cuts.update((start, end))
+    for start, end, _ in doc.spans:
+        cuts.update((start, end))
+    for m in re.finditer(r"\s+", text):
+        cuts.update(m.span())
+    points = sorted(cuts)
+    units = [0]
+    for c in text:
+        units.append(units[-1] + (2 if ord(c) > 0xFFFF else 1))
+    body = _escape_text(text)
+    lines = [_HEADER, *(f"#Text={line}\n" for line in body.split("\n"))]
+    number = 0
+    for a, b in itertools.pairwise(points):
+        piece = text[a:b]
+        if piece.isspace():
+            continue
+        number += 1
+        ids, values = [], []
+        for k, (start, end, label) in enumerate(doc.spans, start=1):
+            if start <= a and b <= end:
+                ids.append(f"*[{k}]")
+                values.append(f"{''.join(_VALUE_ESCAPES.get(c, c) for c in label)}[{k}]")
+        cells = "\t".join(("|".join(ids) or "_", "|".join(values) or "_"))
+        lines.append(f"1-{number}\t{units[a]}-{units[b]}\t{_escape_text(piece)}\t{cells}\t\n")
+    return "".join(lines)
+
+
+def _escape_text(piece: str) -> str:
+    return "".join(_TEXT_ESCAPES.get(c, c) for c in piece)
+
+
+def _file_name(doc_id: str) -> bool:
+    return all(
+        part and not part.startswith(".") and "\0" not in part and "\\" not in part for part in doc_id.split("/")
+    )
+
+
+__all__ = ["NAMED_ENTITY", "read", "write"]
