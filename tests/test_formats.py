@@ -625,6 +625,8 @@ def test_registry_refuses_unknown_formats_and_options(tmp_path: Path) -> None:
             "doccano",
             "prodigy",
             "hf-datasets",
+            "docbin",
+            "webanno",
             "jsonl",
         }
     )

@@ -33,7 +33,7 @@ WORDS = ("Ann", "Lee", "met", "Bob", "Smith", "in", "New", "York", "today", ".",
          "House", "said", "U.S.", "Senate", "will", "vote", "Obama", "Merkel", "flew", "home", "Acme", "Corp")
 LABELS = ("PER", "LOC", "ORG", "MISC")
 FILES = {"brat": "gold", "label-studio": "gold.json", "doccano": "gold.jsonl", "prodigy": "gold.jsonl",
-         "hf-datasets": "gold"}
+         "hf-datasets": "gold", "docbin": "gold.spacy", "webanno": "gold"}
 ONE_CHUNK = 1 << 40
 RUNS = {
     "one chunk": {"chunk_bytes": ONE_CHUNK},
@@ -91,8 +91,8 @@ def jsonl(docs: list[Document], path: Path) -> Path:
 def exported(name: str, folder: Path) -> tuple[Path, Path, list[Document], list[Document]]:
     """The corpus as ``name`` writes it (reference and prediction), and the documents its reader
     gives back (what the route before wrote to JSONL)."""
-    if name == "hf-datasets":
-        pytest.importorskip("datasets")
+    if name in ("hf-datasets", "docbin"):
+        pytest.importorskip("datasets" if name == "hf-datasets" else "spacy")
     gold, pred, aligned = corpus()
     ref = folder / FILES[name]
     pred_path = folder / FILES[name].replace("gold", "pred")

@@ -254,7 +254,7 @@ def _read_file(doc_id: str, path: Path, layer: str | None, feature: str | None, 
                     path=name,
                     line=unit.line,
                 )
-            if not unit.sub and start < end:
+            if not unit.sub and start < end and not unit.text.isspace():
                 tokens.append((start, end))
             if unit.cell == "_":
                 continue
@@ -337,6 +337,7 @@ _VALUE_ESCAPES = {
     "\r": "\\r",
 }
 _TEXT_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\r": "\\r"}
+_TOKEN_ESCAPES = {**_TEXT_ESCAPES, "\n": "\\n"}
 
 
 def write(docs: Iterable[Document], path: str | Path, *, drop_fragments: bool = False) -> None:
@@ -344,20 +345,16 @@ def write(docs: Iterable[Document], path: str | Path, *, drop_fragments: bool = 
     (``NamedEntity|identifier|value``): each document one sentence (its lines as ``#Text=`` lines),
     tokens cut where a mention starts or ends, every mention with its own id, so that stacked and
     nested mentions are kept. Refused: an id that is no relative file name, a document without a
-    token, a mention that begins or ends on white space (a token holds none)."""
+    token
+    (white space alone). White space is a token line only where a mention begins or ends on it."""
     checked = writable(docs, "webanno", drop_fragments=drop_fragments)
     bad_ids = [doc.id for doc in checked if not _file_name(doc.id)]
     if bad_ids:
         raise OptionError(f"webanno: document ids {name_list(bad_ids)} cannot be file names (ID.tsv)")
-    empty = [doc.id for doc in checked if not doc.text.strip()]
+    empty = [doc.id for doc in checked if doc.text and not doc.text.strip()]
     if empty:
-        raise OptionError(f"webanno: documents {name_list(empty)} have no token (a WebAnno TSV sentence needs one)")
-    spaced = [
-        doc.id for doc in checked for s, e, _ in doc.spans if doc.text[s].isspace() or doc.text[e - 1].isspace()
-    ]
-    if spaced:
         raise OptionError(
-            f"webanno: mentions in documents {name_list(spaced)} begin or end on white space, which no token holds"
+            f"webanno: documents {name_list(empty)} are white space alone, which a sentence without a token cannot hold"
         )
     with atomic_folder(path, "webanno") as staging:
         for doc in checked:
@@ -368,6 +365,8 @@ def write(docs: Iterable[Document], path: str | Path, *, drop_fragments: bool = 
 
 def _tsv(doc: Document) -> str:
     text = doc.text
+    if not text:
+        return _HEADER  # an empty document: no sentence
     cuts = {0, len(text)}
     for start, end in text_tokens(text):
         cuts.update((start, end))
@@ -381,10 +380,14 @@ def _tsv(doc: Document) -> str:
         units.append(units[-1] + (2 if ord(c) > 0xFFFF else 1))
     body = _escape_text(text)
     lines = [_HEADER, *(f"#Text={line}\n" for line in body.split("\n"))]
+    # White space is a token only where it must be: a mention's first or last piece, or the text's
+    # first piece (the sentence is placed by its first token).
+    starts = {s for s, _, _ in doc.spans}
+    ends = {e for _, e, _ in doc.spans}
     number = 0
     for a, b in itertools.pairwise(points):
         piece = text[a:b]
-        if piece.isspace():
+        if piece.isspace() and a != 0 and a not in starts and b not in ends:
             continue
         number += 1
         ids, values = [], []
@@ -393,7 +396,8 @@ def _tsv(doc: Document) -> str:
                 ids.append(f"*[{k}]")
                 values.append(f"{''.join(_VALUE_ESCAPES.get(c, c) for c in label)}[{k}]")
         cells = "\t".join(("|".join(ids) or "_", "|".join(values) or "_"))
-        lines.append(f"1-{number}\t{units[a]}-{units[b]}\t{_escape_text(piece)}\t{cells}\t\n")
+        token = "".join(_TOKEN_ESCAPES.get(c, c) for c in piece)
+        lines.append(f"1-{number}\t{units[a]}-{units[b]}\t{token}\t{cells}\t\n")
     return "".join(lines)
 
 
