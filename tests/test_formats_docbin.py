@@ -250,3 +250,52 @@ def test_round_trip_docbin_jsonl_docbin(tmp_path_factory: pytest.TempPathFactory
         assert [sorted(d.spans) for d in again] == [sorted(m) for _, m in docs]
 
     check()
+
+
+BTC = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "btc" / "test.txt"
+
+
+def bio_mentions(tags: list[str]) -> list[tuple[int, int, str]]:
+    """Token spans of IOB2 tags (the file's own: no repair needed), counted here."""
+    out: list[tuple[int, int, str]] = []
+    for k, tag in enumerate(tags):
+        if tag.startswith("B-") or (tag.startswith("I-") and (not out or out[-1][1] != k or out[-1][2] != tag[2:])):
+            out.append((k, k + 1, tag[2:]))
+        elif tag.startswith("I-"):
+            out[-1] = (out[-1][0], k + 1, out[-1][2])
+    return out
+
+
+@pytest.mark.skipif(not BTC.is_file(), reason="needs ../shared (the Broad Twitter Corpus)")
+def test_real_tweets_docbin_by_spacy_reads_the_corpus_counts(tmp_path: Path) -> None:
+    """The Broad Twitter Corpus test split (2001 tweets), each a Doc made by spaCy from its words
+    and IOB tags (spaCy decodes them), saved with DocBin.to_disk: read, its mentions are the
+    corpus's published counts (PER 1602, LOC 602, ORG 792) and, tweet by tweet, those counted here."""
+    from spacy.tokens import Doc
+
+    sentences: list[list[tuple[str, str]]] = [[]]
+    for line in BTC.read_text(encoding="utf-8").split("\n"):
+        if not line:
+            if sentences[-1]:
+                sentences.append([])
+            continue
+        word, tag = line.rsplit("\t", 1)
+        sentences[-1].append((word.strip() or "_", tag))  # three blank tokens (all O) in the file
+    sentences = [s for s in sentences if s]
+    out = DocBin()
+    expected = []
+    for sentence in sentences:
+        words = [w for w, _ in sentence]
+        out.add(Doc(NLP.vocab, words=words, spaces=[True] * (len(words) - 1) + [False], ents=[t for _, t in sentence]))
+        starts = [sum(len(w) + 1 for w in words[:k]) for k in range(len(words))]
+        expected.append(sorted((starts[a], starts[b - 1] + len(words[b - 1]), t) for a, b, t in bio_mentions(
+            [t for _, t in sentence])))
+    path = tmp_path / "btc.spacy"
+    out.to_disk(path)
+    docs, _ = read("docbin", path)
+    assert len(docs) == 2001
+    assert [sorted(d.spans) for d in docs] == expected
+    labels = [label for d in docs for _, _, label in d.spans]
+    assert {t: labels.count(t) for t in ("PER", "LOC", "ORG")} == {"PER": 1602, "LOC": 602, "ORG": 792}
+    data = spanscore.evaluate(reference=path, predicted=path, format="docbin").to_dict()
+    assert all(block["f1"] == 1.0 for block in data["metrics"].values())
