@@ -59,7 +59,9 @@ def independent(path: Path, column: int, short: str) -> tuple[str, list[Mention]
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_inception_files_read_equal_to_an_independent_count(path: Path) -> None:
-    column, short = (3, "POS") if "Dependency" in path.name else (3, "Span")
+    # The label's column (the value feature) and the short name of the file's span layer.
+    layout = {"testDependencyWithValues": (3, "POS"), "multipleStackedAnnotationsAreNotMerged-user1": (4, "")}
+    column, short = layout.get(path.stem, (3, "Span"))
     text, mentions = independent(path, column, short)
     (doc,), notes = read("webanno", path)
     assert doc.id == "0"
@@ -72,6 +74,7 @@ def test_hand_counts_of_the_inception_files() -> None:
     # Worked by hand from the files: stacked mentions are separate mentions.
     counts = {p.stem: len(read("webanno", p)[0][0].spans) for p in FILES}
     assert counts == {
+        "multipleStackedAnnotationsAreNotMerged-user1": 2,
         "testDependencyWithValues": 2,
         "testMultiTokenSpanWithFeatureValue": 1,
         "testMultiTokenStackedSpanWithoutFeatureValue": 2,
@@ -83,6 +86,8 @@ def test_hand_counts_of_the_inception_files() -> None:
     assert emoji.spans == ((10, 11, "Span"),) and emoji.text[10] == "\N{SMILING FACE WITH SMILING EYES}"
     (stacked,), _ = read("webanno", DATA / "testMultiTokenStackedSpanWithoutFeatureValue.tsv")
     assert stacked.spans == ((0, 16, "Span"), (0, 16, "Span"))
+    (news,), _ = read("webanno", DATA / "multipleStackedAnnotationsAreNotMerged-user1.tsv")
+    assert news.spans == ((40, 56, "ORG"), (40, 56, "ORGpart")) and news.text[40:56] == "Champions League"
 
 
 def test_layer_and_feature_options() -> None:
