@@ -241,7 +241,7 @@ def _read_file(doc_id: str, path: Path, layer: str | None, feature: str | None, 
     text, at = _place(sentences, name)
     tokens: list[tuple[int, int]] = []
     single: list[Span] = []
-    joined: dict[int, list[int]] = {}  # annotation id -> [start, end, line]
+    joined: dict[int, list[int]] = {}  # annotation id -> [start, end]
     labels: dict[int, str] = {}
     zero = 0
     for sentence in sentences:
@@ -345,8 +345,8 @@ def write(docs: Iterable[Document], path: str | Path, *, drop_fragments: bool = 
     (``NamedEntity|identifier|value``): each document one sentence (its lines as ``#Text=`` lines),
     tokens cut where a mention starts or ends, every mention with its own id, so that stacked and
     nested mentions are kept. Refused: an id that is no relative file name, a document without a
-    token
-    (white space alone). White space is a token line only where a mention begins or ends on it."""
+    token (white space alone). White space is a token line only where a mention begins or ends on
+    it (or the text does)."""
     checked = writable(docs, "webanno", drop_fragments=drop_fragments)
     bad_ids = [doc.id for doc in checked if not _file_name(doc.id)]
     if bad_ids:
@@ -382,19 +382,25 @@ def _tsv(doc: Document) -> str:
     lines = [_HEADER, *(f"#Text={line}\n" for line in body.split("\n"))]
     # White space is a token only where it must be: a mention's first or last piece, or the text's
     # first piece (the sentence is placed by its first token).
-    starts = {s for s, _, _ in doc.spans}
-    ends = {e for _, e, _ in doc.spans}
+    starts: dict[int, list[int]] = {}
+    ends: dict[int, list[int]] = {}
+    for k, (start, end, _) in enumerate(doc.spans, start=1):
+        starts.setdefault(start, []).append(k)
+        ends.setdefault(end, []).append(k)
+    active: set[int] = set()  # the mentions covering the piece (a piece is inside or outside each)
     number = 0
     for a, b in itertools.pairwise(points):
+        active.difference_update(ends.get(a, ()))
+        active.update(starts.get(a, ()))
         piece = text[a:b]
         if piece.isspace() and a != 0 and a not in starts and b not in ends:
             continue
         number += 1
         ids, values = [], []
-        for k, (start, end, label) in enumerate(doc.spans, start=1):
-            if start <= a and b <= end:
-                ids.append(f"*[{k}]")
-                values.append(f"{''.join(_VALUE_ESCAPES.get(c, c) for c in label)}[{k}]")
+        for k in sorted(active):
+            label = doc.spans[k - 1][2]
+            ids.append(f"*[{k}]")
+            values.append(f"{''.join(_VALUE_ESCAPES.get(c, c) for c in label)}[{k}]")
         cells = "\t".join(("|".join(ids) or "_", "|".join(values) or "_"))
         token = "".join(_TOKEN_ESCAPES.get(c, c) for c in piece)
         lines.append(f"1-{number}\t{units[a]}-{units[b]}\t{token}\t{cells}\t\n")
