@@ -4,6 +4,7 @@ test's own, scored against themselves and against perturbed copies (counts worke
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -140,6 +141,13 @@ def test_folder_of_exports_pairs_documents_by_path(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert '"f1": 1.0' in result.output
+    # A folder is one system to compare, as a BRAT folder is.
+    compared = CliRunner().invoke(
+        cli, ["compare", str(tmp_path / "alice"), str(tmp_path / "bob"), str(tmp_path / "alice"), "--format",
+              "webanno", "--json"]
+    )
+    assert compared.exit_code == 0, compared.output
+    assert [s["name"] for s in json.loads(compared.output)["systems"]] == ["bob", "alice"]
 
 
 def test_convert_webanno_to_jsonl(tmp_path: Path) -> None:
