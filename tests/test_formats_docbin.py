@@ -299,3 +299,24 @@ def test_real_tweets_docbin_by_spacy_reads_the_corpus_counts(tmp_path: Path) -> 
     assert {t: labels.count(t) for t in ("PER", "LOC", "ORG")} == {"PER": 1602, "LOC": 602, "ORG": 792}
     data = spanscore.evaluate(reference=path, predicted=path, format="docbin").to_dict()
     assert all(block["f1"] == 1.0 for block in data["metrics"].values())
+
+
+@st.composite
+def any_document(draw: Any) -> spanscore.io.document.Document:
+    text = draw(st.text(alphabet=st.sampled_from(list("ab .,-\n\t\r\u00a0😊é")), min_size=1, max_size=30))
+    pairs = draw(st.lists(st.tuples(st.integers(0, len(text)), st.integers(0, len(text))), max_size=6))
+    spans = sorted({(min(a, b), max(a, b), draw(st.sampled_from(["PER", "LOC"]))) for a, b in pairs if a != b})
+    return spanscore.io.document.Document(id="d", text=text, spans=tuple(spans))
+
+
+@settings(max_examples=80, deadline=None)
+@given(any_document())
+def test_writer_keeps_any_text_and_mentions_in_a_span_group(doc: spanscore.io.document.Document) -> None:
+    """Whatever the text's white space and wherever the mentions begin and end (inside words, on
+    white space), the DocBin written holds the text and the mentions exactly."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "any.spacy"
+        write("docbin", [doc], path, spans_key="g")
+        assert read("docbin", path, spans_key="g")[0] == [doc]

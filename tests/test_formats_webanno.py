@@ -208,3 +208,24 @@ def test_writer_refuses_what_it_would_lose(tmp_path: Path) -> None:
     assert not (tmp_path / "w").exists()
     write("webanno", [Document(id="empty", text="", spans=())], tmp_path / "w")
     assert read("webanno", tmp_path / "w")[0] == [Document(id="empty", text="", spans=())]
+
+
+@st.composite
+def any_document(draw: st.DrawFn) -> Document:
+    text = draw(st.text(alphabet=st.sampled_from(list("ab .,-\n\t\r\u00a0😊é\\|_*[]")), min_size=1, max_size=30))
+    text = text if text.strip() else text + "a"
+    pairs = draw(st.lists(st.tuples(st.integers(0, len(text)), st.integers(0, len(text))), max_size=6))
+    spans = sorted({(min(a, b), max(a, b), draw(st.sampled_from(["PER", "L|C"]))) for a, b in pairs if a != b})
+    return Document(id="d", text=text, spans=tuple(spans))
+
+
+@settings(max_examples=80, deadline=None)
+@given(any_document())
+def test_writer_keeps_any_text_and_mentions(doc: Document) -> None:
+    """Whatever the text (white space, escapes, characters beyond 16 bits) and wherever the
+    mentions begin and end (inside words, on white space), the file written reads back the same."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        write("webanno", [doc], Path(folder) / "out")
+        assert read("webanno", Path(folder) / "out")[0] == [doc]
