@@ -5,6 +5,7 @@ against perturbed copies (counts worked out here), and round trips through JSONL
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -320,3 +321,45 @@ def test_writer_keeps_any_text_and_mentions_in_a_span_group(doc: spanscore.io.do
         path = Path(folder) / "any.spacy"
         write("docbin", [doc], path, spans_key="g")
         assert read("docbin", path, spans_key="g")[0] == [doc]
+
+
+def spacy_convert(conll: Path, folder: Path) -> Path:
+    """``python -m spacy convert -c ner -n 1``: spaCy's own converter, one Doc per sentence. Its
+    reader takes every line for a token, so the samples' -DOCSTART- and comment lines are left out."""
+    import subprocess
+
+    clean = folder / conll.name
+    lines = [line for line in conll.read_text(encoding="utf-8").split("\n") if not line.startswith(("-DOCSTART-", "#"))]
+    text = "\n".join(lines)
+    while "\n\n\n" in text:
+        text = text.replace("\n\n\n", "\n\n")
+    clean.write_text(text.lstrip("\n"), encoding="utf-8")
+    out = folder / "converted"
+    out.mkdir(exist_ok=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "spacy", "convert", str(clean), str(out), "-c", "ner", "-n", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return out / f"{conll.stem}.spacy"
+
+
+def test_spacy_convert_output_scores_as_the_samples_jsonl(tmp_path: Path) -> None:
+    """The samples' CoNLL files made DocBins by ``spacy convert`` read as the same mentions as the
+    samples' JSONL (spaCy's texts end with a space, the only difference), and score the same."""
+    folder = tmp_path / "samples"
+    folder.mkdir()
+    write_samples(folder)
+    gold = spacy_convert(folder / "gold.conll", tmp_path)
+    pred = spacy_convert(folder / "pred.conll", tmp_path)
+    docs, _ = read("docbin", gold)
+    expected = read_jsonl(folder / "gold.jsonl")
+    assert [d.id for d in docs] == [d.id for d in expected]
+    assert [d.text.rstrip(" ") for d in docs] == [d.text for d in expected]
+    assert [d.spans for d in docs] == [tuple(sorted(d.spans)) for d in expected]
+    by_spacy = spanscore.evaluate(reference=gold, predicted=pred, format="docbin").to_dict()
+    as_jsonl = spanscore.evaluate(reference=folder / "gold.jsonl", predicted=folder / "pred.jsonl", format="jsonl")
+    assert by_spacy["metrics"] == as_jsonl.to_dict()["metrics"]
+    assert by_spacy["semeval"] == as_jsonl.to_dict()["semeval"]
