@@ -16,6 +16,7 @@ import spanscore
 from spanscore.cli.main import cli
 from spanscore.errors import SpanscoreError
 
+DOCBIN = "docbin"  # the format's name in the registry
 DATA = Path(__file__).parent / "data" / "real" / "webanno" / "inception"
 HEADER = "#FORMAT=WebAnno TSV 3.3\n#T_SP=webanno.custom.Span|value\n\n\n#Text=Ann Lee .\n"
 
@@ -46,20 +47,20 @@ Make = Callable[[Path], tuple[Path, str, dict[str, str]]]
 
 CASES: dict[str, tuple[Make, tuple[str, ...]]] = {
     "not a DocBin": (
-        lambda tmp: (text_file(tmp / "x.spacy", "Ann Lee\tB-PER\n"), "docbin", {}),
+        lambda tmp: (text_file(tmp / "x.spacy", "Ann Lee\tB-PER\n"), DOCBIN, {}),
         ("x.spacy", "not a spaCy DocBin (.spacy) file", "DocBin.to_disk"),
     ),
-    "no such DocBin": (lambda tmp: (tmp / "missing.spacy", "docbin", {}), ("missing.spacy", "no such file")),
+    "no such DocBin": (lambda tmp: (tmp / "missing.spacy", DOCBIN, {}), ("missing.spacy", "no such file")),
     "span group that is not there": (
-        lambda tmp: (docbin(tmp / "g.spacy", key="sc"), "docbin", {"spans_key": "spans"}),
+        lambda tmp: (docbin(tmp / "g.spacy", key="sc"), DOCBIN, {"spans_key": "spans"}),
         ("g.spacy", "no span group 'spans'", "its span groups are 'sc'"),
     ),
     "span group in a DocBin without groups": (
-        lambda tmp: (docbin(tmp / "e.spacy"), "docbin", {"spans_key": "sc"}),
+        lambda tmp: (docbin(tmp / "e.spacy"), DOCBIN, {"spans_key": "sc"}),
         ("e.spacy", "no span group 'sc'", "no span groups", "leave spans_key out"),
     ),
     "unknown DocBin option": (
-        lambda tmp: (docbin(tmp / "e.spacy"), "docbin", {"key": "sc"}),
+        lambda tmp: (docbin(tmp / "e.spacy"), DOCBIN, {"key": "sc"}),
         ("option 'key'", "it takes spans_key"),
     ),
     "not WebAnno TSV": (
@@ -145,16 +146,16 @@ def test_missing_spacy_names_the_extra(tmp_path: Path, monkeypatch: pytest.Monke
     path = docbin(tmp_path / "a.spacy")
     monkeypatch.setitem(sys.modules, "spacy", None)  # import spacy now raises ImportError
     if direction == "read":
-        args: list[Any] = ["evaluate", str(path), str(path), "--format", "docbin"]
+        args: list[Any] = ["evaluate", str(path), str(path), "--format", DOCBIN]
     else:
         gold = text_file(tmp_path / "g.jsonl", '{"id": "a", "text": "Ann", "spans": []}\n')
-        args = ["convert", str(gold), "-o", str(tmp_path / "out.spacy"), "--from", "jsonl", "--to", "docbin"]
+        args = ["convert", str(gold), "-o", str(tmp_path / "out.spacy"), "--from", "jsonl", "--to", DOCBIN]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 2, result.output
     one_line(result.output, ("spaCy DocBin needs: pip install 'spanscore[spacy]'",))
     if direction == "read":
         with pytest.raises(SpanscoreError) as exc:
-            spanscore.evaluate(reference=path, predicted=path, format="docbin")
+            spanscore.evaluate(reference=path, predicted=path, format=DOCBIN)
         one_line(str(exc.value), ("pip install 'spanscore[spacy]'",))
     assert not (tmp_path / "out.spacy").exists()
 
@@ -163,10 +164,10 @@ def test_convert_refuses_overlapping_entities_and_writes_nothing(tmp_path: Path)
     path = docbin(tmp_path / "g.spacy", key="sc")
     out = tmp_path / "ents.spacy"
     mid = tmp_path / "g.jsonl"
-    ok = CliRunner().invoke(cli, ["convert", str(path), "-o", str(mid), "--from", "docbin", "--to", "jsonl",
+    ok = CliRunner().invoke(cli, ["convert", str(path), "-o", str(mid), "--from", DOCBIN, "--to", "jsonl",
                                   "--option", "spans_key=sc"])
     assert ok.exit_code == 0, ok.output
-    result = CliRunner().invoke(cli, ["convert", str(mid), "-o", str(out), "--from", "jsonl", "--to", "docbin"])
+    result = CliRunner().invoke(cli, ["convert", str(mid), "-o", str(out), "--from", "jsonl", "--to", DOCBIN])
     assert result.exit_code == 2
     one_line(result.output, ("ents.spacy: not written", "mention 0..7 PER overlaps 0..3 X", "spans_key=NAME"))
     assert not out.exists()

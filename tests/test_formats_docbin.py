@@ -24,6 +24,7 @@ spacy = pytest.importorskip("spacy")
 from spacy.tokens import DocBin  # noqa: E402
 
 NLP = spacy.blank("en")
+DOCBIN = "docbin"  # the format's name in the registry
 Mention = tuple[int, int, str]
 
 # Real sentences (news style) with nested mentions: an organisation inside which a place is named.
@@ -69,7 +70,7 @@ def strict_counts(reference: list[list[Mention]], predicted: list[list[Mention]]
 def test_samples_written_by_spacy_read_equal(tmp_path: Path) -> None:
     docs = sample_docs(tmp_path)
     path = docbin_file(tmp_path / "gold.spacy", docs)
-    read_docs, notes = read("docbin", path)
+    read_docs, notes = read(DOCBIN, path)
     assert [d.id for d in read_docs] == [str(k) for k in range(len(docs))]
     assert [d.text for d in read_docs] == [t for t, _ in docs]
     assert [sorted(d.spans) for d in read_docs] == [sorted(m) for _, m in docs]
@@ -79,7 +80,7 @@ def test_samples_written_by_spacy_read_equal(tmp_path: Path) -> None:
 
 def test_docbin_against_itself_is_perfect_under_every_criterion(tmp_path: Path) -> None:
     path = docbin_file(tmp_path / "gold.spacy", sample_docs(tmp_path))
-    data = spanscore.evaluate(reference=path, predicted=path, format="docbin").to_dict()
+    data = spanscore.evaluate(reference=path, predicted=path, format=DOCBIN).to_dict()
     for name, block in data["metrics"].items():
         assert block["f1"] == 1.0, name
     for name, block in data["semeval"].items():
@@ -109,7 +110,7 @@ def test_perturbed_docbin_counts_equal_an_independent_count(tmp_path: Path) -> N
     pred = perturb(docs)
     gold_path = docbin_file(tmp_path / "gold.spacy", docs)
     pred_path = docbin_file(tmp_path / "pred.spacy", pred)
-    data = spanscore.evaluate(reference=gold_path, predicted=pred_path, format="docbin").to_dict()
+    data = spanscore.evaluate(reference=gold_path, predicted=pred_path, format=DOCBIN).to_dict()
     hits, n_pred, n_ref = strict_counts([m for _, m in docs], [m for _, m in pred])
     strict = data["metrics"]["strict"]
     assert (strict["full"], strict["predicted"], strict["reference"]) == (hits, n_pred, n_ref)
@@ -120,24 +121,24 @@ def test_perturbed_docbin_counts_equal_an_independent_count(tmp_path: Path) -> N
     # The same documents as spanscore's JSONL give the same counts.
     as_jsonl = [tmp_path / "gold.jsonl", tmp_path / "pred.jsonl"]
     for source, target in zip((gold_path, pred_path), as_jsonl, strict=True):
-        write("jsonl", read("docbin", source)[0], target)
+        write("jsonl", read(DOCBIN, source)[0], target)
     again = spanscore.evaluate(reference=as_jsonl[0], predicted=as_jsonl[1], format="jsonl").to_dict()
     assert again["metrics"] == data["metrics"]
 
 
 def test_span_group_reads_nested_mentions(tmp_path: Path) -> None:
     path = docbin_file(tmp_path / "nested.spacy", NESTED, key="sc")
-    docs, notes = read("docbin", path, spans_key="sc")
+    docs, notes = read(DOCBIN, path, spans_key="sc")
     assert [sorted(d.spans) for d in docs] == [sorted(m) for _, m in NESTED]
     assert sum(len(d.spans) for d in docs) == 8
-    entities, entity_notes = read("docbin", path)
+    entities, entity_notes = read(DOCBIN, path)
     assert all(d.spans == () for d in entities)
     assert entity_notes.skipped == {"mentions in span groups (read one with spans_key=)": 8}
     assert notes.skipped == {}
     self_scored = spanscore.evaluate(
         reference=path,
         predicted=path,
-        format="docbin",
+        format=DOCBIN,
         reference_options={"spans_key": "sc"},
         predicted_options={"spans_key": "sc"},
     ).to_dict()
@@ -148,7 +149,7 @@ def test_span_group_reads_nested_mentions(tmp_path: Path) -> None:
     scored = spanscore.evaluate(
         reference=path,
         predicted=pred,
-        format="docbin",
+        format=DOCBIN,
         reference_options={"spans_key": "sc"},
         predicted_options={"spans_key": "sc"},
     ).to_dict()
@@ -157,23 +158,23 @@ def test_span_group_reads_nested_mentions(tmp_path: Path) -> None:
 
 
 def test_writer_refuses_overlapping_entities_naming_the_mention(tmp_path: Path) -> None:
-    docs, _ = read("docbin", docbin_file(tmp_path / "n.spacy", NESTED, key="sc"), spans_key="sc")
+    docs, _ = read(DOCBIN, docbin_file(tmp_path / "n.spacy", NESTED, key="sc"), spans_key="sc")
     with pytest.raises(spanscore.errors.OptionError) as exc:
-        write("docbin", docs, tmp_path / "ents.spacy")
+        write(DOCBIN, docs, tmp_path / "ents.spacy")
     message = str(exc.value)
     assert "\n" not in message
     assert "18..27 LOC overlaps 4..27 ORG" in message and "spans_key" in message
     assert not (tmp_path / "ents.spacy").exists()
-    write("docbin", docs, tmp_path / "group.spacy", spans_key="nested")
-    assert read("docbin", tmp_path / "group.spacy", spans_key="nested")[0] == docs
+    write(DOCBIN, docs, tmp_path / "group.spacy", spans_key="nested")
+    assert read(DOCBIN, tmp_path / "group.spacy", spans_key="nested")[0] == docs
 
 
 def test_writer_keeps_text_and_mentions_whatever_the_tokens(tmp_path: Path) -> None:
     doc = spanscore.io.document.Document(
         id="odd", text="  New-York\tcity\n\nis  big ", spans=((2, 5, "LOC"), (2, 15, "X"), (6, 10, "LOC"))
     )
-    write("docbin", [doc], tmp_path / "odd.spacy", spans_key="g")
-    back = read("docbin", tmp_path / "odd.spacy", spans_key="g")[0]
+    write(DOCBIN, [doc], tmp_path / "odd.spacy", spans_key="g")
+    back = read(DOCBIN, tmp_path / "odd.spacy", spans_key="g")[0]
     assert back == [doc]
     # spaCy itself reads what was written.
     (made,) = DocBin().from_disk(tmp_path / "odd.spacy").get_docs(NLP.vocab)
@@ -191,16 +192,16 @@ def convert(args: list[str]) -> Any:
 def test_cli_convert_docbin_to_jsonl_and_back(tmp_path: Path) -> None:
     path = docbin_file(tmp_path / "n.spacy", NESTED, key="sc")
     out = str(tmp_path / "n.jsonl")
-    convert([str(path), "-o", out, "--from", "docbin", "--to", "jsonl", "--option", "spans_key=sc"])
+    convert([str(path), "-o", out, "--from", DOCBIN, "--to", "jsonl", "--option", "spans_key=sc"])
     lines = [json.loads(line) for line in (tmp_path / "n.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [sorted((s["start"], s["end"], s["label"]) for s in line["spans"]) for line in lines] == [
         sorted(m) for _, m in NESTED
     ]
-    convert([str(tmp_path / "n.jsonl"), "-o", str(tmp_path / "back.spacy"), "--from", "jsonl", "--to", "docbin",
+    convert([str(tmp_path / "n.jsonl"), "-o", str(tmp_path / "back.spacy"), "--from", "jsonl", "--to", DOCBIN,
              "--to-option", "spans_key=sc"])
-    assert read("docbin", tmp_path / "back.spacy", spans_key="sc")[0] == read("docbin", path, spans_key="sc")[0]
+    assert read(DOCBIN, tmp_path / "back.spacy", spans_key="sc")[0] == read(DOCBIN, path, spans_key="sc")[0]
     refused = CliRunner().invoke(cli, ["convert", str(tmp_path / "n.jsonl"), "-o", str(tmp_path / "e.spacy"),
-                                       "--from", "jsonl", "--to", "docbin"])
+                                       "--from", "jsonl", "--to", DOCBIN])
     assert refused.exit_code == 2
     assert "overlaps" in refused.output and len(refused.output.strip().splitlines()) == 1
 
@@ -242,11 +243,11 @@ def test_round_trip_docbin_jsonl_docbin(tmp_path_factory: pytest.TempPathFactory
     def check(docs: list[tuple[str, list[Mention]]]) -> None:
         folder = tmp_path_factory.mktemp("rt")
         source = docbin_file(folder / "in.spacy", docs, key=key)
-        convert([str(source), "-o", str(folder / "mid.jsonl"), "--from", "docbin", "--to", "jsonl", *options])
-        convert([str(folder / "mid.jsonl"), "-o", str(folder / "out.spacy"), "--from", "jsonl", "--to", "docbin",
+        convert([str(source), "-o", str(folder / "mid.jsonl"), "--from", DOCBIN, "--to", "jsonl", *options])
+        convert([str(folder / "mid.jsonl"), "-o", str(folder / "out.spacy"), "--from", "jsonl", "--to", DOCBIN,
                  *to_options])
-        first = read("docbin", source, **({"spans_key": key} if key else {}))[0]
-        again = read("docbin", folder / "out.spacy", **({"spans_key": key} if key else {}))[0]
+        first = read(DOCBIN, source, **({"spans_key": key} if key else {}))[0]
+        again = read(DOCBIN, folder / "out.spacy", **({"spans_key": key} if key else {}))[0]
         assert again == first
         assert [sorted(d.spans) for d in again] == [sorted(m) for _, m in docs]
 
@@ -293,12 +294,12 @@ def test_real_tweets_docbin_by_spacy_reads_the_corpus_counts(tmp_path: Path) -> 
             [t for _, t in sentence])))
     path = tmp_path / "btc.spacy"
     out.to_disk(path)
-    docs, _ = read("docbin", path)
+    docs, _ = read(DOCBIN, path)
     assert len(docs) == 2001
     assert [sorted(d.spans) for d in docs] == expected
     labels = [label for d in docs for _, _, label in d.spans]
     assert {t: labels.count(t) for t in ("PER", "LOC", "ORG")} == {"PER": 1602, "LOC": 602, "ORG": 792}
-    data = spanscore.evaluate(reference=path, predicted=path, format="docbin").to_dict()
+    data = spanscore.evaluate(reference=path, predicted=path, format=DOCBIN).to_dict()
     assert all(block["f1"] == 1.0 for block in data["metrics"].values())
 
 
@@ -319,8 +320,8 @@ def test_writer_keeps_any_text_and_mentions_in_a_span_group(doc: spanscore.io.do
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "any.spacy"
-        write("docbin", [doc], path, spans_key="g")
-        assert read("docbin", path, spans_key="g")[0] == [doc]
+        write(DOCBIN, [doc], path, spans_key="g")
+        assert read(DOCBIN, path, spans_key="g")[0] == [doc]
 
 
 def spacy_convert(conll: Path, folder: Path) -> Path:
@@ -354,12 +355,12 @@ def test_spacy_convert_output_scores_as_the_samples_jsonl(tmp_path: Path) -> Non
     write_samples(folder)
     gold = spacy_convert(folder / "gold.conll", tmp_path)
     pred = spacy_convert(folder / "pred.conll", tmp_path)
-    docs, _ = read("docbin", gold)
+    docs, _ = read(DOCBIN, gold)
     expected = read_jsonl(folder / "gold.jsonl")
     assert [d.id for d in docs] == [d.id for d in expected]
     assert [d.text.rstrip(" ") for d in docs] == [d.text for d in expected]
     assert [d.spans for d in docs] == [tuple(sorted(d.spans)) for d in expected]
-    by_spacy = spanscore.evaluate(reference=gold, predicted=pred, format="docbin").to_dict()
+    by_spacy = spanscore.evaluate(reference=gold, predicted=pred, format=DOCBIN).to_dict()
     as_jsonl = spanscore.evaluate(reference=folder / "gold.jsonl", predicted=folder / "pred.jsonl", format="jsonl")
     assert by_spacy["metrics"] == as_jsonl.to_dict()["metrics"]
     assert by_spacy["semeval"] == as_jsonl.to_dict()["semeval"]
