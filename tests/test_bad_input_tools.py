@@ -307,12 +307,12 @@ def test_a_file_that_is_no_docbin_is_one_line(content: bytes, needles: tuple[str
     pytest.importorskip("spacy")
     path = tmp_path / "x.spacy"
     path.write_bytes(content)
-    message = one_line_cli(["evaluate", str(path), str(path), "--format", "spacy"], str(path), *needles)
+    message = one_line_cli(["evaluate", str(path), str(path), "--format", "docbin"], str(path), *needles)
     with pytest.raises(InputError) as info:
-        evaluate("spacy", path)
+        evaluate("docbin", path)
     assert str(info.value) == message
 
 
 def test_a_docbin_option_of_the_wrong_type_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(OptionError, match="spans_key is the name of a span group"):
-        read("spacy", REAL / "explosion-projects" / "tweets-demo.spacy", spans_key=3)
+        read("docbin", REAL / "explosion-projects" / "tweets-demo.spacy", spans_key=3)

@@ -633,7 +633,8 @@ def test_registry_refuses_unknown_formats_and_options(tmp_path: Path) -> None:
             "prodigy",
             "hf-datasets",
             "hf-pipeline",
-            "spacy",
+            "docbin",
+            "webanno",
             "jsonl",
         }
     )

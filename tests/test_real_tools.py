@@ -828,11 +828,11 @@ def test_a_spacy_docbin_reads_as_the_prodigy_record_it_was_made_from() -> None:
     text, the same mention, the same 20 tokens."""
     pytest.importorskip("spacy")
     (record,) = lines(DOCBIN_SOURCE)
-    docs, _ = spanscore.io.formats.read("spacy", DOCBIN)
-    assert [(d.id, d.text) for d in docs] == [("1", record["text"])]
+    docs, _ = spanscore.io.formats.read("docbin", DOCBIN)
+    assert [(d.id, d.text) for d in docs] == [("0", record["text"])]  # no user data: numbered from 0
     assert list(docs[0].spans) == [(s["start"], s["end"], s["label"]) for s in record["spans"]]
     assert list(docs[0].tokens or ()) == [(t["start"], t["end"]) for t in record["tokens"]]
-    data = json.loads(invoke(["evaluate", str(DOCBIN), str(DOCBIN), "--format", "spacy", "--json"]))
+    data = json.loads(invoke(["evaluate", str(DOCBIN), str(DOCBIN), "--format", "docbin", "--json"]))
     assert data["corpus"] == {"documents": 1, "sentences": 1, "tokens": len(record["tokens"]),
                               "reference_mentions": 1, "predicted_mentions": 1}
     assert_perfect(data, 1)
@@ -846,10 +846,10 @@ def test_a_spacy_pipeline_output_kept_as_a_docbin_scores_as_counted(tmp_path: Pa
     spacy.tokens.DocBin(docs=[doc]).to_disk(tmp_path / "pred.spacy")
     gold = conll(IOB).spans[0]
     spans = [{"start": doc[s].idx, "end": doc[e - 1].idx + len(doc[e - 1]), "label": t} for s, e, t in gold]
-    (tmp_path / "gold.jsonl").write_text(json.dumps({"id": "1", "text": doc.text, "spans": spans}) + "\n",
+    (tmp_path / "gold.jsonl").write_text(json.dumps({"id": "0", "text": doc.text, "spans": spans}) + "\n",
                                          encoding="utf-8")
     data = json.loads(invoke(["evaluate", str(tmp_path / "gold.jsonl"), str(tmp_path / "pred.spacy"),
-                              "--predicted-format", "spacy", "--json"]))
+                              "--predicted-format", "docbin", "--json"]))
     pred = [(e.start_char, e.end_char, e.label_) for e in doc.ents]
     assert_as_peers(data, [sorted((s["start"], s["end"], s["label"]) for s in spans)], [sorted(pred)])
 
@@ -859,12 +859,12 @@ def test_a_spans_key_nobody_used_names_the_groups_present(tmp_path: Path) -> Non
     doc = spacy_doc()
     doc.spans["sc"] = list(doc.ents)
     spacy.tokens.DocBin(docs=[doc]).to_disk(tmp_path / "spans.spacy")
-    assert spanscore.io.formats.read("spacy", tmp_path / "spans.spacy", spans_key="sc")[0][0].spans == tuple(
+    assert spanscore.io.formats.read("docbin", tmp_path / "spans.spacy", spans_key="sc")[0][0].spans == tuple(
         sorted((e.start_char, e.end_char, e.label_) for e in doc.ents)
     )
     message = invoke_refused(["evaluate", str(tmp_path / "spans.spacy"), str(tmp_path / "spans.spacy"),
-                              "--format", "spacy", "--reference-option", "spans_key=spans"])
+                              "--format", "docbin", "--reference-option", "spans_key=spans"])
     assert message.endswith("spans_key='spans' names no span group of the file; its span groups: 'sc'")
-    message = invoke_refused(["evaluate", str(DOCBIN), str(DOCBIN), "--format", "spacy",
+    message = invoke_refused(["evaluate", str(DOCBIN), str(DOCBIN), "--format", "docbin",
                               "--reference-option", "spans_key=sc"])
     assert message.endswith("it has no span groups (its mentions are doc.ents)")

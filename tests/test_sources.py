@@ -33,8 +33,7 @@ WORDS = ("Ann", "Lee", "met", "Bob", "Smith", "in", "New", "York", "today", ".",
          "House", "said", "U.S.", "Senate", "will", "vote", "Obama", "Merkel", "flew", "home", "Acme", "Corp")
 LABELS = ("PER", "LOC", "ORG", "MISC")
 FILES = {"brat": "gold", "label-studio": "gold.json", "doccano": "gold.jsonl", "prodigy": "gold.jsonl",
-         "hf-datasets": "gold", "hf-pipeline": "gold.jsonl",
-         "spacy": "gold.spacy"}
+         "hf-datasets": "gold", "hf-pipeline": "gold.jsonl", "docbin": "gold.spacy", "webanno": "gold"}
 ONE_CHUNK = 1 << 40
 RUNS = {
     "one chunk": {"chunk_bytes": ONE_CHUNK},
@@ -92,13 +91,13 @@ def jsonl(docs: list[Document], path: Path) -> Path:
 def exported(name: str, folder: Path) -> tuple[Path, Path, list[Document], list[Document]]:
     """The corpus as ``name`` writes it (reference and prediction), and the documents its reader
     gives back (what the route before wrote to JSONL)."""
-    if name == "hf-datasets":
-        pytest.importorskip("datasets")
+    if name in ("hf-datasets", "docbin"):
+        pytest.importorskip("datasets" if name == "hf-datasets" else "spacy")
     gold, pred, aligned = corpus()
     ref = folder / FILES[name]
     pred_path = folder / FILES[name].replace("gold", "pred")
     write(name, gold, ref)
-    write(name, aligned if name in ("hf-datasets", "spacy") else pred, pred_path)  # tokens: no boundary inside
+    write(name, aligned if name in ("hf-datasets", "docbin") else pred, pred_path)  # tokens: no boundary inside
     return ref, pred_path, read(name, ref)[0], read(name, pred_path)[0]
 
 
@@ -146,7 +145,7 @@ def test_an_export_scores_as_its_documents_written_to_jsonl(name: str, run: str,
     # Tokens are the format's own where it has them (Prodigy's, a dataset's), which JSONL has not.
     before["corpus"]["tokens"] = sum(len(d.text.split()) if d.tokens is None else len(d.tokens) for d in gold_docs)
     assert report.to_dict() == before
-    if name not in ("hf-datasets", "spacy"):
+    if name not in ("hf-datasets", "docbin"):
         assert report.to_dict()["read"]["misaligned"]["count"] > 0  # the corpus has some
     if "documents" in options:
         assert list(report.document_rows()) == list(plain.document_rows())

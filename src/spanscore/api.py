@@ -145,7 +145,7 @@ def evaluate(
     ``format`` names what the inputs are, never guessed: ``conll`` (the default) or ``jsonl``
     files, ``labels`` (label lists per sentence), ``spans`` (``(start, end, label)`` per
     document) or an annotation tool's export (``brat``, ``label-studio``, ``doccano``,
-    ``prodigy``, ``hf-datasets``); ``predicted_format="strings"`` locates mentions given as
+    ``prodigy``, ``hf-datasets``, ``docbin``, ``webanno``); ``predicted_format="strings"`` locates mentions given as
     strings (language models' output) in the reference's text. Reading and scoring options come
     as a ``Reading`` and a ``Scoring``, or as keywords amending them.
 

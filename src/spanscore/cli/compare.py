@@ -30,7 +30,7 @@ def resampling_options(f: Any) -> Any:
 
 
 # Formats whose one run is a folder (a document per file, or a dataset): a folder is one system.
-FOLDER_FORMATS = ("brat", "hf-datasets")
+FOLDER_FORMATS = ("brat", "hf-datasets", "webanno")
 
 
 def system_files(systems: tuple[Path, ...], format: str = "conll") -> list[Path]:

@@ -90,7 +90,11 @@ def repair_command(file: Path, output: Path, method: str, reading: Reading) -> N
 @click.command("convert", short_help="Between label encodings, JSONL and annotation formats.")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option(
-    "-o", "--output", required=True, type=click.Path(path_type=Path), help="The converted file (a folder for BRAT)."
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="The converted file (a folder for BRAT, hf-datasets and webanno).",
 )
 @click.option(
     "--from",
@@ -153,7 +157,8 @@ def convert_command(
     to_options: tuple[str, ...],
 ) -> None:
     """Convert between label encodings, to or from JSONL with character offsets, and between JSONL and
-    the annotation tools' exports (BRAT, Label Studio, doccano, Prodigy, Hugging Face datasets)."""
+    the annotation tools' exports (BRAT, Label Studio, doccano, Prodigy, Hugging Face datasets, spaCy
+    DocBin, WebAnno TSV)."""
     documents = {"jsonl", *ANNOTATION_FORMATS}
     if source.lower() == target.lower() == "jsonl":
         raise OptionError(corpus.same_format(file, "JSONL"))

@@ -12,13 +12,13 @@ from .strings import StringPolicy
 
 Format = Literal[
     "conll", "jsonl", "labels", "spans", "brat", "label-studio", "doccano", "prodigy", "hf-datasets", "hf-pipeline",
-    "spacy",
+    "docbin", "webanno",
 ]
 Delimiter = Literal["auto", "tab", "whitespace"]
 # Annotation tools' exports (``io.formats``): read into documents with text and character offsets,
 # then scored as spanscore's JSONL.
 ANNOTATION_FORMATS: tuple[str, ...] = (
-    "brat", "label-studio", "doccano", "prodigy", "hf-datasets", "hf-pipeline", "spacy"
+    "brat", "label-studio", "doccano", "prodigy", "hf-datasets", "hf-pipeline", "docbin", "webanno",
 )
 FORMATS: tuple[str, ...] = ("conll", "jsonl", "labels", "spans", *ANNOTATION_FORMATS)
 FILE_FORMATS: tuple[str, ...] = ("conll", "jsonl", *ANNOTATION_FORMATS)

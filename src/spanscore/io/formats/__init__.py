@@ -15,7 +15,8 @@ reference tokens.
 ``prodigy``        Prodigy's JSONL (``db-out``)
 ``hf-datasets``    a Hugging Face dataset folder (``save_to_disk``) with BIO ``ClassLabel`` tags
 ``hf-pipeline``    a Hugging Face token-classification pipeline's aggregated output, with its text
-``spacy``          spaCy's ``DocBin`` (a ``.spacy`` file): ``doc.ents`` or a span group
+``docbin``         spaCy's DocBin (``.spacy``): entities, or a span group by name
+``webanno``        WebAnno TSV 3 as INCEpTION and WebAnno export it (stacked span layers)
 ``jsonl``          spanscore's own JSONL
 =================  =====================================================================
 
@@ -53,7 +54,7 @@ from ...errors import InputError, OptionError
 from ...stages.parts import EXAMPLE_LIMIT
 from ..document import Document, text_tokens
 from ..jsonl import read_jsonl
-from . import brat, doccano, hf_datasets, hf_pipeline, jsonl, label_studio, prodigy, spacy_docbin
+from . import brat, docbin, doccano, hf_datasets, hf_pipeline, jsonl, label_studio, prodigy, webanno
 from ._base import ReadNotes, cut_tokens, whitespace_tokens
 
 __all__ = [
@@ -81,7 +82,8 @@ READERS: dict[str, Callable[..., tuple[list[Document], ReadNotes]]] = {
     "prodigy": prodigy.read,
     "hf-datasets": hf_datasets.read,
     "hf-pipeline": hf_pipeline.read,
-    "spacy": spacy_docbin.read,
+    "docbin": docbin.read,
+    "webanno": webanno.read,
     "jsonl": jsonl.read,
 }
 
@@ -92,7 +94,8 @@ WRITERS: dict[str, Callable[..., None]] = {
     "prodigy": prodigy.write,
     "hf-datasets": hf_datasets.write,
     "hf-pipeline": hf_pipeline.write,
-    "spacy": spacy_docbin.write,
+    "docbin": docbin.write,
+    "webanno": webanno.write,
     "jsonl": jsonl.write,
 }
 
