@@ -258,3 +258,21 @@ def judge_table(data: EvaluationResult) -> TableModel:
         _percent("overlap F1"),
     )
     return TableModel("Judge: right-label/overlap (Type-5) pairs and F1 (%)", columns, tuple(rows))
+
+
+def summary_table(rows: list[dict[str, object]], names: list[str]) -> TableModel:
+    """``summarize``'s counts of each file (named by ``names``): documents, sentences, tokens,
+    mentions, and mentions of every type any file has."""
+    types = sorted({t for r in rows for t in r["types"]})  # type: ignore[attr-defined]
+    columns = (_text("file"), *(_number(c) for c in ("documents", "sentences", "tokens", "mentions", *types)))
+    body = tuple(
+        Row(
+            (
+                name,
+                *(r[c] for c in ("documents", "sentences", "tokens", "mentions")),
+                *(r["types"].get(t, 0) for t in types),  # type: ignore[attr-defined]
+            )  # type: ignore[arg-type]
+        )
+        for name, r in zip(names, rows, strict=True)
+    )
+    return TableModel("Documents, sentences, tokens and mentions of each type", columns, body)

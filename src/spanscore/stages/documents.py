@@ -18,6 +18,8 @@ import numpy.typing as npt
 from .counts import CREDIT_SCALE
 from .spans import IntArray
 
+PRED_TP = "token.true_positive_predicted"  # bucket rows only differ: documents never split a unit
+
 FloatArray = npt.NDArray[np.float64]
 
 
@@ -132,7 +134,9 @@ def scores_per_row(docs: DocCounts, zero_division: float, credit: str) -> dict[s
                 sides[side] = full + float(credit) * partial
         out[name] = _prf(sides["pred"], sides["ref"], n_pred, n_ref, zero_division)
     tp = docs.column("token.true_positive").astype(np.float64)
-    out["token"] = _prf(tp, tp, docs.column("token.predicted"), docs.column("token.reference"), zero_division)
+    # Rows of buckets have the units both sides cover tallied on the predicted side too.
+    tp_pred = docs.column("token.true_positive_predicted").astype(np.float64) if PRED_TP in docs.fields else tp
+    out["token"] = _prf(tp_pred, tp, docs.column("token.predicted"), docs.column("token.reference"), zero_division)
     return out
 
 
@@ -160,7 +164,8 @@ def document_rows(docs: DocCounts, zero_division: float, credit: str) -> Iterato
     stats = docs.stats.tolist()
     for i, row in enumerate(stats):
         out: dict[str, Any] = {docs.unit: names[i]}
-        out.update(zip(docs.fields, row, strict=True))
+        # The units both sides cover tallied on the predicted side are the same figure per document.
+        out.update((f, v) for f, v in zip(docs.fields, row, strict=True) if f != PRED_TP)
         for name, values in f1.items():
             v = float(values[i])
             out[f"{name}.f1"] = None if v != v else v
