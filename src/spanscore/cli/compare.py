@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from ..api import MAX_RESAMPLES
 from ..api import compare as run_compare
 from ..engines import default_jobs
 from ..errors import OptionError
@@ -23,7 +24,11 @@ def resampling_options(f: Any) -> Any:
         "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the resampling."
     )(f)
     f = click.option(
-        "--resamples", type=click.IntRange(min=1), default=1000, show_default=True, help="Bootstrap resamples."
+        "--resamples",
+        type=click.IntRange(min=1, max=MAX_RESAMPLES),
+        default=1000,
+        show_default=True,
+        help="Bootstrap resamples (at most a million).",
     )(f)
     return f
 
@@ -59,7 +64,11 @@ def system_files(systems: tuple[Path, ...], format: str = "conll") -> list[Path]
 @click.option("--ci", "level", type=float, default=0.95, show_default=True, help="Confidence level of the intervals.")
 @resampling_options
 @click.option(
-    "--trials", type=click.IntRange(min=1), default=1000, show_default=True, help="Approximate randomisation trials."
+    "--trials",
+    type=click.IntRange(min=1, max=MAX_RESAMPLES),
+    default=1000,
+    show_default=True,
+    help="Approximate randomisation trials (at most a million).",
 )
 @click.option(
     "--alpha",

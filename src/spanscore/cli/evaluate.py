@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from ..api import MAX_RESAMPLES
 from ..api import evaluate as run_evaluate
 from ..engines import default_jobs, make_engine
 from ..errors import OptionError
@@ -68,7 +69,11 @@ from .options import BucketRequest, bucket_options, reading_options, refuse_over
     " none) to every score.",
 )
 @click.option(
-    "--resamples", type=click.IntRange(min=1), default=1000, show_default=True, help="Bootstrap resamples of --ci."
+    "--resamples",
+    type=click.IntRange(min=1, max=MAX_RESAMPLES),
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples of --ci (at most a million).",
 )
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the --ci resampling.")
 @click.option(

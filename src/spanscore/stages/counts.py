@@ -89,7 +89,7 @@ class Options:
         if not 0.0 <= self.min_overlap <= 1.0:
             raise OptionError(f"min-overlap must be between 0 and 1, not {self.min_overlap}")
         if self.min_overlap_of not in ("reference", "predicted", "both"):
-            raise OptionError("min-overlap-of must be reference, predicted or both")
+            raise OptionError(f"min-overlap-of must be reference, predicted or both, not {self.min_overlap_of!r}")
 
 
 @dataclass
