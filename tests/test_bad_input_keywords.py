@@ -166,3 +166,19 @@ def test_the_bound_itself_is_accepted() -> None:
     r = spanscore.evaluate(**LABELS, ci=0.9, resamples=20, seed=0)
     assert r.intervals is not None
     assert spanscore.api.check_resampling(resamples=MAX_RESAMPLES, trials=MAX_RESAMPLES, seed=0) is None
+
+
+def test_a_negative_seed_or_huge_count_is_refused_without_ci_too() -> None:
+    """Not only where they are used: a wrong value is wrong whether or not ci asks for intervals."""
+    for keywords in ({"seed": -1}, {"resamples": 10**12}):
+        with pytest.raises(SpanscoreError, match=next(iter(keywords))):
+            spanscore.evaluate(**LABELS, **keywords)
+
+
+def test_a_prediction_file_given_twice_is_named(tmp_path: Path) -> None:
+    out = CliRunner().invoke(cli, ["compare", GOLD, PRED, PRED])
+    assert out.exit_code == 2, out.output
+    assert out.output.strip() == f"spanscore: error: the prediction file {PRED} is given twice: give each system once"
+    again = f"{Path(PRED).parent}/./{Path(PRED).name}"  # another spelling of the same file
+    with pytest.raises(SpanscoreError, match=r"small\.pred\.conll is given twice"):
+        spanscore.compare(reference=GOLD, systems=[PRED, again])

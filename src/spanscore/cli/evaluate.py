@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from ..api import MAX_RESAMPLES
+from ..api import check_resampling
 from ..api import evaluate as run_evaluate
 from ..engines import default_jobs, make_engine
 from ..errors import OptionError
@@ -70,12 +70,12 @@ from .options import BucketRequest, bucket_options, reading_options, refuse_over
 )
 @click.option(
     "--resamples",
-    type=click.IntRange(min=1, max=MAX_RESAMPLES),
+    type=int,
     default=1000,
     show_default=True,
-    help="Bootstrap resamples of --ci (at most a million).",
+    help="Bootstrap resamples of --ci (1 to a million).",
 )
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the --ci resampling.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the --ci resampling (0 or more).")
 @click.option(
     "--by",
     "by_field",
@@ -107,6 +107,7 @@ def evaluate_command(
     no_per_type: bool,
 ) -> None:
     """Score PRED against GOLD under every criterion (PRED is left out with --merged)."""
+    check_resampling(resamples=resamples, seed=seed, prefix="--")
     if pred is None and not reading.merged:
         raise OptionError("give GOLD and PRED, or one merged file with --merged")
     if pred is not None and reading.merged:
