@@ -121,3 +121,26 @@ def test_a_short_prediction_inside_a_long_mention_scores_no_more_than_1() -> Non
     assert by["3"]["precision"] == 1.0  # 3 predicted units in the bucket, all covered (was 4/3)
     assert by["3"]["recall"] == pytest.approx(4 / 6)
     assert by["1"]["precision"] == 1.0  # the one-token prediction lies inside a PER mention
+
+
+def _floats(value: Any, path: str = "") -> list[tuple[str, float]]:
+    """Every float under a JSON value, with where it is."""
+    if isinstance(value, dict):
+        return [f for k, v in value.items() for f in _floats(v, f"{path}.{k}")]
+    if isinstance(value, list):
+        return [f for k, v in enumerate(value) for f in _floats(v, f"{path}[{k}]")]
+    return [(path, value)] if isinstance(value, float) else []
+
+
+@settings(max_examples=25, deadline=None)
+@given(corpus)
+def test_compare_per_bucket_keeps_every_share_and_bound_within_0_and_1(sides: tuple[Docs, Docs]) -> None:
+    reference, predicted = sides
+    out = spanscore.compare(
+        reference=reference, systems=[predicted, reference], format="spans", buckets=["length"],
+        bucket_edges={"length": EDGES}, resamples=30, trials=30,
+    ).to_dict()
+    for group in out["buckets"]["length"]:
+        for system in group["systems"]:
+            for where, value in _floats(system["metrics"]):
+                assert 0.0 <= value <= 1.0, (group["bucket"], system["name"], where, value)
