@@ -614,3 +614,30 @@ def test_drop_fragments_converts_each_discontinuous_mention_to_its_extent(tmp_pa
     (line,) = (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()
     spans = [{"start": 0, "end": 21, "label": "LOC"}, {"start": 10, "end": 21, "label": "LOC"}]
     assert json.loads(line)["spans"] == spans
+
+
+@pytest.mark.parametrize(
+    ("options", "side", "path", "flag"),
+    [
+        ([], "reference", "gold.json", "--reference-option"),
+        (["--reference-option", "source=predictions"], "predicted", "pred.json", "--predicted-option"),
+    ],
+)
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
+def test_label_studio_predictions_only_names_the_empty_side(
+    tmp_path: Path, options: list[str], side: str, path: str, flag: str, command: str
+) -> None:
+    """Exports that hold predictions only: the side read for annotations has none, and is named."""
+    task = {"id": 1, "data": {"text": "John lives in Paris"}, "annotations": [],
+            "predictions": [{"model_version": "v1", "result": [
+                {"type": "labels", "from_name": "label", "to_name": "text",
+                 "value": {"start": 0, "end": 4, "labels": ["PER"]}}]}]}
+    for name in ("gold.json", "pred.json"):
+        (tmp_path / name).write_text(json.dumps([task]), encoding="utf-8")
+    out = CliRunner().invoke(
+        cli, [command, str(tmp_path / "gold.json"), str(tmp_path / "pred.json"), "--format", "label-studio", *options]
+    )
+    assert out.exit_code == 2, out.output
+    line = out.output.strip()
+    assert len(line.splitlines()) == 1
+    assert f"the {side} side has no documents" in line and path in line and f"{flag} source=predictions" in line

@@ -167,6 +167,8 @@ def test_cli_json_equals_python(samples: Path) -> None:
         ({"buckets": ["consistency"], "bucket_edges": {"consistency": [1.2]}}, "between 0 and 1"),
         ({"buckets": ["seen"], "bucket_edges": {"seen": [1]}}, "takes no edges"),
         ({"buckets": ["length"], "bucket_edges": {"density": [0.5]}}, "not among the buckets"),
+        ({"buckets": ["length"], "bucket_edges": {"length": "2,4"}}, r"bucket_edges\['length'\] is a list of numbers"),
+        ({"buckets": ["lenght"]}, "'lenght' is not an attribute .*length.* no document of .* has this field"),
     ],
 )
 def test_bad_options_are_option_errors(samples: Path, kw: dict[str, Any], message: str) -> None:
@@ -184,6 +186,9 @@ def test_bad_options_are_option_errors(samples: Path, kw: dict[str, Any], messag
         (["--buckets", "length", "--bucket-edges", "length=a,b"], "numbers separated by commas"),
         (["--buckets", "length", "--bucket-edges", "length="], "gives no edges"),
         (["--buckets", "seen", "--train", "missing.conll"], "missing.conll"),
+        (["--buckets", "lenght"], "'lenght' is not an attribute (length, seen"),
+        (["--by", "nosuch"], "by (--by) 'nosuch': no document of"),
+        (["--ci", "0.9", "--resamples", "10000000000"], "--resamples"),
     ],
 )
 def test_bad_options_on_the_command_line(samples: Path, extra: list[str], message: str) -> None:
@@ -229,3 +234,46 @@ def test_notebook_view_and_frame(samples: Path) -> None:
     assert set(frame.attribute) == {"length"} and set(frame.family) == {"criterion", "semeval"}
     with pytest.raises(OptionError, match="scores or buckets"):
         report.to_pandas("nothing")
+
+
+def test_a_train_file_that_is_not_utf8_is_refused(samples: Path, tmp_path: Path) -> None:
+    """Read as it is, its accented words would never match the reference's: unseen, silently."""
+    train = tmp_path / "train.conll"
+    train.write_bytes("Café\tB-LOC\nx\tO\n\n".encode("latin-1"))
+    with pytest.raises(OptionError, match=r"train \(--train\) .*train.conll: not UTF-8 text \(byte 3\)"):
+        spanscore.evaluate(
+            reference=samples / "gold.conll", predicted=samples / "pred.conll", buckets=["seen"], train=train
+        )
+    out = CliRunner().invoke(cli, ["evaluate", str(samples / "gold.conll"), str(samples / "pred.conll"),
+                                   "--buckets", "seen", "--train", str(train)])
+    assert out.exit_code == 2 and "not UTF-8" in out.output and len(out.output.strip().splitlines()) == 1
+
+
+def test_an_accented_train_word_in_utf8_is_seen(tmp_path: Path) -> None:
+    text = "Café\tB-LOC\nx\tO\n\n"
+    for name in ("ref.conll", "pred.conll", "train.conll"):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    out = spanscore.evaluate(reference=tmp_path / "ref.conll", predicted=tmp_path / "pred.conll",
+                             buckets=["seen"], train=tmp_path / "train.conll").to_dict()
+    assert {b["bucket"]: b["reference_mentions"] for b in out["buckets"]["seen"]}["seen"] == 1
+
+
+@pytest.mark.parametrize("attribute", ["seen", "consistency", "frequency", "oov"])
+@pytest.mark.parametrize("format", ["labels", "spans"])
+def test_word_buckets_of_data_without_words_are_refused(attribute: str, format: str) -> None:
+    """Labels carry no words: every mention would be unseen."""
+    data: Any = [["B-A", "O"]] if format == "labels" else [[(0, 1, "A")]]
+    with pytest.raises(OptionError, match=f"the {attribute} buckets compare the words .* gives no words"):
+        spanscore.evaluate(reference=data, predicted=data, format=format, buckets=[attribute], train=data)
+
+
+def test_a_field_some_documents_have_is_a_bucket_and_missing_is_counted(tmp_path: Path) -> None:
+    """Only a field no document has is refused: documents without it still form (missing)."""
+    rows = [{"id": "a", "text": "John", "spans": [{"start": 0, "end": 4, "label": "PER"}], "source": "web"},
+            {"id": "b", "text": "Mary", "spans": [{"start": 0, "end": 4, "label": "PER"}]}]
+    path = tmp_path / "d.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = spanscore.evaluate(reference=path, predicted=path, format="jsonl", buckets=["source"]).to_dict()
+    assert [b["bucket"] for b in out["buckets"]["source"]] == ["web", "(missing)"]
+    with pytest.raises(OptionError, match=r"'sourse'.* their fields are source"):
+        spanscore.evaluate(reference=path, predicted=path, format="jsonl", by="sourse")

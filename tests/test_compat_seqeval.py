@@ -16,6 +16,7 @@ The deliberate differences listed in the module's docstring are pinned at the en
 from __future__ import annotations
 
 import doctest
+import importlib
 import inspect
 import itertools
 import math
@@ -629,3 +630,45 @@ def test_difference_6_only_seqevals_schemes() -> None:
             ours.f1_score(gold, gold, mode="strict", scheme=scheme)
         with pytest.raises(OptionError):
             ours.classification_report(gold, gold, mode="strict", scheme=scheme)
+
+
+NUMPY_INPUTS = {
+    "2-D array": (np.array([["B-PER", "O"], ["B-LOC", "O"]]), np.array([["B-PER", "O"], ["O", "O"]])),
+    "list of arrays": (
+        [np.array(["B-PER", "O"]), np.array(["B-LOC", "O"])],
+        [np.array(["B-PER", "O"]), np.array(["O", "O"])],
+    ),
+}
+
+
+def _builtin(exc: BaseException) -> type[BaseException]:
+    """The first built-in exception class of ``exc``'s type (what an ``except`` for seqeval names)."""
+    return next(c for c in type(exc).__mro__ if c.__module__ == "builtins")
+
+
+@pytest.mark.parametrize("kind", list(NUMPY_INPUTS))
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, s, t, p: m.classification_report(t, p),
+        lambda m, s, t, p: m.classification_report(t, p, output_dict=True),
+        lambda m, s, t, p: m.f1_score(t, p),
+        lambda m, s, t, p: m.f1_score(t, p, mode="strict", scheme=s.IOB2),
+        lambda m, s, t, p: m.get_entities(t),
+        lambda m, s, t, p: m.performance_measure(t, p),
+    ],
+)
+def test_numpy_label_arrays_raise_the_builtin_error_seqeval_raises(kind: str, call: Any) -> None:
+    """seqeval fails on numpy arrays of labels with a ValueError (an array's truth value) or a
+    TypeError; code catching that around seqeval must catch the drop-in's error too."""
+    true, pred = NUMPY_INPUTS[kind]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(Exception) as theirs:
+            call(sq_labeling, sq_scheme, true, pred)
+        with pytest.raises(Exception) as mine:
+            call(importlib.import_module("spanscore.compat.seqeval.metrics.sequence_labeling"),
+                 importlib.import_module("spanscore.compat.seqeval.scheme"), true, pred)
+    assert _builtin(mine.value) is _builtin(theirs.value), (mine.value, theirs.value)
+    assert isinstance(mine.value, spanscore.SpanscoreError)
+    assert "\n" not in str(mine.value)

@@ -146,6 +146,8 @@ def test_per_document_counts_add_up_to_the_totals(
             for i, f in enumerate(spanscore.stages.counts.MATCH_FIELDS)
         },
         **{f"token.{f}": int(c.token[i].sum()) for i, f in enumerate(TOKEN_FIELDS)},
+        # Units both sides cover, tallied on the predicted side's group: the same total.
+        "token.true_positive_predicted": int(c.token[0].sum()),
         **{f"errors.{f}": int(c.errors[i].sum()) for i, f in enumerate(ERROR_FIELDS)},
     }
     assert set(totals) == set(docs.fields)

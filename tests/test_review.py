@@ -190,6 +190,11 @@ def test_review_commands(seed_pairs: Path, tmp_path: Path) -> None:
     assert store.reviewer_of(token).name == "ann" and store.reviewer_of(token + "x") is None
     refused = runner.invoke(cli, ["review", "stats", "--db", db])
     assert refused.exit_code == 2 and "name the task" in refused.output
+    for command in (["serve"], ["stats"], ["export", "-o", str(tmp_path / "none.jsonl")]):
+        unknown = runner.invoke(cli, ["review", *command, "--db", db, "--task", "nope"])
+        assert unknown.exit_code == 2, unknown.output
+        assert "'nope'" in unknown.output and "p, small" in unknown.output, unknown.output  # the tasks there are
+        assert len(unknown.output.strip().splitlines()) == 1
     export = runner.invoke(cli, ["review", "export", "--db", db, "--task", "p", "-o", str(tmp_path / "e.jsonl")])
     assert export.exit_code == 0 and len((tmp_path / "e.jsonl").read_text(encoding="utf-8").splitlines()) == 54
 

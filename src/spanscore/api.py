@@ -171,6 +171,7 @@ def evaluate(
 
     ```
     """
+    _check_evaluate(locals())
     reading, scoring = _split(format, reading, scoring, options)
     if empty_documents not in EMPTY_RULES:
         raise OptionError(f"empty_documents is one of {', '.join(EMPTY_RULES)}, not {empty_documents!r}")
@@ -179,6 +180,7 @@ def evaluate(
     source = open_source(reference, predicted, reading, scoring.selection, chunk_bytes)
     types = document_types or resampling is not None
     chosen, fields = _attributes(buckets, bucket_edges, train, reading)
+    field_values = {f: _bucket_field(reference, f, reading) for f in fields}
     wanted = _wanted(scoring, rows, keep_details, documents or types or by is not None or bool(fields), types)
     # Intervals alone need the per-document statistics only as a histogram (additive, small).
     light = resampling is not None and not (documents or document_types or by is not None or buckets)
@@ -230,7 +232,7 @@ def evaluate(
             report.warnings += reliability.group_warnings(report.breakdown["groups"], per_document.unit, by)
         reliability.warn(report.warnings)
     if buckets:
-        report.buckets = _bucket_results(report, total, chosen, fields, reference, reading, resampling)
+        report.buckets = _bucket_results(report, total, chosen, field_values, resampling)
     return report
 
 
@@ -249,10 +251,21 @@ def _attributes(
     needs = [n for n in names if n in attributes.NEEDS_TRAIN]
     if needs and train is None:
         raise OptionError(f"the {needs[0]} buckets compare with a training corpus: give train (--train TRAIN)")
+    if needs and reading.format in ("labels", "spans"):
+        raise OptionError(
+            f"the {needs[0]} buckets compare the words of mentions with the training corpus's, and format"
+            f" {reading.format!r} gives no words: give both as files with their tokens (conll, jsonl...)"
+        )
     chosen = tuple(
         attributes.attribute(n, edges.get(n), tokens=reading.token_based) for n in names if n in attributes.ATTRIBUTES
     )
     return chosen, tuple(n for n in names if n not in attributes.ATTRIBUTES)
+
+
+def _bucket_field(reference: Any, name: str, reading: Reading) -> dict[str, str]:
+    """A bucket name that is no attribute is a document field of the reference: refused where no
+    document has it (a misspelt attribute), naming the attributes and the fields there are."""
+    return breakdowns.group_values(reference, name, reading, attributes=attributes.ATTRIBUTES)
 
 
 def _train_index(
@@ -261,6 +274,8 @@ def _train_index(
     """The training corpus's index, built once and handed to every chunk (and worker)."""
     if train is None or not any(a.name in attributes.NEEDS_TRAIN for a in chosen):
         return None
+    if isinstance(train, str | os.PathLike) and os.path.isfile(train):
+        _check_utf8(train, "train (--train)")
     index = train_index(train, reading, jobs)  # CoNLL: read once; other formats as a reference against itself
     if index is not None:
         return index
@@ -271,13 +286,32 @@ def _train_index(
     return attributes.build_index(loaded.reference, loaded.text)
 
 
+def _check_utf8(path: str | os.PathLike[str], what: str) -> None:
+    """A file whose words are compared with another's must be UTF-8: read otherwise, its accented
+    words would never match and its mentions would count as unseen, silently."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    done = 0
+    try:
+        with open(path, "rb") as handle:
+            while block := handle.read(1 << 20):
+                decoder.decode(block)
+                done += len(block)
+            decoder.decode(b"", final=True)
+    except UnicodeDecodeError as exc:
+        raise OptionError(
+            f"{what} {os.fspath(path)}: not UTF-8 text (byte {done + exc.start}); save it as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise OptionError(f"{what} {os.fspath(path)}: cannot read: {exc.strerror}") from None
+
+
 def _bucket_results(
     report: Report,
     total: Any,
     chosen: Sequence[attributes.Attribute],
-    fields: Sequence[str],
-    reference: Any,
-    reading: Reading,
+    fields: Mapping[str, dict[str, str]],
     resampling: significance.Resampling | None,
 ) -> dict[str, Any]:
     """Every bucket's scores of each attribute, in the order asked for."""
@@ -294,8 +328,7 @@ def _bucket_results(
     for a in chosen:
         report.bucket_rows[a.name] = total.buckets[a.name]
         out[a.name] = bucket_scores.bucket_table(total.buckets[a.name], group_fields(names), **options)
-    for field in fields:
-        values = breakdowns.group_values(reference, field, reading)
+    for field, values in fields.items():
         rows = report.bucket_rows[field] = bucket_scores.field_rows(total.docs, values, breakdowns.MISSING)
         out[field] = bucket_scores.bucket_table(rows, total.docs.fields, **options)
     return out
@@ -357,6 +390,7 @@ def compare(
 
     ```
     """
+    _check_compare(locals())
     if not systems:
         raise OptionError("give at least one system to compare")
     names = system_names(systems) if names is None else [str(n) for n in names]
@@ -364,8 +398,6 @@ def compare(
         raise OptionError(f"give one distinct name per system: {len(systems)} systems, names {', '.join(names)}")
     reading, scoring = _split(format, reading, scoring, options)
     resampling = significance.Resampling(level=ci, resamples=resamples, trials=trials, seed=seed)
-    if not 0 < alpha < 1:
-        raise OptionError(f"alpha is a number between 0 and 1, not {alpha!r}")
     reports = [
         evaluate(
             reference=reference,
@@ -444,4 +476,104 @@ def evaluate_dask(
     return evaluate(**options, engine=engine)
 
 
-__all__ = ["Options", "ReadingOptions", "compare", "evaluate", "evaluate_dask", "load", "signature"]
+MAX_RESAMPLES = 1_000_000
+"""The most bootstrap resamples and randomisation trials (``resamples``, ``trials``): a million
+already gives intervals and p-values far finer than their noise; more would run for hours."""
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def check_resampling(*, resamples: Any = 1000, trials: Any = 1000, seed: Any = 0, prefix: str = "") -> None:
+    """``resamples`` and ``trials`` whole numbers from 1 to ``MAX_RESAMPLES``, ``seed`` one from
+    0; ``prefix`` ("--") names them as flags."""
+    for name, value in (("resamples", resamples), ("trials", trials)):
+        if not _is_int(value) or not 1 <= value <= MAX_RESAMPLES:
+            raise OptionError(f"{prefix}{name} is a whole number from 1 to {MAX_RESAMPLES:,}, not {value!r}")
+    if not _is_int(seed) or seed < 0:
+        raise OptionError(f"{prefix}seed is a whole number of at least 0, not {seed!r}")
+
+
+def _check_common(given: Mapping[str, Any]) -> None:
+    """The keywords ``evaluate`` and ``compare`` share, beside the options of ``Reading`` and ``Scoring``."""
+    if given["reading"] is not None and not isinstance(given["reading"], Reading):
+        raise OptionError(f"reading is a Reading (spanscore.Reading(...)), not {given['reading']!r}")
+    if given["scoring"] is not None and not isinstance(given["scoring"], Scoring):
+        raise OptionError(f"scoring is a Scoring (spanscore.Scoring(...)), not {given['scoring']!r}")
+    if given["format"] is not None and not isinstance(given["format"], str):
+        raise OptionError(f"format names a format (conll, jsonl, labels, spans...), not {given['format']!r}")
+    ci = given["ci"]
+    if ci is not None and (not _is_number(ci) or not 0 < ci < 1):
+        raise OptionError(f"ci is a confidence level between 0 and 1 (0.95), not {ci!r}")
+    buckets = given["buckets"]
+    if isinstance(buckets, str) or not isinstance(buckets, Sequence) or not all(isinstance(b, str) for b in buckets):
+        raise OptionError(f"buckets is a list of attribute names (buckets=['length']), not {buckets!r}")
+    train = given["train"]
+    if train is not None and not isinstance(train, str | os.PathLike | Sequence):
+        raise OptionError(f"train is a file, or Python data in the reference's format, not {train!r}")
+    edges = given["bucket_edges"]
+    if edges is not None:
+        if not isinstance(edges, Mapping):
+            raise OptionError(f"bucket_edges maps attribute names to edges ({{'length': [2, 4]}}), not {edges!r}")
+        for name, values in edges.items():
+            if (
+                not isinstance(name, str)
+                or isinstance(values, str)
+                or not isinstance(values, Sequence)
+                or not all(_is_number(v) for v in values)
+            ):
+                raise OptionError(f"bucket_edges[{name!r}] is a list of numbers ([2, 4]), not {values!r}")
+    if not _is_int(given["jobs"]) or given["jobs"] < 1:
+        raise OptionError(f"jobs is a whole number of at least 1, not {given['jobs']!r}")
+    engine = given["engine"]
+    if engine is not None and not callable(getattr(engine, "results", None)):
+        raise OptionError(f"engine is an engine (LocalEngine, DaskEngine), not {engine!r}")
+
+
+def _check_evaluate(given: Mapping[str, Any]) -> None:
+    _check_common(given)
+    check_resampling(resamples=given["resamples"], seed=given["seed"])
+    by = given["by"]
+    if by is not None and (not isinstance(by, str) or not by):
+        raise OptionError(f"by names a document field (source, or meta.year), not {by!r}")
+    for name in ("keep_details", "documents", "document_types"):
+        if not isinstance(given[name], bool):
+            raise OptionError(f"{name} is True or False, not {given[name]!r}")
+    rows = given["rows"]
+    if rows is not None and (not callable(rows) or not hasattr(rows, "rows_dir")):
+        raise OptionError(f"rows receives each chunk's rows (a presentation.ReportWriter), not {rows!r}")
+    if not _is_int(given["chunk_bytes"]) or given["chunk_bytes"] < 1:
+        raise OptionError(f"chunk_bytes is a whole number of bytes of at least 1, not {given['chunk_bytes']!r}")
+    if given["progress"] is not None and not callable(given["progress"]):
+        raise OptionError(f"progress is a function of (done, total), not {given['progress']!r}")
+
+
+def _check_compare(given: Mapping[str, Any]) -> None:
+    _check_common(given)
+    check_resampling(resamples=given["resamples"], trials=given["trials"], seed=given["seed"])
+    systems, names = given["systems"], given["names"]
+    if isinstance(systems, str | os.PathLike) or not isinstance(systems, Sequence):
+        raise OptionError(f"systems is a list of predictions (files or Python data), not {systems!r}")
+    if names is not None and (
+        isinstance(names, str) or not isinstance(names, Sequence) or not all(isinstance(n, str) for n in names)
+    ):
+        raise OptionError(f"names is a list of strings, one per system, not {names!r}")
+    alpha = given["alpha"]
+    if not _is_number(alpha) or not 0 < alpha < 1:
+        raise OptionError(f"alpha is a number between 0 and 1, not {alpha!r}")
+    if not isinstance(given["per_type"], bool):
+        raise OptionError(f"per_type is True or False, not {given['per_type']!r}")
+    seen: set[str] = set()
+    for system in systems:
+        if isinstance(system, str | os.PathLike):
+            if os.path.realpath(system) in seen:
+                raise OptionError(f"the prediction file {system} is given twice: give each system once")
+            seen.add(os.path.realpath(system))
+
+
+__all__ = ["MAX_RESAMPLES", "Options", "ReadingOptions", "compare", "evaluate", "evaluate_dask", "load", "signature"]

@@ -34,13 +34,50 @@ from .significance import Resampling, bootstrap
 MISSING = "(missing)"
 
 
-def group_values(reference: Any, field: str, reading: Reading) -> dict[str, str]:
-    """The value of ``field`` of each document of the reference, for ``evaluate(by=field)``."""
+def group_values(reference: Any, field: str, reading: Reading, *, attributes: tuple[str, ...] = ()) -> dict[str, str]:
+    """The value of ``field`` of each document of the reference, for ``evaluate(by=field)``, or for
+    a bucket name that is none of ``attributes`` (so a document field). A field that no document
+    has is refused, naming the fields there are: a misspelt name would otherwise give one silent
+    ``(missing)`` group."""
+    if attributes:
+        asked = f"buckets (--buckets) {field!r} is not an attribute ({', '.join(attributes)}), and"
+    else:
+        asked = f"by (--by) {field!r}:"
     if reading.format not in ("jsonl", "conll") or reading.merged or not isinstance(reference, str | Path):
-        raise OptionError(
-            "by (--by) reads a field of the reference's documents: give the reference as a JSONL or CoNLL file"
-        )
-    return field_values(reference, field, reading.format)
+        raise OptionError(f"{asked} a document field is read from the reference given as a JSONL or CoNLL file")
+    values = field_values(reference, field, reading.format)
+    if values and all(v == MISSING for v in values.values()):
+        present = document_fields(reference, reading.format)
+        there = f"their fields are {', '.join(present)}" if present else "its documents have no fields"
+        raise OptionError(f"{asked} no document of {reference} has this field; {there}")
+    return values
+
+
+def document_fields(path: str | Path, format: str = "jsonl") -> list[str]:
+    """The fields the documents of a file have, sorted: JSONL keys beside id, text and spans
+    (nested objects' keys dotted), CoNLL comment fields (``# source = twitter``)."""
+    found: set[str] = set()
+    if format == "conll":
+        try:
+            text = read_bytes(path).decode("utf-8", errors="replace")
+        except OSError:
+            return []
+        for line in text.splitlines():
+            match = _FIELD.match(line) if line.startswith("#") else None
+            if match is not None:
+                found.add(match.group(1))
+        return sorted(found)
+
+    def walk(obj: dict[str, Any], prefix: str) -> None:
+        for key, value in obj.items():
+            if isinstance(value, dict):
+                walk(value, f"{prefix}{key}.")
+            else:
+                found.add(f"{prefix}{key}")
+
+    for _, obj in json_objects(path):
+        walk({k: v for k, v in obj.items() if k not in ("id", "text", "spans")}, "")
+    return sorted(found)
 
 
 def field_values(path: str | Path, field: str, format: str = "jsonl") -> dict[str, str]:

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from ..api import check_resampling
 from ..api import compare as run_compare
 from ..engines import default_jobs
 from ..errors import FewUnitsWarning, OptionError
@@ -21,10 +22,14 @@ from .options import BucketRequest, bucket_options, reading_options, refuse_over
 def resampling_options(f: Any) -> Any:
     """--ci, --resamples, --seed (and --trials for compare): the options of the resampling."""
     f = click.option(
-        "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the resampling."
+        "--seed", type=int, default=0, show_default=True, help="Seed of the resampling (0 or more)."
     )(f)
     f = click.option(
-        "--resamples", type=click.IntRange(min=1), default=1000, show_default=True, help="Bootstrap resamples."
+        "--resamples",
+        type=int,
+        default=1000,
+        show_default=True,
+        help="Bootstrap resamples (1 to a million).",
     )(f)
     return f
 
@@ -60,7 +65,11 @@ def system_files(systems: tuple[Path, ...], format: str = "conll") -> list[Path]
 @click.option("--ci", "level", type=float, default=0.95, show_default=True, help="Confidence level of the intervals.")
 @resampling_options
 @click.option(
-    "--trials", type=click.IntRange(min=1), default=1000, show_default=True, help="Approximate randomisation trials."
+    "--trials",
+    type=int,
+    default=1000,
+    show_default=True,
+    help="Approximate randomisation trials (1 to a million).",
 )
 @click.option(
     "--alpha",
@@ -101,6 +110,7 @@ def compare_command(
     criterion, with bootstrap intervals over documents (sentences where there are none), and test
     each against the first: the difference with its interval, paired bootstrap and approximate
     randomisation p-values (docs/compare.md)."""
+    check_resampling(resamples=resamples, trials=trials, seed=seed, prefix="--")
     files = system_files(systems, reading.format)
     refuse_overwrite(html_path, gold, *files, option="--html")
     with warnings.catch_warnings():  # the few-units warnings are in the tables and the JSON already

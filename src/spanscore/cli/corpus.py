@@ -9,7 +9,6 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from ..errors import OptionError
@@ -29,28 +28,19 @@ def summarize_command(files: tuple[Path, ...], reading: Reading, as_json: bool) 
     if as_json:
         click.echo(json.dumps(rows if len(rows) > 1 else rows[0], indent=2))
         return
-    types = sorted({t for r in rows for t in r["types"]})
-    columns = ("documents", "sentences", "tokens", "mentions", *types)
-    counts = [
-        [str(r["documents"]), str(r["sentences"]), str(r["tokens"]), str(r["mentions"])]
-        + [str(r["types"].get(t, 0)) for t in types]
-        for r in rows
-    ]
+    from ..presentation.tables import summary_table
+    from ..presentation.terminal import rich_tables
+
     paths = [str(r["path"]) for r in rows]
     console = Console()
-    widths = [max(len(c), *(len(x[k]) for x in counts)) for k, c in enumerate(columns)]
-    # Each column takes its widest cell plus 3 for its rule and padding; the first rule 1 more.
-    keyed = max(len(p) for p in paths) + 4 + sum(w + 3 for w in widths) > console.width
-    if keyed:  # the paths, whole, as a key above a table that names each file by its number
+    # A path is one word that cannot wrap: long ones are a key above tables naming files by number.
+    keyed = max(len(p) for p in paths) + 4 > console.width // 3
+    if keyed:
         for k, path in enumerate(paths, 1):
             console.print(Text(f"#{k}  {path}"), soft_wrap=True)  # whole: the terminal wraps it
-    table = Table()
-    table.add_column(Text("#" if keyed else "file"), justify="left", no_wrap=keyed, overflow="fold")
-    for col in columns:
-        table.add_column(Text(col), justify="right", no_wrap=True)  # a count is never cut
-    for k, (path, cells) in enumerate(zip(paths, counts, strict=True), 1):
-        table.add_row(*(Text(c) for c in (f"#{k}" if keyed else path, *cells)))  # Text: never markup
-    console.print(table)
+    names = [f"#{k}" for k in range(1, len(paths) + 1)] if keyed else paths
+    for part in rich_tables(summary_table(rows, names), console.width):
+        console.print(part)
 
 
 @click.command("validate")

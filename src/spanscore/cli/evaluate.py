@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from ..api import check_resampling
 from ..api import evaluate as run_evaluate
 from ..engines import default_jobs, make_engine
 from ..errors import FewUnitsWarning, OptionError
@@ -77,9 +78,13 @@ from .options import BucketRequest, bucket_options, reading_options, refuse_over
     " none) to every score.",
 )
 @click.option(
-    "--resamples", type=click.IntRange(min=1), default=1000, show_default=True, help="Bootstrap resamples of --ci."
+    "--resamples",
+    type=int,
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples of --ci (1 to a million).",
 )
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the --ci resampling.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the --ci resampling (0 or more).")
 @click.option(
     "--by",
     "by_field",
@@ -125,6 +130,7 @@ def evaluate_command(
     digits: int,
 ) -> None:
     """Score PRED against GOLD under every criterion (PRED is left out with --merged)."""
+    check_resampling(resamples=resamples, seed=seed, prefix="--")
     if pred is None and not reading.merged:
         raise OptionError("give GOLD and PRED, or one merged file with --merged")
     if pred is not None and reading.merged:

@@ -8,9 +8,9 @@ these rows, so the three outputs agree.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from ..results import ErrorKey, EvaluationResult, JudgeScores, Score, ScoreKey, SemEvalKey
 from .common import CRITERION_HELP, TAXONOMY, number, pct, share, total_errors
@@ -258,3 +258,16 @@ def judge_table(data: EvaluationResult) -> TableModel:
         _percent("overlap F1"),
     )
     return TableModel("Judge: right-label/overlap (Type-5) pairs and F1 (%)", columns, tuple(rows))
+
+
+def summary_table(rows: Sequence[Mapping[str, Any]], names: Sequence[str]) -> TableModel:
+    """``summarize``'s counts of each file (named by ``names``): documents, sentences, tokens,
+    mentions, and mentions of every type any file has."""
+    types = sorted({t for r in rows for t in r["types"]})
+    counts = ("documents", "sentences", "tokens", "mentions")
+    columns = (_text("file"), *(_number(c) for c in (*counts, *types)))
+    body = tuple(
+        Row((name, *(int(r[c]) for c in counts), *(int(r["types"].get(t, 0)) for t in types)))
+        for name, r in zip(names, rows, strict=True)
+    )
+    return TableModel("Documents, sentences, tokens and mentions of each type", columns, body)

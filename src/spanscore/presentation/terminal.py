@@ -80,6 +80,15 @@ def rich_tables(table: TableModel, width: int = 80) -> list[RenderableType]:
         else widest[i]
         for i in range(n)
     ]
+    # The labels leave room for the widest number column: a long label (a type's name is one
+    # word) folds onto more lines rather than squeeze a figure.
+    spare = width - 1 - max((widest[i] + GAP for i in number_cols), default=0) - GAP * len(text_cols)
+    excess = sum(least[i] for i in text_cols) - max(spare, len(text_cols))
+    while excess > 0:
+        first, *rest = sorted(text_cols, key=lambda i: -least[i])
+        step = max(1, min(excess, least[first] - max([least[i] for i in rest] + [1])))
+        least[first] -= step
+        excess -= step
     label_room = 1 + sum(least[i] + GAP for i in text_cols)  # 1: the table's closing rule
     room = max(width - label_room, 1)
     need = sum(widest[i] + GAP for i in number_cols)

@@ -192,10 +192,13 @@ class Store:
         sa = self.sa
         with self.engine.connect() as db:
             rows = db.execute(sa.select(self.tasks).order_by(self.tasks.c.id)).all()
+        names = ", ".join(r.name for r in rows) or "none"
         if name is not None:
-            rows = [r for r in rows if r.name == name]
+            found = [r for r in rows if r.name == name]
+            if not found:
+                raise OptionError(f"no task {name!r} in the store (--task): its tasks are {names}")
+            return found[0]
         if len(rows) != 1:
-            names = ", ".join(r.name for r in rows) or "none"
             raise OptionError(f"name the task (--task): the store has {names}")
         return rows[0]
 

@@ -60,6 +60,9 @@ MATCH_FIELDS = (
     "scaled_credit_pred",
 )
 TOKEN_FIELDS = ("true_positive", "reference", "predicted")
+# Per group, the units covered by both sides are tallied on each side's group: a bucket's token
+# precision reads its predictions' share (the prediction's bucket may not be the reference's).
+GROUP_TOKEN_FIELDS = (*TOKEN_FIELDS, "true_positive_predicted")
 CONFUSION_FIELDS = ("same_span", "overlapping")  # the first axis of ``Counts.confusion``
 ERROR_FIELDS: tuple[str, ...] = get_args(ErrorKey)  # the error taxonomy's counts, in the JSON's order
 CreditRule = float | Literal["dice", "iou"]
@@ -86,7 +89,7 @@ class Options:
         if not 0.0 <= self.min_overlap <= 1.0:
             raise OptionError(f"min-overlap must be between 0 and 1, not {self.min_overlap}")
         if self.min_overlap_of not in ("reference", "predicted", "both"):
-            raise OptionError("min-overlap-of must be reference, predicted or both")
+            raise OptionError(f"min-overlap-of must be reference, predicted or both, not {self.min_overlap_of!r}")
 
 
 @dataclass
@@ -283,7 +286,7 @@ def group_fields(criteria: tuple[str, ...]) -> tuple[str, ...]:
         "predicted",
         *(f"{c}.{f}" for c in criteria for f in MATCH_FIELDS),
         *(f"semeval_{s.name}.{f}" for s in SCHEMES for f in MATCH_FIELDS),
-        *(f"token.{f}" for f in TOKEN_FIELDS),
+        *(f"token.{f}" for f in GROUP_TOKEN_FIELDS),
         *(f"errors.{f}" for f in ERROR_FIELDS),
     )
 
@@ -379,7 +382,7 @@ def count_grouped(
         out.predicted = np.bincount(pred_key, minlength=n).astype(np.int64)
         out.criteria = {name: tally(c, ref_key, pred_key, n) for name, c in chosen.items()}
         out.schemes = {name: tally(c, ref_key, pred_key, n) for name, c in scheme_chosen.items()}
-        out.token = token
+        out.token = token[: len(TOKEN_FIELDS)]
         out.errors = _taxonomy(taxonomy, pairs, ref_key, pred_key, n, len(reference), len(predicted))
         return out
 
@@ -389,12 +392,9 @@ def count_grouped(
     counts.confusion = _confusion(taxonomy, pairs, reference.type, predicted.type, n_types)
 
     def grouped(g: Groups) -> IntArray:
-        by_group = tally_all(
-            g.reference,
-            g.predicted,
-            g.size,
-            _token_counts(reference, predicted, all_pairs, g.reference, g.predicted, g.size),
-        )
+        token = _token_counts(reference, predicted, all_pairs, g.reference, g.predicted, g.size)
+        token_pred = token[len(TOKEN_FIELDS)]
+        by_group = tally_all(g.reference, g.predicted, g.size, token)
         out: IntArray = np.concatenate(
             (
                 by_group.reference[None, :],
@@ -402,6 +402,7 @@ def count_grouped(
                 *(by_group.criteria[n] for n in names),
                 *(by_group.schemes[s.name] for s in SCHEMES),
                 by_group.token,
+                token_pred[None, :],
                 by_group.errors,
             )
         ).T.copy()
@@ -536,10 +537,12 @@ def _confusion(m: Matching, pairs: Pairs, ref_type: IntArray, pred_type: IntArra
 def _token_counts(
     reference: Spans, predicted: Spans, pairs: Pairs, ref_key: IntArray, pred_key: IntArray, n: int
 ) -> IntArray:
-    """Units (tokens, or characters for offset input) covered per type, and covered by both sides
-    with the same type; tallied by ``ref_key`` / ``pred_key`` (the type, or a group whose mentions
-    never share a unit with another group's)."""
-    out = np.zeros((len(TOKEN_FIELDS), n), dtype=np.int64)
+    """Units (tokens, or characters for offset input) covered per key and type on each side, and
+    covered by both sides with the same type, tallied by ``ref_key`` (row 0: recall's side) and by
+    ``pred_key`` (row 3: precision's side). A key is the type, a document or a bucket; the two
+    sides' keys of one unit may differ (a bucket of mention length), so each side's share is its
+    own and never passes its side's coverage. Rows follow ``GROUP_TOKEN_FIELDS``."""
+    out = np.zeros((len(GROUP_TOKEN_FIELDS), n), dtype=np.int64)
     if n == 0 or len(reference.types) == 0:
         return out
     if _disjoint(reference) and _disjoint(predicted):
@@ -549,38 +552,58 @@ def _token_counts(
         out[0] = _bincount_int(ref_key[pairs.ref[same]], pairs.overlap[same], n)
         out[1] = _bincount_int(ref_key, reference.end - reference.start, n)
         out[2] = _bincount_int(pred_key, predicted.end - predicted.start, n)
+        out[3] = _bincount_int(pred_key[pairs.pred[same]], pairs.overlap[same], n)
         return out
-    # Nested or overlapping mentions: sweep the positions of each (type, key) stratum. A key never
-    # splits a type's coverage, so strata of (type, key) add up to the key's counts.
+    # Nested or overlapping mentions: the units each (key, type) stratum covers on one side, as
+    # disjoint stretches, and how much of each stretch the other side covers with that type.
     n_types = len(reference.types)
     stride = int(max(reference.end.max(initial=0), predicted.end.max(initial=0))) + 1
-    ev_pos: list[IntArray] = []
-    ev_ref: list[IntArray] = []
-    ev_pred: list[IntArray] = []
-    for spans, key, is_ref in ((reference, ref_key, True), (predicted, pred_key, False)):
-        stratum = (key * n_types + spans.type) * stride
-        m = len(spans)
-        ev_pos += [stratum + spans.start, stratum + spans.end]
-        one = np.ones(m, dtype=np.int64)
-        zero = np.zeros(m, dtype=np.int64)
-        ev_ref += [one, -one] if is_ref else [zero, zero]
-        ev_pred += [zero, zero] if is_ref else [one, -one]
-    pos = np.concatenate(ev_pos)
-    if pos.shape[0] == 0:
-        return out
-    d_ref = np.concatenate(ev_ref)
-    d_pred = np.concatenate(ev_pred)
-    order = np.argsort(pos, kind="stable")
-    pos, d_ref, d_pred = pos[order], d_ref[order], d_pred[order]
-    c_ref = np.cumsum(d_ref)
-    c_pred = np.cumsum(d_pred)
-    seg = np.diff(pos)  # length of the stretch after each event, up to the next one
-    in_ref = c_ref[:-1] > 0
-    in_pred = c_pred[:-1] > 0
-    seg_key = pos[:-1] // stride // n_types
-    for row, mask in ((0, in_ref & in_pred), (1, in_ref), (2, in_pred)):
-        out[row] = np.bincount(seg_key[mask], weights=seg[mask], minlength=n).astype(np.int64)
+    zero = np.zeros(len(reference), dtype=np.int64)
+    ref_by_key = _union(reference, ref_key, n_types, stride)
+    pred_by_key = _union(predicted, pred_key, n_types, stride)
+    ref_any = _union(reference, zero, n_types, stride)
+    pred_any = _union(predicted, np.zeros(len(predicted), dtype=np.int64), n_types, stride)
+    for row, (key, start, end), other in ((0, ref_by_key, pred_any), (3, pred_by_key, ref_any)):
+        out[row] = _bincount_int(key, _covered(start, end, *other[1:]), n)
+    out[1] = _bincount_int(ref_by_key[0], ref_by_key[2] - ref_by_key[1], n)
+    out[2] = _bincount_int(pred_by_key[0], pred_by_key[2] - pred_by_key[1], n)
     return out
+
+
+def _union(spans: Spans, key: IntArray, n_types: int, stride: int) -> tuple[IntArray, IntArray, IntArray]:
+    """The units covered by the mentions of each (key, type) as disjoint stretches: their keys,
+    and their starts and ends as ``type * stride + position`` (so stretches of one type from
+    every key can be looked up in another side's stretches of that type)."""
+    stratum = (key * n_types + spans.type) * stride
+    pos = np.concatenate((stratum + spans.start, stratum + spans.end))
+    delta = np.concatenate((np.ones(len(spans), dtype=np.int64), -np.ones(len(spans), dtype=np.int64)))
+    order = np.lexsort((delta, pos))  # at one position, ends before starts: touching stretches split, no harm
+    pos, delta = pos[order], delta[order]
+    depth = np.cumsum(delta)
+    before = np.concatenate(([0], depth[:-1]))
+    opens = (before == 0) & (depth > 0)
+    closes = (before > 0) & (depth == 0)
+    start, end = pos[opens], pos[closes]
+    strat = start // stride
+    shift = (strat // n_types) * n_types * stride  # back to type * stride + position
+    return (strat // n_types).astype(np.int64), start - shift, end - shift
+
+
+def _covered(start: IntArray, end: IntArray, o_start: IntArray, o_end: IntArray) -> IntArray:
+    """How many units of each stretch ``[start, end)`` the disjoint stretches ``o_start, o_end``
+    (sorted, as ``_union`` gives them with one key) cover."""
+    if o_start.shape[0] == 0 or start.shape[0] == 0:
+        return np.zeros(start.shape[0], dtype=np.int64)
+    cum = np.concatenate(([0], np.cumsum(o_end - o_start)))
+
+    def below(x: IntArray) -> IntArray:
+        i = np.searchsorted(o_start, x, side="right") - 1
+        inside = np.clip(x - o_start[np.maximum(i, 0)], 0, (o_end - o_start)[np.maximum(i, 0)])
+        out: IntArray = np.where(i >= 0, cum[np.maximum(i, 0)] + inside, 0)
+        return out
+
+    covered: IntArray = below(end) - below(start)
+    return covered
 
 
 def _disjoint(spans: Spans) -> bool:

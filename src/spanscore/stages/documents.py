@@ -19,6 +19,8 @@ from ..errors import OptionError
 from .counts import CREDIT_SCALE
 from .spans import IntArray
 
+PRED_TP = "token.true_positive_predicted"  # bucket rows only differ: documents never split a unit
+
 FloatArray = npt.NDArray[np.float64]
 
 
@@ -190,7 +192,9 @@ def scores_per_row(docs: DocCounts, zero_division: float, credit: str) -> dict[s
         sides = _credit_sides(docs, name, credit)
         out[name] = _prf(sides["pred"], sides["ref"], n_pred, n_ref, zero_division)
     tp = docs.column("token.true_positive").astype(np.float64)
-    out["token"] = _prf(tp, tp, docs.column("token.predicted"), docs.column("token.reference"), zero_division)
+    # Rows of buckets have the units both sides cover tallied on the predicted side too.
+    tp_pred = docs.column("token.true_positive_predicted").astype(np.float64) if PRED_TP in docs.fields else tp
+    out["token"] = _prf(tp_pred, tp, docs.column("token.predicted"), docs.column("token.reference"), zero_division)
     return out
 
 

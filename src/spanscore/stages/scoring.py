@@ -165,6 +165,10 @@ class Scoring:
         set_(self, "beta", check_beta(self.beta))
         if self.judge_credit not in ("accept", "probability"):
             raise OptionError("judge_credit must be accept or probability")
+        if self.judge is not None and not callable(getattr(self.judge, "accept_probability", None)):
+            raise OptionError(f"judge is a judge (spanscore.programs.judge.load_judge(path)), not {self.judge!r}")
+        if self.judge_name is not None and not isinstance(self.judge_name, str):
+            raise OptionError(f"judge_name is a string, not {self.judge_name!r}")
         if self.judge is not None and self.judge_name is None:
             set_(self, "judge_name", str(getattr(self.judge, "name", None) or type(self.judge).__name__))
         self.options  # noqa: B018  # checks the matching options now, not in the first chunk

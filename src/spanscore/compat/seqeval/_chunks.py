@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._errors import InputTypeError, as_input_error
+from ._errors import InputTypeError, InputValueError, as_input_error
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -182,7 +182,14 @@ class DefaultChunks:
 
 def flatten_default(seq: Any) -> list[Any]:
     """The labels get_entities reads: a list of lists joined with an ``O`` after each, or a flat
-    list as it is; then a closing ``O``. Anything else is seqeval's TypeError."""
+    list as it is; then a closing ``O``. Anything else is seqeval's TypeError, but numpy arrays
+    of labels (a 2-D array, a list of arrays): seqeval appends ``O`` to them, compares an array
+    with a label and fails with numpy's ValueError (an array's truth value is ambiguous)."""
+    if _arrays_of_labels(seq):
+        raise InputValueError(
+            f"labels given as numpy arrays ({type(seq).__name__} of arrays): seqeval fails on them with a"
+            " ValueError; give lists of label lists (array.tolist())"
+        )
     try:
         nested = any(isinstance(s, list) for s in seq)
     except TypeError:
@@ -200,6 +207,13 @@ def flatten_default(seq: Any) -> list[Any]:
         raise InputTypeError(f"expected a list of labels or of label lists, not {type(seq).__name__}")
     flat.append("O")
     return flat
+
+
+def _arrays_of_labels(seq: Any) -> bool:
+    """A numpy array of two or more dimensions, or a list holding arrays of other than one label."""
+    if isinstance(seq, np.ndarray):
+        return seq.ndim >= 2
+    return isinstance(seq, list) and any(isinstance(s, np.ndarray) and s.size != 1 for s in seq)
 
 
 def default_chunks(seq: Any, suffix: bool) -> DefaultChunks:

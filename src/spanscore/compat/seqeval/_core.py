@@ -615,13 +615,19 @@ def performance_measure(y_true: Any, y_pred: Any) -> dict[str, int]:
     except TypeError:  # labels that are not hashable: token by token
         pairs = ((pair, 1) for pair in zip(y_true, y_pred, strict=False))
     tp = fp = fn = tn = 0
-    for (t, p), n in pairs:
-        if t == p and (t != "O" or p != "O"):
-            tp += n
-        if t != p and p != "O":
-            fp += n
-        if t != "O" and p == "O":
-            fn += n
-        if t == p == "O":
-            tn += n
+    try:
+        for (t, p), n in pairs:
+            if t == p and (t != "O" or p != "O"):
+                tp += n
+            if t != p and p != "O":
+                fp += n
+            if t != "O" and p == "O":
+                fn += n
+            if t == p == "O":
+                tn += n
+    except ValueError:  # numpy arrays of labels compared whole: seqeval meets the same ValueError
+        raise InputValueError(
+            "labels given as numpy arrays of label arrays: seqeval fails on them with a ValueError;"
+            " give lists of label lists (array.tolist())"
+        ) from None
     return {"TP": tp, "FP": fp, "FN": fn, "TN": tn}
