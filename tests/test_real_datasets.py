@@ -598,23 +598,8 @@ def test_evaluate_tables_keep_every_figure(dataset: Dataset, width: int, tmp_pat
     assert not problems, "\n".join(problems)
 
 
-# summarize gives a column per type: these files' tables are too wide and cells are cut ("…").
-# The tables are being reworked for many types; these turn to passes then.
-CUT_BY_SUMMARIZE = {
-    ("wnut17/emerging.dev.conll", 80), ("wnut17/emerging.dev.conll", 100),
-    ("wnut17/wnut17train.conll", 80), ("wnut17/wnut17train.conll", 100),
-    ("wnut17/emerging.test.annotated", 80), ("wnut17/emerging.test.annotated", 100),
-    ("hipe2022-ajmc/HIPE-2022-v2.1-ajmc-dev-en.tsv", 80),
-    ("germeval2014/NER-de-dev.tsv", 80), ("germeval2014/NER-de-dev.tsv", 100),
-    ("anem/AnEM.test", 80), ("anem/AnEM.test", 100),
-    ("turku-ner/dev.tsv", 80),
-}  # fmt: skip
-
-
 @pytest.mark.parametrize("width", [80, 100])
 def test_summarize_tables_keep_every_figure(dataset: Dataset, width: int, tmp_path: Path) -> None:
-    if (dataset.path, width) in CUT_BY_SUMMARIZE:
-        pytest.xfail("summarize cuts the cells of a table with a column per type")
     f, pred, opts = str(dataset.file), _prediction(dataset, tmp_path), dataset.options
     rows = cli_json("summarize", f, pred, *opts, width=width)  # two files: a list
     out = shown("summarize", f, pred, *opts, width=width)

@@ -636,12 +636,6 @@ def test_tables_keep_every_figure_at_80_and_100_columns(case: Case, width: int, 
         assert figure in shown, figure
 
 
-PRESENTATION = pytest.mark.xfail(
-    strict=True, reason="tables of many types cut or wrap type names and figures: presentation/, being fixed apart"
-)
-
-
-@PRESENTATION
 @pytest.mark.parametrize("width", [80, 100])
 def test_type_names_stay_whole_in_every_table(width: int, tmp_path: Path) -> None:
     """The review file's longest type, Restaurant_Name, in the confusion table's header too."""
@@ -656,11 +650,7 @@ def test_type_names_stay_whole_in_every_table(width: int, tmp_path: Path) -> Non
 @pytest.mark.parametrize("width", [80, 100])
 @pytest.mark.parametrize(
     "case",
-    [
-        c if c.name != "review, reviewed" else pytest.param(c, marks=PRESENTATION)
-        for c in OFFSET_CASES + EMPTY_CASES
-        if not c.options
-    ],
+    [c for c in OFFSET_CASES + EMPTY_CASES if not c.options],
     ids=lambda c: c.name,
 )
 def test_summarize_shows_the_independent_counts(case: Case, width: int) -> None:
@@ -786,7 +776,6 @@ def invoke_refused(args: list[str]) -> str:
     return line
 
 
-@pytest.mark.xfail(strict=True, reason="summarize takes no reader options (cli/, outside the readers)")
 def test_summarize_can_choose_the_annotator_its_error_asks_for() -> None:
     """doccano's refusal of two annotators says to choose one with user=; summarize cannot."""
     shown = invoke(["summarize", str(DOCCANO / "labeling.jsonl"), "--format", "doccano", "--option", "user=1"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import sys
@@ -21,9 +22,19 @@ from .options import ENCODING_CHOICES, key_values, reading_options, refuse_overw
 @click.command("summarize", short_help="Documents, sentences, tokens and mentions per type.")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @reading_options(formats=True)
+@click.option(
+    "--option",
+    "options",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="An option of the annotation format's reader (user=1 for one doccano annotator, session=..., annotator=...).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def summarize_command(files: tuple[Path, ...], reading: Reading, as_json: bool) -> None:
+def summarize_command(files: tuple[Path, ...], reading: Reading, options: tuple[str, ...], as_json: bool) -> None:
     """Documents, sentences, tokens and mentions per type of each file."""
+    chosen = tuple(sorted((key_values(options, "--option") or {}).items()))
+    if chosen:  # the one file is read as both sides of an evaluation
+        reading = dataclasses.replace(reading, reference_options=chosen, predicted_options=chosen)
     rows = [corpus.summarize(f, reading) for f in files]
     if as_json:
         click.echo(json.dumps(rows if len(rows) > 1 else rows[0], indent=2))

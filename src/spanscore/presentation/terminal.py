@@ -43,7 +43,7 @@ from .tables import (
 )
 
 GAP = 3  # columns a cell takes beside its text: a space of padding on each side and a rule
-HEADER_ROOM = 12  # a header longer than this and than its column's cells folds onto more lines
+HEADER_ROOM = 30  # a header longer than this and than its column's cells folds onto more lines (type names fit whole)
 
 
 def _pct(x: Score) -> str:
