@@ -134,7 +134,23 @@ def main() -> None:
     # processes for the cores. torch (the flair and transformer extras) has threads of its own.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     keep_freed_memory()  # see spanscore.runtime.memory
-    cli(prog_name="spanscore")
+    try:
+        code = cli.main(prog_name="spanscore", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:  # ``spanscore`` alone: its help
+        click.echo(exc.format_message())
+        sys.exit(0)
+    except click.UsageError as exc:
+        # One line, as every other bad input: click's own usage block is three.
+        where = exc.ctx.command_path if exc.ctx is not None else "spanscore"
+        click.echo(f"spanscore: error: {exc.format_message()} (see '{where} --help')", err=True)
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        click.echo(f"spanscore: error: {exc.format_message()}", err=True)
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("spanscore: interrupted", err=True)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":
