@@ -431,3 +431,20 @@ def test_f_beta_beside_f1_everywhere_and_in_the_signature(btc_runs: dict[str, Pa
     for bad in ("0", "-1", "nan"):
         out = CliRunner().invoke(cli, ["evaluate", str(btc_runs["gold"]), str(btc_runs["a"]), "--beta", bad])
         assert out.exit_code == 2 and "beta must be a positive number" in out.output, bad
+
+
+def test_systems_of_equal_f1_are_tied_not_ranked(tmp_path: Path) -> None:
+    """Two copies of one prediction have the same F1 under every score: neither is better, and
+    no score "ranks them differently" from strict F1 for that."""
+    from spanscore.presentation.comparison import ranking_lines
+
+    pred = Path(__file__).parent / "data" / "small.pred.conll"
+    a, b = tmp_path / "a.conll", tmp_path / "b.conll"
+    a.write_bytes(pred.read_bytes())
+    b.write_bytes(pred.read_bytes())
+    data = spanscore.compare(
+        reference=Path(__file__).parent / "data" / "small.gold.conll", systems=[a, b], resamples=50, trials=50
+    ).to_dict()
+    lines = ranking_lines(data)
+    assert lines and all(" = " in line and " > " not in line for line in lines), lines
+    assert not any(c["ranking_changed"] for c in data["changes"])

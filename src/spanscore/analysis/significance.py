@@ -647,6 +647,11 @@ def comparison_dict(
         n: [comparison.names[k] for k in sorted(range(len(systems)), key=lambda k: (-f1(k, n), k))]
         for n in score_names
     }
+    # Systems of equal F1 are tied: listed in the order given, and no ranking "changes" among them.
+    tied = {
+        n: [sorted({f1(j, n) for j in range(len(systems))}, reverse=True).index(f1(k, n)) for k in range(len(systems))]
+        for n in score_names
+    }
 
     def significant(n: str) -> set[str]:
         return {
@@ -665,7 +670,7 @@ def comparison_dict(
         changes.append(
             {
                 "criterion": n,
-                "ranking_changed": rankings[n] != rankings[BASELINE],
+                "ranking_changed": tied[n] != tied[BASELINE],
                 "significant_only_here": sorted(here - base),
                 "significant_only_under_strict": sorted(base - here),
             }

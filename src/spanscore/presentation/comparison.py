@@ -8,6 +8,7 @@ every name escaped.
 from __future__ import annotations
 
 import html
+import itertools
 from collections.abc import Mapping
 from typing import Any
 
@@ -105,12 +106,22 @@ def change_notes(change: Mapping[str, Any] | None) -> list[str]:
     return notes
 
 
+def ranking_text(data: Mapping[str, Any], name: str, order: list[str]) -> str:
+    """The systems in order of F1 under one score, ``>`` between them, ``=`` where F1 is equal
+    (tied systems keep the order they were given in)."""
+    values = {s["name"]: (s["metrics"].get(name) or {}).get("f1", {}).get("value") for s in data["systems"]}
+    text = order[0] if order else ""
+    for before, system in itertools.pairwise(order):
+        text += f" {'=' if values.get(before) == values.get(system) else '>'} {system}"
+    return text
+
+
 def ranking_lines(data: Mapping[str, Any]) -> list[str]:
     """One line per score: the systems in order of F1, and what changes against exact-match F1."""
     lines = []
     changes = {c["criterion"]: c for c in data.get("changes", [])}
     for name, order in data["rankings"].items():
-        line = f"{name}: {' > '.join(order)}"
+        line = f"{name}: {ranking_text(data, name, order)}"
         notes = change_notes(changes.get(name))
         if notes:
             line += "  <- " + "; ".join(notes)
@@ -178,7 +189,7 @@ def html_page(data: Mapping[str, Any]) -> str:
         notes = change_notes(change)
         css = ' class="changed"' if notes else ""
         parts.append(
-            f"<tr{css}><th>{html.escape(name)}</th><td>{html.escape(' > '.join(order))}</td>"
+            f"<tr{css}><th>{html.escape(name)}</th><td>{html.escape(ranking_text(data, name, order))}</td>"
             f"<td>{html.escape('; '.join(notes) or ('baseline' if change is None else 'same'))}</td></tr>"
         )
     parts.append("</tbody></table>")
