@@ -45,24 +45,26 @@ def group_values(reference: Any, field: str, reading: Reading, *, attributes: tu
         asked = f"by (--by) {field!r}:"
     if reading.format not in ("jsonl", "conll") or reading.merged or not isinstance(reference, str | Path):
         raise OptionError(f"{asked} a document field is read from the reference given as a JSONL or CoNLL file")
-    values = field_values(reference, field, reading.format)
+    values = field_values(reference, field, reading.format, encoding=reading.encoding, header=reading.header)
     if values and all(v == MISSING for v in values.values()):
-        present = document_fields(reference, reading.format)
+        present = document_fields(reference, reading.format, encoding=reading.encoding, header=reading.header)
         there = f"their fields are {', '.join(present)}" if present else "its documents have no fields"
         raise OptionError(f"{asked} no document of {reference} has this field; {there}")
     return values
 
 
-def document_fields(path: str | Path, format: str = "jsonl") -> list[str]:
+def document_fields(
+    path: str | Path, format: str = "jsonl", *, encoding: str = "utf-8", header: bool = False
+) -> list[str]:
     """The fields the documents of a file have, sorted: JSONL keys beside id, text and spans
     (nested objects' keys dotted), CoNLL comment fields (``# source = twitter``)."""
     found: set[str] = set()
     if format == "conll":
         try:
-            text = read_bytes(path).decode("utf-8", errors="replace")
-        except OSError:
+            lines = _conll_lines(path, encoding, header)
+        except (OSError, InputError):
             return []
-        for line in text.splitlines():
+        for line in lines:
             match = _FIELD.match(line) if line.startswith("#") else None
             if match is not None:
                 found.add(match.group(1))
@@ -80,13 +82,15 @@ def document_fields(path: str | Path, format: str = "jsonl") -> list[str]:
     return sorted(found)
 
 
-def field_values(path: str | Path, field: str, format: str = "jsonl") -> dict[str, str]:
+def field_values(
+    path: str | Path, field: str, format: str = "jsonl", *, encoding: str = "utf-8", header: bool = False
+) -> dict[str, str]:
     """Each document's value of ``field``, by the document's name in ``DocCounts.names()``: its id
     in JSONL (dotted fields for nested objects), its number in CoNLL (``conll_field_values``)."""
     if not field or any(not part for part in field.split(".")):
         raise OptionError(f"--by names a field (source, or meta.year for a nested one), not {field!r}")
     if format == "conll":
-        return conll_field_values(path, field)
+        return conll_field_values(path, field, encoding=encoding, header=header)
     out: dict[str, str] = {}
     for line, obj in json_objects(path):
         value: Any = obj
@@ -109,18 +113,30 @@ def field_values(path: str | Path, field: str, format: str = "jsonl") -> dict[st
 _FIELD = re.compile(r"^#\s*([^\s=]+)\s*=\s*(.*?)\s*$")
 
 
-def conll_field_values(path: str | Path, field: str) -> dict[str, str]:
+def _conll_lines(path: str | Path, encoding: str, header: bool) -> list[str]:
+    """The lines of a CoNLL file as the reader sees them: in its encoding, without a byte order
+    mark, without the header line that names the columns (``Reading.header``)."""
+    try:
+        text = read_bytes(path).decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"not {encoding} text ({exc.reason} at byte {exc.start}): name its encoding with --encoding",
+            path=str(path),
+        ) from None
+    lines = text.removeprefix("\ufeff").splitlines()
+    return lines[1:] if header else lines
+
+
+def conll_field_values(
+    path: str | Path, field: str, *, encoding: str = "utf-8", header: bool = False
+) -> dict[str, str]:
     """Fields of CoNLL comment lines (``# source = twitter``), by document number from 1.
 
     With -DOCSTART- lines, a document's fields are the comments anywhere in it (the first value of
     a field counts); without, each sentence is a document and its fields are the comments right
     before it, as in CoNLL-U (``# sent_id = 3``). Documents without sentences are not counted,
     as the per-document counts do not hold them."""
-    try:
-        text = read_bytes(path).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=str(path)) from None
-    lines = text.splitlines()
+    lines = _conll_lines(path, encoding, header)
     out: dict[str, str] = {}
     fields: dict[str, str] = {}
     in_sentence = has_sentence = False
