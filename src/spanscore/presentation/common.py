@@ -40,7 +40,7 @@ def corpus_line(corpus: Corpus) -> str:
     return (
         f"{plural(corpus['documents'], 'document')}, {plural(corpus['sentences'], 'sentence')}, "
         f"{plural(corpus['tokens'], 'token')}; {corpus['reference_mentions']} reference and "
-        f"{corpus['predicted_mentions']} predicted mentions."
+        f"{plural(corpus['predicted_mentions'], 'predicted mention')}."
     )
 
 
