@@ -240,7 +240,7 @@ def test_a_train_file_that_is_not_utf8_is_refused(samples: Path, tmp_path: Path)
     """Read as it is, its accented words would never match the reference's: unseen, silently."""
     train = tmp_path / "train.conll"
     train.write_bytes("Café\tB-LOC\nx\tO\n\n".encode("latin-1"))
-    with pytest.raises(OptionError, match=r"train \(--train\) .*train.conll: not UTF-8 text \(byte 3\)"):
+    with pytest.raises(spanscore.SpanscoreError, match=r"train.conll:1: is not UTF-8 text .*--encoding"):
         spanscore.evaluate(
             reference=samples / "gold.conll", predicted=samples / "pred.conll", buckets=["seen"], train=train
         )
@@ -277,3 +277,13 @@ def test_a_field_some_documents_have_is_a_bucket_and_missing_is_counted(tmp_path
     assert [b["bucket"] for b in out["buckets"]["source"]] == ["web", "(missing)"]
     with pytest.raises(OptionError, match=r"'sourse'.* their fields are source"):
         spanscore.evaluate(reference=path, predicted=path, format="jsonl", by="sourse")
+
+
+def test_a_latin1_train_file_is_read_in_the_encoding_given(tmp_path: Path) -> None:
+    """With --encoding, every CoNLL file of the run (--train too) is read in it: Café is seen."""
+    for name in ("ref.conll", "pred.conll", "train.conll"):
+        (tmp_path / name).write_bytes("Café\tB-LOC\nx\tO\n\n".encode("latin-1"))
+    out = spanscore.evaluate(reference=tmp_path / "ref.conll", predicted=tmp_path / "pred.conll",
+                             reading=spanscore.Reading(encoding="latin-1"), buckets=["seen"],
+                             train=tmp_path / "train.conll").to_dict()
+    assert {b["bucket"]: b["reference_mentions"] for b in out["buckets"]["seen"]}["seen"] == 1

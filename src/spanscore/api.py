@@ -274,8 +274,8 @@ def _train_index(
     """The training corpus's index, built once and handed to every chunk (and worker)."""
     if train is None or not any(a.name in attributes.NEEDS_TRAIN for a in chosen):
         return None
-    if isinstance(train, str | os.PathLike) and os.path.isfile(train):
-        _check_utf8(train, "train (--train)")
+    # Its words are compared with the reference's: the readers refuse bytes that are not text in
+    # the file's encoding (--encoding) rather than read them as replacement characters.
     index = train_index(train, reading, jobs)  # CoNLL: read once; other formats as a reference against itself
     if index is not None:
         return index
@@ -284,27 +284,6 @@ def _train_index(
     )
     loaded = load(reference=train, predicted=train, reading=as_reference)
     return attributes.build_index(loaded.reference, loaded.text)
-
-
-def _check_utf8(path: str | os.PathLike[str], what: str) -> None:
-    """A file whose words are compared with another's must be UTF-8: read otherwise, its accented
-    words would never match and its mentions would count as unseen, silently."""
-    import codecs
-
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    done = 0
-    try:
-        with open(path, "rb") as handle:
-            while block := handle.read(1 << 20):
-                decoder.decode(block)
-                done += len(block)
-            decoder.decode(b"", final=True)
-    except UnicodeDecodeError as exc:
-        raise OptionError(
-            f"{what} {os.fspath(path)}: not UTF-8 text (byte {done + exc.start}); save it as UTF-8"
-        ) from None
-    except OSError as exc:
-        raise OptionError(f"{what} {os.fspath(path)}: cannot read: {exc.strerror}") from None
 
 
 def _bucket_results(
