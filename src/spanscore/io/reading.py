@@ -95,6 +95,24 @@ def _check_encoding(encoding: object, fmt: str) -> str:
     return name
 
 
+def _check_levels(levels: object, reading: Reading) -> tuple[int, ...]:
+    """The label columns of nesting levels, checked: integers, distinct, CoNLL, not merged."""
+    if isinstance(levels, str | bytes) or not isinstance(levels, Iterable):
+        raise OptionError(f"levels must be label column indexes, outermost first (such as (2, 3)), not {levels!r}")
+    out = tuple(levels)
+    if not out:
+        return ()
+    if any(not isinstance(c, int) or isinstance(c, bool) for c in out):
+        raise OptionError(f"levels must be integer column indexes, not {out!r}")
+    if len(out) < 2:
+        raise OptionError("levels names two label columns or more (one column is --label-column)")
+    if len(set(out)) < len(out):
+        raise OptionError(f"levels names a column twice: {out!r}")
+    if reading.format != "conll" or reading.merged:
+        raise OptionError("levels reads label columns of CoNLL files (not merged files)")
+    return out
+
+
 @dataclass(frozen=True)
 class Reading:
     """Every option that says how input is read (like seqscore's LineSpec).
@@ -166,6 +184,9 @@ class Reading:
     encoding: str = "utf-8"  # of CoNLL files; other formats are UTF-8
     predicted_encoding: str | None = None  # the prediction's, where it differs (None: ``encoding``)
     header: bool = False  # CoNLL: the first line names the columns (HIPE's TSV)
+    # CoNLL: one label column per nesting level, outermost first (GermEval 2014's outer and inner
+    # columns); their mentions are scored together, and each level alone (``Report.levels``).
+    levels: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -189,6 +210,7 @@ class Reading:
             raise OptionError("header=True is for CoNLL files whose first line names the columns")
         if self.merged and self.format != "conll":
             raise OptionError("merged=True reads one CoNLL file with token, gold and predicted columns")
+        object.__setattr__(self, "levels", _check_levels(self.levels, self))
         if self.predicted_column is not None:
             value = self.predicted_column
             if not isinstance(value, int) or isinstance(value, bool):
@@ -232,7 +254,9 @@ class Reading:
         where labels are decoded per token."""
         token_based = self.token_based
         return {
-            "format": self.format + ("-merged" if self.merged else ""),
+            "format": self.format
+            + ("-merged" if self.merged else "")
+            + (f"-levels{len(self.levels)}" if self.levels else ""),
             "labels": self.labels if token_based else "spans",
             "repair": self.repair if token_based else "n/a",
         }
@@ -246,6 +270,11 @@ class Reading:
         if self.strings is not None:
             out["locate"] = self.strings.signature().removeprefix("strings:")
         return out
+
+
+def level_name(k: int) -> str:
+    """The name of nesting level ``k`` (0 outermost): outer, inner, then level3, level4, ..."""
+    return ("outer", "inner")[k] if k < 2 else f"level{k + 1}"
 
 
 DEFAULT_READING = Reading()  # CoNLL, BIO, conlleval repair, columns found automatically
@@ -264,5 +293,6 @@ __all__ = [
     "Format",
     "ReaderOptions",
     "Reading",
+    "level_name",
     "reader_options",
 ]
