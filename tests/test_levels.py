@@ -1,0 +1,284 @@
+"""CoNLL files with one label column per nesting level (GermEval 2014's outer and inner columns).
+
+The peer is GermEval 2014's official scorer, ``nereval.perl`` (Benikova et al. 2014), whose licence
+does not let us ship it: ``nereval`` below is its counting written again in plain Python from a
+reading of the script. Per level and per mode it walks the lines with conlleval's chunk state
+(a chunk starts at B, or at I after O; it ends at B or O; the type is not consulted), counts a
+chunk correct where gold and guess start together with the same type, keep the same type line by
+line and end together; strict compares the whole type (``LOCderiv``), loose the type without its
+``deriv``/``part`` ending. Metric 1 (strict, combined; the official one) and metric 2 (loose)
+sum the two levels' correct, found and gold chunks; metric 3 is each level alone.
+
+The real excerpt is compared with itself and with a seeded perturbation of both levels.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import spanscore
+from spanscore.cli.main import cli
+from spanscore.errors import OptionError
+
+GERMEVAL = Path(__file__).parent / "data" / "real" / "datasets" / "germeval2014" / "NER-de-dev.tsv"
+TAG = re.compile(r"^([^-]*)-(.+?)(deriv|part)?$")
+
+
+# GermEval 2014's counting, written again from nereval.perl.
+
+
+def _split(tag: str) -> tuple[str, str, str]:
+    m = TAG.match(tag)
+    return (m.group(1), m.group(2), m.group(3) or "") if m else (tag, "", "")
+
+
+def _end(prev: str, tag: str) -> bool:
+    return prev in ("B", "I") and tag in ("B", "O")
+
+
+def _start(prev: str, tag: str) -> bool:
+    return tag == "B" or (prev == "O" and tag == "I")
+
+
+def _level(pairs: list[tuple[str, str]], strict: bool) -> tuple[int, int, int]:
+    """(correct, found, gold) of one level: ``pairs`` are the (gold, guess) tags of every token line."""
+    correct = found = gold = 0
+    in_correct = False
+    last_c, last_g = ("O", "", ""), ("O", "", "")
+    for c_tag, g_tag in pairs:
+        c, g = _split(c_tag), _split(g_tag)
+        same = c[1] == g[1] and (not strict or c[2] == g[2])
+        last_same = last_c[1] == last_g[1] and (not strict or last_c[2] == last_g[2])
+        if in_correct:
+            if _end(last_c[0], c[0]) and _end(last_g[0], g[0]) and last_same:
+                in_correct = False
+                correct += 1
+            elif _end(last_c[0], c[0]) != _end(last_g[0], g[0]) or not same:
+                in_correct = False
+        if _start(last_c[0], c[0]) and _start(last_g[0], g[0]) and same:
+            in_correct = True
+        gold += _start(last_c[0], c[0])
+        found += _start(last_g[0], g[0])
+        last_c, last_g = c, g
+    # As in nereval.perl, a chunk still open at the end of the input is not counted correct.
+    return correct, found, gold
+
+
+def nereval(lines: list[list[str]]) -> dict[str, tuple[int, int, int]]:
+    """The official scorer's counts of merged lines (..., gold outer, gold inner, guess outer, guess inner)."""
+    outer = [(f[-4], f[-2]) for f in lines]
+    inner = [(f[-3], f[-1]) for f in lines]
+    out = {"outer": _level(outer, True), "inner": _level(inner, True)}
+    lo, li = _level(outer, False), _level(inner, False)
+    out["strict"] = tuple(a + b for a, b in zip(out["outer"], out["inner"], strict=True))  # type: ignore[assignment]
+    out["loose"] = tuple(a + b for a, b in zip(lo, li, strict=True))  # type: ignore[assignment]
+    return out
+
+
+# The excerpt and a perturbed prediction.
+
+
+def _sentences(path: Path) -> list[list[list[str]]]:
+    """Token lines' fields per sentence (comment lines left out)."""
+    out: list[list[list[str]]] = [[]]
+    for line in path.read_text(encoding="utf-8").split("\n"):
+        if line.startswith("#"):
+            continue
+        if not line.strip():
+            if out[-1]:
+                out.append([])
+            continue
+        out[-1].append(line.split("\t"))
+    return [s for s in out if s]
+
+
+def _chunks(tags: list[str]) -> list[tuple[int, int, str]]:
+    spans, start = [], None
+    for i, t in enumerate([*tags, "O"]):
+        if start is not None and not t.startswith("I-"):
+            spans.append((start, i, tags[start][2:]))
+            start = None
+        if t.startswith("B-") or (t.startswith("I-") and start is None):
+            start = i
+    return spans
+
+
+def _tags(n: int, chunks: list[tuple[int, int, str]]) -> list[str]:
+    tags = ["O"] * n
+    for s, e, t in chunks:
+        tags[s : e] = [f"B-{t}"] + [f"I-{t}"] * (e - s - 1)
+    return tags
+
+
+def _perturb(tags: list[str], rng: random.Random) -> list[str]:
+    """Chunks dropped, retyped (strict-only errors among them: LOC for LOCderiv), cut or widened,
+    and spurious ones added; the result is valid BIO, so both counts read the same chunks."""
+    n = len(tags)
+    out: list[tuple[int, int, str]] = []
+    for s, e, t in _chunks(tags):
+        r = rng.random()
+        if r < 0.1:
+            continue
+        if r < 0.2:
+            t = t.removesuffix("deriv") if t.endswith("deriv") else t + "deriv"
+        elif r < 0.3:
+            t = rng.choice(["PER", "LOC", "ORG", "OTH"])
+        elif r < 0.4 and e - s > 1:
+            e -= 1
+        elif r < 0.5:
+            e = min(e + 1, n)
+        out.append((s, e, t))
+    if rng.random() < 0.3:
+        i = rng.randrange(n)
+        out.append((i, i + 1, "ORG"))
+    kept, used = [], [False] * n
+    for s, e, t in sorted(out):
+        if not any(used[s:e]):
+            kept.append((s, e, t))
+            used[s:e] = [True] * (e - s)
+    return _tags(n, kept)
+
+
+def _write(path: Path, sentences: list[list[list[str]]]) -> None:
+    path.write_text("".join("".join("\t".join(f) + "\n" for f in s) + "\n" for s in sentences), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def germeval_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[list[str]]]:
+    """The excerpt, a seeded prediction of both levels, and the merged lines nereval.perl reads."""
+    rng = random.Random(2014)
+    gold = _sentences(GERMEVAL)
+    pred = []
+    for sentence in gold:
+        outer = _perturb([f[2] for f in sentence], rng)
+        inner = _perturb([f[3] for f in sentence], rng)
+        pred.append([[f[0], f[1], o, i] for f, o, i in zip(sentence, outer, inner, strict=True)])
+    folder = tmp_path_factory.mktemp("germeval")
+    _write(folder / "pred.tsv", pred)
+    merged = [g + p[2:] for gs, ps in zip(gold, pred, strict=True) for g, p in zip(gs, ps, strict=True)]
+    return GERMEVAL, folder / "pred.tsv", merged
+
+
+def _germeval(reference: Path, predicted: Path) -> dict[str, dict[str, float]]:
+    report = spanscore.evaluate(reference=reference, predicted=predicted, token_column=1, levels=(2, 3))
+    assert report.levels is not None
+    return report.levels["germeval"]  # type: ignore[no-any-return]
+
+
+def _check(ours: dict[str, dict[str, float]], peer: dict[str, tuple[int, int, int]]) -> None:
+    for measure in ("strict", "loose", "outer", "inner"):
+        correct, found, gold = peer[measure]
+        got = ours[measure]
+        assert (got["correct"], got["found"], got["gold"]) == (correct, found, gold), measure
+        p = correct / found if found else 0.0
+        r = correct / gold if gold else 0.0
+        assert got["precision"] == pytest.approx(p)
+        assert got["recall"] == pytest.approx(r)
+        assert got["f1"] == pytest.approx(2 * p * r / (p + r) if p + r else 0.0)
+
+
+def test_germeval_excerpt_against_itself_is_perfect_and_counts_both_levels() -> None:
+    lines = [f + f[2:] for s in _sentences(GERMEVAL) for f in s]
+    peer = nereval(lines)
+    assert peer["outer"][2] == 248 and peer["inner"][2] == 22  # counted by the peer, not by spanscore
+    ours = _germeval(GERMEVAL, GERMEVAL)
+    _check(ours, peer)
+    assert ours["strict"]["f1"] == 1.0
+
+
+def test_germeval_measures_equal_the_official_counting_on_a_perturbed_prediction(germeval_pair) -> None:  # type: ignore[no-untyped-def]
+    reference, predicted, merged = germeval_pair
+    peer = nereval(merged)
+    assert peer["strict"][0] < peer["strict"][2]  # the perturbation made errors
+    assert peer["loose"][0] > peer["strict"][0]  # and some only strict counts (LOC for LOCderiv)
+    _check(_germeval(reference, predicted), peer)
+
+
+def test_levels_scored_together_equal_an_independent_count(germeval_pair) -> None:  # type: ignore[no-untyped-def]
+    """Both levels as one set of mentions (nested ones overlap): strict full matches are the
+    multiset intersection of (sentence, start, end, type), each level's are its own."""
+    reference, predicted, _ = germeval_pair
+
+    def mentions(path: Path, columns: tuple[int, ...]) -> Counter[tuple[int, int, int, str]]:
+        out: Counter[tuple[int, int, int, str]] = Counter()
+        for k, sentence in enumerate(_sentences(path)):
+            for c in columns:
+                out.update((k, s, e, t) for s, e, t in _chunks([f[c] for f in sentence]))
+        return out
+
+    report = spanscore.evaluate(reference=reference, predicted=predicted, token_column=1, levels=(2, 3))
+    gold, pred = mentions(reference, (2, 3)), mentions(predicted, (2, 3))
+    strict = report.metrics["strict"]
+    assert (strict["full"], strict["reference"], strict["predicted"]) == (
+        sum((gold & pred).values()),
+        sum(gold.values()),
+        sum(pred.values()),
+    )
+    assert report.levels is not None
+    for name, column in (("outer", 2), ("inner", 3)):
+        g, p = mentions(reference, (column,)), mentions(predicted, (column,))
+        level = report.levels[name]
+        assert level["column"] == column
+        assert level["metrics"]["strict"]["full"] == sum((g & p).values())
+        one = spanscore.evaluate(reference=reference, predicted=predicted, token_column=1, label_column=column)
+        assert level["metrics"] == one.metrics  # a level alone is that column read alone
+
+
+def test_cli_levels_json_and_tables_agree(germeval_pair) -> None:  # type: ignore[no-untyped-def]
+    reference, predicted, merged = germeval_pair
+    runner = CliRunner()
+    args = ["evaluate", str(reference), str(predicted), "--token-column", "1", "--levels", "2,3"]
+    result = runner.invoke(cli, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    _check(data["levels"]["germeval"], nereval(merged))
+    assert data["options"]["format"] == "conll-levels2"
+    text = runner.invoke(cli, [*args, "--no-per-type"], terminal_width=100)
+    assert text.exit_code == 0
+    strict = data["levels"]["germeval"]["strict"]
+    assert "GermEval 2014 strict" in text.output
+    assert f"{100 * strict['f1']:.2f}" in text.output
+
+
+def test_hand_worked_nested_levels(tmp_path: Path) -> None:
+    """"Bank of Berlin": ORG outer, LOC inner on "Berlin". The prediction finds the outer mention
+    but puts the LOC at the outer level: together the LOC matches; by level it does not."""
+    gold = tmp_path / "gold.tsv"
+    pred = tmp_path / "pred.tsv"
+    gold.write_text("1\tBank\tB-ORG\tO\n2\tof\tI-ORG\tO\n3\tBerlin\tI-ORG\tB-LOC\n\n", encoding="utf-8")
+    pred.write_text("1\tBank\tB-ORG\tO\n2\tof\tO\tO\n3\tBerlin\tB-LOC\tO\n\n", encoding="utf-8")
+    report = spanscore.evaluate(reference=gold, predicted=pred, token_column=1, levels=(2, 3))
+    assert report.metrics["strict"]["full"] == 1  # LOC "Berlin" against LOC "Berlin"
+    assert report.levels is not None
+    germeval = report.levels["germeval"]
+    assert (germeval["outer"]["correct"], germeval["outer"]["found"], germeval["outer"]["gold"]) == (0, 2, 1)
+    assert (germeval["inner"]["correct"], germeval["inner"]["found"], germeval["inner"]["gold"]) == (0, 0, 1)
+    assert germeval["strict"]["f1"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"levels": (2,)}, "two label columns or more"),
+        ({"levels": (2, 2)}, "names a column twice"),
+        ({"levels": "2,3"}, "label column indexes"),
+        ({"levels": (2, 3), "merged": True}, "not merged files"),
+        ({"levels": (2, 3), "format": "jsonl"}, "CoNLL files"),
+    ],
+)
+def test_bad_levels_are_refused_by_name(options: dict[str, object], message: str) -> None:
+    with pytest.raises(OptionError, match=message):
+        spanscore.Reading(**options)  # type: ignore[arg-type]
+
+
+def test_cli_bad_levels_one_line() -> None:
+    result = CliRunner().invoke(cli, ["evaluate", str(GERMEVAL), str(GERMEVAL), "--levels", "2,x"])
+    assert result.exit_code == 2
+    assert "--levels takes column indexes" in result.output
