@@ -113,7 +113,7 @@ def _chunks(tags: list[str]) -> list[tuple[int, int, str]]:
 def _tags(n: int, chunks: list[tuple[int, int, str]]) -> list[str]:
     tags = ["O"] * n
     for s, e, t in chunks:
-        tags[s : e] = [f"B-{t}"] + [f"I-{t}"] * (e - s - 1)
+        tags[s:e] = [f"B-{t}"] + [f"I-{t}"] * (e - s - 1)
     return tags
 
 
@@ -248,7 +248,7 @@ def test_cli_levels_json_and_tables_agree(germeval_pair) -> None:  # type: ignor
 
 
 def test_hand_worked_nested_levels(tmp_path: Path) -> None:
-    """"Bank of Berlin": ORG outer, LOC inner on "Berlin". The prediction finds the outer mention
+    """Bank of Berlin: ORG outer, LOC inner on "Berlin". The prediction finds the outer mention
     but puts the LOC at the outer level: together the LOC matches; by level it does not."""
     gold = tmp_path / "gold.tsv"
     pred = tmp_path / "pred.tsv"
