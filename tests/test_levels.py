@@ -282,3 +282,89 @@ def test_cli_bad_levels_one_line() -> None:
     result = CliRunner().invoke(cli, ["evaluate", str(GERMEVAL), str(GERMEVAL), "--levels", "2,x"])
     assert result.exit_code == 2
     assert "--levels takes column indexes" in result.output
+
+
+# The depth attribute.
+
+
+def _depths(extents: list[tuple[int, int]]) -> list[int]:
+    """Distinct other extents enclosing each one, counted pair by pair."""
+    return [len({(a, b) for a, b in extents if a <= s and b >= e and (a, b) != (s, e)}) for s, e in extents]
+
+
+def _bucket(report: spanscore.Report, label: str) -> dict[str, object]:
+    assert report.buckets is not None
+    return next(b for b in report.buckets["depth"] if b["bucket"] == label)
+
+
+def test_depth_buckets_hand_worked_on_jsonl(tmp_path: Path) -> None:
+    """University of Berlin Hospital: ORG [0, 30) holds ORG [0, 20) holding LOC [14, 20); a PER
+    stands alone. The prediction finds the outer ORG and the LOC but places the middle ORG wrong
+    and nests a spurious LOC two deep."""
+    text = "University of Berlin Hospital. Anna"
+    gold = {"id": "d", "text": text, "spans": [
+        {"start": 0, "end": 29, "label": "ORG"}, {"start": 0, "end": 20, "label": "ORG"},
+        {"start": 14, "end": 20, "label": "LOC"}, {"start": 31, "end": 35, "label": "PER"},
+    ]}
+    pred = {"id": "d", "text": text, "spans": [
+        {"start": 0, "end": 29, "label": "ORG"}, {"start": 0, "end": 13, "label": "ORG"},
+        {"start": 14, "end": 20, "label": "LOC"}, {"start": 0, "end": 10, "label": "LOC"},
+        {"start": 31, "end": 35, "label": "PER"},
+    ]}
+    (tmp_path / "g.jsonl").write_text(json.dumps(gold) + "\n", encoding="utf-8")
+    (tmp_path / "p.jsonl").write_text(json.dumps(pred) + "\n", encoding="utf-8")
+    report = spanscore.evaluate(reference=tmp_path / "g.jsonl", predicted=tmp_path / "p.jsonl", format="jsonl",
+                                buckets=["depth"])
+    # Reference depths: ORG 0, ORG 1, LOC 2, PER 0; predicted: ORG 0, ORG 1, LOC 2 (in both ORGs), LOC 2, PER 0.
+    assert _depths([(0, 29), (0, 20), (14, 20), (31, 35)]) == [0, 1, 2, 0]
+    assert _depths([(0, 29), (0, 13), (14, 20), (0, 10), (31, 35)]) == [0, 1, 1, 2, 0]
+    zero, one, deep = (_bucket(report, k) for k in ("0", "1", "2+"))
+    assert (zero["reference_mentions"], zero["predicted_mentions"]) == (2, 2)
+    assert (one["reference_mentions"], one["predicted_mentions"]) == (1, 2)
+    assert (deep["reference_mentions"], deep["predicted_mentions"]) == (1, 1)
+    strict = {k: b["metrics"]["strict"] for k, b in (("0", zero), ("1", one), ("2+", deep))}  # type: ignore[index]
+    assert (strict["0"]["precision"], strict["0"]["recall"]) == (1.0, 1.0)
+    assert strict["1"]["recall"] == 0.0  # the middle ORG is missed
+    assert strict["1"]["precision"] == 0.5  # of ORG [0, 13) and LOC [14, 20) (one deep here), the LOC is right
+    assert strict["2+"]["recall"] == 1.0  # the LOC, two deep in the reference, is found
+    assert strict["2+"]["precision"] == 0.0  # the spurious LOC
+
+
+def test_depth_buckets_on_germeval_equal_an_independent_count(germeval_pair) -> None:  # type: ignore[no-untyped-def]
+    reference, predicted, _ = germeval_pair
+
+    def mentions(path: Path) -> list[tuple[int, int, int, str, int]]:
+        out = []
+        for k, sentence in enumerate(_sentences(path)):
+            found = [c for col in (2, 3) for c in _chunks([f[col] for f in sentence])]
+            depth = _depths([(s, e) for s, e, _ in found])
+            out += [(k, s, e, t, min(d, 2)) for (s, e, t), d in zip(found, depth, strict=True)]
+        return out
+
+    gold, pred = mentions(reference), mentions(predicted)
+    report = spanscore.evaluate(reference=reference, predicted=predicted, token_column=1, levels=(2, 3),
+                                buckets=["depth"])
+    pred_set = Counter(m[:4] for m in pred)
+    gold_set = Counter(m[:4] for m in gold)
+    for d, label in enumerate(("0", "1", "2+")):
+        b = _bucket(report, label)
+        ref_d = [m for m in gold if m[4] == d]
+        pred_d = [m for m in pred if m[4] == d]
+        assert (b["reference_mentions"], b["predicted_mentions"]) == (len(ref_d), len(pred_d))
+        # Exact pairs are matched one to one: a key (sentence, extent, type) matches min(gold, predicted)
+        # times, and every mention of a key has the key's depth on its side.
+        ref_keys = Counter(m[:4] for m in ref_d)
+        pred_keys = Counter(m[:4] for m in pred_d)
+        recall = sum(min(n, pred_set[k]) for k, n in ref_keys.items()) / len(ref_d) if ref_d else 0.0
+        precision = sum(min(n, gold_set[k]) for k, n in pred_keys.items()) / len(pred_d) if pred_d else 0.0
+        strict = b["metrics"]["strict"]  # type: ignore[index]
+        assert strict["recall"] == pytest.approx(recall), label
+        assert strict["precision"] == pytest.approx(precision), label
+    assert _bucket(report, "1")["reference_mentions"] == 22  # every inner mention lies in an outer one
+    assert max(pred_set.values()) == 2  # the prediction repeats a mention at both levels: counted twice
+
+
+def test_depth_takes_no_edges() -> None:
+    with pytest.raises(OptionError, match="depth has fixed buckets"):
+        spanscore.evaluate(reference=GERMEVAL, predicted=GERMEVAL, token_column=1, buckets=["depth"],
+                           bucket_edges={"depth": [1, 2]})

@@ -153,7 +153,7 @@ def evaluate(
     ``ci`` adds bootstrap intervals over documents to every score (``Report.intervals``); ``by``
     scores each group of documents sharing a value of that field (``Report.breakdown``);
     ``buckets`` scores mentions by attribute (``length``, ``seen``, ``consistency``,
-    ``frequency``, ``sentence-length``, ``density``, ``oov``, or a document field), those that
+    ``frequency``, ``sentence-length``, ``density``, ``oov``, ``depth``, or a document field), those that
     compare with a training corpus reading ``train`` (a file in the reference's format), each
     numeric one bucketed by ``bucket_edges[name]`` or its defaults (``Report.buckets``).
 

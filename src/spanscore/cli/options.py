@@ -439,7 +439,8 @@ BUCKET_OPTIONS: list[Option] = [
         {
             "metavar": "ATTR,...",
             "help": "Also score mentions by attribute: length, seen, consistency, frequency, sentence-length,"
-            " density, oov, or a document field (as --by reads one). seen, consistency, frequency and oov need"
+            " density, oov, depth (0 outermost, 1 nested in one mention, 2+ deeper), or a document field"
+            " (as --by reads one). seen, consistency, frequency and oov need"
             " --train.",
         },
     ),
