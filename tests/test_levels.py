@@ -368,3 +368,54 @@ def test_depth_takes_no_edges() -> None:
     with pytest.raises(OptionError, match="depth has fixed buckets"):
         spanscore.evaluate(reference=GERMEVAL, predicted=GERMEVAL, token_column=1, buckets=["depth"],
                            bucket_edges={"depth": [1, 2]})
+
+
+# convert.
+
+
+def test_convert_levels_to_jsonl_keeps_every_level(germeval_pair, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Both levels written, each mention with its level; scored as JSONL the pair gives the
+    combined counts of the CoNLL files read with --levels."""
+    reference, predicted, _ = germeval_pair
+    runner = CliRunner()
+    for name, path in (("gold", reference), ("pred", predicted)):
+        args = ["convert", str(path), "-o", str(tmp_path / f"{name}.jsonl"), "--token-column", "1", "--levels", "2,3"]
+        result = runner.invoke(cli, [*args, "--to", "JSONL"])
+        assert result.exit_code == 0, result.output
+    docs = [json.loads(line) for line in (tmp_path / "gold.jsonl").read_text(encoding="utf-8").splitlines()]
+    levels = Counter(s["level"] for d in docs for s in d["spans"])
+    assert levels == {"outer": 248, "inner": 22}
+    first_nested = next(d for d in docs if any(s["level"] == "inner" for s in d["spans"]))
+    inner = next(s for s in first_nested["spans"] if s["level"] == "inner")
+    assert any(  # an inner mention lies inside an outer one, in characters too
+        s["level"] == "outer" and s["start"] <= inner["start"] and inner["end"] <= s["end"]
+        for s in first_nested["spans"]
+    )
+    conll = spanscore.evaluate(reference=reference, predicted=predicted, token_column=1, levels=(2, 3))
+    jsonl = spanscore.evaluate(reference=tmp_path / "gold.jsonl", predicted=tmp_path / "pred.jsonl", format="jsonl")
+    for key in ("full", "predicted", "reference"):
+        assert jsonl.metrics["strict"][key] == conll.metrics["strict"][key]
+
+
+def test_convert_refuses_what_would_lose_a_level(tmp_path: Path) -> None:
+    runner = CliRunner()
+    nested = tmp_path / "nested.jsonl"
+    nested.write_text(
+        json.dumps({"id": "a", "text": "Anna", "spans": [{"start": 0, "end": 4, "label": "PER"}]}) + "\n"
+        + json.dumps({"id": "b", "text": "Bank of Berlin", "spans": [
+            {"start": 0, "end": 14, "label": "ORG"}, {"start": 8, "end": 14, "label": "LOC"}]}) + "\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out.tsv"
+    result = runner.invoke(cli, ["convert", str(nested), "--from", "JSONL", "--to", "BIO", "-o", str(out)])
+    assert result.exit_code == 2
+    assert "document 'b'" in result.output
+    assert "LOC 8..14 ('Berlin') nested in ORG 0..14 ('Bank of Berlin')" in result.output
+    assert not out.exists()
+    args = ["convert", str(GERMEVAL), "-o", str(out), "--token-column", "1", "--levels", "2,3", "--to", "BIOES"]
+    result = runner.invoke(cli, args)
+    assert result.exit_code == 2 and "levels convert to JSONL" in result.output
+    assert not out.exists()
+    for command in (["validate", str(GERMEVAL)], ["transform", str(GERMEVAL), "-o", str(out), "--keep-types", "PER"]):
+        result = runner.invoke(cli, [*command, "--token-column", "1", "--levels", "2,3"])
+        assert result.exit_code == 2 and "one label column at a time" in result.output, command

@@ -172,7 +172,7 @@ def format_of(kwargs: dict[str, Any]) -> str:
     return "conll"
 
 
-def _levels(value: str | None) -> tuple[int, ...]:
+def parse_levels(value: str | None) -> tuple[int, ...]:
     """``--levels 2,3`` as column indexes."""
     if not value:
         return ()
@@ -207,7 +207,7 @@ def reading_from(kwargs: dict[str, Any]) -> Reading:
         delimiter=kwargs.pop("delimiter"),
         token_column=kwargs.pop("token_column"),
         label_column=kwargs.pop("label_column"),
-        levels=_levels(kwargs.pop("levels", None)),
+        levels=parse_levels(kwargs.pop("levels", None)),
         merged=kwargs.pop("merged", False),
         predicted_column=kwargs.pop("predicted_column", None),
         encoding=kwargs.pop("encoding", "utf-8"),

@@ -239,6 +239,12 @@ class Reading:
             policy = StringPolicy()
         object.__setattr__(self, "strings", policy)
 
+    def one_level(self, what: str) -> None:
+        """Refuse ``levels`` where ``what`` reads one label column (it would read --label-column alone)."""
+        if self.levels:
+            columns = ", ".join(map(str, self.levels))
+            raise OptionError(f"{what}: one label column at a time; give --label-column (one of {columns}), not levels")
+
     @property
     def prediction_encoding(self) -> str:
         """The text encoding of a CoNLL prediction."""

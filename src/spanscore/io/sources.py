@@ -841,6 +841,8 @@ def train_index(path: str | Path, reading: Reading, jobs: int = 1) -> TrainIndex
     None where the file is not a plain CoNLL file, for the caller to read it as a reference."""
     if reading.format != "conll" or reading.merged or not isinstance(path, str | Path) or not os.path.isfile(path):
         return None
+    if reading.levels:  # every level's mentions: read whole, as a reference
+        return None
     chunks = list(iter_chunks(path, None))
 
     def read(chunk: Chunk) -> tuple[Any, ConllText]:

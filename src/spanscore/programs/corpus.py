@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
@@ -21,7 +21,7 @@ from ..io.conll import ConllTable, read_conll
 from ..io.files import atomic_output, read_bytes, write_atomic
 from ..io.jsonl import read_jsonl
 from ..io.load import decode_column
-from ..io.reading import DEFAULT_READING, Reading
+from ..io.reading import DEFAULT_READING, Reading, level_name
 from ..stages.encoding import (
     InvalidTransition,
     Repair,
@@ -103,6 +103,7 @@ def validate(path: str | Path, reading: Reading = DEFAULT_READING) -> Validation
 
 def _validate(path: str | Path, reading: Reading, text: str | None) -> Validation:
     """``validate``, the file's bytes read in the ``text`` encoding (None: as they are)."""
+    reading.one_level("validate and repair")
     spec = get_encoding(reading.labels)
     table = read_conll(
         path,
@@ -142,6 +143,7 @@ def repair_file(
 def _relabel_file(path: str | Path, out: str | Path, reading: Reading, target: str) -> None:
     """Decode ``path`` as ``reading`` says, encode its mentions in ``target``, and write the file
     again with only the label column changed (``transform.relabel_bytes``)."""
+    reading.one_level("converting between label encodings")
     from .transform import relabel_bytes
 
     spec = get_encoding(target)
@@ -164,11 +166,39 @@ def convert(path: str | Path, out: str | Path, reading: Reading = DEFAULT_READIN
     if reading.format == "jsonl":
         _jsonl_to_conll(path, out, get_encoding(dst))
         return
+    if reading.levels and dst != "JSONL":
+        raise OptionError(f"{path}: levels convert to JSONL, which holds nested mentions; not to {dst} (one level)")
+    if reading.levels:
+        table, spans, levels = _read_levels(path, reading)
+        _atomic_write(out, _conll_to_jsonl(table, spans, levels))
+        return
     if dst == "JSONL":
         table, spans = read_spans(path, reading)
         _atomic_write(out, _conll_to_jsonl(table, spans))
         return
     _relabel_file(path, out, reading, dst)
+
+
+def _read_levels(path: str | Path, reading: Reading) -> tuple[ConllTable, Spans, list[str]]:
+    """Every level's mentions as one set, and the level name of each (in the set's order)."""
+    table = read_conll(
+        path,
+        columns=reading.levels,
+        token_column=reading.token_column,
+        delimiter=reading.delimiter,
+        encoding=reading.encoding,
+        header=reading.header,
+    )
+    decoded = [decode_column(table, k, reading.labels, reading.repair) for k in range(len(reading.levels))]
+    types = tuple(sorted({t for d in decoded for t in d.types}))
+    parts = [d.with_types(types) for d in decoded]
+    level = np.concatenate([np.full(len(d), k, dtype=np.int64) for k, d in enumerate(parts)])
+    start, end = np.concatenate([d.start for d in parts]), np.concatenate([d.end for d in parts])
+    type_ = np.concatenate([d.type for d in parts])
+    unit = np.concatenate([d.unit for d in parts])
+    order = np.lexsort((level, type_, end, start))
+    spans = Spans(start[order], end[order], type_[order], unit[order], types)
+    return table, spans, [level_name(int(k)) for k in level[order].tolist()]
 
 
 def same_format(path: str | Path, name: str) -> str:
@@ -210,8 +240,9 @@ def writer_options(target: str, options: Mapping[str, str]) -> dict[str, Any]:
     return typed
 
 
-def _conll_to_jsonl(table: ConllTable, spans: Spans) -> Iterator[str]:
-    """One JSON document per sentence: tokens joined by single spaces, spans in characters."""
+def _conll_to_jsonl(table: ConllTable, spans: Spans, levels: list[str] | None = None) -> Iterator[str]:
+    """One JSON document per sentence: tokens joined by single spaces, spans in characters (with
+    the nesting level of each, where the file has levels)."""
     order = np.argsort(spans.unit, kind="stable")
     unit_first = np.searchsorted(spans.unit[order], np.arange(table.n_sentences + 1))
     for s in range(table.n_sentences):
@@ -221,10 +252,24 @@ def _conll_to_jsonl(table: ConllTable, spans: Spans) -> Iterator[str]:
         items = []
         for k in order[unit_first[s] : unit_first[s + 1]].tolist():
             a, b = int(spans.start[k]) - lo, int(spans.end[k]) - lo
-            items.append(
-                {"start": int(offsets[a]), "end": int(offsets[b] - 1), "label": spans.types[int(spans.type[k])]}
-            )
+            item: dict[str, Any] = {
+                "start": int(offsets[a]), "end": int(offsets[b] - 1), "label": spans.types[int(spans.type[k])]
+            }
+            if levels is not None:
+                item["level"] = levels[k]
+            items.append(item)
         yield json.dumps({"id": str(s), "text": " ".join(toks), "spans": items}, ensure_ascii=False) + "\n"
+
+
+def _first_overlap(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
+    """The first mention (in text order) that overlaps an earlier one, named with the earlier."""
+    ordered = sorted(spans, key=lambda s: (s[0], -s[1], s[2]))
+    for k, (a, b, label) in enumerate(ordered):
+        for c, d, other in ordered[:k]:
+            if a < d and c < b:
+                what = "nested in" if c <= a and b <= d else "overlaps"
+                return f"{label} {a}..{b} ({text[a:b]!r}) {what} {other} {c}..{d} ({text[c:d]!r})"
+    return "two mentions share a token"
 
 
 def _jsonl_to_conll(path: str | Path, out: str | Path, spec: Any) -> None:
@@ -265,7 +310,9 @@ def _jsonl_to_conll(path: str | Path, out: str | Path, spec: Any) -> None:
             ids, vocab = encode(spans, n, np.array([0, n], dtype=np.int64), spec)
         except InputError:
             raise InputError(
-                f"document {d.id!r} has overlapping spans, which one label per token cannot hold",
+                f"document {d.id!r} has overlapping spans, which one label per token cannot hold: "
+                + _first_overlap(d.text, d.spans)
+                + "; keep nested mentions in JSONL or an annotation format that holds them, or drop one",
                 path=str(path),
                 line=d.line,
             ) from None
