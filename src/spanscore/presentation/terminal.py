@@ -194,7 +194,7 @@ def levels_table(levels: Mapping[str, Any]) -> TableModel:
         rows.append(
             Row(
                 (
-                    f"{name} (column {level['column']}), strict",
+                    f"{name} (column {level['column']})",
                     m["precision"],
                     m["recall"],
                     m["f1"],
@@ -205,10 +205,10 @@ def levels_table(levels: Mapping[str, Any]) -> TableModel:
             )
         )
     names = {
-        "strict": "GermEval 2014 strict, both levels (official)",
-        "loose": "GermEval 2014 loose, both levels",
-        "outer": "GermEval 2014 outer chunks",
-        "inner": "GermEval 2014 inner chunks",
+        "strict": "GermEval 2014 strict (official)",
+        "loose": "GermEval 2014 loose",
+        "outer": "GermEval 2014 outer",
+        "inner": "GermEval 2014 inner",
     }
     for key, label in names.items():
         g = levels.get("germeval", {}).get(key)
@@ -219,7 +219,7 @@ def levels_table(levels: Mapping[str, Any]) -> TableModel:
                     "total" if key == "strict" else "",
                 )
             )
-    return TableModel("Nesting levels", columns, tuple(rows))
+    return TableModel("Nesting levels: strict, each level alone; GermEval 2014's measures", columns, tuple(rows))
 
 
 def print_evaluation(data: EvaluationResult, *, per_type: bool = True, console: Console | None = None) -> None:
