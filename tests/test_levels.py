@@ -419,3 +419,26 @@ def test_convert_refuses_what_would_lose_a_level(tmp_path: Path) -> None:
     for command in (["validate", str(GERMEVAL)], ["transform", str(GERMEVAL), "-o", str(out), "--keep-types", "PER"]):
         result = runner.invoke(cli, [*command, "--token-column", "1", "--levels", "2,3"])
         assert result.exit_code == 2 and "one label column at a time" in result.output, command
+
+
+def test_levels_are_the_same_whatever_the_chunks_and_workers(germeval_pair) -> None:  # type: ignore[no-untyped-def]
+    reference, predicted, _ = germeval_pair
+    whole = spanscore.evaluate(reference=reference, predicted=predicted, token_column=1, levels=(2, 3),
+                               buckets=["depth"], keep_details=False)
+    for options in ({"chunk_bytes": 2000}, {"chunk_bytes": 5000, "jobs": 2}):
+        other = spanscore.evaluate(reference=reference, predicted=predicted, token_column=1, levels=(2, 3),
+                                   buckets=["depth"], keep_details=False, **options)  # type: ignore[arg-type]
+        assert other.to_dict() == whole.to_dict(), options
+
+
+def test_report_folder_pages_show_the_levels(germeval_pair, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    reference, predicted, _ = germeval_pair
+    out = tmp_path / "report"
+    args = ["evaluate", str(reference), str(predicted), "--token-column", "1", "--levels", "2,3", "--report", str(out)]
+    result = CliRunner().invoke(cli, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    f1 = json.loads(result.stdout)["levels"]["germeval"]["strict"]["f1"]
+    for page in ("summary.md", "report.html"):
+        text = (out / page).read_text(encoding="utf-8")
+        assert "GermEval 2014 strict (official)" in text, page
+        assert f"{100 * f1:.2f}" in text, page
