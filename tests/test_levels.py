@@ -85,11 +85,11 @@ def nereval(lines: list[list[str]]) -> dict[str, tuple[int, int, int]]:
 # The excerpt and a perturbed prediction.
 
 
-def _sentences(path: Path) -> list[list[list[str]]]:
-    """Token lines' fields per sentence (comment lines left out)."""
+def _sentences(path: Path, comments: bool = True) -> list[list[list[str]]]:
+    """Token lines' fields per sentence (comment lines left out, where the file has them)."""
     out: list[list[list[str]]] = [[]]
     for line in path.read_text(encoding="utf-8").split("\n"):
-        if line.startswith("#"):
+        if comments and line.startswith("#"):
             continue
         if not line.strip():
             if out[-1]:
@@ -442,3 +442,37 @@ def test_report_folder_pages_show_the_levels(germeval_pair, tmp_path: Path) -> N
         text = (out / page).read_text(encoding="utf-8")
         assert "GermEval 2014 strict (official)" in text, page
         assert f"{100 * f1:.2f}" in text, page
+
+
+def test_levels_round_trip_through_jsonl(germeval_pair, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """CoNLL with levels to JSONL and back: every token and every level's label as it was."""
+    runner = CliRunner()
+    for name, path in zip(("gold", "pred"), germeval_pair[:2], strict=True):
+        jsonl, back = tmp_path / f"{name}.jsonl", tmp_path / f"{name}.tsv"
+        args = ["convert", str(path), "-o", str(jsonl), "--token-column", "1", "--levels", "2,3", "--to", "JSONL"]
+        assert runner.invoke(cli, args).exit_code == 0
+        result = runner.invoke(cli, ["convert", str(jsonl), "--from", "JSONL", "--to", "BIO", "-o", str(back)])
+        assert result.exit_code == 0, result.output
+        # GermEval's lines start with an index; without it, a token "#" starts a line and is no comment.
+        assert [[f[1:] for f in s] for s in _sentences(path)] == _sentences(back, comments=False)
+
+
+@pytest.mark.parametrize(
+    ("spans", "message"),
+    [
+        ([{"start": 0, "end": 4, "label": "PER", "level": "middle"}], "level 'middle' is none of outer, inner"),
+        ([{"start": 0, "end": 4, "label": "PER", "level": "outer"}, {"start": 0, "end": 4, "label": "LOC"}],
+         "span 1 has no level while other spans have one"),
+        ([{"start": 0, "end": 9, "label": "ORG", "level": "inner"}, {"start": 5, "end": 9, "label": "LOC",
+          "level": "inner"}], "overlapping spans at level inner"),
+    ],
+)
+def test_jsonl_levels_that_cannot_be_written_are_refused(tmp_path: Path, spans: list[object], message: str) -> None:
+    source = tmp_path / "levels.jsonl"
+    source.write_text(json.dumps({"id": "a", "text": "Anna Bank", "spans": spans}) + "\n", encoding="utf-8")
+    out = tmp_path / "out.tsv"
+    result = CliRunner().invoke(cli, ["convert", str(source), "--from", "JSONL", "--to", "BIO", "-o", str(out)])
+    assert result.exit_code == 2
+    assert message in result.output
+    assert "levels.jsonl:1" in result.output
+    assert not out.exists()

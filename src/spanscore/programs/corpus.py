@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import InputError, OptionError
 from ..io.conll import ConllTable, read_conll
 from ..io.files import atomic_output, read_bytes, write_atomic
-from ..io.jsonl import read_jsonl
+from ..io.jsonl import json_objects, read_jsonl
 from ..io.load import decode_column
 from ..io.reading import DEFAULT_READING, Reading, level_name
 from ..stages.encoding import (
@@ -272,11 +272,56 @@ def _first_overlap(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
     return "two mentions share a token"
 
 
+def _level_rank(name: object) -> int | None:
+    """The column of a level named as ``convert`` writes it (outer, inner, level3...); None if not one."""
+    if name == "outer":
+        return 0
+    if name == "inner":
+        return 1
+    if isinstance(name, str) and name.startswith("level") and name[5:].isdigit() and int(name[5:]) >= 3:
+        return int(name[5:]) - 1
+    return None
+
+
+def _span_levels(path: str | Path) -> list[list[int]] | None:
+    """Each document's spans' levels (``"level"``: outer, inner, level3...), or None where no span
+    has one (one label column)."""
+    found: list[list[int]] = []
+    lines: list[int] = []
+    any_level = False
+    for number, obj in json_objects(path):
+        ranks = []
+        spans = obj.get("spans") if isinstance(obj, dict) else None
+        for k, span in enumerate(spans if isinstance(spans, list) else []):
+            name = span.get("level") if isinstance(span, dict) else None
+            rank = _level_rank(name)
+            if name is not None and rank is None:
+                what = f"span {k}: level {name!r} is none of outer, inner, level3..."
+                raise InputError(what, path=str(path), line=number)
+            any_level = any_level or rank is not None
+            ranks.append(-1 if rank is None else rank)
+        found.append(ranks)
+        lines.append(number)
+    if not any_level:
+        return None
+    for number, ranks in zip(lines, found, strict=True):
+        if -1 in ranks:
+            raise InputError(
+                f"span {ranks.index(-1)} has no level while other spans have one: give it one (outer, inner...)",
+                path=str(path),
+                line=number,
+            )
+    return found
+
+
 def _jsonl_to_conll(path: str | Path, out: str | Path, spec: Any) -> None:
-    """Whitespace tokens; every span must start and end on token boundaries."""
+    """Whitespace tokens; every span must start and end on token boundaries. Spans with a
+    ``level`` (as ``convert --levels`` writes them) give a label column per level."""
     docs = read_jsonl(path)
+    levels = _span_levels(path)
+    n_levels = 1 if levels is None else max((max(r, default=0) for r in levels), default=0) + 1
     lines: list[str] = []
-    for d in docs:
+    for number, d in enumerate(docs):
         toks: list[tuple[int, int]] = []
         pos = 0
         for word in d.text.split():
@@ -287,35 +332,38 @@ def _jsonl_to_conll(path: str | Path, out: str | Path, spec: Any) -> None:
             continue
         starts = {s: i for i, (s, _) in enumerate(toks)}
         ends = {e: i + 1 for i, (_, e) in enumerate(toks)}
-        s_arr, e_arr, t_arr, names = [], [], [], sorted({lab for _, _, lab in d.spans})
-        for a, b, label in d.spans:
+        names = sorted({lab for _, _, lab in d.spans})
+        ranks = [0] * len(d.spans) if levels is None else levels[number]
+        for a, b, _ in d.spans:
             if a not in starts or b not in ends:
                 raise InputError(
                     f"document {d.id!r}: span {a}..{b} ({d.text[a:b]!r}) does not fall on whitespace token boundaries",
                     path=str(path),
                     line=d.line,
                 )
-            s_arr.append(starts[a])
-            e_arr.append(ends[b])
-            t_arr.append(names.index(label))
         n = len(toks)
-        spans = Spans.build(
-            np.array(s_arr, dtype=np.int64),
-            np.array(e_arr, dtype=np.int64),
-            np.array(t_arr, dtype=np.int64),
-            np.zeros(len(s_arr), dtype=np.int64),
-            names,
-        )
-        try:
-            ids, vocab = encode(spans, n, np.array([0, n], dtype=np.int64), spec)
-        except InputError:
-            raise InputError(
-                f"document {d.id!r} has overlapping spans, which one label per token cannot hold: "
-                + _first_overlap(d.text, d.spans)
-                + "; keep nested mentions in JSONL or an annotation format that holds them, or drop one",
-                path=str(path),
-                line=d.line,
-            ) from None
-        lines.extend(f"{d.text[a:b]}\t{vocab[int(ids[i])]}\n" for i, (a, b) in enumerate(toks))
+        columns = []
+        for level in range(n_levels):
+            at = [s for s, r in zip(d.spans, ranks, strict=True) if r == level]
+            spans = Spans.build(
+                np.array([starts[a] for a, _, _ in at], dtype=np.int64),
+                np.array([ends[b] for _, b, _ in at], dtype=np.int64),
+                np.array([names.index(label) for _, _, label in at], dtype=np.int64),
+                np.zeros(len(at), dtype=np.int64),
+                names,
+            )
+            try:
+                ids, vocab = encode(spans, n, np.array([0, n], dtype=np.int64), spec)
+            except InputError:
+                where = "" if levels is None else f" at level {level_name(level)}"
+                raise InputError(
+                    f"document {d.id!r} has overlapping spans{where}, which one label per token cannot hold: "
+                    + _first_overlap(d.text, at)
+                    + "; keep nested mentions in JSONL or an annotation format that holds them, or drop one",
+                    path=str(path),
+                    line=d.line,
+                ) from None
+            columns.append([vocab[int(i)] for i in ids.tolist()])
+        lines.extend("\t".join([d.text[a:b], *(c[i] for c in columns)]) + "\n" for i, (a, b) in enumerate(toks))
         lines.append("\n")
     _atomic_write(out, iter(lines))
