@@ -476,3 +476,16 @@ def test_jsonl_levels_that_cannot_be_written_are_refused(tmp_path: Path, spans: 
     assert message in result.output
     assert "levels.jsonl:1" in result.output
     assert not out.exists()
+
+
+def test_a_mention_on_the_last_line_counts_here_not_in_the_official_scorer(tmp_path: Path) -> None:
+    """nereval.perl counts a correct chunk when the next line ends it, and after the last line
+    there is none: a file whose last token is in a mention found exactly loses that match (perl
+    nereval.perl on these lines prints precision and recall 50.00%). spanScore counts it, as
+    conlleval does; the difference is pinned here and stated in the docs."""
+    gold = "1\tAnna\tB-PER\tO\n2\tsagt\tO\tO\n\n1\tBerlin\tB-LOC\tO\n"
+    (tmp_path / "g.tsv").write_text(gold, encoding="utf-8")
+    lines = [f + f[2:] for f in (line.split("\t") for line in gold.splitlines() if line)]
+    assert nereval(lines)["strict"] == (1, 2, 2)
+    ours = _germeval(tmp_path / "g.tsv", tmp_path / "g.tsv")
+    assert (ours["strict"]["correct"], ours["strict"]["found"], ours["strict"]["gold"]) == (2, 2, 2)
