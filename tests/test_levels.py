@@ -271,6 +271,7 @@ def test_hand_worked_nested_levels(tmp_path: Path) -> None:
         ({"levels": "2,3"}, "label column indexes"),
         ({"levels": (2, 3), "merged": True}, "not merged files"),
         ({"levels": (2, 3), "format": "jsonl"}, "CoNLL files"),
+        ({"levels": (2, 3), "label_column": 2}, "not both"),
     ],
 )
 def test_bad_levels_are_refused_by_name(options: dict[str, object], message: str) -> None:

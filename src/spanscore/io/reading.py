@@ -110,6 +110,8 @@ def _check_levels(levels: object, reading: Reading) -> tuple[int, ...]:
         raise OptionError(f"levels names a column twice: {out!r}")
     if reading.format != "conll" or reading.merged:
         raise OptionError("levels reads label columns of CoNLL files (not merged files)")
+    if reading.label_column != -1:
+        raise OptionError("give the label columns as levels, or one as label_column (--label-column), not both")
     return out
 
 
@@ -152,6 +154,17 @@ class Reading:
     ```pycon
     >>> Reading(encoding="latin1", header=True).encoding
     'iso8859-1'
+
+    ```
+
+    ``levels`` names a CoNLL file's label columns of nesting levels, outermost first (GermEval
+    2014's outer and inner columns): their mentions are read as one set, and each level is also
+    scored alone (``Report.levels``):
+
+    ```pycon
+    >>> r = Reading(token_column=1, levels=[2, 3])
+    >>> r.levels, r.signature_fields()["format"]
+    ((2, 3), 'conll-levels2')
 
     ```
 
