@@ -23,7 +23,7 @@ from .engines import Engine, LocalEngine, PartCounter, run
 from .errors import OptionError
 from .io.conll_plan import DEFAULT_CHUNK
 from .io.load import Loaded
-from .io.reading import Delimiter, Format, Reading
+from .io.reading import Delimiter, Format, Reading, level_name
 from .io.sources import DocumentsSource, LabelsSource, SpansSource, open_source, train_index
 from .io.strings import StringPolicy
 from .report import Report
@@ -47,6 +47,7 @@ class ReadingOptions(TypedDict, total=False):
     delimiter: Delimiter
     token_column: int
     label_column: int
+    levels: Sequence[int]
     predicted_format: str | None
     strings: StringPolicy | None
     reference_options: Mapping[str, Any] | None
@@ -152,7 +153,7 @@ def evaluate(
     ``ci`` adds bootstrap intervals over documents to every score (``Report.intervals``); ``by``
     scores each group of documents sharing a value of that field (``Report.breakdown``);
     ``buckets`` scores mentions by attribute (``length``, ``seen``, ``consistency``,
-    ``frequency``, ``sentence-length``, ``density``, ``oov``, or a document field), those that
+    ``frequency``, ``sentence-length``, ``density``, ``oov``, ``depth``, or a document field), those that
     compare with a training corpus reading ``train`` (a file in the reference's format), each
     numeric one bucketed by ``bucket_edges[name]`` or its defaults (``Report.buckets``).
 
@@ -233,7 +234,63 @@ def evaluate(
         reliability.warn(report.warnings)
     if buckets:
         report.buckets = _bucket_results(report, total, chosen, field_values, resampling)
+    if reading.levels:
+        report.levels = _level_results(reference, predicted, reading, scoring, chunk_bytes, jobs)
     return report
+
+
+def _level_results(
+    reference: Any,
+    predicted: Any,
+    reading: Reading,
+    scoring: Scoring,
+    chunk_bytes: int,
+    jobs: int,
+) -> dict[str, Any]:
+    """Each nesting level scored alone (its own matching: an inner mention never matches an outer
+    one), and with two levels GermEval 2014's measures (Benikova et al. 2014): its official
+    strict score over both levels and its loose one sum the two levels' exact matches, found and
+    gold mentions; loose reads a type's ``deriv`` and ``part`` forms (LOCderiv) as the type."""
+
+    def alone(column: int, scored: Scoring) -> Report:
+        one = dataclasses.replace(reading, levels=(), label_column=column)
+        return evaluate(
+            reference=reference,
+            predicted=predicted,
+            reading=one,
+            scoring=scored,
+            keep_details=False,
+            chunk_bytes=chunk_bytes,
+            jobs=jobs,
+        )
+
+    out: dict[str, Any] = {}
+    strict = [alone(c, scoring) for c in reading.levels]
+    for k, level in enumerate(strict):
+        out[level_name(k)] = {"column": reading.levels[k], "metrics": level.metrics}
+    if len(strict) != 2:
+        return out
+    germeval = {"strict": _summed(strict), "outer": _summed(strict[:1]), "inner": _summed(strict[1:])}
+    if not scoring.type_map and scoring.types is None:
+        loose = []
+        for column, level in zip(reading.levels, strict, strict=True):
+            coarse = {t: t.removesuffix("deriv").removesuffix("part") for t in level.counts.types}
+            mapped = {t: c for t, c in coarse.items() if c != t and c}
+            loose.append(alone(column, Scoring.of(scoring, type_map=mapped or None)))
+        germeval["loose"] = _summed(loose)
+    out["germeval"] = germeval
+    return out
+
+
+def _summed(reports: Sequence[Report]) -> dict[str, Any]:
+    """Exact matches, found and gold mentions summed over levels, and the scores they give."""
+    found = sum(r.metrics["strict"]["predicted"] for r in reports)
+    gold = sum(r.metrics["strict"]["reference"] for r in reports)
+    correct = sum(r.metrics["strict"]["full"] for r in reports)
+    precision = correct / found if found else 0.0
+    recall = correct / gold if gold else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1, "correct": correct, "found": found, "gold": gold}
 
 
 def _attributes(

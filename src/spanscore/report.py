@@ -87,6 +87,7 @@ class Report:
     breakdown: dict[str, Any] | None = None  # every score of each group of documents (``evaluate(by=...)``)
     buckets: dict[str, Any] | None = None  # every score of each bucket of each attribute (``evaluate(buckets=...)``)
     empty_documents: str = "skip"  # the mean over documents leaves out those empty on both sides, or scores them
+    levels: dict[str, Any] | None = None  # each nesting level scored alone, and GermEval 2014's measures
     warnings: list[str] = field(default_factory=list)  # why the intervals mean little (``analysis.reliability``)
     bucket_rows: dict[str, TypeRows] | None = field(default=None, repr=False)  # their counts, for ``compare``
     document_state: DocState | None = field(default=None, repr=False)  # per-document statistics as a histogram
@@ -176,6 +177,8 @@ class Report:
             out["intervals"] = self.intervals
         if self.buckets is not None:
             out["buckets"] = self.buckets
+        if self.levels is not None:
+            out["levels"] = self.levels
         if self.warnings:
             out["warnings"] = list(self.warnings)
         return cast(EvaluationResult, _clean(out))

@@ -300,6 +300,7 @@ class EvaluationResult(_EvaluationRequired, total=False):
     breakdown: Breakdown
     intervals: Intervals
     buckets: dict[str, list[BucketScores]]  # by attribute, buckets in order
+    levels: dict[str, Any]  # each nesting level's metrics; ``germeval`` GermEval 2014's measures
     warnings: list[str]  # why the intervals mean little: too few resampling units
 
 

@@ -16,7 +16,7 @@ from ..errors import OptionError
 from ..io.reading import ANNOTATION_FORMATS, DELIMITERS, Reading
 from ..programs import corpus
 from ..stages.encoding import REPAIRS
-from .options import ENCODING_CHOICES, key_values, reading_options, refuse_overwrite
+from .options import ENCODING_CHOICES, key_values, parse_levels, reading_options, refuse_overwrite
 
 
 @click.command("summarize", short_help="Documents, sentences, tokens and mentions per type.")
@@ -137,6 +137,12 @@ def repair_command(file: Path, output: Path, method: str, reading: Reading) -> N
 @click.option("--token-column", type=int, default=0, show_default=True, help="Column of the token (0-based).")
 @click.option("--label-column", type=int, default=-1, show_default=True, help="Column of the label.")
 @click.option(
+    "--levels",
+    metavar="COLUMNS",
+    help="Label columns of nesting levels, outermost first (GermEval 2014: --levels 2,3): every level's"
+    " mentions written to JSONL, each with its level.",
+)
+@click.option(
     "--encoding",
     default="utf-8",
     show_default=True,
@@ -152,6 +158,7 @@ def convert_command(
     delimiter: str,
     token_column: int,
     label_column: int,
+    levels: str | None,
     encoding: str,
     header: bool,
     options: tuple[str, ...],
@@ -205,6 +212,7 @@ def convert_command(
         delimiter=delimiter,  # type: ignore[arg-type]
         token_column=token_column,
         label_column=label_column,
+        levels=parse_levels(levels),
         encoding="utf-8" if jsonl else encoding,
         header=header and not jsonl,
     )

@@ -102,6 +102,15 @@ def reading_options(
             },
         ),
         (
+            ("--levels",),
+            {
+                "default": None,
+                "metavar": "COLUMNS",
+                "help": "Label columns of nesting levels, outermost first (GermEval 2014: --levels 2,3): their"
+                " mentions scored together, each level alone, and with two levels GermEval 2014's measures.",
+            },
+        ),
+        (
             ("--encoding",),
             {
                 "default": "utf-8",
@@ -163,6 +172,16 @@ def format_of(kwargs: dict[str, Any]) -> str:
     return "conll"
 
 
+def parse_levels(value: str | None) -> tuple[int, ...]:
+    """``--levels 2,3`` as column indexes."""
+    if not value:
+        return ()
+    try:
+        return tuple(int(c) for c in value.split(","))
+    except ValueError:
+        raise OptionError(f"--levels takes column indexes separated by commas (such as 2,3), not {value!r}") from None
+
+
 def reading_from(kwargs: dict[str, Any]) -> Reading:
     """Take the reading options out of a command's keyword arguments."""
     more: dict[str, Any] = {}
@@ -188,6 +207,7 @@ def reading_from(kwargs: dict[str, Any]) -> Reading:
         delimiter=kwargs.pop("delimiter"),
         token_column=kwargs.pop("token_column"),
         label_column=kwargs.pop("label_column"),
+        levels=parse_levels(kwargs.pop("levels", None)),
         merged=kwargs.pop("merged", False),
         predicted_column=kwargs.pop("predicted_column", None),
         encoding=kwargs.pop("encoding", "utf-8"),
@@ -419,7 +439,8 @@ BUCKET_OPTIONS: list[Option] = [
         {
             "metavar": "ATTR,...",
             "help": "Also score mentions by attribute: length, seen, consistency, frequency, sentence-length,"
-            " density, oov, or a document field (as --by reads one). seen, consistency, frequency and oov need"
+            " density, oov, depth (0 outermost, 1 nested in one mention, 2+ deeper), or a document field"
+            " (as --by reads one). seen, consistency, frequency and oov need"
             " --train.",
         },
     ),

@@ -95,6 +95,26 @@ def _check_encoding(encoding: object, fmt: str) -> str:
     return name
 
 
+def _check_levels(levels: object, reading: Reading) -> tuple[int, ...]:
+    """The label columns of nesting levels, checked: integers, distinct, CoNLL, not merged."""
+    if isinstance(levels, str | bytes) or not isinstance(levels, Iterable):
+        raise OptionError(f"levels must be label column indexes, outermost first (such as (2, 3)), not {levels!r}")
+    out = tuple(levels)
+    if not out:
+        return ()
+    if any(not isinstance(c, int) or isinstance(c, bool) for c in out):
+        raise OptionError(f"levels must be integer column indexes, not {out!r}")
+    if len(out) < 2:
+        raise OptionError("levels names two label columns or more (one column is --label-column)")
+    if len(set(out)) < len(out):
+        raise OptionError(f"levels names a column twice: {out!r}")
+    if reading.format != "conll" or reading.merged:
+        raise OptionError("levels reads label columns of CoNLL files (not merged files)")
+    if reading.label_column != -1:
+        raise OptionError("give the label columns as levels, or one as label_column (--label-column), not both")
+    return out
+
+
 @dataclass(frozen=True)
 class Reading:
     """Every option that says how input is read (like seqscore's LineSpec).
@@ -120,7 +140,7 @@ class Reading:
     ```pycon
     >>> r = Reading(format="brat", predicted_format="strings", reference_options={"drop_fragments": True})
     >>> r.strings, r.reference_options
-    (StringPolicy(normalised=True, fuzzy=0.85), (('drop_fragments', 'True'),))
+    (StringPolicy(normalised=True, fuzzy=0.85, invalid='keep'), (('drop_fragments', 'True'),))
     >>> r.signature_fields()
     {'format': 'brat', 'labels': 'spans', 'repair': 'n/a'}
     >>> r.tail_fields()
@@ -134,6 +154,17 @@ class Reading:
     ```pycon
     >>> Reading(encoding="latin1", header=True).encoding
     'iso8859-1'
+
+    ```
+
+    ``levels`` names a CoNLL file's label columns of nesting levels, outermost first (GermEval
+    2014's outer and inner columns): their mentions are read as one set, and each level is also
+    scored alone (``Report.levels``):
+
+    ```pycon
+    >>> r = Reading(token_column=1, levels=[2, 3])
+    >>> r.levels, r.signature_fields()["format"]
+    ((2, 3), 'conll-levels2')
 
     ```
 
@@ -166,6 +197,9 @@ class Reading:
     encoding: str = "utf-8"  # of CoNLL files; other formats are UTF-8
     predicted_encoding: str | None = None  # the prediction's, where it differs (None: ``encoding``)
     header: bool = False  # CoNLL: the first line names the columns (HIPE's TSV)
+    # CoNLL: one label column per nesting level, outermost first (GermEval 2014's outer and inner
+    # columns); their mentions are scored together, and each level alone (``Report.levels``).
+    levels: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -189,6 +223,7 @@ class Reading:
             raise OptionError("header=True is for CoNLL files whose first line names the columns")
         if self.merged and self.format != "conll":
             raise OptionError("merged=True reads one CoNLL file with token, gold and predicted columns")
+        object.__setattr__(self, "levels", _check_levels(self.levels, self))
         if self.predicted_column is not None:
             value = self.predicted_column
             if not isinstance(value, int) or isinstance(value, bool):
@@ -217,6 +252,12 @@ class Reading:
             policy = StringPolicy()
         object.__setattr__(self, "strings", policy)
 
+    def one_level(self, what: str) -> None:
+        """Refuse ``levels`` where ``what`` reads one label column (it would read --label-column alone)."""
+        if self.levels:
+            columns = ", ".join(map(str, self.levels))
+            raise OptionError(f"{what}: one label column at a time; give --label-column (one of {columns}), not levels")
+
     @property
     def prediction_encoding(self) -> str:
         """The text encoding of a CoNLL prediction."""
@@ -232,7 +273,9 @@ class Reading:
         where labels are decoded per token."""
         token_based = self.token_based
         return {
-            "format": self.format + ("-merged" if self.merged else ""),
+            "format": self.format
+            + ("-merged" if self.merged else "")
+            + (f"-levels{len(self.levels)}" if self.levels else ""),
             "labels": self.labels if token_based else "spans",
             "repair": self.repair if token_based else "n/a",
         }
@@ -246,6 +289,11 @@ class Reading:
         if self.strings is not None:
             out["locate"] = self.strings.signature().removeprefix("strings:")
         return out
+
+
+def level_name(k: int) -> str:
+    """The name of nesting level ``k`` (0 outermost): outer, inner, then level3, level4, ..."""
+    return ("outer", "inner")[k] if k < 2 else f"level{k + 1}"
 
 
 DEFAULT_READING = Reading()  # CoNLL, BIO, conlleval repair, columns found automatically
@@ -264,5 +312,6 @@ __all__ = [
     "Format",
     "ReaderOptions",
     "Reading",
+    "level_name",
     "reader_options",
 ]

@@ -33,7 +33,7 @@ from ..runtime.workers import can_fork, forked_map
 from ..stages.buckets import PartKeys, TrainIndex, build_index_parts, merge_keys, part_keys, part_occurrences
 from ..stages.parts import ChunkData, Source
 from ..stages.scoring import TypeSelection
-from ..stages.spans import IntArray, unify
+from ..stages.spans import IntArray, Spans, unify
 from ..stages.text import Repaired
 from .conll import Column, ConllTable, parse_conll
 from .conll_plan import DEFAULT_CHUNK, Chunk, iter_chunks
@@ -127,6 +127,25 @@ def _simple_sentences(data: bytes) -> int | None:
     last = data.rstrip(b"\n")
     tail = len(data) - len(last)
     return ends + (1 if last and tail < 2 else 0)
+
+
+def _decode_levels(table: ConllTable, reading: Reading) -> tuple[Spans, Repaired]:
+    """Every level's mentions as one set (nested mentions overlap), and what the repair policy
+    changed in all of them."""
+    decoded = [decode_repaired(table, k, reading.labels, reading.repair) for k in range(len(reading.levels))]
+    types = tuple(sorted({t for s, _ in decoded for t in s.types}))
+    parts = [s.with_types(types) for s, _ in decoded]
+    joined = Spans.build(
+        np.concatenate([s.start for s in parts]),
+        np.concatenate([s.end for s in parts]),
+        np.concatenate([s.type for s in parts]),
+        np.concatenate([s.unit for s in parts]),
+        types,
+    )
+    found = [f for _, f in decoded if f.count]
+    lines = [f.first_line for f in found if f.first_line is not None]
+    fixed = Repaired(table.path, sum(f.count for f in found), min(lines) if lines else None)
+    return joined, fixed
 
 
 @dataclass(frozen=True)
@@ -224,19 +243,24 @@ class ConllSource(_NothingFound):
             r, fixed_r = decode_repaired(table, 0, rd.labels, rd.repair)
             p, fixed_p = decode_repaired(table, 1, rd.labels, rd.repair)
         else:
-            table = parse_conll(ref_bytes, self.reference, columns=(rd.label_column,), **common)
+            label_columns = rd.levels or (rd.label_column,)
+            table = parse_conll(ref_bytes, self.reference, columns=label_columns, **common)
             common["line_offset"] = part.pred_line
             common["header"] = rd.header and part.pred_line == 0
             common["encoding"] = rd.prediction_encoding
             pred_table = parse_conll(
                 _read(self.predicted, part.pred_start, part.pred_end),
                 self.predicted,
-                columns=(rd.label_column,),
+                columns=label_columns,
                 **common,
             )
             check_same_tokens(table, pred_table)
-            r, fixed_r = decode_repaired(table, 0, rd.labels, rd.repair)
-            p, fixed_p = decode_repaired(pred_table, 0, rd.labels, rd.repair)
+            if rd.levels:
+                r, fixed_r = _decode_levels(table, rd)
+                p, fixed_p = _decode_levels(pred_table, rd)
+            else:
+                r, fixed_r = decode_repaired(table, 0, rd.labels, rd.repair)
+                p, fixed_p = decode_repaired(pred_table, 0, rd.labels, rd.repair)
         r, p = unify(r, p)
         seen = r.types
         r, p = self.selection.apply(r, p)
@@ -576,8 +600,6 @@ class SpansSource(_Blocks):
         )
 
 
-
-
 # Documents read whole.
 
 
@@ -656,8 +678,12 @@ class DocumentsSource:
         policy = reading.strings if reading.strings is not None else StringPolicy()
         located = Located(policy)
         placed_ref, placed_pred = locate(
-            ref_docs, _string_reader(reading.predicted_format)(pred_path, invalid=policy.invalid), policy, located,
-            path=pred_path, named=frozenset(selection.types or ()) | {k for k, _ in selection.type_map},
+            ref_docs,
+            _string_reader(reading.predicted_format)(pred_path, invalid=policy.invalid),
+            policy,
+            located,
+            path=pred_path,
+            named=frozenset(selection.types or ()) | {k for k, _ in selection.type_map},
         )
         ref, pred = pair_documents(placed_ref, placed_pred, ref_path, pred_path)
         return DocumentsSource(ref, pred, selection, chunk, located=located.to_dict())
@@ -832,13 +858,21 @@ def train_index(path: str | Path, reading: Reading, jobs: int = 1) -> TrainIndex
     None where the file is not a plain CoNLL file, for the caller to read it as a reference."""
     if reading.format != "conll" or reading.merged or not isinstance(path, str | Path) or not os.path.isfile(path):
         return None
+    if reading.levels:  # every level's mentions: read whole, as a reference
+        return None
     chunks = list(iter_chunks(path, None))
 
     def read(chunk: Chunk) -> tuple[Any, ConllText]:
         table = parse_conll(
-            _read(str(path), chunk.ref_start, chunk.ref_end), str(path), columns=(reading.label_column,),
-            token_column=reading.token_column, delimiter=reading.delimiter, line_offset=chunk.ref_line,
-            allow_empty=True, encoding=reading.encoding, header=reading.header and chunk.ref_line == 0,
+            _read(str(path), chunk.ref_start, chunk.ref_end),
+            str(path),
+            columns=(reading.label_column,),
+            token_column=reading.token_column,
+            delimiter=reading.delimiter,
+            line_offset=chunk.ref_line,
+            allow_empty=True,
+            encoding=reading.encoding,
+            header=reading.header and chunk.ref_line == 0,
         )
         spans, _ = decode_repaired(table, 0, reading.labels, reading.repair)
         return spans, ConllText(table, table.sentence_bounds)

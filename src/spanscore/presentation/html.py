@@ -298,6 +298,11 @@ def render_html(
 
         for k, table in enumerate(bucket_tables(data["buckets"])):
             out += [section(f"buckets-{k}", table), _table(table)]
+    if "levels" in data:
+        from .levels import levels_table
+
+        levels = levels_table(data["levels"])
+        out += [section("levels", levels), _table(levels)]
 
     taxonomy = taxonomy_table(data)
     out.append(section("errors", taxonomy))

@@ -83,6 +83,10 @@ def render_markdown(
 
         for table in bucket_tables(data["buckets"]):
             lines += _section(table)
+    if "levels" in data:
+        from .levels import levels_table
+
+        lines += _section(levels_table(data["levels"]))
 
     listing = tuple(Row((f"[{name}]({name})", what)) for name, what in files.items())
     lines += _section(TableModel("Files", (Column("file"), Column("holds")), listing))

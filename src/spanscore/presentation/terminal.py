@@ -32,6 +32,7 @@ from .comparison import (
     read_table,
     systems_table,
 )
+from .levels import levels_table
 from .tables import (
     TableModel,
     confusion_table,
@@ -181,6 +182,8 @@ def evaluation_tables(data: EvaluationResult, *, per_type: bool = True) -> list[
         tables.append(breakdown_table(data["breakdown"]))
     if "buckets" in data:
         tables.extend(bucket_tables(data["buckets"]))
+    if "levels" in data:
+        tables.append(levels_table(data["levels"]))
     return tables
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
@@ -19,9 +19,9 @@ import numpy as np
 from ..errors import InputError, OptionError
 from ..io.conll import ConllTable, read_conll
 from ..io.files import atomic_output, read_bytes, write_atomic
-from ..io.jsonl import read_jsonl
+from ..io.jsonl import json_objects, read_jsonl
 from ..io.load import decode_column
-from ..io.reading import DEFAULT_READING, Reading
+from ..io.reading import DEFAULT_READING, Reading, level_name
 from ..stages.encoding import (
     InvalidTransition,
     Repair,
@@ -103,6 +103,7 @@ def validate(path: str | Path, reading: Reading = DEFAULT_READING) -> Validation
 
 def _validate(path: str | Path, reading: Reading, text: str | None) -> Validation:
     """``validate``, the file's bytes read in the ``text`` encoding (None: as they are)."""
+    reading.one_level("validate and repair")
     spec = get_encoding(reading.labels)
     table = read_conll(
         path,
@@ -142,6 +143,7 @@ def repair_file(
 def _relabel_file(path: str | Path, out: str | Path, reading: Reading, target: str) -> None:
     """Decode ``path`` as ``reading`` says, encode its mentions in ``target``, and write the file
     again with only the label column changed (``transform.relabel_bytes``)."""
+    reading.one_level("converting between label encodings")
     from .transform import relabel_bytes
 
     spec = get_encoding(target)
@@ -164,11 +166,39 @@ def convert(path: str | Path, out: str | Path, reading: Reading = DEFAULT_READIN
     if reading.format == "jsonl":
         _jsonl_to_conll(path, out, get_encoding(dst))
         return
+    if reading.levels and dst != "JSONL":
+        raise OptionError(f"{path}: levels convert to JSONL, which holds nested mentions; not to {dst} (one level)")
+    if reading.levels:
+        table, spans, levels = _read_levels(path, reading)
+        _atomic_write(out, _conll_to_jsonl(table, spans, levels))
+        return
     if dst == "JSONL":
         table, spans = read_spans(path, reading)
         _atomic_write(out, _conll_to_jsonl(table, spans))
         return
     _relabel_file(path, out, reading, dst)
+
+
+def _read_levels(path: str | Path, reading: Reading) -> tuple[ConllTable, Spans, list[str]]:
+    """Every level's mentions as one set, and the level name of each (in the set's order)."""
+    table = read_conll(
+        path,
+        columns=reading.levels,
+        token_column=reading.token_column,
+        delimiter=reading.delimiter,
+        encoding=reading.encoding,
+        header=reading.header,
+    )
+    decoded = [decode_column(table, k, reading.labels, reading.repair) for k in range(len(reading.levels))]
+    types = tuple(sorted({t for d in decoded for t in d.types}))
+    parts = [d.with_types(types) for d in decoded]
+    level = np.concatenate([np.full(len(d), k, dtype=np.int64) for k, d in enumerate(parts)])
+    start, end = np.concatenate([d.start for d in parts]), np.concatenate([d.end for d in parts])
+    type_ = np.concatenate([d.type for d in parts])
+    unit = np.concatenate([d.unit for d in parts])
+    order = np.lexsort((level, type_, end, start))
+    spans = Spans(start[order], end[order], type_[order], unit[order], types)
+    return table, spans, [level_name(int(k)) for k in level[order].tolist()]
 
 
 def same_format(path: str | Path, name: str) -> str:
@@ -210,8 +240,9 @@ def writer_options(target: str, options: Mapping[str, str]) -> dict[str, Any]:
     return typed
 
 
-def _conll_to_jsonl(table: ConllTable, spans: Spans) -> Iterator[str]:
-    """One JSON document per sentence: tokens joined by single spaces, spans in characters."""
+def _conll_to_jsonl(table: ConllTable, spans: Spans, levels: list[str] | None = None) -> Iterator[str]:
+    """One JSON document per sentence: tokens joined by single spaces, spans in characters (with
+    the nesting level of each, where the file has levels)."""
     order = np.argsort(spans.unit, kind="stable")
     unit_first = np.searchsorted(spans.unit[order], np.arange(table.n_sentences + 1))
     for s in range(table.n_sentences):
@@ -221,17 +252,76 @@ def _conll_to_jsonl(table: ConllTable, spans: Spans) -> Iterator[str]:
         items = []
         for k in order[unit_first[s] : unit_first[s + 1]].tolist():
             a, b = int(spans.start[k]) - lo, int(spans.end[k]) - lo
-            items.append(
-                {"start": int(offsets[a]), "end": int(offsets[b] - 1), "label": spans.types[int(spans.type[k])]}
-            )
+            item: dict[str, Any] = {
+                "start": int(offsets[a]), "end": int(offsets[b] - 1), "label": spans.types[int(spans.type[k])]
+            }
+            if levels is not None:
+                item["level"] = levels[k]
+            items.append(item)
         yield json.dumps({"id": str(s), "text": " ".join(toks), "spans": items}, ensure_ascii=False) + "\n"
 
 
+def _first_overlap(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
+    """The first mention (in text order) that overlaps an earlier one, named with the earlier."""
+    ordered = sorted(spans, key=lambda s: (s[0], -s[1], s[2]))
+    for k, (a, b, label) in enumerate(ordered):
+        for c, d, other in ordered[:k]:
+            if a < d and c < b:
+                what = "nested in" if c <= a and b <= d else "overlaps"
+                return f"{label} {a}..{b} ({text[a:b]!r}) {what} {other} {c}..{d} ({text[c:d]!r})"
+    return "two mentions share a token"
+
+
+def _level_rank(name: object) -> int | None:
+    """The column of a level named as ``convert`` writes it (outer, inner, level3...); None if not one."""
+    if name == "outer":
+        return 0
+    if name == "inner":
+        return 1
+    if isinstance(name, str) and name.startswith("level") and name[5:].isdigit() and int(name[5:]) >= 3:
+        return int(name[5:]) - 1
+    return None
+
+
+def _span_levels(path: str | Path) -> list[list[int]] | None:
+    """Each document's spans' levels (``"level"``: outer, inner, level3...), or None where no span
+    has one (one label column)."""
+    found: list[list[int]] = []
+    lines: list[int] = []
+    any_level = False
+    for number, obj in json_objects(path):
+        ranks = []
+        spans = obj.get("spans") if isinstance(obj, dict) else None
+        for k, span in enumerate(spans if isinstance(spans, list) else []):
+            name = span.get("level") if isinstance(span, dict) else None
+            rank = _level_rank(name)
+            if name is not None and rank is None:
+                what = f"span {k}: level {name!r} is none of outer, inner, level3..."
+                raise InputError(what, path=str(path), line=number)
+            any_level = any_level or rank is not None
+            ranks.append(-1 if rank is None else rank)
+        found.append(ranks)
+        lines.append(number)
+    if not any_level:
+        return None
+    for number, ranks in zip(lines, found, strict=True):
+        if -1 in ranks:
+            raise InputError(
+                f"span {ranks.index(-1)} has no level while other spans have one: give it one (outer, inner...)",
+                path=str(path),
+                line=number,
+            )
+    return found
+
+
 def _jsonl_to_conll(path: str | Path, out: str | Path, spec: Any) -> None:
-    """Whitespace tokens; every span must start and end on token boundaries."""
+    """Whitespace tokens; every span must start and end on token boundaries. Spans with a
+    ``level`` (as ``convert --levels`` writes them) give a label column per level."""
     docs = read_jsonl(path)
+    levels = _span_levels(path)
+    n_levels = 1 if levels is None else max((max(r, default=0) for r in levels), default=0) + 1
     lines: list[str] = []
-    for d in docs:
+    for number, d in enumerate(docs):
         toks: list[tuple[int, int]] = []
         pos = 0
         for word in d.text.split():
@@ -242,33 +332,38 @@ def _jsonl_to_conll(path: str | Path, out: str | Path, spec: Any) -> None:
             continue
         starts = {s: i for i, (s, _) in enumerate(toks)}
         ends = {e: i + 1 for i, (_, e) in enumerate(toks)}
-        s_arr, e_arr, t_arr, names = [], [], [], sorted({lab for _, _, lab in d.spans})
-        for a, b, label in d.spans:
+        names = sorted({lab for _, _, lab in d.spans})
+        ranks = [0] * len(d.spans) if levels is None else levels[number]
+        for a, b, _ in d.spans:
             if a not in starts or b not in ends:
                 raise InputError(
                     f"document {d.id!r}: span {a}..{b} ({d.text[a:b]!r}) does not fall on whitespace token boundaries",
                     path=str(path),
                     line=d.line,
                 )
-            s_arr.append(starts[a])
-            e_arr.append(ends[b])
-            t_arr.append(names.index(label))
         n = len(toks)
-        spans = Spans.build(
-            np.array(s_arr, dtype=np.int64),
-            np.array(e_arr, dtype=np.int64),
-            np.array(t_arr, dtype=np.int64),
-            np.zeros(len(s_arr), dtype=np.int64),
-            names,
-        )
-        try:
-            ids, vocab = encode(spans, n, np.array([0, n], dtype=np.int64), spec)
-        except InputError:
-            raise InputError(
-                f"document {d.id!r} has overlapping spans, which one label per token cannot hold",
-                path=str(path),
-                line=d.line,
-            ) from None
-        lines.extend(f"{d.text[a:b]}\t{vocab[int(ids[i])]}\n" for i, (a, b) in enumerate(toks))
+        columns = []
+        for level in range(n_levels):
+            at = [s for s, r in zip(d.spans, ranks, strict=True) if r == level]
+            spans = Spans.build(
+                np.array([starts[a] for a, _, _ in at], dtype=np.int64),
+                np.array([ends[b] for _, b, _ in at], dtype=np.int64),
+                np.array([names.index(label) for _, _, label in at], dtype=np.int64),
+                np.zeros(len(at), dtype=np.int64),
+                names,
+            )
+            try:
+                ids, vocab = encode(spans, n, np.array([0, n], dtype=np.int64), spec)
+            except InputError:
+                where = "" if levels is None else f" at level {level_name(level)}"
+                raise InputError(
+                    f"document {d.id!r} has overlapping spans{where}, which one label per token cannot hold: "
+                    + _first_overlap(d.text, at)
+                    + "; keep nested mentions in JSONL or an annotation format that holds them, or drop one",
+                    path=str(path),
+                    line=d.line,
+                ) from None
+            columns.append([vocab[int(i)] for i in ids.tolist()])
+        lines.extend("\t".join([d.text[a:b], *(c[i] for c in columns)]) + "\n" for i, (a, b) in enumerate(toks))
         lines.append("\n")
     _atomic_write(out, iter(lines))

@@ -160,6 +160,7 @@ def transform_bytes(
     keep = None if keep_types is None else set(keep_types)
     remove = set(remove_types or ())
     _check_types(mapping, keep, remove)
+    reading.one_level("transform")
     spec = get_encoding(reading.labels)
     if merge_at_mentions and spec.name != "BIO":
         raise OptionError(f"--merge-at-mentions works on BIO labels, not {spec.name}")

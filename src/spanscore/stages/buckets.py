@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import OptionError
+from .matching import find_pairs
 from .spans import IntArray, Spans
 from .text import Text
 
@@ -47,7 +48,11 @@ _NUMERIC: dict[str, tuple[tuple[float, ...], tuple[float, ...], float, bool, boo
     "oov": ((0.1, 0.2, 0.4), (0.1, 0.2, 0.4), 0, False, True),
     "consistency": ((0.5,), (0.5,), 0, False, True),
 }
-ATTRIBUTES: tuple[str, ...] = ("length", "seen", "consistency", "frequency", "sentence-length", "density", "oov")
+ATTRIBUTES: tuple[str, ...] = (
+    "length", "seen", "consistency", "frequency", "sentence-length", "density", "oov", "depth"
+)
+# depth: how many other mentions of the same side enclose a mention (distinct extents), 2 and more together.
+DEPTH_LABELS = ("0", "1", "2+")
 NEEDS_TRAIN = frozenset({"seen", "consistency", "frequency", "oov"})
 SENTENCE_ATTRIBUTES = frozenset({"sentence-length", "density", "oov"})
 _KEYED = frozenset({"seen", "consistency", "frequency"})  # read each mention's key
@@ -93,6 +98,10 @@ def attribute(name: str, edges: Sequence[float] | None = None, *, tokens: bool =
         if edges:
             raise OptionError("seen has fixed buckets (seen, seen-other-type, unseen): it takes no edges")
         return Attribute(name, (), SEEN_LABELS)
+    if name == "depth":
+        if edges:
+            raise OptionError("depth has fixed buckets (0 outermost, 1 inside one mention, 2+ deeper): no edges")
+        return Attribute(name, (), DEPTH_LABELS)
     if name not in _NUMERIC:
         raise OptionError(f"unknown bucket attribute {name!r}: use {', '.join(ATTRIBUTES)} or a document field")
     token_edges, char_edges, least, integer, _ = _NUMERIC[name]
@@ -473,9 +482,29 @@ def _sentence_values(name: str, ctx: _Context, index: TrainIndex | None) -> Floa
     return unseen / safe
 
 
+def nesting_depth(spans: Spans) -> IntArray:
+    """How many distinct extents of ``spans`` enclose each mention (0: outermost). A mention of
+    the same extent and another type does not enclose it; crossing mentions do not nest.
+
+    >>> columns = ([0, 0, 2, 3, 8], [6, 6, 4, 4, 9], [0, 1, 0, 1, 0], [0] * 5)
+    >>> s = Spans.build(*(np.array(v) for v in columns), ("A", "B"))
+    >>> nesting_depth(s).tolist()
+    [0, 0, 1, 2, 0]
+    """
+    pairs = find_pairs(spans, spans)
+    i, j = pairs.ref, pairs.pred
+    s, e = spans.start, spans.end
+    encloses = (s[j] <= s[i]) & (e[j] >= e[i]) & ((s[j] != s[i]) | (e[j] != e[i]))
+    found = np.unique(np.stack((i[encloses], s[j[encloses]], e[j[encloses]])), axis=1)
+    depth: IntArray = np.bincount(found[0], minlength=len(spans)).astype(np.int64)
+    return depth
+
+
 def _mention_buckets(a: Attribute, spans: Spans, side: _Side | None, index: TrainIndex | None) -> IntArray:
     if a.name == "length":
         return a.assign((spans.end - spans.start).astype(np.float64))
+    if a.name == "depth":
+        return np.minimum(nesting_depth(spans), len(DEPTH_LABELS) - 1)
     assert index is not None and side is not None  # seen, consistency, frequency: checked where chosen
     found = side.row >= 0
     if a.name == "seen":

@@ -45,6 +45,7 @@ def table_tokens(table: ConllTable) -> list[list[str]]:
 
 def read_sentences(path: str | Path, reading: Reading = DEFAULT_READING, *, labelled: bool = True) -> Sentences:
     """Read a CoNLL file; with ``labelled`` its label column is required."""
+    reading.one_level("the tagger")
     table = read_conll(
         path,
         columns=(reading.label_column,) if labelled else (),

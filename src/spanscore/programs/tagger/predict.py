@@ -47,6 +47,7 @@ def predict_file(
     ``token gold predicted`` file).
     """
     tagger = load_model(model) if isinstance(model, str | Path) else model
+    reading.one_level("the tagger")
     name = str(source)
     data = read_bytes(source)
     bom, body = split_bom(data)

@@ -1,0 +1,51 @@
+"""The nesting levels' table: each level scored alone, and GermEval 2014's measures."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .tables import Column, Row, TableModel
+
+
+def levels_table(levels: Mapping[str, Any]) -> TableModel:
+    """Each nesting level's strict score, then GermEval 2014's measures where there are two levels."""
+    columns = (
+        Column("level"),
+        *(Column(n, "percent") for n in ("precision", "recall", "F1")),
+        *(Column(n, "number") for n in ("correct", "found", "gold")),
+    )
+    rows = []
+    for name, level in levels.items():
+        if name == "germeval":
+            continue
+        m = level["metrics"]["strict"]
+        rows.append(
+            Row(
+                (
+                    f"{name} (column {level['column']})",
+                    m["precision"],
+                    m["recall"],
+                    m["f1"],
+                    m["full"],
+                    m["predicted"],
+                    m["reference"],
+                )
+            )
+        )
+    names = {
+        "strict": "GermEval 2014 strict (official)",
+        "loose": "GermEval 2014 loose",
+        "outer": "GermEval 2014 outer",
+        "inner": "GermEval 2014 inner",
+    }
+    for key, label in names.items():
+        g = levels.get("germeval", {}).get(key)
+        if g is not None:
+            rows.append(
+                Row(
+                    (label, g["precision"], g["recall"], g["f1"], g["correct"], g["found"], g["gold"]),
+                    "total" if key == "strict" else "",
+                )
+            )
+    return TableModel("Nesting levels: strict, each level alone; GermEval 2014's measures", columns, tuple(rows))

@@ -1,0 +1,492 @@
+"""CoNLL files with one label column per nesting level (GermEval 2014's outer and inner columns).
+
+The peer is GermEval 2014's official scorer, ``nereval.perl`` (Benikova et al. 2014), whose licence
+does not let us ship it: ``nereval`` below is its counting written again in plain Python from a
+reading of the script. Per level and per mode it walks the lines with conlleval's chunk state
+(a chunk starts at B, or at I after O; it ends at B or O; the type is not consulted), counts a
+chunk correct where gold and guess start together with the same type, keep the same type line by
+line and end together; strict compares the whole type (``LOCderiv``), loose the type without its
+``deriv``/``part`` ending. Metric 1 (strict, combined; the official one) and metric 2 (loose)
+sum the two levels' correct, found and gold chunks; metric 3 is each level alone.
+
+The real excerpt is compared with itself and with a seeded perturbation of both levels.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import spanscore
+from spanscore.cli.main import cli
+from spanscore.errors import OptionError
+
+GERMEVAL = Path(__file__).parent / "data" / "real" / "datasets" / "germeval2014" / "NER-de-dev.tsv"
+TAG = re.compile(r"^([^-]*)-(.+?)(deriv|part)?$")
+
+
+# GermEval 2014's counting, written again from nereval.perl.
+
+
+def _split(tag: str) -> tuple[str, str, str]:
+    m = TAG.match(tag)
+    return (m.group(1), m.group(2), m.group(3) or "") if m else (tag, "", "")
+
+
+def _end(prev: str, tag: str) -> bool:
+    return prev in ("B", "I") and tag in ("B", "O")
+
+
+def _start(prev: str, tag: str) -> bool:
+    return tag == "B" or (prev == "O" and tag == "I")
+
+
+def _level(pairs: list[tuple[str, str]], strict: bool) -> tuple[int, int, int]:
+    """(correct, found, gold) of one level: ``pairs`` are the (gold, guess) tags of every token line."""
+    correct = found = gold = 0
+    in_correct = False
+    last_c, last_g = ("O", "", ""), ("O", "", "")
+    for c_tag, g_tag in pairs:
+        c, g = _split(c_tag), _split(g_tag)
+        same = c[1] == g[1] and (not strict or c[2] == g[2])
+        last_same = last_c[1] == last_g[1] and (not strict or last_c[2] == last_g[2])
+        if in_correct:
+            if _end(last_c[0], c[0]) and _end(last_g[0], g[0]) and last_same:
+                in_correct = False
+                correct += 1
+            elif _end(last_c[0], c[0]) != _end(last_g[0], g[0]) or not same:
+                in_correct = False
+        if _start(last_c[0], c[0]) and _start(last_g[0], g[0]) and same:
+            in_correct = True
+        gold += _start(last_c[0], c[0])
+        found += _start(last_g[0], g[0])
+        last_c, last_g = c, g
+    # As in nereval.perl, a chunk still open at the end of the input is not counted correct.
+    return correct, found, gold
+
+
+def nereval(lines: list[list[str]]) -> dict[str, tuple[int, int, int]]:
+    """The official scorer's counts of merged lines (..., gold outer, gold inner, guess outer, guess inner)."""
+    outer = [(f[-4], f[-2]) for f in lines]
+    inner = [(f[-3], f[-1]) for f in lines]
+    out = {"outer": _level(outer, True), "inner": _level(inner, True)}
+    lo, li = _level(outer, False), _level(inner, False)
+    out["strict"] = tuple(a + b for a, b in zip(out["outer"], out["inner"], strict=True))  # type: ignore[assignment]
+    out["loose"] = tuple(a + b for a, b in zip(lo, li, strict=True))  # type: ignore[assignment]
+    return out
+
+
+# The excerpt and a perturbed prediction.
+
+
+def _sentences(path: Path, comments: bool = True) -> list[list[list[str]]]:
+    """Token lines' fields per sentence (comment lines left out, where the file has them)."""
+    out: list[list[list[str]]] = [[]]
+    for line in path.read_text(encoding="utf-8").split("\n"):
+        if comments and line.startswith("#"):
+            continue
+        if not line.strip():
+            if out[-1]:
+                out.append([])
+            continue
+        out[-1].append(line.split("\t"))
+    return [s for s in out if s]
+
+
+def _chunks(tags: list[str]) -> list[tuple[int, int, str]]:
+    spans, start = [], None
+    for i, t in enumerate([*tags, "O"]):
+        if start is not None and not t.startswith("I-"):
+            spans.append((start, i, tags[start][2:]))
+            start = None
+        if t.startswith("B-") or (t.startswith("I-") and start is None):
+            start = i
+    return spans
+
+
+def _tags(n: int, chunks: list[tuple[int, int, str]]) -> list[str]:
+    tags = ["O"] * n
+    for s, e, t in chunks:
+        tags[s:e] = [f"B-{t}"] + [f"I-{t}"] * (e - s - 1)
+    return tags
+
+
+def _perturb(tags: list[str], rng: random.Random) -> list[str]:
+    """Chunks dropped, retyped (strict-only errors among them: LOC for LOCderiv), cut or widened,
+    and spurious ones added; the result is valid BIO, so both counts read the same chunks."""
+    n = len(tags)
+    out: list[tuple[int, int, str]] = []
+    for s, e, t in _chunks(tags):
+        r = rng.random()
+        if r < 0.1:
+            continue
+        if r < 0.2:
+            t = t.removesuffix("deriv") if t.endswith("deriv") else t + "deriv"
+        elif r < 0.3:
+            t = rng.choice(["PER", "LOC", "ORG", "OTH"])
+        elif r < 0.4 and e - s > 1:
+            e -= 1
+        elif r < 0.5:
+            e = min(e + 1, n)
+        out.append((s, e, t))
+    if rng.random() < 0.3:
+        i = rng.randrange(n)
+        out.append((i, i + 1, "ORG"))
+    kept, used = [], [False] * n
+    for s, e, t in sorted(out):
+        if not any(used[s:e]):
+            kept.append((s, e, t))
+            used[s:e] = [True] * (e - s)
+    return _tags(n, kept)
+
+
+def _write(path: Path, sentences: list[list[list[str]]]) -> None:
+    path.write_text("".join("".join("\t".join(f) + "\n" for f in s) + "\n" for s in sentences), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def germeval_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[list[str]]]:
+    """The excerpt, a seeded prediction of both levels, and the merged lines nereval.perl reads."""
+    rng = random.Random(2014)
+    gold = _sentences(GERMEVAL)
+    pred = []
+    for sentence in gold:
+        outer = _perturb([f[2] for f in sentence], rng)
+        inner = _perturb([f[3] for f in sentence], rng)
+        pred.append([[f[0], f[1], o, i] for f, o, i in zip(sentence, outer, inner, strict=True)])
+    folder = tmp_path_factory.mktemp("germeval")
+    _write(folder / "pred.tsv", pred)
+    merged = [g + p[2:] for gs, ps in zip(gold, pred, strict=True) for g, p in zip(gs, ps, strict=True)]
+    return GERMEVAL, folder / "pred.tsv", merged
+
+
+def _germeval(reference: Path, predicted: Path) -> dict[str, dict[str, float]]:
+    report = spanscore.evaluate(reference=reference, predicted=predicted, token_column=1, levels=(2, 3))
+    assert report.levels is not None
+    return report.levels["germeval"]  # type: ignore[no-any-return]
+
+
+def _check(ours: dict[str, dict[str, float]], peer: dict[str, tuple[int, int, int]]) -> None:
+    for measure in ("strict", "loose", "outer", "inner"):
+        correct, found, gold = peer[measure]
+        got = ours[measure]
+        assert (got["correct"], got["found"], got["gold"]) == (correct, found, gold), measure
+        p = correct / found if found else 0.0
+        r = correct / gold if gold else 0.0
+        assert got["precision"] == pytest.approx(p)
+        assert got["recall"] == pytest.approx(r)
+        assert got["f1"] == pytest.approx(2 * p * r / (p + r) if p + r else 0.0)
+
+
+def test_germeval_excerpt_against_itself_is_perfect_and_counts_both_levels() -> None:
+    lines = [f + f[2:] for s in _sentences(GERMEVAL) for f in s]
+    peer = nereval(lines)
+    assert peer["outer"][2] == 248 and peer["inner"][2] == 22  # counted by the peer, not by spanscore
+    ours = _germeval(GERMEVAL, GERMEVAL)
+    _check(ours, peer)
+    assert ours["strict"]["f1"] == 1.0
+
+
+def test_germeval_measures_equal_the_official_counting_on_a_perturbed_prediction(germeval_pair) -> None:  # type: ignore[no-untyped-def]
+    reference, predicted, merged = germeval_pair
+    peer = nereval(merged)
+    assert peer["strict"][0] < peer["strict"][2]  # the perturbation made errors
+    assert peer["loose"][0] > peer["strict"][0]  # and some only strict counts (LOC for LOCderiv)
+    _check(_germeval(reference, predicted), peer)
+
+
+def test_levels_scored_together_equal_an_independent_count(germeval_pair) -> None:  # type: ignore[no-untyped-def]
+    """Both levels as one set of mentions (nested ones overlap): strict full matches are the
+    multiset intersection of (sentence, start, end, type), each level's are its own."""
+    reference, predicted, _ = germeval_pair
+
+    def mentions(path: Path, columns: tuple[int, ...]) -> Counter[tuple[int, int, int, str]]:
+        out: Counter[tuple[int, int, int, str]] = Counter()
+        for k, sentence in enumerate(_sentences(path)):
+            for c in columns:
+                out.update((k, s, e, t) for s, e, t in _chunks([f[c] for f in sentence]))
+        return out
+
+    report = spanscore.evaluate(reference=reference, predicted=predicted, token_column=1, levels=(2, 3))
+    gold, pred = mentions(reference, (2, 3)), mentions(predicted, (2, 3))
+    strict = report.metrics["strict"]
+    assert (strict["full"], strict["reference"], strict["predicted"]) == (
+        sum((gold & pred).values()),
+        sum(gold.values()),
+        sum(pred.values()),
+    )
+    assert report.levels is not None
+    for name, column in (("outer", 2), ("inner", 3)):
+        g, p = mentions(reference, (column,)), mentions(predicted, (column,))
+        level = report.levels[name]
+        assert level["column"] == column
+        assert level["metrics"]["strict"]["full"] == sum((g & p).values())
+        one = spanscore.evaluate(reference=reference, predicted=predicted, token_column=1, label_column=column)
+        assert level["metrics"] == one.metrics  # a level alone is that column read alone
+
+
+def test_cli_levels_json_and_tables_agree(germeval_pair) -> None:  # type: ignore[no-untyped-def]
+    reference, predicted, merged = germeval_pair
+    runner = CliRunner()
+    args = ["evaluate", str(reference), str(predicted), "--token-column", "1", "--levels", "2,3"]
+    result = runner.invoke(cli, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    _check(data["levels"]["germeval"], nereval(merged))
+    assert data["options"]["format"] == "conll-levels2"
+    text = runner.invoke(cli, [*args, "--no-per-type"], terminal_width=100)
+    assert text.exit_code == 0
+    strict = data["levels"]["germeval"]["strict"]
+    assert "GermEval 2014 strict" in text.output
+    assert f"{100 * strict['f1']:.2f}" in text.output
+
+
+def test_hand_worked_nested_levels(tmp_path: Path) -> None:
+    """Bank of Berlin: ORG outer, LOC inner on "Berlin". The prediction finds the outer mention
+    but puts the LOC at the outer level: together the LOC matches; by level it does not."""
+    gold = tmp_path / "gold.tsv"
+    pred = tmp_path / "pred.tsv"
+    gold.write_text("1\tBank\tB-ORG\tO\n2\tof\tI-ORG\tO\n3\tBerlin\tI-ORG\tB-LOC\n\n", encoding="utf-8")
+    pred.write_text("1\tBank\tB-ORG\tO\n2\tof\tO\tO\n3\tBerlin\tB-LOC\tO\n\n", encoding="utf-8")
+    report = spanscore.evaluate(reference=gold, predicted=pred, token_column=1, levels=(2, 3))
+    assert report.metrics["strict"]["full"] == 1  # LOC "Berlin" against LOC "Berlin"
+    assert report.levels is not None
+    germeval = report.levels["germeval"]
+    assert (germeval["outer"]["correct"], germeval["outer"]["found"], germeval["outer"]["gold"]) == (0, 2, 1)
+    assert (germeval["inner"]["correct"], germeval["inner"]["found"], germeval["inner"]["gold"]) == (0, 0, 1)
+    assert germeval["strict"]["f1"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"levels": (2,)}, "two label columns or more"),
+        ({"levels": (2, 2)}, "names a column twice"),
+        ({"levels": "2,3"}, "label column indexes"),
+        ({"levels": (2, 3), "merged": True}, "not merged files"),
+        ({"levels": (2, 3), "format": "jsonl"}, "CoNLL files"),
+        ({"levels": (2, 3), "label_column": 2}, "not both"),
+    ],
+)
+def test_bad_levels_are_refused_by_name(options: dict[str, object], message: str) -> None:
+    with pytest.raises(OptionError, match=message):
+        spanscore.Reading(**options)  # type: ignore[arg-type]
+
+
+def test_cli_bad_levels_one_line() -> None:
+    result = CliRunner().invoke(cli, ["evaluate", str(GERMEVAL), str(GERMEVAL), "--levels", "2,x"])
+    assert result.exit_code == 2
+    assert "--levels takes column indexes" in result.output
+
+
+# The depth attribute.
+
+
+def _depths(extents: list[tuple[int, int]]) -> list[int]:
+    """Distinct other extents enclosing each one, counted pair by pair."""
+    return [len({(a, b) for a, b in extents if a <= s and b >= e and (a, b) != (s, e)}) for s, e in extents]
+
+
+def _bucket(report: spanscore.Report, label: str) -> dict[str, object]:
+    assert report.buckets is not None
+    return next(b for b in report.buckets["depth"] if b["bucket"] == label)
+
+
+def test_depth_buckets_hand_worked_on_jsonl(tmp_path: Path) -> None:
+    """University of Berlin Hospital: ORG [0, 30) holds ORG [0, 20) holding LOC [14, 20); a PER
+    stands alone. The prediction finds the outer ORG and the LOC but places the middle ORG wrong
+    and nests a spurious LOC two deep."""
+    text = "University of Berlin Hospital. Anna"
+    gold = {"id": "d", "text": text, "spans": [
+        {"start": 0, "end": 29, "label": "ORG"}, {"start": 0, "end": 20, "label": "ORG"},
+        {"start": 14, "end": 20, "label": "LOC"}, {"start": 31, "end": 35, "label": "PER"},
+    ]}
+    pred = {"id": "d", "text": text, "spans": [
+        {"start": 0, "end": 29, "label": "ORG"}, {"start": 0, "end": 13, "label": "ORG"},
+        {"start": 14, "end": 20, "label": "LOC"}, {"start": 0, "end": 10, "label": "LOC"},
+        {"start": 31, "end": 35, "label": "PER"},
+    ]}
+    (tmp_path / "g.jsonl").write_text(json.dumps(gold) + "\n", encoding="utf-8")
+    (tmp_path / "p.jsonl").write_text(json.dumps(pred) + "\n", encoding="utf-8")
+    report = spanscore.evaluate(reference=tmp_path / "g.jsonl", predicted=tmp_path / "p.jsonl", format="jsonl",
+                                buckets=["depth"])
+    # Reference depths: ORG 0, ORG 1, LOC 2, PER 0; predicted: ORG 0, ORG 1, LOC 2 (in both ORGs), LOC 2, PER 0.
+    assert _depths([(0, 29), (0, 20), (14, 20), (31, 35)]) == [0, 1, 2, 0]
+    assert _depths([(0, 29), (0, 13), (14, 20), (0, 10), (31, 35)]) == [0, 1, 1, 2, 0]
+    zero, one, deep = (_bucket(report, k) for k in ("0", "1", "2+"))
+    assert (zero["reference_mentions"], zero["predicted_mentions"]) == (2, 2)
+    assert (one["reference_mentions"], one["predicted_mentions"]) == (1, 2)
+    assert (deep["reference_mentions"], deep["predicted_mentions"]) == (1, 1)
+    strict = {k: b["metrics"]["strict"] for k, b in (("0", zero), ("1", one), ("2+", deep))}  # type: ignore[index]
+    assert (strict["0"]["precision"], strict["0"]["recall"]) == (1.0, 1.0)
+    assert strict["1"]["recall"] == 0.0  # the middle ORG is missed
+    assert strict["1"]["precision"] == 0.5  # of ORG [0, 13) and LOC [14, 20) (one deep here), the LOC is right
+    assert strict["2+"]["recall"] == 1.0  # the LOC, two deep in the reference, is found
+    assert strict["2+"]["precision"] == 0.0  # the spurious LOC
+
+
+def test_depth_buckets_on_germeval_equal_an_independent_count(germeval_pair) -> None:  # type: ignore[no-untyped-def]
+    reference, predicted, _ = germeval_pair
+
+    def mentions(path: Path) -> list[tuple[int, int, int, str, int]]:
+        out = []
+        for k, sentence in enumerate(_sentences(path)):
+            found = [c for col in (2, 3) for c in _chunks([f[col] for f in sentence])]
+            depth = _depths([(s, e) for s, e, _ in found])
+            out += [(k, s, e, t, min(d, 2)) for (s, e, t), d in zip(found, depth, strict=True)]
+        return out
+
+    gold, pred = mentions(reference), mentions(predicted)
+    report = spanscore.evaluate(reference=reference, predicted=predicted, token_column=1, levels=(2, 3),
+                                buckets=["depth"])
+    pred_set = Counter(m[:4] for m in pred)
+    gold_set = Counter(m[:4] for m in gold)
+    for d, label in enumerate(("0", "1", "2+")):
+        b = _bucket(report, label)
+        ref_d = [m for m in gold if m[4] == d]
+        pred_d = [m for m in pred if m[4] == d]
+        assert (b["reference_mentions"], b["predicted_mentions"]) == (len(ref_d), len(pred_d))
+        # Exact pairs are matched one to one: a key (sentence, extent, type) matches min(gold, predicted)
+        # times, and every mention of a key has the key's depth on its side.
+        ref_keys = Counter(m[:4] for m in ref_d)
+        pred_keys = Counter(m[:4] for m in pred_d)
+        recall = sum(min(n, pred_set[k]) for k, n in ref_keys.items()) / len(ref_d) if ref_d else 0.0
+        precision = sum(min(n, gold_set[k]) for k, n in pred_keys.items()) / len(pred_d) if pred_d else 0.0
+        strict = b["metrics"]["strict"]  # type: ignore[index]
+        assert strict["recall"] == pytest.approx(recall), label
+        assert strict["precision"] == pytest.approx(precision), label
+    assert _bucket(report, "1")["reference_mentions"] == 22  # every inner mention lies in an outer one
+    assert max(pred_set.values()) == 2  # the prediction repeats a mention at both levels: counted twice
+
+
+def test_depth_takes_no_edges() -> None:
+    with pytest.raises(OptionError, match="depth has fixed buckets"):
+        spanscore.evaluate(reference=GERMEVAL, predicted=GERMEVAL, token_column=1, buckets=["depth"],
+                           bucket_edges={"depth": [1, 2]})
+
+
+# convert.
+
+
+def test_convert_levels_to_jsonl_keeps_every_level(germeval_pair, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Both levels written, each mention with its level; scored as JSONL the pair gives the
+    combined counts of the CoNLL files read with --levels."""
+    reference, predicted, _ = germeval_pair
+    runner = CliRunner()
+    for name, path in (("gold", reference), ("pred", predicted)):
+        args = ["convert", str(path), "-o", str(tmp_path / f"{name}.jsonl"), "--token-column", "1", "--levels", "2,3"]
+        result = runner.invoke(cli, [*args, "--to", "JSONL"])
+        assert result.exit_code == 0, result.output
+    docs = [json.loads(line) for line in (tmp_path / "gold.jsonl").read_text(encoding="utf-8").splitlines()]
+    levels = Counter(s["level"] for d in docs for s in d["spans"])
+    assert levels == {"outer": 248, "inner": 22}
+    first_nested = next(d for d in docs if any(s["level"] == "inner" for s in d["spans"]))
+    inner = next(s for s in first_nested["spans"] if s["level"] == "inner")
+    assert any(  # an inner mention lies inside an outer one, in characters too
+        s["level"] == "outer" and s["start"] <= inner["start"] and inner["end"] <= s["end"]
+        for s in first_nested["spans"]
+    )
+    conll = spanscore.evaluate(reference=reference, predicted=predicted, token_column=1, levels=(2, 3))
+    jsonl = spanscore.evaluate(reference=tmp_path / "gold.jsonl", predicted=tmp_path / "pred.jsonl", format="jsonl")
+    for key in ("full", "predicted", "reference"):
+        assert jsonl.metrics["strict"][key] == conll.metrics["strict"][key]
+
+
+def test_convert_refuses_what_would_lose_a_level(tmp_path: Path) -> None:
+    runner = CliRunner()
+    nested = tmp_path / "nested.jsonl"
+    nested.write_text(
+        json.dumps({"id": "a", "text": "Anna", "spans": [{"start": 0, "end": 4, "label": "PER"}]}) + "\n"
+        + json.dumps({"id": "b", "text": "Bank of Berlin", "spans": [
+            {"start": 0, "end": 14, "label": "ORG"}, {"start": 8, "end": 14, "label": "LOC"}]}) + "\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out.tsv"
+    result = runner.invoke(cli, ["convert", str(nested), "--from", "JSONL", "--to", "BIO", "-o", str(out)])
+    assert result.exit_code == 2
+    assert "document 'b'" in result.output
+    assert "LOC 8..14 ('Berlin') nested in ORG 0..14 ('Bank of Berlin')" in result.output
+    assert not out.exists()
+    args = ["convert", str(GERMEVAL), "-o", str(out), "--token-column", "1", "--levels", "2,3", "--to", "BIOES"]
+    result = runner.invoke(cli, args)
+    assert result.exit_code == 2 and "levels convert to JSONL" in result.output
+    assert not out.exists()
+    for command in (["validate", str(GERMEVAL)], ["transform", str(GERMEVAL), "-o", str(out), "--keep-types", "PER"]):
+        result = runner.invoke(cli, [*command, "--token-column", "1", "--levels", "2,3"])
+        assert result.exit_code == 2 and "one label column at a time" in result.output, command
+
+
+def test_levels_are_the_same_whatever_the_chunks_and_workers(germeval_pair) -> None:  # type: ignore[no-untyped-def]
+    reference, predicted, _ = germeval_pair
+    whole = spanscore.evaluate(reference=reference, predicted=predicted, token_column=1, levels=(2, 3),
+                               buckets=["depth"], keep_details=False)
+    for options in ({"chunk_bytes": 2000}, {"chunk_bytes": 5000, "jobs": 2}):
+        other = spanscore.evaluate(reference=reference, predicted=predicted, token_column=1, levels=(2, 3),
+                                   buckets=["depth"], keep_details=False, **options)  # type: ignore[arg-type]
+        assert other.to_dict() == whole.to_dict(), options
+
+
+def test_report_folder_pages_show_the_levels(germeval_pair, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    reference, predicted, _ = germeval_pair
+    out = tmp_path / "report"
+    args = ["evaluate", str(reference), str(predicted), "--token-column", "1", "--levels", "2,3", "--report", str(out)]
+    result = CliRunner().invoke(cli, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    f1 = json.loads(result.stdout)["levels"]["germeval"]["strict"]["f1"]
+    for page in ("summary.md", "report.html"):
+        text = (out / page).read_text(encoding="utf-8")
+        assert "GermEval 2014 strict (official)" in text, page
+        assert f"{100 * f1:.2f}" in text, page
+
+
+def test_levels_round_trip_through_jsonl(germeval_pair, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """CoNLL with levels to JSONL and back: every token and every level's label as it was."""
+    runner = CliRunner()
+    for name, path in zip(("gold", "pred"), germeval_pair[:2], strict=True):
+        jsonl, back = tmp_path / f"{name}.jsonl", tmp_path / f"{name}.tsv"
+        args = ["convert", str(path), "-o", str(jsonl), "--token-column", "1", "--levels", "2,3", "--to", "JSONL"]
+        assert runner.invoke(cli, args).exit_code == 0
+        result = runner.invoke(cli, ["convert", str(jsonl), "--from", "JSONL", "--to", "BIO", "-o", str(back)])
+        assert result.exit_code == 0, result.output
+        # GermEval's lines start with an index; without it, a token "#" starts a line and is no comment.
+        assert [[f[1:] for f in s] for s in _sentences(path)] == _sentences(back, comments=False)
+
+
+@pytest.mark.parametrize(
+    ("spans", "message"),
+    [
+        ([{"start": 0, "end": 4, "label": "PER", "level": "middle"}], "level 'middle' is none of outer, inner"),
+        ([{"start": 0, "end": 4, "label": "PER", "level": "outer"}, {"start": 0, "end": 4, "label": "LOC"}],
+         "span 1 has no level while other spans have one"),
+        ([{"start": 0, "end": 9, "label": "ORG", "level": "inner"}, {"start": 5, "end": 9, "label": "LOC",
+          "level": "inner"}], "overlapping spans at level inner"),
+    ],
+)
+def test_jsonl_levels_that_cannot_be_written_are_refused(tmp_path: Path, spans: list[object], message: str) -> None:
+    source = tmp_path / "levels.jsonl"
+    source.write_text(json.dumps({"id": "a", "text": "Anna Bank", "spans": spans}) + "\n", encoding="utf-8")
+    out = tmp_path / "out.tsv"
+    result = CliRunner().invoke(cli, ["convert", str(source), "--from", "JSONL", "--to", "BIO", "-o", str(out)])
+    assert result.exit_code == 2
+    assert message in result.output
+    assert "levels.jsonl:1" in result.output
+    assert not out.exists()
+
+
+def test_a_mention_on_the_last_line_counts_here_not_in_the_official_scorer(tmp_path: Path) -> None:
+    """nereval.perl counts a correct chunk when the next line ends it, and after the last line
+    there is none: a file whose last token is in a mention found exactly loses that match (perl
+    nereval.perl on these lines prints precision and recall 50.00%). spanScore counts it, as
+    conlleval does; the difference is pinned here and stated in the docs."""
+    gold = "1\tAnna\tB-PER\tO\n2\tsagt\tO\tO\n\n1\tBerlin\tB-LOC\tO\n"
+    (tmp_path / "g.tsv").write_text(gold, encoding="utf-8")
+    lines = [f + f[2:] for f in (line.split("\t") for line in gold.splitlines() if line)]
+    assert nereval(lines)["strict"] == (1, 2, 2)
+    ours = _germeval(tmp_path / "g.tsv", tmp_path / "g.tsv")
+    assert (ours["strict"]["correct"], ours["strict"]["found"], ours["strict"]["gold"]) == (2, 2, 2)
