@@ -8,14 +8,10 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from ..errors import OptionError
 from ..io.reading import ANNOTATION_FORMATS, DELIMITERS, Reading
-from ..programs import corpus
-from ..stages.encoding import REPAIRS
+from ..stages.schemes import REPAIRS
 from .options import ENCODING_CHOICES, key_values, reading_options, refuse_overwrite
 
 
@@ -25,6 +21,7 @@ from .options import ENCODING_CHOICES, key_values, reading_options, refuse_overw
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def summarize_command(files: tuple[Path, ...], reading: Reading, as_json: bool) -> None:
     """Documents, sentences, tokens and mentions per type of each file."""
+    from ..programs import corpus  # here, as in each command: --help answers without numpy
     rows = [corpus.summarize(f, reading) for f in files]
     if as_json:
         click.echo(json.dumps(rows if len(rows) > 1 else rows[0], indent=2))
@@ -37,6 +34,10 @@ def summarize_command(files: tuple[Path, ...], reading: Reading, as_json: bool) 
         for r in rows
     ]
     paths = [str(r["path"]) for r in rows]
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
     console = Console()
     widths = [max(len(c), *(len(x[k]) for x in counts)) for k, c in enumerate(columns)]
     # Each column takes its widest cell plus 3 for its rule and padding; the first rule 1 more.
@@ -58,6 +59,7 @@ def summarize_command(files: tuple[Path, ...], reading: Reading, as_json: bool) 
 @reading_options(repair=False)
 def validate_command(file: Path, reading: Reading) -> None:
     """List every invalid label transition (exit 1 if there is any)."""
+    from ..programs import corpus
     result = corpus.validate(file, reading)
     for problem in result.problems:
         click.echo(str(problem))
@@ -83,6 +85,7 @@ def validate_command(file: Path, reading: Reading) -> None:
 @reading_options(repair=False)
 def repair_command(file: Path, output: Path, method: str, reading: Reading) -> None:
     """Write FILE with its invalid transitions repaired."""
+    from ..programs import corpus
     n = corpus.repair_file(file, output, reading, method=method)
     click.echo(f"{output}: repaired {n} invalid transitions with {method}", err=True)
 
@@ -154,6 +157,7 @@ def convert_command(
 ) -> None:
     """Convert between label encodings, to or from JSONL with character offsets, and between JSONL and
     the annotation tools' exports (BRAT, Label Studio, doccano, Prodigy, Hugging Face datasets)."""
+    from ..programs import corpus
     documents = {"jsonl", *ANNOTATION_FORMATS}
     if source.lower() == target.lower() == "jsonl":
         raise OptionError(corpus.same_format(file, "JSONL"))
