@@ -66,3 +66,88 @@ def test_encoding_names_are_re_exported() -> None:
 
     for name in ("ALIASES", "ENCODINGS", "REPAIRS", "EncodingSpec", "check_repair", "get_encoding", "B", "I"):
         assert getattr(encoding, name) is getattr(schemes, name), name
+
+
+# What a plain ``spanscore evaluate GOLD PRED --json`` on CoNLL files imports: the readers of CoNLL,
+# the counting stages, the engine, the face and the report. The analyses (intervals, groups,
+# buckets), comparison, the presentation, the JSONL and annotation-format readers and the strings
+# locator load only where a run asks for them. A module added here must be one a plain count runs.
+PLAIN_EVALUATE = {
+    "spanscore",
+    "spanscore.api",
+    "spanscore.cli",
+    "spanscore.cli.evaluate",
+    "spanscore.cli.main",
+    "spanscore.cli.options",
+    "spanscore.engines",
+    "spanscore.engines.local",
+    "spanscore.errors",
+    "spanscore.io",
+    "spanscore.io.conll",
+    "spanscore.io.conll_plan",
+    "spanscore.io.document",
+    "spanscore.io.files",
+    "spanscore.io.load",
+    "spanscore.io.reading",
+    "spanscore.io.sources",
+    "spanscore.report",
+    "spanscore.results",
+    "spanscore.runtime",
+    "spanscore.runtime.memory",
+    "spanscore.runtime.workers",
+    "spanscore.stages",
+    "spanscore.stages.buckets",
+    "spanscore.stages.counts",
+    "spanscore.stages.criteria",
+    "spanscore.stages.documents",
+    "spanscore.stages.encoding",
+    "spanscore.stages.judging",
+    "spanscore.stages.matching",
+    "spanscore.stages.pairs",
+    "spanscore.stages.parts",
+    "spanscore.stages.schemes",
+    "spanscore.stages.scores",
+    "spanscore.stages.scoring",
+    "spanscore.stages.spans",
+    "spanscore.stages.text",
+}
+# Third-party and standard modules a plain count has no use for (numpy.random: only resampling).
+NOT_LOADED = ("rich", "pandas", "matplotlib", "torch", "sklearn", "dask", "numpy.random", "difflib", "tempfile")
+
+EVALUATE_PROBE = """
+import json, sys
+from spanscore.cli.main import cli
+try:
+    cli(args=sys.argv[1:], prog_name="spanscore")
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def _loaded(*args: str) -> tuple[set[str], str]:
+    done = subprocess.run([sys.executable, "-c", EVALUATE_PROBE, *args], capture_output=True, text=True, check=True)
+    import json
+
+    return set(json.loads(done.stderr.strip().splitlines()[-1])), done.stdout
+
+
+def test_plain_evaluate_json_imports_only_what_it_runs() -> None:
+    import json
+
+    modules, out = _loaded("evaluate", str(DATA / "small.gold.conll"), str(DATA / "small.pred.conll"), "--json")
+    assert json.loads(out)["metrics"]["strict"]["f1"] is not None
+    ours = {m for m in modules if m == "spanscore" or m.startswith("spanscore.")}
+    assert ours == PLAIN_EVALUATE, (sorted(ours - PLAIN_EVALUATE), sorted(PLAIN_EVALUATE - ours))
+    heavy = [m for m in NOT_LOADED if m in modules]
+    assert not heavy, heavy
+
+
+def test_analyses_load_where_a_run_asks_for_them() -> None:
+    """The other side of the pin: --ci loads the resampling, and its numbers are there."""
+    import json
+
+    gold, pred = str(DATA / "small.gold.conll"), str(DATA / "small.pred.conll")
+    modules, out = _loaded("evaluate", gold, pred, "--json", "--ci", "0.9", "--resamples", "20")
+    assert "spanscore.analysis.significance" in modules
+    assert "intervals" in json.loads(out)

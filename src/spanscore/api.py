@@ -15,17 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from . import __version__
-from .analysis import breakdown as breakdowns
-from .analysis import buckets as bucket_scores
-from .analysis import reliability, significance
-from .comparison import Comparison, system_names
 from .engines import Engine, LocalEngine, PartCounter, run
 from .errors import OptionError
 from .io.conll_plan import DEFAULT_CHUNK
 from .io.load import Loaded
 from .io.reading import Delimiter, Format, Reading
 from .io.sources import DocumentsSource, LabelsSource, SpansSource, open_source, train_index
-from .io.strings import StringPolicy
 from .report import Report
 from .stages import buckets as attributes
 from .stages.counts import group_fields
@@ -36,6 +31,12 @@ from .stages.scoring import SCORING_FIELDS, Scoring, ScoringOptions, TypeSelecti
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    # Imported where a run asks for them (intervals, groups, buckets, a comparison, strings), so
+    # that a plain count starts without them.
+    from .analysis import significance
+    from .comparison import Comparison
+    from .io.strings import StringPolicy
 
 
 class ReadingOptions(TypedDict, total=False):
@@ -174,6 +175,9 @@ def evaluate(
     reading, scoring = _split(format, reading, scoring, options)
     if empty_documents not in EMPTY_RULES:
         raise OptionError(f"empty_documents is one of {', '.join(EMPTY_RULES)}, not {empty_documents!r}")
+    if ci is not None or by is not None:
+        from .analysis import breakdown as breakdowns
+        from .analysis import reliability, significance
     resampling = None if ci is None else significance.Resampling(level=ci, resamples=resamples, seed=seed)
     values = None if by is None else breakdowns.group_values(reference, by, reading)
     source = open_source(reference, predicted, reading, scoring.selection, chunk_bytes)
@@ -281,6 +285,9 @@ def _bucket_results(
     resampling: significance.Resampling | None,
 ) -> dict[str, Any]:
     """Every bucket's scores of each attribute, in the order asked for."""
+    from .analysis import breakdown as breakdowns
+    from .analysis import buckets as bucket_scores
+
     options = {
         "zero_division": report.zero_division,
         "credit": report.counts.credit,
@@ -357,6 +364,9 @@ def compare(
 
     ```
     """
+    from .analysis import reliability, significance
+    from .comparison import Comparison, system_names
+
     if not systems:
         raise OptionError("give at least one system to compare")
     names = system_names(systems) if names is None else [str(n) for n in names]
@@ -413,6 +423,8 @@ def _compared_groups(
     reports: list[Report], names: list[str], per_type: bool, resampling: significance.Resampling
 ) -> dict[str, Any]:
     """Each type's (``per_type``) and each bucket's paired comparison, by ``per_type`` or attribute."""
+    from .analysis import buckets as bucket_scores
+
     first = reports[0]
 
     def compared(systems: list[tuple[Any, Any]]) -> list[dict[str, Any]]:

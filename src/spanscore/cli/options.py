@@ -170,22 +170,21 @@ def reading_from(kwargs: dict[str, Any]) -> Reading:
     """Take the reading options out of a command's keyword arguments."""
     more: dict[str, Any] = {}
     if "predicted_format" in kwargs:
-        from ..io.strings import StringPolicy
-
         locate = kwargs.pop("locate")
         threshold = kwargs.pop("fuzzy_threshold")
+        invalid = kwargs.pop("invalid_strings")
         more = {
             "predicted_format": kwargs.pop("predicted_format"),
             "reference_options": key_values(kwargs.pop("reference_option"), "--reference-option"),
             "predicted_options": key_values(kwargs.pop("predicted_option"), "--predicted-option"),
-            "strings": StringPolicy(
-                normalised=locate != "exact",
-                fuzzy=threshold if locate == "fuzzy" else None,
-                invalid=kwargs.pop("invalid_strings"),
-            ),
+            "strings": None,
         }
-        if more["predicted_format"] not in ("strings", "langextract", "gliner"):
-            more["strings"] = None
+        if more["predicted_format"] in ("strings", "langextract", "gliner"):
+            from ..io.strings import StringPolicy  # here: only strings to locate need it
+
+            more["strings"] = StringPolicy(
+                normalised=locate != "exact", fuzzy=threshold if locate == "fuzzy" else None, invalid=invalid
+            )
     return Reading(
         format=kwargs.pop("fmt", "conll"),
         labels=kwargs.pop("labels", "BIO"),
