@@ -4,6 +4,7 @@
     python bench/startup_bench.py                       # --help, COMMAND --help, a 2 MB evaluate
     python bench/startup_bench.py --floor 100000        # also the plain count on 100k sentences
     python bench/startup_bench.py --rounds 9 --floor 100000 --peer-rounds 1
+    python bench/startup_bench.py --before main~3       # each spanscore figure also at revision REV
 
 Start-up: ``spanscore --help``, each command's ``--help`` and ``spanscore evaluate GOLD PRED
 --json`` on a 2 MB CoNLL pair (17,000 synthetic sentences), against ``python -c pass`` and
@@ -17,7 +18,9 @@ system of the process and the workers it waited for, from ``os.wait4``), which a
 inflates less. The commands run interleaved, one round of each after another, and each figure is
 the median of the rounds (the fastest in brackets). Corpora are made by
 ../shared/tools/synth_corpus.py into the work folder (bench/out/, which git ignores); spanscore's
-bytecode is compiled first, as pip does for an installed package.
+bytecode is compiled first, as pip does for an installed package. With ``--before REV`` every
+spanscore command also runs on that revision's source (``git archive``, as bench/face_bench.py),
+in the same rounds.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from face_bench import extract  # noqa: E402
 from run_bench import compile_bytecode, corpus  # noqa: E402
 
 BIN = Path(sys.executable).parent
@@ -42,10 +46,14 @@ STARTUP_SENTENCES = 17_000  # about 2 MB per file
 HELPS = ("evaluate", "compare", "convert", "train")
 
 
-def timed(cmd: list[str]) -> tuple[float, float]:
+BEFORE: Path | None = None  # the source tree of --before REV
+Command = tuple[list[str], dict[str, str] | None]  # argv, environment (None: this one)
+
+
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
     """Wall and CPU seconds (user + system, its reaped workers included) of one process."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -55,12 +63,23 @@ def timed(cmd: list[str]) -> tuple[float, float]:
     return wall, usage.ru_utime + usage.ru_stime
 
 
+def with_before(commands: dict[str, list[str]]) -> dict[str, Command]:
+    """The commands, and with --before each spanscore command again on the earlier source."""
+    out: dict[str, Command] = {}
+    for name, cmd in commands.items():
+        out[name] = (cmd, None)
+        if BEFORE is not None and name.startswith("spanscore"):
+            out[f"{name} [before]"] = (cmd, {**os.environ, "PYTHONPATH": str(BEFORE)})
+    return out
+
+
 def rounds(commands: dict[str, list[str]], n: int) -> dict[str, list[tuple[float, float]]]:
     """Each command ``n`` times, interleaved round by round."""
-    out: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    runs = with_before(commands)
+    out: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
     for k in range(n):
-        for name, cmd in commands.items():
-            out[name].append(timed(cmd))
+        for name, (cmd, env) in runs.items():
+            out[name].append(timed(cmd, env))
         print(f"  round {k + 1}/{n} done, load {os.getloadavg()[0]:.2f}", file=sys.stderr, flush=True)
     return out
 
@@ -126,9 +145,13 @@ def main() -> None:
     parser.add_argument("--floor", type=int, metavar="SENTENCES", help="also the count on this many sentences")
     parser.add_argument("--peer-rounds", type=int, default=1, help="rounds of nervaluate with --floor (0: none)")
     parser.add_argument("--no-startup", action="store_true", help="only the --floor figures")
+    parser.add_argument("--before", metavar="REV", help="also run each spanscore command on this revision")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     compile_bytecode()
+    global BEFORE
+    if args.before:
+        BEFORE = extract(args.before, args.out)
     import spanscore
 
     print(f"spanscore from {Path(spanscore.__file__).parent}; Python {sys.version.split()[0]}; {os.cpu_count()} CPUs")
