@@ -56,7 +56,7 @@ def test_names_given_to_help_are_the_library_defaults() -> None:
     from spanscore.programs import demo as demo_program
     from spanscore.programs.tagger import FlairConfig
 
-    assert tagger.FLAIR_EMBEDDINGS == ",".join(FlairConfig.embeddings)
+    assert ",".join(FlairConfig.embeddings) == tagger.FLAIR_EMBEDDINGS
     assert demo.DEFAULT_OUT == demo_program.DEFAULT_OUT
 
 

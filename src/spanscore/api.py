@@ -175,7 +175,7 @@ def evaluate(
     reading, scoring = _split(format, reading, scoring, options)
     if empty_documents not in EMPTY_RULES:
         raise OptionError(f"empty_documents is one of {', '.join(EMPTY_RULES)}, not {empty_documents!r}")
-    if ci is not None or by is not None:
+    if ci is not None or by is not None:  # the analyses load where a run asks for them
         from .analysis import breakdown as breakdowns
         from .analysis import reliability, significance
     resampling = None if ci is None else significance.Resampling(level=ci, resamples=resamples, seed=seed)
