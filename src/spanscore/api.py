@@ -15,17 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from . import __version__
-from .analysis import breakdown as breakdowns
-from .analysis import buckets as bucket_scores
-from .analysis import reliability, significance
-from .comparison import Comparison, system_names
 from .engines import Engine, LocalEngine, PartCounter, run
 from .errors import OptionError
 from .io.conll_plan import DEFAULT_CHUNK
 from .io.load import Loaded
 from .io.reading import Delimiter, Format, Reading, level_name
 from .io.sources import DocumentsSource, LabelsSource, SpansSource, open_source, train_index
-from .io.strings import StringPolicy
 from .report import Report
 from .stages import buckets as attributes
 from .stages.counts import group_fields
@@ -36,6 +31,12 @@ from .stages.scoring import SCORING_FIELDS, Scoring, ScoringOptions, TypeSelecti
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    # Imported where a run asks for them (intervals, groups, buckets, a comparison, strings), so
+    # that a plain count starts without them.
+    from .analysis import significance
+    from .comparison import Comparison
+    from .io.strings import StringPolicy
 
 
 class ReadingOptions(TypedDict, total=False):
@@ -176,6 +177,9 @@ def evaluate(
     reading, scoring = _split(format, reading, scoring, options)
     if empty_documents not in EMPTY_RULES:
         raise OptionError(f"empty_documents is one of {', '.join(EMPTY_RULES)}, not {empty_documents!r}")
+    if ci is not None or by is not None:  # the analyses load where a run asks for them
+        from .analysis import breakdown as breakdowns
+        from .analysis import reliability, significance
     resampling = None if ci is None else significance.Resampling(level=ci, resamples=resamples, seed=seed)
     values = None if by is None else breakdowns.group_values(reference, by, reading)
     source = open_source(reference, predicted, reading, scoring.selection, chunk_bytes)
@@ -322,6 +326,8 @@ def _attributes(
 def _bucket_field(reference: Any, name: str, reading: Reading) -> dict[str, str]:
     """A bucket name that is no attribute is a document field of the reference: refused where no
     document has it (a misspelt attribute), naming the attributes and the fields there are."""
+    from .analysis import breakdown as breakdowns
+
     return breakdowns.group_values(reference, name, reading, attributes=attributes.ATTRIBUTES)
 
 
@@ -351,6 +357,9 @@ def _bucket_results(
     resampling: significance.Resampling | None,
 ) -> dict[str, Any]:
     """Every bucket's scores of each attribute, in the order asked for."""
+    from .analysis import breakdown as breakdowns
+    from .analysis import buckets as bucket_scores
+
     options = {
         "zero_division": report.zero_division,
         "credit": report.counts.credit,
@@ -426,6 +435,9 @@ def compare(
 
     ```
     """
+    from .analysis import reliability, significance
+    from .comparison import Comparison, system_names
+
     _check_compare(locals())
     if not systems:
         raise OptionError("give at least one system to compare")
@@ -481,6 +493,8 @@ def _compared_groups(
     reports: list[Report], names: list[str], per_type: bool, resampling: significance.Resampling
 ) -> dict[str, Any]:
     """Each type's (``per_type``) and each bucket's paired comparison, by ``per_type`` or attribute."""
+    from .analysis import buckets as bucket_scores
+
     first = reports[0]
 
     def compared(systems: list[tuple[Any, Any]]) -> list[dict[str, Any]]:

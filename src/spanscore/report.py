@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from .errors import NoDetails, OptionError
-from .presentation import classification, notebook
 from .results import EvaluationResult, Scores
 from .stages.counts import Counts
 from .stages.documents import DocCounts, DocState, TypeRows, document_rows, macro_over_documents
@@ -211,11 +210,15 @@ class Report:
         """seqeval's classification report of one criterion (or ``semeval_`` and a scheme): per type
         precision, recall, F1 and support, then the micro, macro and weighted averages, as text with
         ``digits`` decimals or, with ``output_dict``, seqeval's dict (``f1-score``, ``support``)."""
+        from .presentation import classification  # here, as notebook below: a plain run prints JSON
+
         if output_dict:
             return classification.report_dict(self.to_dict(), criterion)
         return classification.report_text(self.to_dict(), criterion, digits)
 
     def _repr_html_(self) -> str:
+        from .presentation import notebook
+
         return notebook.report_html(dict(self.to_dict()))
 
     def to_pandas(self, what: str = "scores") -> Any:
@@ -223,6 +226,8 @@ class Report:
         type (None: all types), family (criterion, semeval, macro), score and metric, with
         ``value`` and, where intervals were asked for, ``low`` and ``high``. ``"buckets"``: one row
         per attribute, bucket, family, score and metric of ``evaluate(buckets=...)``."""
+        from .presentation import notebook
+
         if what == "scores":
             return notebook.report_frame(dict(self.to_dict()))
         if what == "buckets":

@@ -5,18 +5,17 @@ from __future__ import annotations
 import json
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..api import check_resampling
-from ..api import compare as run_compare
-from ..engines import default_jobs
 from ..errors import FewUnitsWarning, OptionError
 from ..io.files import atomic_output
 from ..io.reading import Reading
-from ..stages.scoring import Scoring
 from .options import BucketRequest, bucket_options, reading_options, refuse_overwrite, scoring_options
+
+if TYPE_CHECKING:
+    from ..stages.scoring import Scoring
 
 
 def resampling_options(f: Any) -> Any:
@@ -110,6 +109,10 @@ def compare_command(
     criterion, with bootstrap intervals over documents (sentences where there are none), and test
     each against the first: the difference with its interval, paired bootstrap and approximate
     randomisation p-values (docs/compare.md)."""
+    from ..api import check_resampling
+    from ..api import compare as run_compare  # here: --help answers without numpy
+    from ..engines import default_jobs
+
     check_resampling(resamples=resamples, trials=trials, seed=seed, prefix="--")
     files = system_files(systems, reading.format)
     refuse_overwrite(html_path, gold, *files, option="--html")

@@ -9,13 +9,10 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
-from rich.text import Text
 
 from ..errors import OptionError
 from ..io.reading import ANNOTATION_FORMATS, DELIMITERS, Reading
-from ..programs import corpus
-from ..stages.encoding import REPAIRS
+from ..stages.schemes import REPAIRS
 from .options import ENCODING_CHOICES, key_values, parse_levels, reading_options, refuse_overwrite
 
 
@@ -32,6 +29,8 @@ from .options import ENCODING_CHOICES, key_values, parse_levels, reading_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def summarize_command(files: tuple[Path, ...], reading: Reading, options: tuple[str, ...], as_json: bool) -> None:
     """Documents, sentences, tokens and mentions per type of each file."""
+    from ..programs import corpus  # here, as in each command: --help answers without numpy
+
     chosen = tuple(sorted((key_values(options, "--option") or {}).items()))
     if chosen:  # the one file is read as both sides of an evaluation
         reading = dataclasses.replace(reading, reference_options=chosen, predicted_options=chosen)
@@ -39,6 +38,9 @@ def summarize_command(files: tuple[Path, ...], reading: Reading, options: tuple[
     if as_json:
         click.echo(json.dumps(rows if len(rows) > 1 else rows[0], indent=2))
         return
+    from rich.console import Console
+    from rich.text import Text
+
     from ..presentation.tables import summary_table
     from ..presentation.terminal import rich_tables
 
@@ -59,6 +61,8 @@ def summarize_command(files: tuple[Path, ...], reading: Reading, options: tuple[
 @reading_options(repair=False)
 def validate_command(file: Path, reading: Reading) -> None:
     """List every invalid label transition (exit 1 if there is any)."""
+    from ..programs import corpus
+
     result = corpus.validate(file, reading)
     for problem in result.problems:
         click.echo(str(problem))
@@ -84,6 +88,7 @@ def validate_command(file: Path, reading: Reading) -> None:
 @reading_options(repair=False)
 def repair_command(file: Path, output: Path, method: str, reading: Reading) -> None:
     """Write FILE with its invalid transitions repaired."""
+    from ..programs import corpus
     n = corpus.repair_file(file, output, reading, method=method)
     click.echo(f"{output}: repaired {n} invalid transitions with {method}", err=True)
 
@@ -167,6 +172,7 @@ def convert_command(
     """Convert between label encodings, to or from JSONL with character offsets, and between JSONL and
     the annotation tools' exports (BRAT, Label Studio, doccano, Prodigy, Hugging Face datasets, spaCy
     DocBin, WebAnno TSV)."""
+    from ..programs import corpus
     documents = {"jsonl", *ANNOTATION_FORMATS}
     if source.lower() == target.lower() == "jsonl":
         raise OptionError(corpus.same_format(file, "JSONL"))

@@ -7,10 +7,10 @@ from pathlib import Path
 import click
 
 from ..errors import OptionError
-from ..presentation.terminal import print_report
-from ..programs.demo import DEFAULT_OUT, DemoConfig, run_demo
-from ..programs.tagger import CrfConfig, FlairConfig
 from .tagger import ProgressDisplay
+
+# programs.demo's DEFAULT_OUT, named here so that --help loads no tagger (tests/test_cli_startup.py).
+DEFAULT_OUT = Path("spanscore-demo")
 
 
 @click.command("demo", short_help="The paper's experiment: train, tag, score, report.")
@@ -31,6 +31,10 @@ def demo_command(
     max_sentences: int | None, quiet: bool,
 ) -> None:
     """Train a tagger, tag the test split, score it under every criterion and write the report."""
+    from ..presentation.terminal import print_report
+    from ..programs.demo import DemoConfig, run_demo
+    from ..programs.tagger import CrfConfig, FlairConfig
+
     if merge_at_mentions and data_dir is None:
         raise OptionError("--merge-at-mentions applies to --data-dir files (the default data needs none)")
     if iterations < 1 or epochs < 1:

@@ -10,18 +10,17 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..api import check_resampling
-from ..api import evaluate as run_evaluate
-from ..engines import default_jobs, make_engine
 from ..errors import FewUnitsWarning, OptionError
 from ..io.files import atomic_output
 from ..io.reading import Reading
-from ..stages.scoring import Scoring
 from .options import BucketRequest, bucket_options, reading_options, refuse_overwrite, scoring_options
+
+if TYPE_CHECKING:
+    from ..stages.scoring import Scoring
 
 
 @click.command("evaluate", short_help="Score a prediction under every criterion.")
@@ -130,6 +129,10 @@ def evaluate_command(
     digits: int,
 ) -> None:
     """Score PRED against GOLD under every criterion (PRED is left out with --merged)."""
+    from ..api import check_resampling
+    from ..api import evaluate as run_evaluate  # here: --help answers without numpy
+    from ..engines import default_jobs, make_engine
+
     check_resampling(resamples=resamples, seed=seed, prefix="--")
     if pred is None and not reading.merged:
         raise OptionError("give GOLD and PRED, or one merged file with --merged")

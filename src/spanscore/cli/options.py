@@ -6,15 +6,18 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from ..errors import OptionError
 from ..io.reading import ANNOTATION_FORMATS, DELIMITERS, FILE_FORMATS, Reading
-from ..io.strings import StringPolicy
-from ..stages.encoding import ALIASES, ENCODINGS, REPAIRS
-from ..stages.scoring import SCORING_FIELDS, Scoring
+from ..stages.schemes import ALIASES, ENCODINGS, REPAIRS
+
+# Only names are needed to declare the options: every command's --help answers without numpy. What
+# needs it (the strings policy, Scoring) is imported where a command turns its options into objects.
+if TYPE_CHECKING:
+    from ..stages.scoring import Scoring
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -188,18 +191,19 @@ def reading_from(kwargs: dict[str, Any]) -> Reading:
     if "predicted_format" in kwargs:
         locate = kwargs.pop("locate")
         threshold = kwargs.pop("fuzzy_threshold")
+        invalid = kwargs.pop("invalid_strings")
         more = {
             "predicted_format": kwargs.pop("predicted_format"),
             "reference_options": key_values(kwargs.pop("reference_option"), "--reference-option"),
             "predicted_options": key_values(kwargs.pop("predicted_option"), "--predicted-option"),
-            "strings": StringPolicy(
-                normalised=locate != "exact",
-                fuzzy=threshold if locate == "fuzzy" else None,
-                invalid=kwargs.pop("invalid_strings"),
-            ),
+            "strings": None,
         }
-        if more["predicted_format"] not in ("strings", "langextract", "gliner"):
-            more["strings"] = None
+        if more["predicted_format"] in ("strings", "langextract", "gliner"):
+            from ..io.strings import StringPolicy  # here: only strings to locate need it
+
+            more["strings"] = StringPolicy(
+                normalised=locate != "exact", fuzzy=threshold if locate == "fuzzy" else None, invalid=invalid
+            )
     return Reading(
         format=kwargs.pop("fmt", "conll"),
         labels=kwargs.pop("labels", "BIO"),
@@ -336,6 +340,8 @@ def scoring_options(*, judge: bool = True) -> Callable[[F], F]:
 
 def scoring_from(kwargs: dict[str, Any]) -> Scoring:
     """Take the scoring options out of a command's keyword arguments (loading a --judge)."""
+    from ..stages.scoring import Scoring
+
     judge: Any = None
     judge_name = None
     judge_path = kwargs.pop("judge_path", None)
@@ -366,6 +372,8 @@ def scoring_from(kwargs: dict[str, Any]) -> Scoring:
 
 def as_flag(message: str) -> str:
     """A library message that starts with a keyword's name, naming the command line's option instead."""
+    from ..stages.scoring import SCORING_FIELDS
+
     name = message.split(" ", 1)[0]
     return "--" + name.replace("_", "-") + message[len(name) :] if name in SCORING_FIELDS else message
 

@@ -4,40 +4,40 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
 from ..errors import OptionError
 from ..io.reading import Reading
-from ..programs.tagger import (
-    CrfConfig,
-    FlairConfig,
-    TrainResult,
-    load_model,
-    predict_file,
-    read_sentences,
-    train_crf,
-    train_flair,
-)
-from ..programs.tagger.progress import ProgressEvent
 from .options import reading_options, refuse_overwrite
+
+# The taggers (numpy, sklearn-crfsuite, Flair) and rich are imported where a command runs, so that
+# --help answers without them.
+if TYPE_CHECKING:
+    from rich.progress import TaskID
+
+    from ..programs.tagger import TrainResult
+    from ..programs.tagger.progress import ProgressEvent
+
+# FlairConfig's embeddings, named here for --help (tests/test_cli_startup.py checks they are the same).
+FLAIR_EMBEDDINGS = "char,minilm"
 
 
 class ProgressDisplay:
     """Draws library progress events as rich progress bars on stderr, one bar per stage."""
 
     def __init__(self, *, quiet: bool = False) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            SpinnerColumn,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
         self.console = Console(stderr=True)
         self.quiet = quiet
         self._progress = Progress(
@@ -75,6 +75,8 @@ class ProgressDisplay:
 
 
 def _load_training(train: Path, dev: Path | None, limit: int | None, reading: Reading) -> tuple[Any, Any]:
+    from ..programs.tagger import read_sentences
+
     train_s = read_sentences(train, reading).head(limit)
     dev_s = read_sentences(dev, reading).head(limit) if dev is not None else None
     return train_s, dev_s
@@ -111,6 +113,8 @@ def train_crf_command(
     quiet: bool, reading: Reading,
 ) -> None:
     """Train a feature-based CRF (sklearn-crfsuite) on TRAIN."""
+    from ..programs.tagger import CrfConfig, train_crf
+
     if iterations < 1:
         raise OptionError("--iterations must be at least 1")
     refuse_overwrite(output, train, dev)
@@ -127,7 +131,7 @@ def train_crf_command(
               help="Dev file: picks the best epoch and drives the learning-rate annealing.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Model file to write.")
-@click.option("--embeddings", default=",".join(FlairConfig.embeddings), show_default=True,
+@click.option("--embeddings", default=FLAIR_EMBEDDINGS, show_default=True,
               help="Comma-separated stack: char, minilm (bundled, offline), any Flair name (twitter,"
                    " news-forward, news-backward, glove...) or transformer:MODEL.")
 @click.option("--epochs", type=int, default=25, show_default=True, help="Most epochs.")
@@ -146,6 +150,8 @@ def train_flair_command(
     verbose: bool, reading: Reading,
 ) -> None:
     """Train a Flair BiLSTM-CRF (the paper's configuration) on TRAIN."""
+    from ..programs.tagger import FlairConfig, train_flair
+
     names = tuple(e.strip() for e in embeddings.split(",") if e.strip())
     if epochs < 1:
         raise OptionError("--epochs must be at least 1")
@@ -173,6 +179,8 @@ def train_flair_command(
 @click.option("-q", "--quiet", is_flag=True, help="No progress bars.")
 def predict_command(model: Path, source: Path, output: Path, append: bool, reading: Reading, quiet: bool) -> None:
     """Tag SOURCE with MODEL (from spanscore train); then run spanscore evaluate SOURCE OUTPUT."""
+    from ..programs.tagger import load_model, predict_file
+
     refuse_overwrite(output, model, source)
     tagger = load_model(model)
     with ProgressDisplay(quiet=quiet) as display:

@@ -10,7 +10,6 @@ import click
 from ..errors import InputError, OptionError
 from ..io.files import write_atomic
 from ..io.reading import Reading
-from ..programs.transform import transform_bytes
 from .options import parse_type_map, parse_types, reading_options
 
 
@@ -34,6 +33,8 @@ def transform_command(
     reading: Reading,
 ) -> None:
     """Rewrite the label column of SOURCE; every other byte is copied as it is."""
+    from ..programs.transform import transform_bytes  # here: --help answers without numpy
+
     if not (merge_at_mentions or type_map or keep_types or remove_types):
         raise OptionError("nothing to do: give --merge-at-mentions, --type-map, --keep-types or --remove-types")
     data = sys.stdin.buffer.read() if str(source) == "-" else _read(source)

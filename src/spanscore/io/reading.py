@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import OptionError
-from ..stages.encoding import REPAIRS, Repair, check_repair, get_encoding
-from .strings import StringPolicy
+from ..stages.schemes import REPAIRS, Repair, check_repair, get_encoding
+
+if TYPE_CHECKING:
+    from .strings import StringPolicy
 
 Format = Literal[
     "conll", "jsonl", "labels", "spans", "brat", "label-studio", "doccano", "prodigy", "hf-datasets", "hf-pipeline",
@@ -244,12 +246,19 @@ class Reading:
             if pairs:
                 _takes(name, fmt, pairs)
         policy = self.strings
-        if policy is not None and not isinstance(policy, StringPolicy):
-            raise OptionError(f"strings must be a StringPolicy (how strings are located), not {type(policy).__name__}")
-        if side not in MODEL_FORMATS:
-            policy = None  # nothing to locate: the policy cannot change a number, and two such readings are alike
-        elif policy is None:
-            policy = StringPolicy()
+        if policy is not None or side in MODEL_FORMATS:
+            # Here, not at the top: most readings locate no strings, and the command line builds its
+            # reading before numpy (which io.strings needs) is loaded.
+            from .strings import StringPolicy
+
+            if policy is not None and not isinstance(policy, StringPolicy):
+                raise OptionError(
+                    f"strings must be a StringPolicy (how strings are located), not {type(policy).__name__}"
+                )
+            if side not in MODEL_FORMATS:
+                policy = None  # nothing to locate: the policy cannot change a number, and two such readings are alike
+            elif policy is None:
+                policy = StringPolicy()
         object.__setattr__(self, "strings", policy)
 
     def one_level(self, what: str) -> None:

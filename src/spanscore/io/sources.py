@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -38,11 +38,13 @@ from ..stages.text import Repaired
 from .conll import Column, ConllTable, parse_conll
 from .conll_plan import DEFAULT_CHUNK, Chunk, iter_chunks
 from .document import Document
-from .formats import misaligned_summary, nothing_left, read_documents
-from .jsonl import RawDocument, earlier_line, raw_documents
 from .load import ConllText, OffsetText, check_same_tokens, decode_repaired, docs_to_spans, span_docs
 from .reading import ANNOTATION_FORMATS, TEXT_FORMATS, Reading
-from .strings import Located, StringPolicy, locate, read_strings
+
+# The JSONL reader, the annotation formats' readers and io.strings are imported where a source
+# reads them, so that a CoNLL run loads none of them.
+if TYPE_CHECKING:
+    from .jsonl import RawDocument
 
 JSONL_LOOKAHEAD = 100_000  # predicted documents held while looking for the next reference id
 SENTENCES_PER_PART = 20_000  # label lists: sentences per part
@@ -340,6 +342,8 @@ class JsonlSource(_NothingFound):
         for the next reference id; past that, or at the end of the file, the reference document
         is missing from the prediction.
         """
+        from .jsonl import earlier_line, raw_documents
+
         preds = raw_documents(self.predicted)
         waiting: dict[str, RawDocument] = {}
         pred_done = False
@@ -640,6 +644,8 @@ class DocumentsSource:
         given), with its reader's options, and paired by document id. A document one reader left
         out (``ReadNotes.left_out``: a task nobody annotated, a rejected record) is left out of the
         other side too, and counted in that side's ``skipped``."""
+        from .formats import misaligned_summary, nothing_left, read_documents
+
         chunk = _check_chunk(chunk_bytes)
         ref_path = _path("reference", reference, reading)
         pred_path = _path("predicted", predicted, reading)
@@ -671,6 +677,9 @@ class DocumentsSource:
         """The reference read whole in its format, and ``predicted``'s mentions given as strings
         located in its documents' texts under ``reading.strings`` (``io.strings.locate``: a string
         found nowhere is appended to both texts, so that every criterion counts it as spurious)."""
+        from .formats import read_documents
+        from .strings import Located, StringPolicy, locate
+
         chunk = _check_chunk(chunk_bytes)
         ref_path = _path("reference", reference, reading)
         pred_path = _path("predicted", predicted, reading)
@@ -813,6 +822,8 @@ def _string_reader(name: str | None) -> Any:
         from .formats.gliner import read_strings as read_gliner
 
         return read_gliner
+    from .strings import read_strings
+
     return read_strings
 
 

@@ -21,6 +21,7 @@ data: a stream cut into chunks, and two systems compared per bucket, must share 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -145,14 +146,17 @@ def _powers(base: int, n: int) -> U64Array:
     return out
 
 
-_INV_POWERS = _powers(_P_INV, _BLOCK)
-_P_LOW = _powers(_P, 1 << _LOW)
+@functools.cache
+def _tables() -> tuple[U64Array, U64Array]:
+    """``P_INV ** k`` for k < _BLOCK and ``P ** k`` for k < 2^_LOW: made when a bucket first needs
+    them, not when a plain count imports this module."""
+    return _powers(_P_INV, _BLOCK), _powers(_P, 1 << _LOW)
 
 
 def _power(k: IntArray) -> U64Array:
     """``P ** k`` mod 2^64 for each k >= 0."""
     high = _powers(pow(_P, 1 << _LOW, 1 << 64), int(k.max(initial=0) >> _LOW) + 1)
-    out: U64Array = _P_LOW[k & ((1 << _LOW) - 1)] * high[k >> _LOW]
+    out: U64Array = _tables()[1][k & ((1 << _LOW) - 1)] * high[k >> _LOW]
     return out
 
 
@@ -170,7 +174,7 @@ def _prefix(text: str | ByteArray, at: IntArray) -> U64Array:
         else:
             codes = piece.astype(np.uint64)
         sums = np.zeros(codes.shape[0] + 1, dtype=np.uint64)
-        np.cumsum(codes * _INV_POWERS[: codes.shape[0]], out=sums[1:])
+        np.cumsum(codes * _tables()[0][: codes.shape[0]], out=sums[1:])
         sums *= np.uint64(pow(_P_INV, lo, 1 << 64))
         sums += carry
         out[cut[b] : cut[b + 1]] = sums[at[cut[b] : cut[b + 1]] - lo]

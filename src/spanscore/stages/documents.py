@@ -8,6 +8,7 @@ new matching. Where a corpus has no document marks, each sentence is a row.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -302,7 +303,11 @@ def document_rows(docs: DocCounts, zero_division: float, credit: str) -> Iterato
         yield out
 
 
-_HASH = np.random.default_rng(20240531).integers(1, 1 << 62, size=4096, dtype=np.int64)
+@functools.cache
+def _hash_weights() -> IntArray:
+    """The rows' hash weights: made on first use, as numpy.random loads only for a run that needs it."""
+    weights: IntArray = np.random.default_rng(20240531).integers(1, 1 << 62, size=4096, dtype=np.int64)
+    return weights
 
 
 def distinct_rows(stats: IntArray) -> tuple[IntArray, IntArray]:
@@ -314,11 +319,12 @@ def distinct_rows(stats: IntArray) -> tuple[IntArray, IntArray]:
     n, width = stats.shape
     if n == 0:
         return stats, np.zeros(0, dtype=np.int64)
-    if width > _HASH.shape[0] or width == 0:
+    weights = _hash_weights()
+    if width > weights.shape[0] or width == 0:
         rows, inverse = np.unique(stats, axis=0, return_inverse=True)
         return rows, inverse.reshape(-1)
     with np.errstate(over="ignore"):
-        h = stats @ _HASH[:width]
+        h = stats @ weights[:width]
     order = np.argsort(h, kind="stable")
     sorted_h = h[order]
     starts = np.flatnonzero(np.concatenate(([True], sorted_h[1:] != sorted_h[:-1])))

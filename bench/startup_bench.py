@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Start-up and the reading floor: what a run costs beyond starting Python, numpy and reading the files.
+
+    python bench/startup_bench.py                       # --help, COMMAND --help, a 2 MB evaluate
+    python bench/startup_bench.py --floor 100000        # also the plain count on 100k sentences
+    python bench/startup_bench.py --rounds 9 --floor 100000 --peer-rounds 1
+    python bench/startup_bench.py --before main~3       # each spanscore figure also at revision REV
+
+Start-up: ``spanscore --help``, each command's ``--help`` and ``spanscore evaluate GOLD PRED
+--json`` on a 2 MB CoNLL pair (17,000 synthetic sentences), against ``python -c pass`` and
+``python -c "import numpy"``. The floor (``--floor N``): ``spanscore evaluate --json`` on N
+synthetic sentences, with its default workers and with ``--jobs 1``, against a process that starts
+numpy and reads both files, and against nervaluate (``drivers/nervaluate_driver.py``, all its
+schemes).
+
+Every figure is one separate process, timed from here: wall seconds, and CPU seconds (user +
+system of the process and the workers it waited for, from ``os.wait4``), which a loaded machine
+inflates less. The commands run interleaved, one round of each after another, and each figure is
+the median of the rounds (the fastest in brackets). Corpora are made by
+../shared/tools/synth_corpus.py into the work folder (bench/out/, which git ignores); spanscore's
+bytecode is compiled first, as pip does for an installed package. With ``--before REV`` every
+spanscore command also runs on that revision's source (``git archive``, as bench/face_bench.py),
+in the same rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from face_bench import extract  # noqa: E402
+from run_bench import compile_bytecode, corpus  # noqa: E402
+
+BIN = Path(sys.executable).parent
+SPANSCORE = str(BIN / "spanscore")
+PY = sys.executable
+STARTUP_SENTENCES = 17_000  # about 2 MB per file
+HELPS = ("evaluate", "compare", "convert", "train")
+
+
+BEFORE: Path | None = None  # the source tree of --before REV
+Command = tuple[list[str], dict[str, str] | None]  # argv, environment (None: this one)
+
+
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system, its reaped workers included) of one process."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def with_before(commands: dict[str, list[str]]) -> dict[str, Command]:
+    """The commands, and with --before each spanscore command again on the earlier source."""
+    out: dict[str, Command] = {}
+    for name, cmd in commands.items():
+        out[name] = (cmd, None)
+        if BEFORE is not None and name.startswith("spanscore"):
+            out[f"{name} [before]"] = (cmd, {**os.environ, "PYTHONPATH": str(BEFORE)})
+    return out
+
+
+def rounds(commands: dict[str, list[str]], n: int) -> dict[str, list[tuple[float, float]]]:
+    """Each command ``n`` times, interleaved round by round."""
+    runs = with_before(commands)
+    out: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
+    for k in range(n):
+        for name, (cmd, env) in runs.items():
+            out[name].append(timed(cmd, env))
+        print(f"  round {k + 1}/{n} done, load {os.getloadavg()[0]:.2f}", file=sys.stderr, flush=True)
+    return out
+
+
+def medians(runs: list[tuple[float, float]]) -> tuple[float, float, float]:
+    """Median wall, median CPU, fastest wall."""
+    return statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs), min(w for w, _ in runs)
+
+
+def table(results: dict[str, list[tuple[float, float]]], base: str, title: str) -> None:
+    base_wall, base_cpu, _ = medians(results[base])
+    print(f"\n{title}\n")
+    print(f"| command | wall s (fastest) | CPU s | wall / {base} | CPU / {base} |")
+    print("|---|---:|---:|---:|---:|")
+    for name, runs in results.items():
+        wall, cpu, best = medians(runs)
+        print(f"| {name} | {wall:.3f} ({best:.3f}) | {cpu:.3f} | {wall / base_wall:.2f}x | {cpu / base_cpu:.2f}x |")
+
+
+def startup(out: Path, n: int) -> None:
+    prefix = corpus(out, STARTUP_SENTENCES)
+    gold, pred = str(prefix.with_suffix(".gold")), str(prefix.with_suffix(".pred"))
+    mb = Path(gold).stat().st_size / 1e6
+    commands = {
+        "python -c pass": [PY, "-c", "pass"],
+        'python -c "import numpy"': [PY, "-c", "import numpy"],
+        "spanscore --help": [SPANSCORE, "--help"],
+        "spanscore --version": [SPANSCORE, "--version"],
+        **{f"spanscore {c} --help": [SPANSCORE, c, "--help"] for c in HELPS},
+        f"spanscore evaluate --json ({mb:.1f} MB pair)": [SPANSCORE, "evaluate", gold, pred, "--json"],
+    }
+    results = rounds(commands, n)
+    table(results, 'python -c "import numpy"', f"Start-up, median of {n} rounds, load {os.getloadavg()[0]:.2f}")
+
+
+def floor(out: Path, sentences: int, n: int, peer_rounds: int) -> None:
+    prefix = corpus(out, sentences)
+    gold, pred = str(prefix.with_suffix(".gold")), str(prefix.with_suffix(".pred"))
+    read = "import sys, numpy\nfor p in sys.argv[1:]:\n    open(p, 'rb').read()"
+    commands = {
+        "floor: numpy + read both files": [PY, "-c", read, gold, pred],
+        "spanscore evaluate --json": [SPANSCORE, "evaluate", gold, pred, "--json"],
+        "spanscore evaluate --json --jobs 1": [SPANSCORE, "evaluate", gold, pred, "--json", "--jobs", "1"],
+    }
+    results = rounds(commands, n)
+    if peer_rounds:
+        driver = str(HERE / "drivers" / "nervaluate_driver.py")
+        results |= rounds({"nervaluate (all schemes)": [PY, driver, gold, pred]}, peer_rounds)
+    mb = Path(gold).stat().st_size / 1e6
+    base = "floor: numpy + read both files"
+    table(results, base, f"{sentences} sentences ({mb:.1f} MB per file), median of {n} rounds")
+    one, _, _ = medians(results["spanscore evaluate --json"])
+    if peer_rounds:
+        peer, peer_cpu, _ = medians(results["nervaluate (all schemes)"])
+        _, cpu, _ = medians(results["spanscore evaluate --json"])
+        print(f"\nnervaluate / spanscore: {peer / one:.1f}x wall, {peer_cpu / cpu:.1f}x CPU")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=HERE / "out", help="work folder (corpora)")
+    parser.add_argument("--rounds", type=int, default=7, help="rounds of every spanscore command")
+    parser.add_argument("--floor", type=int, metavar="SENTENCES", help="also the count on this many sentences")
+    parser.add_argument("--peer-rounds", type=int, default=1, help="rounds of nervaluate with --floor (0: none)")
+    parser.add_argument("--no-startup", action="store_true", help="only the --floor figures")
+    parser.add_argument("--before", metavar="REV", help="also run each spanscore command on this revision")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    compile_bytecode()
+    global BEFORE
+    if args.before:
+        BEFORE = extract(args.before, args.out)
+    import spanscore
+
+    print(f"spanscore from {Path(spanscore.__file__).parent}; Python {sys.version.split()[0]}; {os.cpu_count()} CPUs")
+    if not args.no_startup:
+        startup(args.out, args.rounds)
+    if args.floor:
+        floor(args.out, args.floor, args.rounds, args.peer_rounds)
+
+
+if __name__ == "__main__":
+    main()
