@@ -921,7 +921,7 @@ def locate(
             text += INVALID
             spans.append((len(text), len(text) + len(s), label))
             text += s
-        out_ref.append(Document(ref.id, text, ref.spans, line=ref.line))
+        out_ref.append(Document(ref.id, text, ref.spans, ref.fragments, line=ref.line, tokens=ref.tokens))
         if schema:  # a reference without a mention has no schema to be off
             spans = [(a, b, t if t in schema or t in named else OFF_SCHEMA) for a, b, t in spans]
         out_pred.append(Document(ref.id, text, tuple(sorted(spans)), line=sdoc.line))
