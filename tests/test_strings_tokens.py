@@ -19,7 +19,9 @@ def own_tokens(gold: Path) -> int:
     return spanscore.evaluate(reference=gold, predicted=gold, format="jsonl").to_dict()["corpus"]["tokens"]
 
 
-@pytest.mark.parametrize("policy", [StringPolicy(False, None), StringPolicy(normalised=True, fuzzy=None), StringPolicy()])
+@pytest.mark.parametrize(
+    "policy", [StringPolicy(False, None), StringPolicy(normalised=True, fuzzy=None), StringPolicy()]
+)
 def test_the_samples_tokens_do_not_depend_on_the_policy(tmp_path: Path, policy: StringPolicy) -> None:
     write_samples(tmp_path / "s")
     gold, llm = tmp_path / "s" / "llm" / "gold.jsonl", tmp_path / "s" / "llm" / "llm.jsonl"

@@ -8,7 +8,7 @@ import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from .errors import NoDetails, OptionError
 from .presentation import classification, notebook
@@ -18,6 +18,9 @@ from .stages.documents import DocCounts, DocState, TypeRows, document_rows, macr
 from .stages.pairs import KeptDetails, pair_fields, pair_values
 from .stages.scores import add_f_beta, score_counts
 from .stages.text import Repaired
+
+if TYPE_CHECKING:
+    from .io.strings import DocumentClasses
 
 
 def _clean(value: Any) -> Any:
@@ -90,6 +93,8 @@ class Report:
     warnings: list[str] = field(default_factory=list)  # why the intervals mean little (``analysis.reliability``)
     bucket_rows: dict[str, TypeRows] | None = field(default=None, repr=False)  # their counts, for ``compare``
     document_state: DocState | None = field(default=None, repr=False)  # per-document statistics as a histogram
+    # Each document's LLM error classes where mentions were given as strings, for ``compare``.
+    document_classes: DocumentClasses | None = field(default=None, repr=False)
     _scores: Scores | None = field(default=None, repr=False)
 
     @property

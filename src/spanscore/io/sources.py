@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -42,7 +42,7 @@ from .formats import misaligned_summary, nothing_left, read_documents
 from .jsonl import RawDocument, earlier_line, raw_documents
 from .load import ConllText, OffsetText, check_same_tokens, decode_repaired, docs_to_spans, span_docs
 from .reading import ANNOTATION_FORMATS, TEXT_FORMATS, Reading
-from .strings import Located, StringPolicy, locate, read_strings
+from .strings import DocumentClasses, Located, StringPolicy, locate, read_strings
 
 JSONL_LOOKAHEAD = 100_000  # predicted documents held while looking for the next reference id
 SENTENCES_PER_PART = 20_000  # label lists: sentences per part
@@ -622,6 +622,8 @@ class DocumentsSource:
     # Each reference document's own tokens where located strings extended its text (what was
     # appended after a marker is no text of the reference), else None: counted from the text.
     tokens: tuple[int, ...] | None = None
+    # Each document's LLM error classes (``io.strings.CLASSES``), for ``compare``'s intervals.
+    classes: DocumentClasses | None = field(default=None, repr=False, compare=False)
 
     @staticmethod
     def open(
@@ -673,7 +675,8 @@ class DocumentsSource:
         ref, pred = pair_documents(placed_ref, placed_pred, ref_path, pred_path)
         own = {d.id: own_tokens(d) for d in ref_docs}
         return DocumentsSource(
-            ref, pred, selection, chunk, located=located.to_dict(), tokens=tuple(own[d.id] for d in ref)
+            ref, pred, selection, chunk, located=located.to_dict(), tokens=tuple(own[d.id] for d in ref),
+            classes=located.per_document(),
         )
 
     def for_workers(self, remote: bool) -> DocumentsSource:

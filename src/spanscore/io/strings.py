@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import InputError, OptionError
 from ..stages.thresholds import sweep
@@ -104,6 +105,15 @@ class StringDoc:
     scores: dict[int, float] = field(default_factory=dict)  # the score of a placed mention, by its index in placed
 
 
+@dataclass(frozen=True, eq=False)
+class DocumentClasses:
+    """How many predicted mentions of each class (``CLASSES``, the columns) each reference
+    document (``ids``, the rows) holds."""
+
+    ids: tuple[str, ...]
+    counts: npt.NDArray[np.int64]
+
+
 @dataclass
 class Located:
     """Where each string of a run was found: counts by how, ambiguity, and examples."""
@@ -119,6 +129,9 @@ class Located:
     scored: list[tuple[tuple[str, int, int, str], float]] = field(default_factory=list)  # placed, with a score
     scored_reference: list[tuple[str, int, int, str]] = field(default_factory=list)  # of documents with scores
     class_examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # Each reference document's class counts (``CLASSES`` order), in the reference's order: what
+    # ``compare`` resamples for the classes' intervals.
+    document_classes: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)
     examples: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {h: [] for h in (*HOW, "ambiguous")})
     limit: int = 5
 
@@ -137,6 +150,16 @@ class Located:
         examples = self.class_examples.setdefault(how, [])
         if len(examples) < self.limit:
             examples.append(record)
+
+    def close_document(self, doc_id: str, before: dict[str, int]) -> None:
+        """Records the classes counted since ``before`` (a copy of ``classes``) as ``doc_id``'s."""
+        self.document_classes.append((doc_id, tuple(self.classes.get(c, 0) - before.get(c, 0) for c in CLASSES)))
+
+    def per_document(self) -> DocumentClasses:
+        """The class counts of each reference document."""
+        rows = self.document_classes
+        counts = np.array([r for _, r in rows], dtype=np.int64).reshape(len(rows), len(CLASSES))
+        return DocumentClasses(tuple(i for i, _ in rows), counts)
 
     def steps(self) -> list[str]:
         """The steps the policy takes, in order."""
@@ -825,8 +848,10 @@ def locate(
     schema = {label for doc in reference for _, _, label in doc.spans}
     for ref in reference:
         mine = given.get(ref.id)
+        before = dict(located.classes)
         if mine is None:
             located.bag["reference"] += len(ref.spans)
+            located.close_document(ref.id, before)
             out_ref.append(ref)
             out_pred.append(Document(ref.id, ref.text, (), line=ref.line))
             continue
@@ -911,6 +936,7 @@ def locate(
             )
         for s, label, why in invalid:
             located.add_class("invalid", {"id": ref.id, "text": s, "label": label, "why": why})
+        located.close_document(ref.id, before)
         text = ref.text
         for s, label in sorted(missing):  # in one order whatever the order given
             text += NOT_FOUND

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .buckets import comparison_group_tables, forest_plot
+from .llm_classes import CLASS_NAMES
 from .tables import Column, Row, TableModel
 
 METRIC_NAMES = {"precision": "P", "recall": "R", "f1": "F1", "f_beta": "F-beta"}
@@ -288,15 +289,7 @@ def located_table(located: Mapping[str, Any]) -> TableModel:
             f"of {bag['predicted']} given, {bag['reference']} in the reference: P {_pct(bag['precision'])}"
             f" R {_pct(bag['recall'])} F1 {_pct(bag['f1'])}",
         )))
-    names = {
-        "exact": "exact",
-        "wrong_type": "right string, wrong type",
-        "boundary": "boundary (overlaps a reference mention)",
-        "unannotated": "in the text, unannotated",
-        "not_in_text": "not in the text",
-        "off_schema": "off-schema type",
-        "invalid": "invalid output",
-    }
+    names = CLASS_NAMES
     for how, count in located.get("classes", {}).items():
         examples = located.get("class_examples", {}).get(how, [])
         example = f"{examples[0]['text']!r} ({examples[0]['label']})" if examples else ""
