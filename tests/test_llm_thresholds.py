@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import spanscore
+from spanscore.presentation import write_report
 from spanscore.stages.thresholds import sweep
 
 keys = st.tuples(st.sampled_from("ab"), st.integers(0, 5), st.integers(6, 8), st.sampled_from("XY"))
@@ -66,3 +67,68 @@ def test_gliner_scores_give_a_sweep_in_the_json(tmp_path: Path) -> None:
     assert overall["best"]["threshold"] == 0.4  # F1 0.5, 0.4, 0.667
     assert located["thresholds"]["types"]["PER"]["best"]["threshold"] == 0.4
     assert located["thresholds"]["types"]["LOC"]["thresholds"] == []
+
+
+def scored_files(tmp_path: Path) -> tuple[Path, Path]:
+    text = "Ann Lee met Bob Smith in Paris ."
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps({"id": "1", "text": text, "spans": [
+        {"start": 0, "end": 7, "label": "PER"}, {"start": 12, "end": 21, "label": "PER"},
+        {"start": 25, "end": 30, "label": "LOC"}]}) + "\n", encoding="utf-8")
+    pred = tmp_path / "gliner.jsonl"
+    pred.write_text(json.dumps({"id": "1", "entities": [
+        {"start": 0, "end": 7, "text": "Ann Lee", "label": "PER", "score": 0.9},
+        {"start": 25, "end": 30, "text": "Paris", "label": "PER", "score": 0.6},
+        {"start": 12, "end": 21, "text": "Bob Smith", "label": "PER", "score": 0.4},
+        {"start": 25, "end": 30, "text": "Paris", "label": "LOC", "score": 0.3},
+    ]}) + "\n", encoding="utf-8")
+    return gold, pred
+
+
+def test_the_report_has_the_sweep_as_the_json_does(tmp_path: Path) -> None:
+    gold, pred = scored_files(tmp_path)
+    report = spanscore.evaluate(reference=gold, predicted=pred, format="jsonl", predicted_format="gliner")
+    assert report.thresholds == report.to_dict()["located"]["thresholds"]
+    assert report.thresholds is not None and report.thresholds["overall"]["best"]["threshold"] == 0.3
+    report.thresholds["overall"]["best"] = None  # a copy: the report keeps its own
+    assert report.to_dict()["located"]["thresholds"]["overall"]["best"]["threshold"] == 0.3
+    plain = spanscore.evaluate(reference=gold, predicted=gold, format="jsonl")
+    assert plain.thresholds is None
+
+
+def test_the_report_folder_has_the_curves_and_their_data(tmp_path: Path) -> None:
+    import csv
+
+    pytest.importorskip("matplotlib")
+    from spanscore.presentation.charts import threshold_curves
+
+    gold, pred = scored_files(tmp_path)
+    report = spanscore.evaluate(reference=gold, predicted=pred, format="jsonl", predicted_format="gliner")
+    out = tmp_path / "rep"
+    write_report(report, out)
+    png = (out / "thresholds.png").read_bytes()
+    assert png.startswith(b"\x89PNG")
+    sweep = report.to_dict()["located"]["thresholds"]
+    # What the chart draws is the JSON's curves, unchanged: overall, then each type with scores.
+    assert threshold_curves(report.to_dict()) == {"overall": sweep["overall"], "LOC": sweep["types"]["LOC"],
+                                                  "PER": sweep["types"]["PER"]}
+    with (out / "thresholds.csv").open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    for name, curve in [("", sweep["overall"]), *sorted(sweep["types"].items())]:
+        mine = [r for r in rows if r["type"] == name]
+        assert [float(r["threshold"]) for r in mine] == curve["thresholds"]
+        assert [float(r["precision"]) for r in mine] == curve["precision"]
+        assert [float(r["recall"]) for r in mine] == curve["recall"]
+        assert [float(r["f1"]) for r in mine] == curve["f1"]
+        assert [float(r["threshold"]) for r in mine if r["best"] == "1"] == [curve["best"]["threshold"]]
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert {"thresholds.png", "thresholds.csv"} <= set(summary["files"])
+    assert "thresholds.png" in (out / "report.html").read_text(encoding="utf-8")
+
+
+def test_no_curves_without_scores(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    gold, _ = scored_files(tmp_path)
+    out = tmp_path / "rep"
+    write_report(spanscore.evaluate(reference=gold, predicted=gold, format="jsonl"), out)
+    assert not (out / "thresholds.png").exists() and not (out / "thresholds.csv").exists()

@@ -62,7 +62,8 @@ class Report:
     :ivar repairs: what the repair policy changed in each file.
     :ivar example_limit: how many examples of each error kind ``to_dict`` gives.
     :ivar beta: the beta of the F-beta given beside F1 where not 1.
-    :ivar located: how mentions given as strings were found in the reference's text.
+    :ivar located: how mentions given as strings were found in the reference's text (its
+        threshold sweep of scored predictions also as ``thresholds``).
     :ivar read: what annotation-format readers skipped, and misaligned predicted boundaries.
     :ivar intervals: bootstrap intervals of every score (``evaluate(ci=...)``).
     :ivar breakdown: every score of each group of documents (``evaluate(by=...)``).
@@ -96,6 +97,15 @@ class Report:
     # Each document's LLM error classes where mentions were given as strings, for ``compare``.
     document_classes: DocumentClasses | None = field(default=None, repr=False)
     _scores: Scores | None = field(default=None, repr=False)
+
+    @property
+    def thresholds(self) -> dict[str, Any] | None:
+        """The threshold sweep of scored predictions (GLiNER's, a span classifier's ``score``):
+        overall and per type, each distinct score's precision, recall and F1 of exact matching,
+        and the best threshold by F1; the JSON's ``located.thresholds``. None where no
+        prediction had a score."""
+        swept = (self.located or {}).get("thresholds")
+        return None if swept is None else copy.deepcopy(swept)
 
     @property
     def scores(self) -> Scores:

@@ -120,7 +120,7 @@ class Reading:
     ```pycon
     >>> r = Reading(format="brat", predicted_format="strings", reference_options={"drop_fragments": True})
     >>> r.strings, r.reference_options
-    (StringPolicy(normalised=True, fuzzy=0.85), (('drop_fragments', 'True'),))
+    (StringPolicy(normalised=True, fuzzy=0.85, invalid='keep'), (('drop_fragments', 'True'),))
     >>> r.signature_fields()
     {'format': 'brat', 'labels': 'spans', 'repair': 'n/a'}
     >>> r.tail_fields()

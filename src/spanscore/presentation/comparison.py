@@ -294,6 +294,12 @@ def located_table(located: Mapping[str, Any]) -> TableModel:
         examples = located.get("class_examples", {}).get(how, [])
         example = f"{examples[0]['text']!r} ({examples[0]['label']})" if examples else ""
         rows.append(Row((f"class: {names.get(how, how)}", count, example)))
+    best = (located.get("thresholds") or {}).get("overall", {}).get("best")
+    if best is not None:  # scored spans: where the sweep's F1 peaks
+        rows.append(Row((
+            "best score threshold (strict F1)", best["threshold"],
+            f"P {_pct(best['precision'])} R {_pct(best['recall'])} F1 {_pct(best['f1'])}",
+        )))
     for status, count in located.get("statuses", {}).items():  # the tool's own account (LangExtract's alignment)
         rows.append(Row((f"the file says: {status}", count, "")))
     return TableModel(f"Mentions given as strings, located ({located['policy']})", columns, tuple(rows))

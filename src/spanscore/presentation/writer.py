@@ -63,6 +63,26 @@ def confusion_csv(data: EvaluationResult) -> str:
     return "".join(lines)
 
 
+THRESHOLDS_CSV = "thresholds.csv"
+THRESHOLD_FIELDS = ("type", "threshold", "precision", "recall", "f1", "best")
+
+
+def thresholds_csv(data: EvaluationResult) -> str | None:
+    """The threshold sweep of scored spans (``located.thresholds`` in the JSON) as CSV: overall
+    (type empty), then each type; ``best`` is 1 on each curve's best threshold by F1. None where
+    no span had a score."""
+    sweep = data.get("located", {}).get("thresholds")
+    if not sweep:
+        return None
+    lines = [header_line(THRESHOLD_FIELDS)]
+    for name, curve in [("", sweep["overall"]), *sorted(sweep["types"].items())]:
+        best = curve["best"]["threshold"] if curve["best"] is not None else None
+        for t, p, r, f in zip(curve["thresholds"], curve["precision"], curve["recall"], curve["f1"], strict=True):
+            cells = (csv_field(name), repr(t), repr(p), repr(r), repr(f), "1" if t == best else "0")
+            lines.append(",".join(cells) + "\r\n")
+    return "".join(lines)
+
+
 class _RowFile:
     """One CSV file being written, in the staging folder until the report is complete."""
 
@@ -231,6 +251,13 @@ class ReportWriter:
             "the type confusion matrix of the one-to-one matching: matched pairs by reference and predicted "
             "type (same span, overlapping), missed reference mentions and spurious predictions"
         )
+        swept = thresholds_csv(data)
+        if swept is not None:
+            self._staged(THRESHOLDS_CSV).write_bytes(swept.encode("utf-8"))
+            files[THRESHOLDS_CSV] = (
+                "precision, recall and F1 of the scored predictions kept at each score threshold (exact place and"
+                " type), overall (type empty) and per type; best: 1 at each curve's best threshold by F1"
+            )
         # The index lists the CSVs after the charts, as the files were always listed.
         ordered = {k: v for k, v in files.items() if not k.endswith(".csv")}
         ordered.update((k, v) for k, v in files.items() if k.endswith(".csv"))
