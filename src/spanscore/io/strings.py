@@ -393,6 +393,25 @@ def _pairs(needle: str) -> tuple[np.ndarray, np.ndarray]:
     return pairs, np.unique(pairs)
 
 
+_WORD = re.compile(r"\w+")
+
+
+def _in_order(a: list[str], b: list[str]) -> bool:
+    """Whether every word ``a`` and ``b`` share (as many times as both hold it) pairs with one of
+    the other in order: their longest common subsequence of words is their common multiset."""
+    shared = sum((Counter(a) & Counter(b)).values())
+    if shared <= 1:
+        return True
+    row = [0] * (len(b) + 1)
+    for word in a:
+        diagonal = 0
+        for j, other in enumerate(b):
+            above = row[j + 1]
+            row[j + 1] = diagonal + 1 if word == other else max(row[j + 1], row[j])
+            diagonal = above
+    return row[-1] == shared
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def _word_count(s: str) -> int:
     return max(1, len(text_words(s)))
@@ -687,9 +706,15 @@ class _Finder:
             shared = np.searchsorted(hits, we - 1, "left") - np.searchsorted(hits, ws, "left")
             keep &= shared >= slope * (la + lb) - 1 - _EPSILON
         found: list[tuple[float, int, int]] = []
-        for a, b in zip(ws[keep].tolist(), we[keep].tolist(), strict=True):
+        wanted = _WORD.findall(target)
+        for a, b, f, z in zip(
+            ws[keep].tolist(), we[keep].tolist(), first[keep].tolist(), size[keep].tolist(), strict=True
+        ):
             ratio = difflib.SequenceMatcher(None, target, normal[a:b], autojunk=False).ratio()
-            if ratio >= threshold:
+            # Characters are forgiven, word order is not: the window with a word either side
+            # (where a reordered string's other words stand) shares its words with s in order.
+            around = normal[int(word_start[max(f - 1, 0)]) : int(word_end[min(f + z, count - 1)])]
+            if ratio >= threshold and _in_order(wanted, _WORD.findall(around)):
                 found.append((ratio, a, b))
         found.sort(key=lambda f: -f[0])  # stable: ties stay in window order
         windows: list[Window] = []
