@@ -69,6 +69,29 @@ def test_gliner_scores_give_a_sweep_in_the_json(tmp_path: Path) -> None:
     assert located["thresholds"]["types"]["LOC"]["thresholds"] == []
 
 
+@settings(max_examples=200, deadline=None)
+@given(scored=st.lists(st.tuples(keys, st.sampled_from((0.1, 0.3, 0.5, 0.5, 0.9))), max_size=20),
+       reference=st.sets(keys, max_size=10))
+def test_the_boundary_sweep_equals_a_count_of_places(scored: list[tuple[tuple[str, int, int, str], float]],
+                                                     reference: set[tuple[str, int, int, str]]) -> None:
+    curve = sweep(scored, reference)["boundary"]
+    top: dict[tuple[str, int, int], float] = {}
+    for (doc, a, b, _), score in scored:  # a place given with any type, twice: once, at its higher score
+        top[(doc, a, b)] = max(score, top.get((doc, a, b), score))
+    places = {(doc, a, b) for doc, a, b, _ in reference}
+    thresholds = sorted(set(top.values()), reverse=True)
+    assert curve["thresholds"] == thresholds
+    for k, t in enumerate(thresholds):
+        kept = {p for p, s in top.items() if s >= t}
+        assert curve["precision"][k] == pytest.approx(len(kept & places) / len(kept))
+        assert curve["recall"][k] == pytest.approx(len(kept & places) / len(places) if places else 0.0)
+    if thresholds:
+        best = max(range(len(thresholds)), key=lambda k: (curve["f1"][k], thresholds[k]))
+        assert curve["best"]["threshold"] == thresholds[best]
+    else:
+        assert curve["best"] is None
+
+
 def scored_files(tmp_path: Path) -> tuple[Path, Path]:
     text = "Ann Lee met Bob Smith in Paris ."
     gold = tmp_path / "gold.jsonl"
@@ -110,12 +133,19 @@ def test_the_report_folder_has_the_curves_and_their_data(tmp_path: Path) -> None
     assert png.startswith(b"\x89PNG")
     sweep = report.to_dict()["located"]["thresholds"]
     # What the chart draws is the JSON's curves, unchanged: overall, then each type with scores.
-    assert threshold_curves(report.to_dict()) == {"overall": sweep["overall"], "LOC": sweep["types"]["LOC"],
-                                                  "PER": sweep["types"]["PER"]}
+    assert threshold_curves(report.to_dict()) == {
+        "overall": sweep["overall"], "overall, any type (boundary)": sweep["boundary"],
+        "LOC": sweep["types"]["LOC"], "PER": sweep["types"]["PER"]}
+    # By place alone Paris is one prediction, at its higher score (0.6): every place found at 0.4.
+    assert sweep["boundary"]["thresholds"] == [0.9, 0.6, 0.4]
+    assert sweep["boundary"]["best"] == {"threshold": 0.4, "precision": 1.0, "recall": 1.0, "f1": 1.0}
     with (out / "thresholds.csv").open(encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f))
-    for name, curve in [("", sweep["overall"]), *sorted(sweep["types"].items())]:
-        mine = [r for r in rows if r["type"] == name]
+    curves = [("strict", "", sweep["overall"]), *(("strict", t, c) for t, c in sorted(sweep["types"].items())),
+              ("boundary", "", sweep["boundary"])]
+    assert len(rows) == sum(len(c["thresholds"]) for _, _, c in curves)
+    for criterion, name, curve in curves:
+        mine = [r for r in rows if (r["criterion"], r["type"]) == (criterion, name)]
         assert [float(r["threshold"]) for r in mine] == curve["thresholds"]
         assert [float(r["precision"]) for r in mine] == curve["precision"]
         assert [float(r["recall"]) for r in mine] == curve["recall"]

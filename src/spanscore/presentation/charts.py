@@ -320,16 +320,19 @@ def bucket_chart(data: EvaluationResult, attribute: str) -> bytes:
 
 THRESHOLDS_FILE = "thresholds.png"
 THRESHOLD_TYPES = 6  # per-type curves drawn beside the overall one, at most (the JSON has them all)
+BOUNDARY_CURVE = "overall, any type (boundary)"
 
 
 def threshold_curves(data: EvaluationResult) -> dict[str, dict[str, Any]]:
-    """The precision-recall curves the thresholds chart draws, by name (``overall``, then the
-    types with scored spans, by name, at most ``THRESHOLD_TYPES``): the JSON's, unchanged."""
+    """The precision-recall curves the thresholds chart draws, by name (``overall``, by place
+    alone, then the types with scored spans, by name, at most ``THRESHOLD_TYPES``): the JSON's,
+    unchanged."""
     sweep = data.get("located", {}).get("thresholds")
     if not sweep or not sweep["overall"]["thresholds"]:
         return {}
     types = [t for t, curve in sorted(sweep["types"].items()) if curve["thresholds"]]
-    return {"overall": sweep["overall"], **{t: sweep["types"][t] for t in types[:THRESHOLD_TYPES]}}
+    boundary = {BOUNDARY_CURVE: sweep["boundary"]} if "boundary" in sweep else {}
+    return {"overall": sweep["overall"], **boundary, **{t: sweep["types"][t] for t in types[:THRESHOLD_TYPES]}}
 
 
 def thresholds_chart(data: EvaluationResult) -> bytes:
@@ -339,12 +342,15 @@ def thresholds_chart(data: EvaluationResult) -> bytes:
     fig = _figure(7.0, 5.0)
     ax = fig.add_subplot()
     colours = (BLUE, ORANGE, GREEN, VERMILION, PURPLE, SKY, YELLOW)
-    for k, (name, curve) in enumerate(curves.items()):
-        colour = "#000000" if name == "overall" else colours[(k - 1) % len(colours)]
+    types = [name for name in curves if name not in ("overall", BOUNDARY_CURVE)]
+    for name, curve in curves.items():
+        whole = name in ("overall", BOUNDARY_CURVE)
+        colour = "#000000" if name == "overall" else GREY if whole else colours[types.index(name) % len(colours)]
         recall = [100 * x for x in curve["recall"]]
         precision = [100 * x for x in curve["precision"]]
-        ax.plot(recall, precision, color=colour, linewidth=2.2 if name == "overall" else 1.2,
-                marker="." if len(recall) < 40 else None, markersize=4, label=name, drawstyle="default")
+        ax.plot(recall, precision, color=colour, linewidth=2.2 if whole else 1.2,
+                linestyle="--" if name == BOUNDARY_CURVE else "-",
+                marker="." if len(recall) < 40 else None, markersize=4, label=name)
         best = curve["best"]
         ax.plot([100 * best["recall"]], [100 * best["precision"]], marker="*", markersize=12, color=colour,
                 markeredgecolor="white", linestyle="none")
@@ -359,7 +365,7 @@ def thresholds_chart(data: EvaluationResult) -> bytes:
     ax.set_ylabel("precision (%)")
     ax.grid(color="#dddddd", linewidth=0.8)
     _tidy(ax)
-    ax.set_title("Precision and recall by score threshold (strict)", loc="left", fontsize=12)
+    ax.set_title("Precision and recall by score threshold", loc="left", fontsize=12)
     ax.legend(loc="lower left", frameon=False, fontsize=8)
     return _png(fig)
 
@@ -375,8 +381,9 @@ def chart_captions(data: EvaluationResult) -> dict[str, str]:
     if threshold_curves(data):
         out[THRESHOLDS_FILE] = (
             "Precision against recall of the scored predictions kept at each threshold (a mention kept where its"
-            " score is at least the threshold; exact place and type), overall and per type; a star marks each"
-            " curve's best threshold by F1, named beside it (thresholds.csv has every point)."
+            " score is at least the threshold): exact place and type (strict) overall and per type, and place"
+            " alone (boundary, dashed); a star marks each curve's best threshold by F1, named beside it"
+            " (thresholds.csv has every point)."
         )
     for attribute in data.get("buckets", {}):
         interval = " with their intervals" if _has_intervals(data, attribute) else ""
