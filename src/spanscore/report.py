@@ -95,7 +95,7 @@ class Report:
     bucket_rows: dict[str, TypeRows] | None = field(default=None, repr=False)  # their counts, for ``compare``
     document_state: DocState | None = field(default=None, repr=False)  # per-document statistics as a histogram
     # Each document's LLM error classes where mentions were given as strings, for ``compare``.
-    document_classes: DocumentClasses | None = field(default=None, repr=False)
+    document_classes: DocumentClasses | None = field(default=None, repr=False, compare=False)
     _scores: Scores | None = field(default=None, repr=False)
 
     @property
