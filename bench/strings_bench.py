@@ -162,7 +162,7 @@ def load_before(rev: str) -> types.ModuleType:
         ["git", "-C", str(ROOT), "show", f"{rev}:src/spanscore/io/strings.py"], capture_output=True, text=True,
         check=True,
     ).stdout
-    source = source.replace("from ..errors", "from spanscore.errors").replace("from .", "from spanscore.io.")
+    source = source.replace("from ..", "from spanscore.").replace("from .", "from spanscore.io.")
     path = Path(tempfile.mkdtemp()) / "strings_before.py"
     path.write_text(source, encoding="utf-8")
     spec = importlib.util.spec_from_file_location("strings_before", path)

@@ -15,6 +15,7 @@ MODULES = (
     "spanscore",
     "spanscore.analysis.significance",
     "spanscore.analysis.breakdown",
+    "spanscore.analysis.llm_classes",
     "spanscore.stages.scoring",
     "spanscore.comparison",
     "spanscore.programs.samples",

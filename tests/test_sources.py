@@ -187,6 +187,9 @@ def test_strings_score_as_the_located_documents_written_to_jsonl(
         format="jsonl", **options,
     )
     expected = as_before(plain, format=reference_format, predicted_format="strings", located=located.to_dict())
+    # The corpus line counts the reference's own tokens, not those of the strings appended to it.
+    expected["corpus"]["tokens"] = sum(len(d.text.split()) for d in ref_docs)
+    assert expected["corpus"]["tokens"] < plain.to_dict()["corpus"]["tokens"]
     assert report.to_dict() == expected
     assert "predicted-format:strings|locate:exact+normalised+fuzzy0.85" in report.signature
 

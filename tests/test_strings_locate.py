@@ -5,10 +5,12 @@ grow with the product of the text and the strings, and with both sides in one no
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
 import time
 import unicodedata
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -143,7 +145,7 @@ def scan_locate(text: str, mentions: list[str], policy: StringPolicy) -> list[tu
                 for i in range(len(words) - size + 1) if size >= 1 and target else ():
                     a, b = words[i][0], words[i + size - 1][1]
                     ratio = difflib.SequenceMatcher(None, target, scan_normal(text[a:b])[0], autojunk=False).ratio()
-                    if ratio >= policy.fuzzy:
+                    if ratio >= policy.fuzzy and in_order(target, text, words, i, size):
                         found.append((ratio, balanced(text, a, b)))
             found.sort(key=lambda f: -f[0])
             windows[s] = list(dict.fromkeys(span for _, span in found))
@@ -161,6 +163,22 @@ def scan_locate(text: str, mentions: list[str], policy: StringPolicy) -> list[tu
     return out
 
 
+def in_order(target: str, text: str, words: list[tuple[int, int]], i: int, size: int) -> bool:
+    """Whether the words ``target`` shares with the window of ``size`` words from word ``i``, and
+    a word either side, can all be paired in order (no pairing crosses another)."""
+    a = re.findall(r"\w+", target)
+    b = re.findall(r"\w+", scan_normal(text[words[max(i - 1, 0)][0] : words[min(i + size, len(words) - 1)][1]])[0])
+    shared = sum((Counter(a) & Counter(b)).values())
+
+    @functools.cache
+    def paired(x: int, y: int) -> int:  # the most pairs of equal words of a[x:] and b[y:], in order
+        if x == len(a) or y == len(b):
+            return 0
+        return max(paired(x + 1, y), paired(x, y + 1), paired(x + 1, y + 1) + 1 if a[x] == b[y] else 0)
+
+    return paired(0, 0) == shared
+
+
 def fuzzy_best(text: str, s: str, policy: StringPolicy) -> float:
     """The best similarity of a window to s, if at least the threshold; else 0."""
     assert policy.fuzzy is not None
@@ -171,6 +189,7 @@ def fuzzy_best(text: str, s: str, policy: StringPolicy) -> float:
         difflib.SequenceMatcher(None, target, scan_normal(text[words[i][0] : words[i + size - 1][1]])[0],
                                 autojunk=False).ratio()
         for size in (n - 1, n, n + 1) if size >= 1 and target for i in range(len(words) - size + 1)
+        if in_order(target, text, words, i, size)
     ]
     best = max(ratios, default=0.0)
     return best if best >= policy.fuzzy else 0.0
@@ -189,7 +208,8 @@ def runs(draw: st.DrawFn) -> tuple[str, list[str]]:
         if words and draw(st.booleans()):
             k = draw(st.integers(0, len(words) - 1))
             s = " ".join(words[k : k + draw(st.integers(1, 3))])
-            s = draw(st.sampled_from((s, s.lower(), s.upper() + ".", s.replace(" ", "  "), s[1:] or s, s[:-1] + "x")))
+            s = draw(st.sampled_from((s, s.lower(), s.upper() + ".", s.replace(" ", "  "), s[1:] or s, s[:-1] + "x",
+                                      " ".join(reversed(s.split())))))
         else:
             s = draw(st.sampled_from(("Joe Biden", "Obamaa", "Whte House", "US Senate", "x")))
         mentions.append(s if s.strip() else "q")

@@ -208,6 +208,7 @@ def evaluate(
         repairs=total.repairs,
         beta=scoring.beta,
         located=source.located,
+        document_classes=getattr(source, "classes", None),
         read=source.read,
         empty_documents=empty_documents,
     )
@@ -486,7 +487,21 @@ def compare(
         alpha=alpha,
         reports=reports,
         groups=_compared_groups(reports, list(names), per_type, resampling),
+        llm_classes=_compared_classes(reports, list(names), resampling),
     )
+
+
+def _compared_classes(
+    reports: list[Report], names: list[str], resampling: significance.Resampling
+) -> dict[str, Any] | None:
+    """Each system's LLM error classes with intervals, and each against the first, where the
+    mentions were given as strings."""
+    classes = [r.document_classes for r in reports]
+    if any(c is None for c in classes):
+        return None
+    from .analysis.llm_classes import compare_classes
+
+    return compare_classes([c for c in classes if c is not None], names, resampling)
 
 
 def _compared_groups(

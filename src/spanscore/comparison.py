@@ -70,6 +70,8 @@ class Comparison:
     :ivar alpha: the significance level of the rankings' notes and the few-units warnings.
     :ivar reports: each system's ``Report``.
     :ivar groups: the per-type and per-bucket comparisons, where asked for.
+    :ivar llm_classes: each system's LLM error classes with intervals, and each against the
+        first, where mentions were given as strings.
     """
 
     tests: PairedTests
@@ -80,6 +82,7 @@ class Comparison:
     alpha: float = 0.05
     reports: list[Report] = field(default_factory=list, repr=False)
     groups: dict[str, Any] = field(default_factory=dict)  # per type and per bucket of each attribute
+    llm_classes: dict[str, Any] | None = None  # LLM error classes with intervals (``analysis.llm_classes``)
     _dict: ComparisonResult | None = field(default=None, repr=False)
 
     @property
@@ -130,6 +133,8 @@ class Comparison:
             buckets = {k: v for k, v in self.groups.items() if k != "per_type"}
             if buckets:
                 self._dict["buckets"] = buckets
+            if self.llm_classes is not None:
+                self._dict["llm_classes"] = copy.deepcopy(self.llm_classes)
             notes = few_units_warnings(
                 self._dict["documents"], self.unit, alpha=self.alpha, trials=self.resampling.trials
             )

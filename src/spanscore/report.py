@@ -8,7 +8,7 @@ import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from .errors import NoDetails, OptionError
 from .results import EvaluationResult, Scores
@@ -17,6 +17,9 @@ from .stages.documents import DocCounts, DocState, TypeRows, document_rows, macr
 from .stages.pairs import KeptDetails, pair_fields, pair_values
 from .stages.scores import add_f_beta, score_counts
 from .stages.text import Repaired
+
+if TYPE_CHECKING:
+    from .io.strings import DocumentClasses
 
 
 def _clean(value: Any) -> Any:
@@ -58,7 +61,8 @@ class Report:
     :ivar repairs: what the repair policy changed in each file.
     :ivar example_limit: how many examples of each error kind ``to_dict`` gives.
     :ivar beta: the beta of the F-beta given beside F1 where not 1.
-    :ivar located: how mentions given as strings were found in the reference's text.
+    :ivar located: how mentions given as strings were found in the reference's text (its
+        threshold sweep of scored predictions also as ``thresholds``).
     :ivar read: what annotation-format readers skipped, and misaligned predicted boundaries.
     :ivar intervals: bootstrap intervals of every score (``evaluate(ci=...)``).
     :ivar breakdown: every score of each group of documents (``evaluate(by=...)``).
@@ -90,7 +94,18 @@ class Report:
     warnings: list[str] = field(default_factory=list)  # why the intervals mean little (``analysis.reliability``)
     bucket_rows: dict[str, TypeRows] | None = field(default=None, repr=False)  # their counts, for ``compare``
     document_state: DocState | None = field(default=None, repr=False)  # per-document statistics as a histogram
+    # Each document's LLM error classes where mentions were given as strings, for ``compare``.
+    document_classes: DocumentClasses | None = field(default=None, repr=False, compare=False)
     _scores: Scores | None = field(default=None, repr=False)
+
+    @property
+    def thresholds(self) -> dict[str, Any] | None:
+        """The threshold sweep of scored predictions (GLiNER's, a span classifier's ``score``):
+        overall and per type, each distinct score's precision, recall and F1 of exact matching,
+        and the best threshold by F1; the JSON's ``located.thresholds``. None where no
+        prediction had a score."""
+        swept = (self.located or {}).get("thresholds")
+        return None if swept is None else copy.deepcopy(swept)
 
     @property
     def scores(self) -> Scores:

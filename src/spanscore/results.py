@@ -369,6 +369,7 @@ class ComparisonResult(_ComparisonRequired, total=False):
     per_type: list[GroupComparison]
     buckets: dict[str, list[GroupComparison]]
     warnings: list[str]  # why the intervals and tests mean little: too few resampling units
+    llm_classes: dict[str, Any]  # mentions given as strings: each class's count and share, with intervals
 
 
 __all__ = [

@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
@@ -45,6 +45,7 @@ from .reading import ANNOTATION_FORMATS, TEXT_FORMATS, Reading
 # reads them, so that a CoNLL run loads none of them.
 if TYPE_CHECKING:
     from .jsonl import RawDocument
+    from .strings import DocumentClasses
 
 JSONL_LOOKAHEAD = 100_000  # predicted documents held while looking for the next reference id
 SENTENCES_PER_PART = 20_000  # label lists: sentences per part
@@ -413,8 +414,19 @@ def _text_differs(doc: Document, other: Document, reference: str, predicted: str
     )
 
 
+def own_tokens(doc: Document) -> int:
+    """The tokens of a reference document: the format's own where it has them (Prodigy's, a
+    dataset's), what its tokenizer counted; else its whitespace-separated words."""
+    return len(doc.text.split()) if doc.tokens is None else len(doc.tokens)
+
+
 def _offset_chunk(
-    reference: Sequence[Document], predicted: Sequence[Document], selection: TypeSelection, *, ids: bool
+    reference: Sequence[Document],
+    predicted: Sequence[Document],
+    selection: TypeSelection,
+    *,
+    ids: bool,
+    tokens: int | None = None,
 ) -> ChunkData:
     lengths = np.array([len(d.text) + 1 for d in reference], dtype=np.int64)
     bases = np.concatenate(([0], np.cumsum(lengths)))[:-1].astype(np.int64)
@@ -428,8 +440,7 @@ def _offset_chunk(
         text=OffsetText([d.text for d in reference], bases),
         documents=n,
         sentences=n,
-        # The format's own tokens where it has them (Prodigy's, a dataset's): what its tokenizer counted.
-        tokens=sum(len(d.text.split()) if d.tokens is None else len(d.tokens) for d in reference),
+        tokens=sum(own_tokens(d) for d in reference) if tokens is None else tokens,
         units=n,
         doc_key=np.arange(n, dtype=np.int64),
         doc_advance=n,
@@ -635,6 +646,11 @@ class DocumentsSource:
     per_part: int = DOCUMENTS_PER_PART
     read: dict[str, Any] | None = None  # what the readers skipped or reconciled (``Report.read``)
     located: dict[str, Any] | None = None  # how mentions given as strings were found (``Report.located``)
+    # Each reference document's own tokens where located strings extended its text (what was
+    # appended after a marker is no text of the reference), else None: counted from the text.
+    tokens: tuple[int, ...] | None = None
+    # Each document's LLM error classes (``io.strings.CLASSES``), for ``compare``'s intervals.
+    classes: DocumentClasses | None = field(default=None, repr=False, compare=False)
 
     @staticmethod
     def open(
@@ -695,7 +711,11 @@ class DocumentsSource:
             named=frozenset(selection.types or ()) | {k for k, _ in selection.type_map},
         )
         ref, pred = pair_documents(placed_ref, placed_pred, ref_path, pred_path)
-        return DocumentsSource(ref, pred, selection, chunk, located=located.to_dict())
+        own = {d.id: own_tokens(d) for d in ref_docs}
+        return DocumentsSource(
+            ref, pred, selection, chunk, located=located.to_dict(), tokens=tuple(own[d.id] for d in ref),
+            classes=located.per_document(),
+        )
 
     def for_workers(self, remote: bool) -> DocumentsSource:
         return self  # the documents travel with the source
@@ -723,7 +743,10 @@ class DocumentsSource:
 
     def load(self, part: DocumentsPart) -> ChunkData:
         start, end, _ = part
-        return _offset_chunk(self.reference[start:end], self.predicted[start:end], self.selection, ids=True)
+        own = None if self.tokens is None else sum(self.tokens[start:end])
+        return _offset_chunk(
+            self.reference[start:end], self.predicted[start:end], self.selection, ids=True, tokens=own
+        )
 
 
 def _refuse_empty(docs: list[Document], notes: dict[str, Any], path: str, side: str, format: str) -> None:

@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import InputError, OptionError
 from ..stages.thresholds import sweep
@@ -104,6 +105,15 @@ class StringDoc:
     scores: dict[int, float] = field(default_factory=dict)  # the score of a placed mention, by its index in placed
 
 
+@dataclass(frozen=True, eq=False)
+class DocumentClasses:
+    """How many predicted mentions of each class (``CLASSES``, the columns) each reference
+    document (``ids``, the rows) holds."""
+
+    ids: tuple[str, ...]
+    counts: npt.NDArray[np.int64]
+
+
 @dataclass
 class Located:
     """Where each string of a run was found: counts by how, ambiguity, and examples."""
@@ -119,6 +129,9 @@ class Located:
     scored: list[tuple[tuple[str, int, int, str], float]] = field(default_factory=list)  # placed, with a score
     scored_reference: list[tuple[str, int, int, str]] = field(default_factory=list)  # of documents with scores
     class_examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # Each reference document's class counts (``CLASSES`` order), in the reference's order: what
+    # ``compare`` resamples for the classes' intervals.
+    document_classes: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)
     examples: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {h: [] for h in (*HOW, "ambiguous")})
     limit: int = 5
 
@@ -137,6 +150,16 @@ class Located:
         examples = self.class_examples.setdefault(how, [])
         if len(examples) < self.limit:
             examples.append(record)
+
+    def close_document(self, doc_id: str, before: dict[str, int]) -> None:
+        """Records the classes counted since ``before`` (a copy of ``classes``) as ``doc_id``'s."""
+        self.document_classes.append((doc_id, tuple(self.classes.get(c, 0) - before.get(c, 0) for c in CLASSES)))
+
+    def per_document(self) -> DocumentClasses:
+        """The class counts of each reference document."""
+        rows = self.document_classes
+        counts = np.array([r for _, r in rows], dtype=np.int64).reshape(len(rows), len(CLASSES))
+        return DocumentClasses(tuple(i for i, _ in rows), counts)
 
     def steps(self) -> list[str]:
         """The steps the policy takes, in order."""
@@ -368,6 +391,25 @@ def _pairs(needle: str) -> tuple[np.ndarray, np.ndarray]:
     """The codes of a needle's pairs of adjacent characters, and the distinct ones, sorted."""
     pairs = _bigrams(_points(needle))
     return pairs, np.unique(pairs)
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _in_order(a: list[str], b: list[str]) -> bool:
+    """Whether every word ``a`` and ``b`` share (as many times as both hold it) pairs with one of
+    the other in order: their longest common subsequence of words is their common multiset."""
+    shared = sum((Counter(a) & Counter(b)).values())
+    if shared <= 1:
+        return True
+    row = [0] * (len(b) + 1)
+    for word in a:
+        diagonal = 0
+        for j, other in enumerate(b):
+            above = row[j + 1]
+            row[j + 1] = diagonal + 1 if word == other else max(row[j + 1], row[j])
+            diagonal = above
+    return row[-1] == shared
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -664,9 +706,15 @@ class _Finder:
             shared = np.searchsorted(hits, we - 1, "left") - np.searchsorted(hits, ws, "left")
             keep &= shared >= slope * (la + lb) - 1 - _EPSILON
         found: list[tuple[float, int, int]] = []
-        for a, b in zip(ws[keep].tolist(), we[keep].tolist(), strict=True):
+        wanted = _WORD.findall(target)
+        for a, b, f, z in zip(
+            ws[keep].tolist(), we[keep].tolist(), first[keep].tolist(), size[keep].tolist(), strict=True
+        ):
             ratio = difflib.SequenceMatcher(None, target, normal[a:b], autojunk=False).ratio()
-            if ratio >= threshold:
+            # Characters are forgiven, word order is not: the window with a word either side
+            # (where a reordered string's other words stand) shares its words with s in order.
+            around = normal[int(word_start[max(f - 1, 0)]) : int(word_end[min(f + z, count - 1)])]
+            if ratio >= threshold and _in_order(wanted, _WORD.findall(around)):
                 found.append((ratio, a, b))
         found.sort(key=lambda f: -f[0])  # stable: ties stay in window order
         windows: list[Window] = []
@@ -825,8 +873,10 @@ def locate(
     schema = {label for doc in reference for _, _, label in doc.spans}
     for ref in reference:
         mine = given.get(ref.id)
+        before = dict(located.classes)
         if mine is None:
             located.bag["reference"] += len(ref.spans)
+            located.close_document(ref.id, before)
             out_ref.append(ref)
             out_pred.append(Document(ref.id, ref.text, (), line=ref.line))
             continue
@@ -911,6 +961,7 @@ def locate(
             )
         for s, label, why in invalid:
             located.add_class("invalid", {"id": ref.id, "text": s, "label": label, "why": why})
+        located.close_document(ref.id, before)
         text = ref.text
         for s, label in sorted(missing):  # in one order whatever the order given
             text += NOT_FOUND
@@ -921,7 +972,7 @@ def locate(
             text += INVALID
             spans.append((len(text), len(text) + len(s), label))
             text += s
-        out_ref.append(Document(ref.id, text, ref.spans, line=ref.line))
+        out_ref.append(Document(ref.id, text, ref.spans, ref.fragments, line=ref.line, tokens=ref.tokens))
         if schema:  # a reference without a mention has no schema to be off
             spans = [(a, b, t if t in schema or t in named else OFF_SCHEMA) for a, b, t in spans]
         out_pred.append(Document(ref.id, text, tuple(sorted(spans)), line=sdoc.line))

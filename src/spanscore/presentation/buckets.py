@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .llm_classes import class_tables
 from .tables import Column, Row, TableModel
 
 BUCKET_SCORES = ("overlap", "partial")  # F1 columns beside strict's P, R and F1: partial is SemEval's
@@ -91,7 +92,7 @@ def comparison_group_tables(data: Mapping[str, Any]) -> list[TableModel]:
         out.append(group_comparison_table("type", data["per_type"], data))
     for attribute, groups in (data.get("buckets") or {}).items():
         out.append(group_comparison_table(attribute, groups, data))
-    return out
+    return out + class_tables(data)
 
 
 def _forest_rows(data: Mapping[str, Any], b: str, criterion: str) -> list[tuple[str, Mapping[str, Any]]]:

@@ -8,7 +8,7 @@ program that already uses matplotlib.
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import MissingExtra
 from ..results import ErrorKey, EvaluationResult, ScoreKey
@@ -318,6 +318,58 @@ def bucket_chart(data: EvaluationResult, attribute: str) -> bytes:
     return _png(fig)
 
 
+THRESHOLDS_FILE = "thresholds.png"
+THRESHOLD_TYPES = 6  # per-type curves drawn beside the overall one, at most (the JSON has them all)
+BOUNDARY_CURVE = "overall, any type (boundary)"
+
+
+def threshold_curves(data: EvaluationResult) -> dict[str, dict[str, Any]]:
+    """The precision-recall curves the thresholds chart draws, by name (``overall``, by place
+    alone, then the types with scored spans, by name, at most ``THRESHOLD_TYPES``): the JSON's,
+    unchanged."""
+    sweep = data.get("located", {}).get("thresholds")
+    if not sweep or not sweep["overall"]["thresholds"]:
+        return {}
+    types = [t for t, curve in sorted(sweep["types"].items()) if curve["thresholds"]]
+    boundary = {BOUNDARY_CURVE: sweep["boundary"]} if "boundary" in sweep else {}
+    return {"overall": sweep["overall"], **boundary, **{t: sweep["types"][t] for t in types[:THRESHOLD_TYPES]}}
+
+
+def thresholds_chart(data: EvaluationResult) -> bytes:
+    """Precision against recall of the scored spans kept at each threshold (exact matching),
+    overall and per type, each curve's best threshold by F1 marked and named."""
+    curves = threshold_curves(data)
+    fig = _figure(7.0, 5.0)
+    ax = fig.add_subplot()
+    colours = (BLUE, ORANGE, GREEN, VERMILION, PURPLE, SKY, YELLOW)
+    types = [name for name in curves if name not in ("overall", BOUNDARY_CURVE)]
+    for name, curve in curves.items():
+        whole = name in ("overall", BOUNDARY_CURVE)
+        colour = "#000000" if name == "overall" else GREY if whole else colours[types.index(name) % len(colours)]
+        recall = [100 * x for x in curve["recall"]]
+        precision = [100 * x for x in curve["precision"]]
+        ax.plot(recall, precision, color=colour, linewidth=2.2 if whole else 1.2,
+                linestyle="--" if name == BOUNDARY_CURVE else "-",
+                marker="." if len(recall) < 40 else None, markersize=4, label=name)
+        best = curve["best"]
+        ax.plot([100 * best["recall"]], [100 * best["precision"]], marker="*", markersize=12, color=colour,
+                markeredgecolor="white", linestyle="none")
+        ax.annotate(
+            f"{best['threshold']:.3g} (F1 {100 * best['f1']:.1f})",
+            (100 * best["recall"], 100 * best["precision"]),
+            textcoords="offset points", xytext=(6, 4), fontsize=7, color=colour,
+        )
+    ax.set_xlim(0, 105)
+    ax.set_ylim(0, 105)
+    ax.set_xlabel("recall (%)")
+    ax.set_ylabel("precision (%)")
+    ax.grid(color="#dddddd", linewidth=0.8)
+    _tidy(ax)
+    ax.set_title("Precision and recall by score threshold", loc="left", fontsize=12)
+    ax.legend(loc="lower left", frameon=False, fontsize=8)
+    return _png(fig)
+
+
 def _bucket_file(attribute: str) -> str:
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in attribute)
     return f"buckets-{safe}.png"
@@ -326,6 +378,13 @@ def _bucket_file(attribute: str) -> str:
 def chart_captions(data: EvaluationResult) -> dict[str, str]:
     """Every chart's file name and caption: the fixed ones, then one per bucket attribute."""
     out = {name: caption for name, (_, caption) in CHARTS.items()}
+    if threshold_curves(data):
+        out[THRESHOLDS_FILE] = (
+            "Precision against recall of the scored predictions kept at each threshold (a mention kept where its"
+            " score is at least the threshold): exact place and type (strict) overall and per type, and place"
+            " alone (boundary, dashed); a star marks each curve's best threshold by F1, named beside it"
+            " (thresholds.csv has every point)."
+        )
     for attribute in data.get("buckets", {}):
         interval = " with their intervals" if _has_intervals(data, attribute) else ""
         out[_bucket_file(attribute)] = (
@@ -342,6 +401,8 @@ def _has_intervals(data: EvaluationResult, attribute: str) -> bool:
 def _draw(data: EvaluationResult, name: str) -> bytes:
     if name in CHARTS:
         return CHARTS[name][0](data)
+    if name == THRESHOLDS_FILE:
+        return thresholds_chart(data)
     attribute = next(a for a in data.get("buckets", {}) if _bucket_file(a) == name)
     return bucket_chart(data, attribute)
 

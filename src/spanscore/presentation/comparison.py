@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .buckets import comparison_group_tables, forest_plot
+from .llm_classes import CLASS_NAMES
 from .tables import Column, Row, TableModel
 
 METRIC_NAMES = {"precision": "P", "recall": "R", "f1": "F1", "f_beta": "F-beta"}
@@ -299,19 +300,17 @@ def located_table(located: Mapping[str, Any]) -> TableModel:
             f"of {bag['predicted']} given, {bag['reference']} in the reference: P {_pct(bag['precision'])}"
             f" R {_pct(bag['recall'])} F1 {_pct(bag['f1'])}",
         )))
-    names = {
-        "exact": "exact",
-        "wrong_type": "right string, wrong type",
-        "boundary": "boundary (overlaps a reference mention)",
-        "unannotated": "in the text, unannotated",
-        "not_in_text": "not in the text",
-        "off_schema": "off-schema type",
-        "invalid": "invalid output",
-    }
+    names = CLASS_NAMES
     for how, count in located.get("classes", {}).items():
         examples = located.get("class_examples", {}).get(how, [])
         example = f"{examples[0]['text']!r} ({examples[0]['label']})" if examples else ""
         rows.append(Row((f"class: {names.get(how, how)}", count, example)))
+    best = (located.get("thresholds") or {}).get("overall", {}).get("best")
+    if best is not None:  # scored spans: where the sweep's F1 peaks
+        rows.append(Row((
+            "best score threshold (strict F1)", best["threshold"],
+            f"P {_pct(best['precision'])} R {_pct(best['recall'])} F1 {_pct(best['f1'])}",
+        )))
     for status, count in located.get("statuses", {}).items():  # the tool's own account (LangExtract's alignment)
         rows.append(Row((f"the file says: {status}", count, "")))
     return TableModel(f"Mentions given as strings, located ({located['policy']})", columns, tuple(rows))

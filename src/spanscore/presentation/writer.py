@@ -63,6 +63,29 @@ def confusion_csv(data: EvaluationResult) -> str:
     return "".join(lines)
 
 
+THRESHOLDS_CSV = "thresholds.csv"
+THRESHOLD_FIELDS = ("criterion", "type", "threshold", "precision", "recall", "f1", "best")
+
+
+def thresholds_csv(data: EvaluationResult) -> str | None:
+    """The threshold sweep of scored spans (``located.thresholds`` in the JSON) as CSV: strict
+    overall (type empty), then each type, then boundary (the place alone); ``best`` is 1 on each
+    curve's best threshold by F1. None where no span had a score."""
+    sweep = data.get("located", {}).get("thresholds")
+    if not sweep:
+        return None
+    lines = [header_line(THRESHOLD_FIELDS)]
+    curves = [("strict", "", sweep["overall"]), *(("strict", t, c) for t, c in sorted(sweep["types"].items()))]
+    if "boundary" in sweep:
+        curves.append(("boundary", "", sweep["boundary"]))
+    for criterion, name, curve in curves:
+        best = curve["best"]["threshold"] if curve["best"] is not None else None
+        for t, p, r, f in zip(curve["thresholds"], curve["precision"], curve["recall"], curve["f1"], strict=True):
+            cells = (criterion, csv_field(name), repr(t), repr(p), repr(r), repr(f), "1" if t == best else "0")
+            lines.append(",".join(cells) + "\r\n")
+    return "".join(lines)
+
+
 class _RowFile:
     """One CSV file being written, in the staging folder until the report is complete."""
 
@@ -231,6 +254,14 @@ class ReportWriter:
             "the type confusion matrix of the one-to-one matching: matched pairs by reference and predicted "
             "type (same span, overlapping), missed reference mentions and spurious predictions"
         )
+        swept = thresholds_csv(data)
+        if swept is not None:
+            self._staged(THRESHOLDS_CSV).write_bytes(swept.encode("utf-8"))
+            files[THRESHOLDS_CSV] = (
+                "precision, recall and F1 of the scored predictions kept at each score threshold: strict (place and"
+                " type) overall (type empty) and per type, and boundary (place alone); best: 1 at each curve's best"
+                " threshold by F1"
+            )
         # The index lists the CSVs after the charts, as the files were always listed.
         ordered = {k: v for k, v in files.items() if not k.endswith(".csv")}
         ordered.update((k, v) for k, v in files.items() if k.endswith(".csv"))

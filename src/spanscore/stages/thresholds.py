@@ -1,6 +1,7 @@
 """Scored predictions (GLiNER's and span classifiers' ``score``) swept over thresholds: at each
 threshold the mentions scored at least that much are kept, and scored exactly against the
-reference (place and type), overall and per type; the best threshold by F1.
+reference (place and type), overall and per type, and by place alone (boundary); the best
+threshold by F1 of each.
 
 Sorting once makes the sweep one pass: the predictions in decreasing score, a running count of
 those kept and of those that are reference mentions, read off at each distinct score. A place
@@ -19,8 +20,9 @@ Key = tuple[Hashable, int, int, str]  # document, start, end, type
 
 def sweep(scored: Iterable[tuple[Key, float]], reference: Iterable[Key]) -> dict[str, Any]:
     """The sweep of ``scored`` (each prediction's key and score) against ``reference``, overall
-    and per type: the thresholds (distinct scores, decreasing), precision, recall and F1 at each,
-    and the threshold of the best F1 (the highest of equals)."""
+    and per type (strict), and by place alone (``boundary``): the thresholds (distinct scores,
+    decreasing), precision, recall and F1 at each, and the threshold of the best F1 (the highest
+    of equals)."""
     best_score: dict[Key, float] = {}
     for key, score in scored:
         if key not in best_score or score > best_score[key]:
@@ -31,6 +33,13 @@ def sweep(scored: Iterable[tuple[Key, float]], reference: Iterable[Key]) -> dict
     out["types"] = {
         t: _curve({k: v for k, v in best_score.items() if k[3] == t}, {k for k in ref if k[3] == t}) for t in types
     }
+    # Boundary matching (the place, any type): a place predicted with two types counts once, at
+    # its higher score.
+    places: dict[Key, float] = {}
+    for (doc, start, end, _), score in best_score.items():
+        key = (doc, start, end, "")
+        places[key] = max(score, places.get(key, score))
+    out["boundary"] = _curve(places, {(doc, start, end, "") for doc, start, end, _ in ref})
     return out
 
 
