@@ -48,6 +48,7 @@ BAD: dict[str, list[Any]] = {
     "bucket_edges": [ODD, "length=2", {"length": "2,4"}, {"length": 2}, {"length": [ODD]}, {3: [2]}],
     "keep_details": [ODD, "yes", 1],
     "documents": [ODD, "yes", 1],
+    "empty_documents": [ODD, 3, "never"],
     "document_types": [ODD, "yes", 1],
     "per_type": [ODD, "yes", 1],
     "rows": [ODD, "rows"],
@@ -64,6 +65,11 @@ BAD: dict[str, list[Any]] = {
     "delimiter": [ODD, 3, ";;"],
     "token_column": [ODD, "0", 1.5, True],
     "label_column": [ODD, "-1", 1.5, True],
+    "predicted_column": [ODD, "2", 1.5, True],
+    "encoding": [ODD, 3, "no-such-codec"],
+    "predicted_encoding": [ODD, 3, "no-such-codec"],
+    "header": [ODD, "yes", 1],
+    "levels": [ODD, "2,3", [2], [2, 2]],
     "predicted_format": [ODD, 3, "csv"],
     "strings": [ODD, "exact"],
     "reference_options": [ODD, "x", {3: 1}],
@@ -117,7 +123,8 @@ def test_evaluate_refuses_a_wrong_value_of_each_keyword(name: str, value: Any) -
     if name in ("train", "bucket_edges"):
         extra["buckets"] = ["length"] if name == "bucket_edges" else ["seen"]
     base = {**LABELS}
-    if name in ("format", "labels", "delimiter", "token_column", "label_column", "by", "merged", "repair"):
+    if name in ("format", "labels", "delimiter", "token_column", "label_column", "by", "merged", "repair",
+                "predicted_column", "encoding", "predicted_encoding", "header", "levels"):
         base = {"reference": GOLD, "predicted": PRED}
     _refused(lambda: spanscore.evaluate(**{**base, **extra, name: value}), name, value)
 
