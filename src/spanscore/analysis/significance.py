@@ -436,6 +436,18 @@ def joint_histogram(systems: Sequence[DocCounts], credit: str) -> Histogram:
     return Histogram.of(stats, fields)
 
 
+def resampled_columns(fields: tuple[str, ...], credit: str) -> list[int]:
+    """The columns of per-document rows that intervals and tests read (``joint_histogram``'s)."""
+    return _needed(fields, scaled=credit in ("dice", "iou"))
+
+
+def system_histogram(joint: Histogram, system: int) -> Histogram:
+    """One system's histogram (its fields unprefixed) out of the systems' joint histogram."""
+    cols = [i for i, name in enumerate(joint.fields) if name.split(":", 1)[0] == str(system)]
+    fields = tuple(joint.fields[i].split(":", 1)[1] for i in cols)
+    return Histogram.of(joint.rows[:, cols], fields, joint.counts)
+
+
 def _split_joint(hist: Histogram) -> list[_Table]:
     """Each system's table of a joint histogram (same rows, same counts)."""
     systems: dict[int, list[int]] = {}

@@ -8,6 +8,7 @@ new matching. Where a corpus has no document marks, each sentence is a row.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -439,6 +440,12 @@ class DocState:
     closed: Histogram
     types: dict[str, Histogram] | None  # None: no counts per type were asked for
     unit: str = "document"
+
+    @classmethod
+    def of_histogram(cls, closed: Histogram, unit: str) -> DocState:
+        """The state of a whole corpus whose documents are ``closed``."""
+        empty = DocCounts(np.zeros(0, dtype=np.int64), np.zeros((0, len(closed.fields)), dtype=np.int64), closed.fields)
+        return cls(dataclasses.replace(empty, unit=unit), closed, None, unit)
 
     @classmethod
     def of(cls, docs: DocCounts) -> DocState:
