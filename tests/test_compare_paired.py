@@ -56,14 +56,15 @@ def test_the_joint_histogram_does_not_depend_on_each_systems_chunks(btc_runs: di
         return resampled_columns(fields, "0.5")
 
     # Three systems cut into chunks of different sizes, so their parts end at different documents.
-    for sizes in ((1500, 7000, 3100), (1 << 22, 2000, 1 << 22)):
+    # Two processes each: the systems' worker pools run side by side, and each ends in its turn.
+    for sizes, jobs in (((1500, 7000, 3100), 2), ((1 << 22, 2000, 1 << 22), 1)):
         counters = [
             PartCounter(
                 open_source(btc_runs["gold"], btc_runs[n], reading, TypeSelection(), size), scoring.options, wanted
             )
             for n, size in zip(("a", "b", "a"), sizes, strict=True)
         ]
-        paired = run_paired(counters, LocalEngine(1), ["a", "b", "a2"], columns)
+        paired = run_paired(counters, LocalEngine(jobs), ["a", "b", "a2"], columns)
         assert paired.joint is not None
         assert paired.joint.fields == expected.fields
         assert (paired.joint.rows == expected.rows).all() and (paired.joint.counts == expected.counts).all()
