@@ -91,7 +91,7 @@ def test_compare_on_dask_equals_the_local_engine(btc_runs: dict[str, Path]) -> N
 
     runs = {"gold": btc_runs["small_gold"], "a": btc_runs["small_a"], "b": btc_runs["small_gold"]}
     options = {"reference": runs["gold"], "systems": [runs["a"], runs["b"]], "names": ["a", "b"], **OPTIONS}
-    local = spanscore.compare(**options, per_type=True)
+    local = spanscore.compare(**options)
     with (
         dask.config.set(LOCAL_WORKER_CONFIG),
         distributed.LocalCluster(
@@ -99,6 +99,6 @@ def test_compare_on_dask_equals_the_local_engine(btc_runs: dict[str, Path]) -> N
         ) as cluster,
     ):
         engine = DaskEngine(scheduler=cluster.scheduler_address, partition_bytes=2000)
-        remote = spanscore.compare(**options, per_type=True, engine=engine)
+        remote = spanscore.compare(**options, engine=engine)
     assert remote.to_dict() == local.to_dict()
     assert local.tests == rows_compare(runs, ["a", "b"])

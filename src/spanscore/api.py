@@ -32,7 +32,7 @@ from .report import Report
 from .stages import buckets as attributes
 from .stages.counts import credit_label, group_fields
 from .stages.criteria import CRITERIA
-from .stages.documents import EMPTY_RULES, DocState
+from .stages.documents import EMPTY_RULES, DocState, Histogram
 from .stages.parts import EXAMPLE_LIMIT, JudgeSpec, PartResult, RowSink, Source, Wanted
 from .stages.scoring import SCORING_FIELDS, Scoring, ScoringOptions, TypeSelection
 
@@ -406,32 +406,41 @@ def compare(
         )
         for system in systems
     ]
-    # The systems are counted side by side and their per-document rows joined into one histogram
-    # as they come; the rows themselves are kept only where per-group comparisons read them.
     credit = credit_label(scoring.credit)
-    paired = run_paired(
-        [next(s) for s in steps], engine or LocalEngine(jobs), names,
-        functools.partial(significance.resampled_columns, credit=credit), keep_rows=per_type or bool(buckets),
-    )
-    reports = [_finished(s, total) for s, total in zip(steps, paired.totals, strict=True)]
-    if paired.joint is None:
+    if per_type or buckets:
+        # The per-group tests read each system's rows per document and group, held whole: the
+        # systems are counted one after another, as evaluate counts one.
+        reports = [_finished(s, run(next(s), engine or LocalEngine(jobs))) for s in steps]
+        rows = [r.documents for r in reports if r.documents is not None]
+        joint: Histogram | None = significance.paired_histogram(rows, list(names), credit)
+        unit = rows[0].unit
+    else:
+        # Counted side by side, each document's rows joined into one histogram as they come.
+        paired = run_paired(
+            [next(s) for s in steps], engine or LocalEngine(jobs), names,
+            functools.partial(significance.resampled_columns, credit=credit),
+        )
+        reports = [_finished(s, total) for s, total in zip(steps, paired.totals, strict=True)]
+        joint, unit = paired.joint, paired.unit
+        if joint is not None:
+            for k, report in enumerate(reports):
+                report.document_state = DocState.of_histogram(significance.system_histogram(joint, k), unit)
+    if joint is None:
         raise OptionError("intervals need at least one document (or sentence)")
-    for k, report in enumerate(reports):
-        report.document_state = DocState.of_histogram(significance.system_histogram(paired.joint, k), paired.unit)
     tests = significance.compare_histogram(
-        paired.joint, list(names), zero_division=scoring.zero_division, credit=credit, resampling=resampling,
+        joint, list(names), zero_division=scoring.zero_division, credit=credit, resampling=resampling,
         beta=scoring.beta,
     )
     files = [str(s) if isinstance(s, str | os.PathLike) else None for s in systems]
     reliability.warn(
-        reliability.few_units_warnings(paired.joint.documents, paired.unit, alpha=alpha, trials=trials)
+        reliability.few_units_warnings(joint.documents, unit, alpha=alpha, trials=trials)
     )
     return Comparison(
         tests=tests,
         files=files,
         signature=reports[0].signature,
         resampling=resampling,
-        unit=paired.unit,
+        unit=unit,
         alpha=alpha,
         reports=reports,
         groups=_compared_groups(reports, list(names), per_type, resampling),

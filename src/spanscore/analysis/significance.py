@@ -473,6 +473,14 @@ def compare(
 
     ``systems`` are the per-document counts of each system's predictions against one reference,
     in the same document order."""
+    return compare_histogram(
+        paired_histogram(systems, names, credit), names, zero_division=zero_division, credit=credit,
+        resampling=resampling, exact=exact, beta=beta,
+    )
+
+
+def paired_histogram(systems: Sequence[DocCounts], names: Sequence[str], credit: str) -> Histogram:
+    """``joint_histogram`` of systems checked to hold the same documents."""
     if len(systems) != len(names) or not systems:
         raise OptionError("give one name per system, and at least one system")
     for docs in systems:
@@ -486,10 +494,7 @@ def compare(
                 f"{name} does not have the documents of {names[0]}: systems are compared document by document"
                 " against one reference"
             )
-    return compare_histogram(
-        joint_histogram(systems, credit), names, zero_division=zero_division, credit=credit,
-        resampling=resampling, exact=exact, beta=beta,
-    )
+    return joint_histogram(systems, credit)
 
 
 def compare_histogram(

@@ -31,7 +31,6 @@ class _Stream:
 
     results: Iterator[PartResult]
     folder: Folder
-    keep_rows: bool
     columns: Columns
     keys: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     stats: IntArray | None = None
@@ -50,7 +49,7 @@ class _Stream:
             return
         docs, offset = part.docs, self.offset
         self.offset += part.doc_advance
-        self.folder.add(part if self.keep_rows else replace(part, docs=None))
+        self.folder.add(replace(part, docs=None))
         if docs is None or not docs.keys.shape[0]:
             return
         cols = self.columns(docs.fields)
@@ -99,14 +98,12 @@ def run_paired(
     engine: Engine,
     names: Sequence[str],
     columns: Columns,
-    *,
-    keep_rows: bool = False,
 ) -> Paired:
     """Every system's counter run by ``engine`` side by side (each asks for per-document rows);
-    only the columns that ``columns`` picks of the rows enter the joint histogram. With
-    ``keep_rows`` each total keeps its per-document rows too."""
+    only the columns that ``columns`` picks of the rows enter the joint histogram, and no total
+    keeps its rows."""
     streams = [
-        _Stream(engine.results(c, None), Folder(examples=c.wanted.examples), keep_rows, columns) for c in counters
+        _Stream(engine.results(c, None), Folder(examples=c.wanted.examples), columns) for c in counters
     ]
     joint: Histogram | None = None
 
