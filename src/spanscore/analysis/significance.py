@@ -50,7 +50,7 @@ import numpy.typing as npt
 
 from ..errors import OptionError
 from ..results import ComparisonResult
-from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, scores_per_row
+from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, scored_columns, scores_per_row
 from ..stages.spans import IntArray
 
 FloatArray = npt.NDArray[np.float64]
@@ -85,16 +85,7 @@ class Resampling:
 
 
 def _needed(fields: tuple[str, ...], *, scaled: bool) -> list[int]:
-    """The columns a score reads: the error taxonomy's are left out of the products, and the
-    scaled credits unless the credit is proportional (or learned)."""
-    ends = (".full_ref", ".partial_ref", ".full_pred", ".partial_pred")
-
-    def wanted(name: str) -> bool:
-        if name.endswith((".scaled_credit_ref", ".scaled_credit_pred")):
-            return scaled or name.startswith("learned.")
-        return name in ("reference", "predicted") or name.startswith("token.") or name.endswith(ends)
-
-    return [i for i, name in enumerate(fields) if wanted(name)]
+    return scored_columns(fields, scaled=scaled)
 
 
 def _distinct_columns(stats: npt.NDArray[Any]) -> tuple[list[int], IntArray]:
