@@ -44,6 +44,7 @@ def main() -> None:
     ap.add_argument("--sentences", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=0, help="--jobs of every command (0: one per CPU)")
+    ap.add_argument("--only", default="", help="measure only the commands whose names hold this (and the plain one)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
@@ -75,6 +76,8 @@ def main() -> None:
         }
         results = {}
         for name, cmd in cases.items():
+            if args.only not in name and name != "evaluate --json (plain)":
+                continue
             if name.startswith("evaluate --report"):
                 subprocess.run(["rm", "-rf", str(base / "report")], check=True)
             results[name] = measure(cmd, args.repeat)

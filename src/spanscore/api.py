@@ -9,8 +9,9 @@ command line prints with ``--json``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -23,10 +24,10 @@ from .io.reading import Delimiter, Format, Reading, level_name
 from .io.sources import DocumentsSource, LabelsSource, SpansSource, open_source, train_index
 from .report import Report
 from .stages import buckets as attributes
-from .stages.counts import group_fields
+from .stages.counts import credit_label, group_fields
 from .stages.criteria import CRITERIA
-from .stages.documents import EMPTY_RULES
-from .stages.parts import EXAMPLE_LIMIT, JudgeSpec, RowSink, Source, Wanted
+from .stages.documents import EMPTY_RULES, DocState, Histogram
+from .stages.parts import EXAMPLE_LIMIT, JudgeSpec, PartResult, RowSink, Source, Wanted
 from .stages.scoring import SCORING_FIELDS, Scoring, ScoringOptions, TypeSelection
 
 if TYPE_CHECKING:
@@ -174,6 +175,35 @@ def evaluate(
     ```
     """
     _check_evaluate(locals())
+    steps = _evaluation(
+        reference=reference, predicted=predicted, format=format, reading=reading, scoring=scoring, ci=ci,
+        resamples=resamples, seed=seed, by=by, buckets=buckets, train=train, bucket_edges=bucket_edges,
+        keep_details=keep_details, documents=documents, document_types=document_types,
+        empty_documents=empty_documents, rows=rows, chunk_bytes=chunk_bytes, jobs=jobs, engine=engine,
+        options=options,
+    )
+    return _finished(steps, run(next(steps), engine or LocalEngine(jobs), sink=rows, progress=progress))
+
+
+def _finished(steps: Generator[PartCounter, PartResult, Report], total: PartResult) -> Report:
+    """The report of an evaluation (``_evaluation``) given its counted total."""
+    try:
+        steps.send(total)
+    except StopIteration as done:
+        report: Report = done.value
+        return report
+    raise RuntimeError("spanscore bug: an evaluation asked for a second count")
+
+
+def _evaluation(
+    *, reference: Any, predicted: Any, format: Format | None, reading: Reading | None, scoring: Scoring | None,
+    ci: float | None, resamples: int, seed: int, by: str | None, buckets: Sequence[str], train: Any,
+    bucket_edges: Mapping[str, Sequence[float]] | None, keep_details: bool, documents: bool, document_types: bool,
+    empty_documents: str, rows: RowSink | None, chunk_bytes: int, jobs: int, engine: Engine | None,
+    options: Mapping[str, Any],
+) -> Generator[PartCounter, PartResult, Report]:
+    """``evaluate`` in two steps: it yields the counter of every part, is sent the folded total
+    and returns the report (so ``compare`` can count its systems side by side)."""
     reading, scoring = _split(format, reading, scoring, options)
     if empty_documents not in EMPTY_RULES:
         raise OptionError(f"empty_documents is one of {', '.join(EMPTY_RULES)}, not {empty_documents!r}")
@@ -193,7 +223,7 @@ def evaluate(
     workers = engine.jobs if isinstance(engine, LocalEngine) else jobs
     wanted = dataclasses.replace(wanted, buckets=chosen, train=_train_index(chosen, train, reading, workers))
     counter = PartCounter(source, scoring.options, wanted, _judge_spec(scoring))
-    total = run(counter, engine or LocalEngine(jobs), sink=rows, progress=progress)
+    total = yield counter
     scoring.selection.check(total.seen_types)
     options_used = score_options(reading, scoring)
     report = Report(
@@ -438,6 +468,7 @@ def compare(
     """
     from .analysis import reliability, significance
     from .comparison import Comparison, system_names
+    from .engines.paired import run_paired
 
     _check_compare(locals())
     if not systems:
@@ -447,43 +478,52 @@ def compare(
         raise OptionError(f"give one distinct name per system: {len(systems)} systems, names {', '.join(names)}")
     reading, scoring = _split(format, reading, scoring, options)
     resampling = significance.Resampling(level=ci, resamples=resamples, trials=trials, seed=seed)
-    reports = [
-        evaluate(
-            reference=reference,
-            predicted=system,
-            reading=reading,
-            scoring=scoring,
-            keep_details=False,
-            documents=True,
-            document_types=per_type,
-            buckets=buckets,
-            train=train,
-            bucket_edges=bucket_edges,
-            jobs=jobs,
-            engine=engine,
+    if not 0 < alpha < 1:
+        raise OptionError(f"alpha is a number between 0 and 1, not {alpha!r}")
+    steps = [
+        _evaluation(
+            reference=reference, predicted=system, format=None, reading=reading, scoring=scoring, ci=None,
+            resamples=resamples, seed=seed, by=None, buckets=buckets, train=train, bucket_edges=bucket_edges,
+            keep_details=False, documents=True, document_types=per_type, empty_documents="skip", rows=None,
+            chunk_bytes=DEFAULT_CHUNK, jobs=jobs, engine=engine, options={},
         )
         for system in systems
     ]
-    documents = [r.documents for r in reports if r.documents is not None]
-    first = reports[0]
-    tests = significance.compare(
-        documents,
-        list(names),
-        zero_division=scoring.zero_division,
-        credit=first.counts.credit,
-        resampling=resampling,
+    credit = credit_label(scoring.credit)
+    if per_type or buckets:
+        # The per-group tests read each system's rows per document and group, held whole: the
+        # systems are counted one after another, as evaluate counts one.
+        reports = [_finished(s, run(next(s), engine or LocalEngine(jobs))) for s in steps]
+        rows = [r.documents for r in reports if r.documents is not None]
+        joint: Histogram | None = significance.paired_histogram(rows, list(names), credit)
+        unit = rows[0].unit
+    else:
+        # Counted side by side, each document's rows joined into one histogram as they come.
+        paired = run_paired(
+            [next(s) for s in steps], engine or LocalEngine(jobs), names,
+            functools.partial(significance.resampled_columns, credit=credit),
+        )
+        reports = [_finished(s, total) for s, total in zip(steps, paired.totals, strict=True)]
+        joint, unit = paired.joint, paired.unit
+        if joint is not None:
+            for k, report in enumerate(reports):
+                report.document_state = DocState.of_histogram(significance.system_histogram(joint, k), unit)
+    if joint is None:
+        raise OptionError("intervals need at least one document (or sentence)")
+    tests = significance.compare_histogram(
+        joint, list(names), zero_division=scoring.zero_division, credit=credit, resampling=resampling,
         beta=scoring.beta,
     )
     files = [str(s) if isinstance(s, str | os.PathLike) else None for s in systems]
     reliability.warn(
-        reliability.few_units_warnings(len(documents[0].stats), documents[0].unit, alpha=alpha, trials=trials)
+        reliability.few_units_warnings(joint.documents, unit, alpha=alpha, trials=trials)
     )
     return Comparison(
         tests=tests,
         files=files,
-        signature=first.signature,
+        signature=reports[0].signature,
         resampling=resampling,
-        unit=documents[0].unit,
+        unit=unit,
         alpha=alpha,
         reports=reports,
         groups=_compared_groups(reports, list(names), per_type, resampling),

@@ -50,7 +50,7 @@ import numpy.typing as npt
 
 from ..errors import OptionError
 from ..results import ComparisonResult
-from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, scores_per_row
+from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, scored_columns, scores_per_row
 from ..stages.spans import IntArray
 
 FloatArray = npt.NDArray[np.float64]
@@ -85,16 +85,7 @@ class Resampling:
 
 
 def _needed(fields: tuple[str, ...], *, scaled: bool) -> list[int]:
-    """The columns a score reads: the error taxonomy's are left out of the products, and the
-    scaled credits unless the credit is proportional (or learned)."""
-    ends = (".full_ref", ".partial_ref", ".full_pred", ".partial_pred")
-
-    def wanted(name: str) -> bool:
-        if name.endswith((".scaled_credit_ref", ".scaled_credit_pred")):
-            return scaled or name.startswith("learned.")
-        return name in ("reference", "predicted") or name.startswith("token.") or name.endswith(ends)
-
-    return [i for i, name in enumerate(fields) if wanted(name)]
+    return scored_columns(fields, scaled=scaled)
 
 
 def _distinct_columns(stats: npt.NDArray[Any]) -> tuple[list[int], IntArray]:
@@ -436,6 +427,18 @@ def joint_histogram(systems: Sequence[DocCounts], credit: str) -> Histogram:
     return Histogram.of(stats, fields)
 
 
+def resampled_columns(fields: tuple[str, ...], credit: str) -> list[int]:
+    """The columns of per-document rows that intervals and tests read (``joint_histogram``'s)."""
+    return _needed(fields, scaled=credit in ("dice", "iou"))
+
+
+def system_histogram(joint: Histogram, system: int) -> Histogram:
+    """One system's histogram (its fields unprefixed) out of the systems' joint histogram."""
+    cols = [i for i, name in enumerate(joint.fields) if name.split(":", 1)[0] == str(system)]
+    fields = tuple(joint.fields[i].split(":", 1)[1] for i in cols)
+    return Histogram.of(joint.rows[:, cols], fields, joint.counts)
+
+
 def _split_joint(hist: Histogram) -> list[_Table]:
     """Each system's table of a joint histogram (same rows, same counts)."""
     systems: dict[int, list[int]] = {}
@@ -461,6 +464,14 @@ def compare(
 
     ``systems`` are the per-document counts of each system's predictions against one reference,
     in the same document order."""
+    return compare_histogram(
+        paired_histogram(systems, names, credit), names, zero_division=zero_division, credit=credit,
+        resampling=resampling, exact=exact, beta=beta,
+    )
+
+
+def paired_histogram(systems: Sequence[DocCounts], names: Sequence[str], credit: str) -> Histogram:
+    """``joint_histogram`` of systems checked to hold the same documents."""
     if len(systems) != len(names) or not systems:
         raise OptionError("give one name per system, and at least one system")
     for docs in systems:
@@ -474,10 +485,7 @@ def compare(
                 f"{name} does not have the documents of {names[0]}: systems are compared document by document"
                 " against one reference"
             )
-    return compare_histogram(
-        joint_histogram(systems, credit), names, zero_division=zero_division, credit=credit,
-        resampling=resampling, exact=exact, beta=beta,
-    )
+    return joint_histogram(systems, credit)
 
 
 def compare_histogram(

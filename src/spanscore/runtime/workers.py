@@ -33,6 +33,9 @@ class WorkerDied(RuntimeError):
     """A worker process ended without sending back its result."""
 
 
+_LIVE: set[int] = set()  # this process's ends of the pipes of its live workers
+
+
 def can_fork() -> bool:
     return hasattr(os, "fork")
 
@@ -45,9 +48,9 @@ def forked_map(
     finished = False
     try:
         for _ in range(jobs):
-            # A worker must not hold the pipes of the workers before it, or they never see the end.
-            others = [fd for w in workers for fd in (w.tasks, w.results)]
-            workers.append(_Worker.fork(work, start, others))
+            # A worker must not hold the pipes of any other live worker (this map's, or another
+            # map's running beside it), or those never see the end of their tasks.
+            workers.append(_Worker.fork(work, start, sorted(_LIVE)))
         yield from _run(workers, iter(items))
         finished = True
     finally:
@@ -82,6 +85,7 @@ class _Worker:
                 os._exit(code)
         os.close(task_r)
         os.close(result_w)
+        _LIVE.update((task_w, result_r))
         return _Worker(pid, task_w, result_r)
 
     def send(self, number: int, item: object) -> None:
@@ -100,6 +104,7 @@ class _Worker:
         """Close the pipes (an idle worker then exits) and reap the worker; unless ``wait``, end
         it first (the parent is leaving early, on an error or an interrupt)."""
         for fd in (self.tasks, self.results):
+            _LIVE.discard(fd)
             with contextlib.suppress(OSError):
                 os.close(fd)
         try:

@@ -8,6 +8,7 @@ new matching. Where a corpus has no document marks, each sentence is a row.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -140,10 +141,30 @@ class DocCounts:
     def column(self, name: str) -> IntArray:
         return self.stats[:, self.fields.index(name)]
 
+    def narrowed(self, columns: list[int]) -> DocCounts:
+        """The rows (and rows per type) of these columns only."""
+        t = self.type_rows
+        rows = None if t is None else TypeRows(t.keys, t.type_index, t.names, t.stats[:, columns])
+        fields = tuple(self.fields[i] for i in columns)
+        return DocCounts(self.keys, self.stats[:, columns], fields, self.ids, self.unit, rows)
+
     def names(self) -> list[str]:
         if self.ids is not None:
             return self.ids
         return [str(i + 1) for i in range(self.stats.shape[0])]
+
+
+def scored_columns(fields: tuple[str, ...], *, scaled: bool) -> list[int]:
+    """The columns a score reads: the error taxonomy's are left out, and the scaled credits
+    unless the credit is proportional (``scaled``) or learned."""
+    ends = (".full_ref", ".partial_ref", ".full_pred", ".partial_pred")
+
+    def wanted(name: str) -> bool:
+        if name.endswith((".scaled_credit_ref", ".scaled_credit_pred")):
+            return scaled or name.startswith("learned.")
+        return name in ("reference", "predicted") or name.startswith("token.") or name.endswith(ends)
+
+    return [i for i, name in enumerate(fields) if wanted(name)]
 
 
 def _div(num: FloatArray, den: IntArray, zero_division: float) -> FloatArray:
@@ -216,7 +237,12 @@ def macro_over_documents(
     if empty not in EMPTY_RULES:
         raise OptionError(f"empty documents are skipped or scored, not {empty!r}")
     # One computation for rows and for their histogram, so both give the same bits.
-    hist = docs.closed if isinstance(docs, DocState) else Histogram.of(docs.stats, docs.fields)
+    # Only the columns the scores read, as the additive state keeps them (``scored_columns``).
+    if isinstance(docs, DocState):
+        hist = docs.closed
+    else:
+        scored = docs.narrowed(scored_columns(docs.fields, scaled=credit in ("dice", "iou")))
+        hist = Histogram.of(scored.stats, scored.fields)
     view = DocCounts(np.arange(hist.rows.shape[0]), hist.rows, hist.fields)
     blank = (view.column("reference") == 0) & (view.column("predicted") == 0)
     held = np.where(blank, 0, hist.counts) if empty == "skip" else hist.counts
@@ -449,6 +475,12 @@ class DocState:
     closed: Histogram
     types: dict[str, Histogram] | None  # None: no counts per type were asked for
     unit: str = "document"
+
+    @classmethod
+    def of_histogram(cls, closed: Histogram, unit: str) -> DocState:
+        """The state of a whole corpus whose documents are ``closed``."""
+        empty = DocCounts(np.zeros(0, dtype=np.int64), np.zeros((0, len(closed.fields)), dtype=np.int64), closed.fields)
+        return cls(dataclasses.replace(empty, unit=unit), closed, None, unit)
 
     @classmethod
     def of(cls, docs: DocCounts) -> DocState:

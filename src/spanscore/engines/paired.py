@@ -1,0 +1,139 @@
+"""Several systems counted side by side against one reference, for paired tests.
+
+Paired resampling needs each document's statistics of every system together, but the systems'
+predictions are separate inputs, each planned into its own chunks. Their counts stream side by
+side: the engine runs every system's counter, the system furthest behind (in documents) is
+advanced, and the documents every system has finished are joined into the systems' joint rows
+and added to a histogram (``stages.documents.Histogram``) straight away. So the per-document rows
+held at any time are those of the chunks in flight, never the corpus's, and the histogram (sorted,
+merged by adding counts) is the same whatever the chunks, the processes or the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..errors import OptionError
+from ..stages.documents import Histogram
+from ..stages.parts import Folder, PartResult
+from ..stages.spans import IntArray
+from .local import Engine, PartCounter
+
+Columns = Callable[[tuple[str, ...]], list[int]]
+
+
+@dataclass
+class _Stream:
+    """One system's results as they come, and its rows not yet joined (global keys, in order)."""
+
+    results: Iterator[PartResult]
+    folder: Folder
+    columns: Columns
+    keys: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    stats: IntArray | None = None
+    ids: list[str] | None = None
+    fields: tuple[str, ...] | None = None
+    unit: str | None = None
+    offset: int = 0  # where the next part's document keys start
+    bound: int = 0  # every document key below this one is complete
+    done: bool = False
+
+    def pull(self) -> None:
+        part = next(self.results, None)
+        if part is None:
+            self.done = True
+            self.bound = np.iinfo(np.int64).max
+            return
+        docs, offset = part.docs, self.offset
+        self.offset += part.doc_advance
+        self.folder.add(replace(part, docs=None))
+        if docs is None or not docs.keys.shape[0]:
+            return
+        cols = self.columns(docs.fields)
+        if self.fields is None:
+            self.fields, self.unit = tuple(docs.fields[i] for i in cols), docs.unit
+        keys, stats, ids = docs.keys + offset, docs.stats[:, cols], docs.ids
+        if self.stats is None:
+            self.stats, self.ids = np.zeros((0, len(cols)), dtype=np.int64), None if ids is None else []
+        if self.keys.shape[0] and keys[0] == self.keys[-1]:
+            # The chunk boundary cut this document in two: its rows become one.
+            self.stats = self.stats.copy()
+            self.stats[-1] += stats[0]
+            keys, stats, ids = keys[1:], stats[1:], None if ids is None else ids[1:]
+        self.keys = np.concatenate((self.keys, keys))
+        self.stats = np.concatenate((self.stats, stats))
+        if self.ids is not None and ids is not None:
+            self.ids.extend(ids)
+        # The last document may go on in the next part.
+        self.bound = max(self.bound, int(self.keys[-1]) if self.keys.shape[0] else self.bound)
+
+    def take(self, below: int) -> tuple[IntArray, IntArray | None, list[str] | None]:
+        """The complete rows with keys below ``below``, removed from the stream."""
+        n = int(np.searchsorted(self.keys, below))
+        keys, self.keys = self.keys[:n], self.keys[n:]
+        if self.stats is None:
+            return keys, None, None
+        stats, self.stats = self.stats[:n], self.stats[n:]
+        ids = None
+        if self.ids is not None:
+            ids, self.ids = self.ids[:n], self.ids[n:]
+        return keys, stats, ids
+
+
+@dataclass
+class Paired:
+    """Each system's folded total, and the systems' joint rows as one histogram (system ``s``'s
+    fields prefixed ``s:``; None where no part had per-document rows)."""
+
+    totals: list[PartResult]
+    joint: Histogram | None
+    unit: str
+
+
+def run_paired(
+    counters: Sequence[PartCounter],
+    engine: Engine,
+    names: Sequence[str],
+    columns: Columns,
+) -> Paired:
+    """Every system's counter run by ``engine`` side by side (each asks for per-document rows);
+    only the columns that ``columns`` picks of the rows enter the joint histogram, and no total
+    keeps its rows."""
+    streams = [
+        _Stream(engine.results(c, None), Folder(examples=c.wanted.examples), columns) for c in counters
+    ]
+    joint: Histogram | None = None
+
+    def flush(below: int) -> None:
+        nonlocal joint
+        taken = [s.take(below) for s in streams]
+        first_keys, _, first_ids = taken[0]
+        for name, (keys, _, ids) in zip(names[1:], taken[1:], strict=True):
+            if not np.array_equal(keys, first_keys) or (ids is not None and first_ids is not None and ids != first_ids):
+                raise OptionError(
+                    f"{name} does not have the documents of {names[0]}: systems are compared document by"
+                    " document against one reference"
+                )
+        if not first_keys.shape[0] or any(stats is None for _, stats, _ in taken):
+            return
+        fields = tuple(f"{k}:{f}" for k, s in enumerate(streams) for f in s.fields or ())
+        block = Histogram.of(np.hstack([stats for _, stats, _ in taken if stats is not None]), fields)
+        joint = block if joint is None else joint.pile(block)
+        # The joint rows are wide (every system's columns): merged sooner than ``pile`` would,
+        # so that fewer of them wait beside the merged ones.
+        if sum(h.rows.shape[0] for h in joint.pending) > max(8192, joint.rows.shape[0] // 2):
+            joint = joint.compacted()
+
+    while not all(s.done for s in streams):
+        min(streams, key=lambda s: (s.done, s.bound)).pull()
+        flush(min(s.bound for s in streams))
+    flush(np.iinfo(np.int64).max)
+    totals = [s.folder.total() for s in streams]
+    unit = next((s.unit for s in streams if s.unit is not None), "document")
+    return Paired(totals, None if joint is None else joint.compacted(), unit)
+
+
+__all__ = ["Paired", "run_paired"]
