@@ -620,7 +620,7 @@ def test_drop_fragments_converts_each_discontinuous_mention_to_its_extent(tmp_pa
     ("options", "side", "path", "flag"),
     [
         ([], "reference", "gold.json", "--reference-option"),
-        (["--reference-option", "source=predictions"], "predicted", "pred.json", "--predicted-option"),
+        (["--reference-option", "source=predictions"], "prediction", "pred.json", "--predicted-option"),
     ],
 )
 @pytest.mark.parametrize("command", ["evaluate", "compare"])
@@ -640,4 +640,5 @@ def test_label_studio_predictions_only_names_the_empty_side(
     assert out.exit_code == 2, out.output
     line = out.output.strip()
     assert len(line.splitlines()) == 1
-    assert f"the {side} side has no documents" in line and path in line and f"{flag} source=predictions" in line
+    assert f"no document of the {side} is left to score" in line and path in line
+    assert f"{flag} source=predictions" in line

@@ -35,6 +35,7 @@ from nervaluate import Evaluator
 import spanscore
 from spanscore.cli.main import cli
 from spanscore.errors import InputError, OptionError
+from spanscore.io import formats
 
 TOOLS = Path(__file__).parent / "data" / "real" / "tools"
 EXPLOSION = TOOLS / "explosion-projects"
@@ -252,7 +253,7 @@ def test_counts_equal_an_independent_count(case: Case) -> None:
     }
     skipped = {k: v for k, v in expected.skipped.items() if v}
     assert data["read"]["reference"]["skipped"] == skipped
-    docs, _ = spanscore.io.formats.read(case.fmt, case.path, **case.options)
+    docs, _ = formats.read(case.fmt, case.path, **case.options)
     assert {d.id: sorted(d.spans) for d in docs} == {k: sorted(v) for k, v in expected.spans.items()}
     assert {d.id: d.text for d in docs} == expected.texts
 
@@ -274,7 +275,7 @@ def test_conll_counts_equal_an_independent_count(path: Path) -> None:
 def test_the_doccano_users_agree_with_their_conll_conversions() -> None:
     """doccano-transformer wrote one CoNLL file per user: the same mentions, by their text."""
     for user in ("1", "2"):
-        docs, _ = spanscore.io.formats.read("doccano", DOCCANO / "labeling.jsonl", user=user)
+        docs, _ = formats.read("doccano", DOCCANO / "labeling.jsonl", user=user)
         ours = sorted((d.text[s:e].split(), label) for d in docs for s, e, label in d.spans)
         theirs = conll(DOCCANO / f"labeling.conll2003.user{user}")
         found = sorted(
@@ -583,20 +584,20 @@ def test_an_annotator_nobody_used_names_the_annotators_present() -> None:
     )
     # The annotator present, by id and by e-mail, is read.
     for who in ("14", "sergei@heartex.test"):
-        docs, _ = spanscore.io.formats.read("label-studio", path, annotator=who)
+        docs, _ = formats.read("label-studio", path, annotator=who)
         assert [d.id for d in docs] == ["6141"]
 
 
 def test_a_doccano_user_nobody_was_names_the_users_present() -> None:
     message = r"user='3' annotated none of the file's 2 documents; those present: '1', '2'"
     with pytest.raises(OptionError, match=message):
-        spanscore.io.formats.read("doccano", DOCCANO / "labeling.jsonl", user="3")
+        formats.read("doccano", DOCCANO / "labeling.jsonl", user="3")
     with pytest.raises(InputError, match="choose one with the reader option user="):
-        spanscore.io.formats.read("doccano", DOCCANO / "labeling.jsonl")
+        formats.read("doccano", DOCCANO / "labeling.jsonl")
 
 
 def test_a_document_the_chosen_user_never_annotated_is_left_out_of_both_sides(tmp_path: Path) -> None:
-    docs, notes = spanscore.io.formats.read("doccano", DOCCANO / "labeling.jsonl", user="1")
+    docs, notes = formats.read("doccano", DOCCANO / "labeling.jsonl", user="1")
     assert [d.id for d in docs] == ["2578"] and notes.left_out == {"2580"}
     # User 2's reading as the prediction: the document user 1 never saw is not counted missed.
     report = spanscore.evaluate(reference=DOCCANO / "labeling.jsonl", predicted=DOCCANO / "labeling.jsonl",
@@ -754,7 +755,7 @@ def test_min_score_leaves_out_what_scores_below_it(hf_pipeline: Callable[..., An
     scores = sorted(e["score"] for r in rows for e in r["entities"])
     threshold = scores[len(scores) // 2]
     below = sum(1 for s in scores if s < threshold)
-    docs, notes = spanscore.io.formats.read("hf-pipeline", tmp_path / "pred.jsonl", min_score=str(threshold))
+    docs, notes = formats.read("hf-pipeline", tmp_path / "pred.jsonl", min_score=str(threshold))
     assert sum(len(d.spans) for d in docs) == len(scores) - below
     assert notes.skipped == {"mentions below min_score": below}
 
@@ -817,7 +818,7 @@ def test_a_spacy_docbin_reads_as_the_prodigy_record_it_was_made_from() -> None:
     text, the same mention, the same 20 tokens."""
     pytest.importorskip("spacy")
     (record,) = lines(DOCBIN_SOURCE)
-    docs, _ = spanscore.io.formats.read("docbin", DOCBIN)
+    docs, _ = formats.read("docbin", DOCBIN)
     assert [(d.id, d.text) for d in docs] == [("0", record["text"])]  # no user data: numbered from 0
     assert list(docs[0].spans) == [(s["start"], s["end"], s["label"]) for s in record["spans"]]
     assert list(docs[0].tokens or ()) == [(t["start"], t["end"]) for t in record["tokens"]]
@@ -848,12 +849,12 @@ def test_a_spans_key_nobody_used_names_the_groups_present(tmp_path: Path) -> Non
     doc = spacy_doc()
     doc.spans["sc"] = list(doc.ents)
     spacy.tokens.DocBin(docs=[doc]).to_disk(tmp_path / "spans.spacy")
-    assert spanscore.io.formats.read("docbin", tmp_path / "spans.spacy", spans_key="sc")[0][0].spans == tuple(
+    assert formats.read("docbin", tmp_path / "spans.spacy", spans_key="sc")[0][0].spans == tuple(
         sorted((e.start_char, e.end_char, e.label_) for e in doc.ents)
     )
     message = invoke_refused(["evaluate", str(tmp_path / "spans.spacy"), str(tmp_path / "spans.spacy"),
                               "--format", "docbin", "--reference-option", "spans_key=spans"])
-    assert message.endswith("spans_key='spans' names no span group of the file; its span groups: 'sc'")
+    assert message.endswith("no span group 'spans': its span groups are 'sc'")
     message = invoke_refused(["evaluate", str(DOCBIN), str(DOCBIN), "--format", "docbin",
                               "--reference-option", "spans_key=sc"])
-    assert message.endswith("it has no span groups (its mentions are doc.ents)")
+    assert message.endswith("its Docs have no span groups (read doc.ents: leave spans_key out)")

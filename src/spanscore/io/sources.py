@@ -668,8 +668,12 @@ class DocumentsSource:
         ref_docs, ref_notes, ref_left = read_documents(reading.format, ref_path, reading.reference_options)
         side = reading.predicted_format or reading.format
         pred_docs, pred_notes, pred_left = read_documents(side, pred_path, reading.predicted_options)
-        _refuse_empty(ref_docs, ref_notes, ref_path, "reference", reading.format)
-        _refuse_empty(pred_docs, pred_notes, pred_path, "predicted", side)
+        # A side with no document at all: say which, what its reader left out, and how to read
+        # the tasks' predictions where that is what the file holds.
+        if not ref_docs:
+            raise nothing_left("reference", ref_notes, ref_path, reading.format)
+        if not pred_docs:
+            raise nothing_left("prediction", pred_notes, pred_path, side)
         ref_docs = _without(ref_docs, pred_left, pred_docs, ref_notes, "documents the prediction's reader left out")
         pred_docs = _without(pred_docs, ref_left, ref_docs, pred_notes, "documents the reference's reader left out")
         for docs, side_notes, name, path in (
@@ -747,21 +751,6 @@ class DocumentsSource:
         return _offset_chunk(
             self.reference[start:end], self.predicted[start:end], self.selection, ids=True, tokens=own
         )
-
-
-def _refuse_empty(docs: list[Document], notes: dict[str, Any], path: str, side: str, format: str) -> None:
-    """One side left with no document: say which, what its reader skipped, and, where the tasks
-    hold predictions, how to read them."""
-    if docs:
-        return
-    skipped = {why: n for why, n in (notes.get("skipped") or {}).items() if n}
-    why = "; its reader left out " + ", ".join(f"{what}: {n}" for what, n in skipped.items()) if skipped else ""
-    hint = ""
-    if format == "label-studio" and "tasks without annotation" in skipped:
-        flag = "--reference-option" if side == "reference" else "--predicted-option"
-        python = f"{side}_options={{'source': 'predictions'}}"
-        hint = f"; to read the tasks' predictions give {flag} source=predictions ({python})"
-    raise InputError(f"the {side} side has no documents to score{why}{hint}", path=path)
 
 
 def _without(

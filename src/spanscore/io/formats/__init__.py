@@ -134,12 +134,19 @@ def read_documents(
     return docs, out, frozenset(notes.left_out)
 
 
-def nothing_left(side: str, read_notes: Mapping[str, Any], path: Any) -> InputError:
+def nothing_left(side: str, read_notes: Mapping[str, Any], path: Any, format: str = "") -> InputError:
     """The error for a side with no document left to score, saying what left them out (the
-    reader's ``skipped``, as ``read_documents`` gives them), rather than "no documents"."""
-    skipped = read_notes.get("skipped") or {}
+    reader's ``skipped``, as ``read_documents`` gives them), rather than "no documents", and, where
+    Label Studio tasks hold only predictions, how to read those."""
+    skipped = {what: count for what, count in (read_notes.get("skipped") or {}).items() if count}
     why = ", ".join(f"{what}: {count}" for what, count in skipped.items()) or "the file holds none"
-    return InputError(f"no document of the {side} is left to score ({why})", path=str(path))
+    hint = ""
+    if format == "label-studio" and "tasks without annotation" in skipped:
+        flag = "--reference-option" if side == "reference" else "--predicted-option"
+        option = "reference" if side == "reference" else "predicted"
+        python = f"{option}_options={{'source': 'predictions'}}"
+        hint = f"; to read the tasks' predictions give {flag} source=predictions ({python})"
+    return InputError(f"no document of the {side} is left to score ({why}){hint}", path=str(path))
 
 
 def misaligned_summary(reference: Sequence[Document], predicted: Sequence[Document]) -> dict[str, Any]:
