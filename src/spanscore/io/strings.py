@@ -45,7 +45,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -216,23 +216,36 @@ def _pairs_of(doc: Document) -> Counter[tuple[str, str]]:
     return Counter((_needle(doc.text[a:b]), label) for a, b, label in doc.spans)
 
 
+def keyed_lines(
+    path: str, id_key: str, what: str, empty: str
+) -> Iterator[tuple[int, dict[str, Any], str, Callable[[str], InputError]]]:
+    """Each line of a predictions file (strings, LangExtract, GLiNER): its number, its object, its
+    document's key, and an error naming the file and that line. A line whose ``id_key`` is missing,
+    of another type, or given on an earlier line is refused, and so is a file without a line
+    (``empty`` says what one holds): scored, it would be a model that found nothing."""
+    seen: set[str] = set()
+    for line, obj in json_objects(path):
+
+        def fail(message: str, line: int = line) -> InputError:
+            return InputError(message, path=path, line=line)
+
+        doc_id = obj.get(id_key)
+        if not isinstance(doc_id, str | int) or isinstance(doc_id, bool):
+            raise fail(f'each line needs "{id_key}" (a string or an integer) naming its reference document')
+        key = str(doc_id)
+        if key in seen:
+            raise fail(f"{id_key} {key!r} is given twice: give each document's {what} on one line")
+        seen.add(key)
+        yield line, obj, key, fail
+    if not seen:
+        raise InputError(f"file is empty: expected {empty}", path=path)
+
+
 def read_strings(path: str, invalid: str = "keep") -> Iterator[StringDoc]:
     """The documents of a strings file; every problem names the file and line. Entries that are
     no mention (``why_invalid``) are kept on the document as invalid predictions, or, with
     ``invalid="error"``, refuse the file."""
-    seen: set[str] = set()
-    for line, obj in json_objects(path):
-
-        def fail(what: str, line: int = line) -> InputError:
-            return InputError(what, path=path, line=line)
-
-        doc_id = obj.get("id")
-        if not isinstance(doc_id, str | int) or isinstance(doc_id, bool):
-            raise fail('each line needs an "id" (a string or an integer) naming its reference document')
-        key = str(doc_id)
-        if key in seen:
-            raise fail(f"id {key!r} is given twice: give each document's mentions on one line")
-        seen.add(key)
+    for line, obj, key, fail in keyed_lines(path, "id", "mentions", 'one JSON object per line ({"id", "mentions"})'):
         if "mentions" not in obj:
             raise fail('each line needs "mentions", a list of {"text", "label"} objects')
         raw = obj["mentions"]
@@ -260,9 +273,6 @@ def read_strings(path: str, invalid: str = "keep") -> Iterator[StringDoc]:
         if text is not None and not isinstance(text, str):
             raise fail('"text", where given, must be the document\'s text')
         yield StringDoc(key, mentions, text, line, bad)
-    if not seen:
-        # Every reader refuses an empty file: scored, it would be a model that found nothing.
-        raise InputError('file is empty: expected one JSON object per line ({"id", "mentions"})', path=path)
 
 
 _ATTACHED = "\u1160-\u11ff\ud7b0-\ud7ff"  # Hangul vowel and final jamo: part of the syllable before

@@ -13,26 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...errors import InputError
-from ..jsonl import check_unicode, json_objects
-from ..strings import INVALID_LABEL, StringDoc, shown
+from ..jsonl import check_unicode
+from ..strings import INVALID_LABEL, StringDoc, keyed_lines, shown
 
 
 def read_strings(path: str, invalid: str = "keep") -> Iterator[StringDoc]:
     """The documents of a span-list file; every problem names the file and line."""
-    seen: set[str] = set()
-    for line, obj in json_objects(path):
-
-        def fail(what: str, line: int = line) -> InputError:
-            return InputError(what, path=path, line=line)
-
-        doc_id = obj.get("id")
-        if not isinstance(doc_id, str | int) or isinstance(doc_id, bool):
-            raise fail('each line needs an "id" (a string or an integer) naming its reference document')
-        key = str(doc_id)
-        if key in seen:
-            raise fail(f"id {key!r} is given twice: give each document's spans on one line")
-        seen.add(key)
+    empty = 'one JSON object per line ({"id", "entities"})'
+    for line, obj, key, fail in keyed_lines(path, "id", "spans", empty):
         text = obj.get("text")
         if text is not None and not isinstance(text, str):
             raise fail('"text", where given, must be the document\'s text')
@@ -75,5 +63,3 @@ def read_strings(path: str, invalid: str = "keep") -> Iterator[StringDoc]:
             elif isinstance(said, str):
                 doc.mentions.append((said, kind))
         yield doc
-    if not seen:
-        raise InputError('file is empty: expected one JSON object per line ({"id", "entities"})', path=path)

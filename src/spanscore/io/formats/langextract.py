@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...errors import InputError
-from ..jsonl import check_unicode, json_objects
-from ..strings import INVALID_LABEL, StringDoc, shown, why_invalid
+from ..jsonl import check_unicode
+from ..strings import INVALID_LABEL, StringDoc, keyed_lines, shown, why_invalid
 
 
 def _interval(value: Any) -> tuple[int, int] | None:
@@ -32,19 +31,8 @@ def _interval(value: Any) -> tuple[int, int] | None:
 
 def read_strings(path: str, invalid: str = "keep") -> Iterator[StringDoc]:
     """The documents of a LangExtract JSONL file; every problem names the file and line."""
-    seen: set[str] = set()
-    for line, obj in json_objects(path):
-
-        def fail(what: str, line: int = line) -> InputError:
-            return InputError(what, path=path, line=line)
-
-        doc_id = obj.get("document_id")
-        if not isinstance(doc_id, str | int) or isinstance(doc_id, bool):
-            raise fail('each line needs a "document_id" naming its reference document')
-        key = str(doc_id)
-        if key in seen:
-            raise fail(f"document_id {key!r} is given twice")
-        seen.add(key)
+    empty = 'one annotated document per line ({"document_id", "text", "extractions"})'
+    for line, obj, key, fail in keyed_lines(path, "document_id", "extractions", empty):
         text = obj.get("text")
         if text is not None and not isinstance(text, str):
             raise fail('"text", where given, must be the document\'s text')
@@ -82,8 +70,3 @@ def read_strings(path: str, invalid: str = "keep") -> Iterator[StringDoc]:
             status = status if isinstance(status, str) and status else "no alignment_status"
             doc.statuses[status] = doc.statuses.get(status, 0) + 1
         yield doc
-    if not seen:
-        raise InputError(
-            'file is empty: expected one annotated document per line ({"document_id", "text", "extractions"})',
-            path=path,
-        )
