@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import spanscore
 from spanscore.cli.main import cli
+from spanscore.errors import FewUnitsWarning
 from spanscore.stages.counts import Options, count
 from spanscore.stages.matching import find_pairs
 from spanscore.stages.spans import Pieces, Spans
@@ -168,6 +169,27 @@ def test_cli_option_and_its_refusal(worked: tuple[Path, Path]) -> None:
     assert "--discontinuous" in bad.output
     with pytest.raises(spanscore.OptionError, match="discontinuous must be fragments or extent"):
         spanscore.Scoring(discontinuous="gaps")  # type: ignore[arg-type]
+
+
+def test_compare_gives_each_systems_figures(worked: tuple[Path, Path]) -> None:
+    gold, pred = worked
+    with pytest.warns(FewUnitsWarning):
+        comparison = spanscore.compare(reference=gold, systems=[pred, gold], names=["extent", "exact"], format="brat")
+    figures = comparison.to_dict()["discontinuous"]
+    assert figures["extent"]["mentions"]["f1"] == pytest.approx(2 / 3)
+    assert figures["exact"]["mentions"]["f1"] == 1.0
+    assert "Discontinuous mentions: strict F1 (%)" in comparison.to_text(width=100)
+
+
+def test_length_buckets_count_the_fragments(worked: tuple[Path, Path]) -> None:
+    gold, pred = worked
+    report = spanscore.evaluate(reference=gold, predicted=pred, format="brat", buckets=["length"])
+    buckets = report.to_dict()["buckets"]["length"]
+    rows = {b["bucket"]: (b["reference_mentions"], b["predicted_mentions"]) for b in buckets}
+    # Reference: "left … knee" 8 characters, "Aspirin" 7, "mutant … p53" 9 (the extents: 19 and
+    # 24); "right knee" 10, "severe pain" 11. Prediction: the extent 19 instead of 8.
+    assert rows["5-9"] == (3, 2)
+    assert rows["10-19"] == (2, 3)
 
 
 # --------------------------------------------------------------------------------------------

@@ -399,6 +399,7 @@ class ComparisonResult(_ComparisonRequired, total=False):
     buckets: dict[str, list[GroupComparison]]
     warnings: list[str]  # why the intervals and tests mean little: too few resampling units
     llm_classes: dict[str, Any]  # mentions given as strings: each class's count and share, with intervals
+    discontinuous: dict[str, Discontinuous]  # each system's figures, where a side has discontinuous mentions
 
 
 __all__ = [

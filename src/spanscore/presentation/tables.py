@@ -290,6 +290,17 @@ def discontinuous_table(data: EvaluationResult) -> TableModel:
     return TableModel(title, columns, tuple(rows))
 
 
+def discontinuous_systems_table(data: Mapping[str, Any]) -> TableModel:
+    """Each compared system's strict F1 over all mentions, discontinuous mentions only and the
+    units holding one (Dai et al. 2020); no rows where no side has a discontinuous mention."""
+    rows = tuple(
+        Row((name, b["all"]["f1"], b["mentions"]["f1"], b["units"]["f1"]))
+        for name, b in (data.get("discontinuous") or {}).items()
+    )
+    columns = (_text("system"), _percent("all F1"), _percent("discontinuous F1"), _percent("units with one F1"))
+    return TableModel("Discontinuous mentions: strict F1 (%)", columns, rows)
+
+
 def summary_table(rows: Sequence[Mapping[str, Any]], names: Sequence[str]) -> TableModel:
     """``summarize``'s counts of each file (named by ``names``): documents, sentences, tokens,
     mentions, and mentions of every type any file has."""

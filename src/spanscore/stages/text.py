@@ -56,16 +56,16 @@ class Repaired:
 FRAGMENT_GAP = " … "
 
 
-def mention_texts(text: Text, spans: Spans) -> list[str]:
+def mention_texts(text: Text, spans: Spans, gap: str = FRAGMENT_GAP) -> list[str]:
     """Each mention's words as ``Text.mentions`` renders them; a discontinuous mention's
-    fragments joined by ``FRAGMENT_GAP``."""
+    fragments joined by ``gap``."""
     out = text.mentions(spans.start, spans.end)
     pieces = spans.pieces
     if pieces is None:
         return out
     words = text.mentions(pieces.start, pieces.end)
     for owner, group in itertools.groupby(zip(pieces.owner.tolist(), words, strict=True), key=operator.itemgetter(0)):
-        out[owner] = FRAGMENT_GAP.join(w for _, w in group)
+        out[owner] = gap.join(w for _, w in group)
     return out
 
 
