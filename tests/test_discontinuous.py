@@ -144,6 +144,18 @@ def test_a_mention_shows_its_fragments_not_its_extent(worked: tuple[Path, Path])
     assert "Discontinuous mentions: strict scores (%), matched by their fragments" in text
 
 
+def test_review_items_show_fragments_with_the_extents_offsets(worked: tuple[Path, Path]) -> None:
+    pytest.importorskip("sqlalchemy")
+    from spanscore.review.sources import items_from_report
+
+    gold, pred = worked
+    report = spanscore.evaluate(reference=gold, predicted=pred, format="brat", keep_details=True)
+    (item,) = items_from_report(report)
+    assert (item.gold_text, item.pred_text) == ("left … knee", "left and right knee")
+    # The page marks the mention in its sentence by the extent's offsets.
+    assert (item.gold_start, item.gold_end, item.pred_start, item.pred_end) == (15, 34, 15, 34)
+
+
 def test_report_csvs_show_fragments(worked: tuple[Path, Path], tmp_path: Path) -> None:
     gold, pred = worked
     out = tmp_path / "report"
