@@ -444,3 +444,14 @@ def test_real_corpus_against_a_perturbed_prediction(tmp_path: Path) -> None:
     # Read as extents, the joined ones are correct: only the dropped and shifted ones changed their extent.
     extent = spanscore.evaluate(reference=REAL, predicted=pred, format="brat", discontinuous="extent").to_dict()
     assert extent["metrics"]["strict"]["full"] == 270 - shifted - dropped
+
+
+def test_chunks_workers_and_per_document_rows_give_the_same_figures(tmp_path: Path) -> None:
+    pred, _ = _perturbed(tmp_path, seed=7)
+    whole = spanscore.evaluate(reference=REAL, predicted=pred, format="brat").to_dict()
+    for options in ({"chunk_bytes": 300}, {"chunk_bytes": 300, "jobs": 2}, {"documents": True}):
+        other = spanscore.evaluate(reference=REAL, predicted=pred, format="brat", **options).to_dict()
+        for key in ("metrics", "semeval", "errors", "discontinuous"):
+            assert other[key] == whole[key], (options, key)
+    rows = spanscore.evaluate(reference=REAL, predicted=pred, format="brat", documents=True).document_rows()
+    assert sum(r["metrics"]["strict"]["full"] for r in rows) == whole["metrics"]["strict"]["full"]
