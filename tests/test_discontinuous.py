@@ -125,6 +125,24 @@ def test_dai_figures_worked_by_hand(worked: tuple[Path, Path]) -> None:
     assert u["f1"] == pytest.approx(0.75)
 
 
+def test_the_result_types_describe_the_block(worked: tuple[Path, Path]) -> None:
+    from typing import is_typeddict
+
+    from spanscore import results
+
+    gold, pred = worked
+    block = spanscore.evaluate(reference=gold, predicted=pred, format="brat").to_dict()["discontinuous"]
+
+    def keys(typed: Any, value: Any) -> None:
+        assert is_typeddict(typed)
+        assert typed.__required_keys__ <= set(value) <= typed.__required_keys__ | typed.__optional_keys__
+
+    keys(results.Discontinuous, block)
+    keys(results.DiscontinuousFigure, block["all"])
+    keys(results.DiscontinuousFigure, block["mentions"])
+    keys(results.DiscontinuousUnits, block["units"])
+
+
 def test_no_discontinuous_block_without_discontinuous_mentions(tmp_path: Path) -> None:
     flat = {"aspirin": ("Aspirin helps", [("DRUG", [(0, 7)])])}
     gold, pred = write_brat(tmp_path / "g", flat), write_brat(tmp_path / "p", flat)
