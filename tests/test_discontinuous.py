@@ -208,7 +208,10 @@ def test_compare_gives_each_systems_figures(worked: tuple[Path, Path]) -> None:
     figures = comparison.to_dict()["discontinuous"]
     assert figures["extent"]["mentions"]["f1"] == pytest.approx(2 / 3)
     assert figures["exact"]["mentions"]["f1"] == 1.0
-    assert "Discontinuous mentions: strict F1 (%)" in comparison.to_text(width=100)
+    assert comparison.to_text(width=100).count("Discontinuous mentions: strict F1 (%)") == 1
+    from spanscore.presentation.comparison import html_page
+
+    assert "Discontinuous mentions: strict F1 (%)" in html_page(comparison.to_dict())
 
 
 def test_length_buckets_count_the_fragments(worked: tuple[Path, Path]) -> None:

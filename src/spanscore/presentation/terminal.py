@@ -36,7 +36,6 @@ from .levels import levels_table
 from .tables import (
     TableModel,
     confusion_table,
-    discontinuous_systems_table,
     discontinuous_table,
     judge_table,
     per_type_table,
@@ -221,7 +220,6 @@ def print_comparison(data: Mapping[str, Any], *, console: Console | None = None)
     """``spanscore compare``'s tables at the console's width, the rankings, then the signature."""
     console = console or Console(highlight=False)
     tables = [systems_table(data)] + ([differences_table(data)] if len(data["systems"]) > 1 else [])
-    tables += [t for t in (discontinuous_systems_table(data),) if t.rows]
     for table in tables + comparison_group_tables(data):
         for part in rich_tables(table, console.width):
             console.print(part)
