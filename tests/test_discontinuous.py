@@ -476,3 +476,15 @@ def test_chunks_workers_and_per_document_rows_give_the_same_figures(tmp_path: Pa
             assert other[key] == whole[key], (options, key)
     rows = spanscore.evaluate(reference=REAL, predicted=pred, format="brat", documents=True).document_rows()
     assert sum(r["metrics"]["strict"]["full"] for r in rows) == whole["metrics"]["strict"]["full"]
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_real_corpus_tables_keep_every_figure(tmp_path: Path, width: int) -> None:
+    pred, _ = _perturbed(tmp_path, seed=32)
+    report = spanscore.evaluate(reference=REAL, predicted=pred, format="brat")
+    text = report.to_text(width=width)
+    d = report.to_dict()["discontinuous"]
+    assert all(len(line) <= width for line in text.splitlines()[:-1])  # the signature line may run on
+    for figure in (d["all"], d["mentions"], d["units"]):
+        for key in ("precision", "recall", "f1"):
+            assert f"{100 * figure[key]:.2f}" in text
