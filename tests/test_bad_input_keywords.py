@@ -86,6 +86,7 @@ BAD: dict[str, list[Any]] = {
     "judge": [ODD, "judge.json"],
     "judge_credit": [ODD, 3, "all"],
     "judge_name": [ODD, 3],
+    "discontinuous": [ODD, 3, "gaps", None],
 }
 INPUTS = {"reference", "predicted", "options"}
 

@@ -18,7 +18,7 @@ def samples(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("samples") / "s"
     out = CliRunner().invoke(cli, ["samples", str(folder)])
     assert out.exit_code == 0, out.output
-    assert len(out.output.splitlines()) == 16  # llm/gold.jsonl and llm/llm.jsonl among them
+    assert len(out.output.splitlines()) == 18  # llm/gold.jsonl, llm/llm.jsonl and discontinuous/ among them
     return folder
 
 

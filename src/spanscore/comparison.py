@@ -135,6 +135,10 @@ class Comparison:
                 self._dict["buckets"] = buckets
             if self.llm_classes is not None:
                 self._dict["llm_classes"] = copy.deepcopy(self.llm_classes)
+            # Each system's figures of Dai et al. (2020), where a side has discontinuous mentions.
+            figures = {n: r.to_dict().get("discontinuous") for n, r in zip(self.names, self.reports, strict=False)}
+            if any(figures.values()):
+                self._dict["discontinuous"] = {n: f for n, f in figures.items() if f is not None}
             notes = few_units_warnings(
                 self._dict["documents"], self.unit, alpha=self.alpha, trials=self.resampling.trials
             )

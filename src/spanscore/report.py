@@ -15,7 +15,7 @@ from .results import EvaluationResult, Scores
 from .stages.counts import Counts
 from .stages.documents import DocCounts, DocState, TypeRows, document_rows, macro_over_documents
 from .stages.pairs import KeptDetails, pair_fields, pair_values
-from .stages.scores import add_f_beta, score_counts
+from .stages.scores import add_f_beta, discontinuous_block, score_counts
 from .stages.text import Repaired
 
 if TYPE_CHECKING:
@@ -195,6 +195,10 @@ class Report:
             out["levels"] = self.levels
         if self.warnings:
             out["warnings"] = list(self.warnings)
+        reading = str(self.options.get("discontinuous", "fragments"))
+        discontinuous = discontinuous_block(self.counts, self.zero_division, reading, self.unit_kind)
+        if discontinuous is not None:
+            out["discontinuous"] = discontinuous
         return cast(EvaluationResult, _clean(out))
 
     def to_json(self, indent: int | None = 2) -> str:

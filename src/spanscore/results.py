@@ -287,6 +287,34 @@ class BucketScores(TypedDict):
     semeval: dict[str, dict[str, float | None]]
 
 
+class DiscontinuousFigure(TypedDict):
+    """Strict scores over some mentions: ``correct`` of ``reference`` and of ``predicted``."""
+
+    reference: int
+    predicted: int
+    correct: int
+    precision: Score
+    recall: Score
+    f1: Score
+
+
+class DiscontinuousUnits(DiscontinuousFigure):
+    units: int  # how many sentences or documents hold a discontinuous reference mention
+    unit: str  # "sentence" or "document"
+
+
+class Discontinuous(TypedDict):
+    """The figures the discontinuous-NER literature reports (Dai et al. 2020), under the strict
+    criterion: over all mentions, over discontinuous mentions only, and over every mention of the
+    sentences (documents) whose reference holds a discontinuous mention; ``reading`` is how the
+    matching read discontinuous mentions (``fragments`` or ``extent``)."""
+
+    reading: str
+    all: DiscontinuousFigure
+    mentions: DiscontinuousFigure
+    units: DiscontinuousUnits
+
+
 class EvaluationResult(_EvaluationRequired, total=False):
     """The whole evaluation JSON (``Report.to_dict``). ``macro_documents`` (mean and standard deviation
     of each score over documents or sentences) only where per-document counts were asked for;
@@ -302,6 +330,7 @@ class EvaluationResult(_EvaluationRequired, total=False):
     buckets: dict[str, list[BucketScores]]  # by attribute, buckets in order
     levels: dict[str, Any]  # each nesting level's metrics; ``germeval`` GermEval 2014's measures
     warnings: list[str]  # why the intervals mean little: too few resampling units
+    discontinuous: Discontinuous  # where a side has discontinuous mentions
 
 
 class ResamplingInfo(TypedDict):
@@ -370,6 +399,7 @@ class ComparisonResult(_ComparisonRequired, total=False):
     buckets: dict[str, list[GroupComparison]]
     warnings: list[str]  # why the intervals and tests mean little: too few resampling units
     llm_classes: dict[str, Any]  # mentions given as strings: each class's count and share, with intervals
+    discontinuous: dict[str, Discontinuous]  # each system's figures, where a side has discontinuous mentions
 
 
 __all__ = [

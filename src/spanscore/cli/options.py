@@ -302,6 +302,12 @@ SCORING_OPTIONS: list[Option] = [
             "help": "Also give F-beta beside F1 (recall weighs beta times precision: 2 favours recall, 0.5 precision).",
         },
     ),
+    _choice(
+        ("--discontinuous",),
+        ["fragments", "extent"],
+        "fragments",
+        "Match a discontinuous mention (BRAT 'T2 ORG 19 22;23 27') by its fragments, or as its extent.",
+    ),
 ]
 JUDGE_OPTIONS: list[Option] = [
     (
@@ -328,7 +334,7 @@ JUDGE_OPTIONS: list[Option] = [
 
 def scoring_options(*, judge: bool = True) -> Callable[[F], F]:
     """The options that change a score (--credit, --matching, --min-overlap, --min-overlap-of,
-    --types, --type-map, --zero-division, --beta, and where asked --judge, --judge-credit). The
+    --types, --type-map, --zero-division, --beta, --discontinuous, and where asked --judge, --judge-credit). The
     command receives them as one ``Scoring`` in the parameter ``scoring``."""
     options = SCORING_OPTIONS + (JUDGE_OPTIONS if judge else [])
 
@@ -360,6 +366,7 @@ def scoring_from(kwargs: dict[str, Any]) -> Scoring:
         type_map=parse_type_map(kwargs.pop("type_map")),
         zero_division=float(kwargs.pop("zero_division")),
         beta=kwargs.pop("beta"),
+        discontinuous=kwargs.pop("discontinuous"),
         judge=judge,
         judge_credit=kwargs.pop("judge_credit", "accept"),
         judge_name=judge_name,

@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from ..errors import InputError, OptionError, shorten
 from ..stages.encoding import Repair, decode, get_encoding, invalid_transitions, split_labels
-from ..stages.spans import IntArray, Spans
+from ..stages.spans import IntArray, Pieces, Spans
 from ..stages.text import Repaired, Text
 from .conll import ConllTable, gather, prefix_words
 from .document import Document
@@ -270,7 +270,29 @@ def docs_to_spans(docs: Sequence[Document], bases: IntArray) -> Spans:
     labels = [label for _, _, label in flat]
     types = tuple(sorted(set(labels)))
     index = {t: k for k, t in enumerate(types)}
-    return Spans.build(starts, ends, np.fromiter(map(index.__getitem__, labels), dtype=np.int64, count=n), units, types)
+    type_ = np.fromiter(map(index.__getitem__, labels), dtype=np.int64, count=n)
+    return Spans.build(starts, ends, type_, units, types, _pieces(docs, bases))
+
+
+def _pieces(docs: Sequence[Document], bases: IntArray) -> Pieces | None:
+    """The fragments of the documents' discontinuous mentions (numbered as ``docs_to_spans``
+    numbers the mentions, before sorting), shifted by each document's base."""
+    owner: list[int] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    first = 0
+    for k, doc in enumerate(docs):
+        if doc.fragments:
+            base = int(bases[k])
+            for i, frags in enumerate(doc.fragments):
+                for a, b in frags or ():
+                    owner.append(first + i)
+                    starts.append(a + base)
+                    ends.append(b + base)
+        first += len(doc.spans)
+    if not owner:
+        return None
+    return Pieces.of(np.array(owner, dtype=np.int64), np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64))
 
 
 def _offset(value: Any) -> bool:

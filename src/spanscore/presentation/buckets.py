@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .llm_classes import class_tables
-from .tables import Column, Row, TableModel
+from .tables import Column, Row, TableModel, discontinuous_systems_table
 
 BUCKET_SCORES = ("overlap", "partial")  # F1 columns beside strict's P, R and F1: partial is SemEval's
 
@@ -86,13 +86,15 @@ def group_comparison_table(
 
 
 def comparison_group_tables(data: Mapping[str, Any]) -> list[TableModel]:
-    """The per-type table and one table per bucket attribute of a comparison, where it has them."""
+    """The per-type table, one table per bucket attribute, the LLM classes and the discontinuous
+    figures of a comparison, where it has them."""
     out = []
     if data.get("per_type"):
         out.append(group_comparison_table("type", data["per_type"], data))
     for attribute, groups in (data.get("buckets") or {}).items():
         out.append(group_comparison_table(attribute, groups, data))
-    return out + class_tables(data)
+    discontinuous = discontinuous_systems_table(data)  # where a side has discontinuous mentions
+    return out + class_tables(data) + ([discontinuous] if discontinuous.rows else [])
 
 
 def _forest_rows(data: Mapping[str, Any], b: str, criterion: str) -> list[tuple[str, Mapping[str, Any]]]:

@@ -325,7 +325,7 @@ def read_table(read: Mapping[str, Any]) -> TableModel:
             rows.append(Row((side, f"skipped: {what}", n, "")))
         if notes.get("discontinuous_mentions"):
             n = notes["discontinuous_mentions"]
-            rows.append(Row((side, "discontinuous mentions (scored as their extent)", n, "")))
+            rows.append(Row((side, "discontinuous mentions", n, "")))
         if notes.get("misaligned_count"):
             first = notes["misaligned"][0]
             what = str(first.get("what", ""))

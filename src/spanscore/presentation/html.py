@@ -18,6 +18,7 @@ from .common import CRITERION_HELP, ERROR_KEYS, TAXONOMY, corpus_line, number, p
 from .tables import (
     TableModel,
     confusion_table,
+    discontinuous_table,
     errors_by_type_table,
     judge_table,
     per_type_table,
@@ -354,6 +355,15 @@ def render_html(
             "the F1 that accepts none of them (strict), the judge's choice (learned) and all (overlap).</p>"
         )
         out.append(_table(judge))
+    discontinuous = discontinuous_table(data)
+    if discontinuous.rows:
+        out.append(f"<h3>{escape(discontinuous.title)}</h3>")
+        out.append(
+            '<p class="lead">As the discontinuous-NER literature reports them (Dai et al. 2020): over all mentions,'
+            " over discontinuous mentions only, and over every mention of the documents (sentences) whose"
+            " reference holds a discontinuous one.</p>"
+        )
+        out.append(_table(discontinuous))
     legend = (
         '<p class="legend"><span><span class="g">reference</span> highlighted</span>'
         '<span><span class="p">prediction</span> underlined</span></p>'

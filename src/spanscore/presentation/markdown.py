@@ -9,6 +9,7 @@ from .tables import (
     Row,
     TableModel,
     confusion_table,
+    discontinuous_table,
     judge_table,
     per_type_table,
     scores_table,
@@ -67,7 +68,8 @@ def render_markdown(
             lines += [f"![{caption}]({name})", "", f"*{caption}*", ""]
 
     lines += _section(semeval_table(data))
-    for table in (per_type_table(data), taxonomy_table(data), confusion_table(data), judge_table(data)):
+    for table in (per_type_table(data), taxonomy_table(data), confusion_table(data), judge_table(data),
+                  discontinuous_table(data)):
         if table.rows:
             lines += _section(table)
     if "located" in data:

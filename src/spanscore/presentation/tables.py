@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..results import ErrorKey, EvaluationResult, JudgeScores, Score, ScoreKey, SemEvalKey
+from ..results import DiscontinuousFigure, ErrorKey, EvaluationResult, JudgeScores, Score, ScoreKey, SemEvalKey
 from .common import CRITERION_HELP, TAXONOMY, number, pct, share, total_errors
 
 Kind = Literal["text", "number", "percent"]
@@ -258,6 +258,47 @@ def judge_table(data: EvaluationResult) -> TableModel:
         _percent("overlap F1"),
     )
     return TableModel("Judge: right-label/overlap (Type-5) pairs and F1 (%)", columns, tuple(rows))
+
+
+def discontinuous_table(data: EvaluationResult) -> TableModel:
+    """The strict figures of the discontinuous-NER literature (Dai et al. 2020); no rows where no
+    side has a discontinuous mention."""
+    rows = []
+    block = data.get("discontinuous")
+    if block is not None:
+        units = block["units"]
+        figures: tuple[tuple[str, DiscontinuousFigure, Style], ...] = (
+            ("all mentions", block["all"], "total"),
+            ("discontinuous mentions", block["mentions"], ""),
+            (f"{units['unit']}s with one ({units['units']})", units, ""),
+        )
+        for name, b, style in figures:
+            rows.append(
+                Row((name, b["reference"], b["predicted"], b["correct"], b["precision"], b["recall"], b["f1"]), style)
+            )
+    reading = block["reading"] if block is not None else "fragments"
+    columns = (
+        _text("mentions"),
+        _number("reference"),
+        _number("predicted"),
+        _number("correct"),
+        _percent("P"),
+        _percent("R"),
+        _percent("F1"),
+    )
+    title = f"Discontinuous mentions: strict scores (%), matched by their {reading}"
+    return TableModel(title, columns, tuple(rows))
+
+
+def discontinuous_systems_table(data: Mapping[str, Any]) -> TableModel:
+    """Each compared system's strict F1 over all mentions, discontinuous mentions only and the
+    units holding one (Dai et al. 2020); no rows where no side has a discontinuous mention."""
+    rows = tuple(
+        Row((name, b["all"]["f1"], b["mentions"]["f1"], b["units"]["f1"]))
+        for name, b in (data.get("discontinuous") or {}).items()
+    )
+    columns = (_text("system"), _percent("all F1"), _percent("discontinuous F1"), _percent("units with one F1"))
+    return TableModel("Discontinuous mentions: strict F1 (%)", columns, rows)
 
 
 def summary_table(rows: Sequence[Mapping[str, Any]], names: Sequence[str]) -> TableModel:

@@ -36,6 +36,7 @@ from .levels import levels_table
 from .tables import (
     TableModel,
     confusion_table,
+    discontinuous_table,
     judge_table,
     per_type_table,
     scores_table,
@@ -142,7 +143,7 @@ def render(data: EvaluationResult, *, per_type: bool = True, width: int = 80) ->
     tables.append(taxonomy_table(data))
     if per_type:
         tables.append(confusion_table(data))
-    tables.append(judge_table(data))
+    tables += [judge_table(data), discontinuous_table(data)]
     parts: list[RenderableType] = [Text(corpus_line(data["corpus"]))]
     repaired = repairs_line(data)
     if repaired is not None:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..errors import OptionError
 from ..io import formats
+from ..io.document import Document
 from ..io.files import write_atomic
 from ..io.jsonl import read_jsonl
 from ..io.reading import Reading
@@ -41,8 +42,9 @@ def write_samples(folder: str | Path) -> list[Path]:
     gold.conll and pred.conll, alt.conll (another system's run, to compare), the pair as JSONL,
     one folder per annotation format (brat/gold and brat/pred; doccano/, prodigy/ and
     label-studio/ gold and pred files), llm.jsonl: the prediction's mentions as strings, as a
-    language model would give them, and llm/ (gold.jsonl, llm.jsonl): a language model's output
-    with every slip that locating and its error classes tell apart."""
+    language model would give them, llm/ (gold.jsonl, llm.jsonl): a language model's output
+    with every slip that locating and its error classes tell apart, and discontinuous/ (gold and
+    pred): BRAT folders with discontinuous mentions."""
     out = Path(folder)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise OptionError(f"{out}: give a new or empty folder for the samples")
@@ -79,5 +81,22 @@ def write_samples(folder: str | Path) -> list[Path]:
     for name, sample in (("gold.jsonl", "llm-gold.jsonl"), ("llm.jsonl", "llm-strings.jsonl")):
         path = out / "llm" / name
         write_atomic(path, _sample(sample))
+        written.append(path)
+    # Discontinuous mentions in BRAT (docs/nested.md's worked example): a prediction that joins
+    # "left … knee" into its extent, the rest exact.
+    sample = json.loads(_sample("discontinuous.json"))
+    for side in ("gold", "pred"):
+        docs_ = [
+            Document(
+                d["id"],
+                d["text"],
+                tuple((m["fragments"][0][0], m["fragments"][-1][1], m["label"]) for m in d["mentions"]),
+                tuple(tuple(map(tuple, m["fragments"])) if len(m["fragments"]) > 1 else None for m in d["mentions"]),
+            )
+            for d in sample[side]
+        ]
+        path = out / "discontinuous" / side
+        path.parent.mkdir(exist_ok=True)
+        formats.write("brat", docs_, path)
         written.append(path)
     return written

@@ -20,6 +20,7 @@ from ..stages.judging import Judge, Mismatch
 from ..stages.matching import PARTIAL
 from ..stages.pairs import KeptDetails
 from ..stages.scores import prf
+from ..stages.text import mention_text
 from .store import BAD, GOOD, Item
 
 PARTIAL_CRITERIA = ("left", "right", "overlap")
@@ -135,17 +136,20 @@ def _item(kept: KeptDetails, k: int, criterion: str, credit: float, tokens: bool
     ps, pe = int(d.predicted.start[p]), int(d.predicted.end[p])
     gold_text, pred_text = text.mention(rs, re_), text.mention(ps, pe)
     gs, pstart = chars(rs), chars(ps)
+    gold_end, pred_end = gs + len(gold_text), pstart + len(pred_text)
+    # A discontinuous mention reads as its fragments; its offsets stay its extent's.
+    gold_text, pred_text = mention_text(text, d.reference, r), mention_text(text, d.predicted, p)
     return Item(
         criterion=criterion,
         sentence=sentence,
         gold_text=gold_text,
         gold_label=d.reference.types[int(d.reference.type[r])],
         gold_start=gs,
-        gold_end=gs + len(gold_text),
+        gold_end=gold_end,
         pred_text=pred_text,
         pred_label=d.predicted.types[int(d.predicted.type[p])],
         pred_start=pstart,
-        pred_end=pstart + len(pred_text),
+        pred_end=pred_end,
         credit=credit,
         unit=unit + kept.unit_offset,
     )

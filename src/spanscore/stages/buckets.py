@@ -35,7 +35,7 @@ import numpy.typing as npt
 from ..errors import OptionError
 from .matching import find_pairs
 from .spans import IntArray, Spans
-from .text import Text
+from .text import Text, mention_texts
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -323,7 +323,8 @@ class _Words:
             out = np.zeros(len(spans), dtype=np.uint64)
             out[full] = self.sequences(spans.start[full], spans.end[full] - 1)
             return out, spans.end - spans.start
-        strings = [key(s) for s in text.mentions(spans.start, spans.end)]
+        # A discontinuous mention's key is its fragments' words, not its gaps'.
+        strings = [key(s) for s in mention_texts(text, spans, gap=" ")]
         words = np.fromiter((s.count(" ") + 1 if s else 0 for s in strings), dtype=np.int64, count=len(strings))
         return _hash_strings(strings), words
 
@@ -506,7 +507,7 @@ def nesting_depth(spans: Spans) -> IntArray:
 
 def _mention_buckets(a: Attribute, spans: Spans, side: _Side | None, index: TrainIndex | None) -> IntArray:
     if a.name == "length":
-        return a.assign((spans.end - spans.start).astype(np.float64))
+        return a.assign(spans.covered().astype(np.float64))  # a discontinuous mention's fragments
     if a.name == "depth":
         return np.minimum(nesting_depth(spans), len(DEPTH_LABELS) - 1)
     assert index is not None and side is not None  # seen, consistency, frequency: checked where chosen

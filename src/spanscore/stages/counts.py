@@ -21,6 +21,7 @@ from .criteria import (
     LEARNED,
     RIGHT_LABEL_OVERLAP_KINDS,
     SCHEMES,
+    STRICT,
     TAXONOMY,
     WRONG_LABEL_OVERLAP_KINDS,
     Criterion,
@@ -47,6 +48,7 @@ from .matching import assign as assign_pairs
 from .spans import IntArray, Spans
 
 FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
 CREDIT_SCALE = 1 << 32  # proportional credit is summed as integers of 2^-32 so that sums are exact
 
 MATCH_FIELDS = (
@@ -67,6 +69,9 @@ CONFUSION_FIELDS = ("same_span", "overlapping")  # the first axis of ``Counts.co
 ERROR_FIELDS: tuple[str, ...] = get_args(ErrorKey)  # the error taxonomy's counts, in the JSON's order
 CreditRule = float | Literal["dice", "iou"]
 MinOverlapOf = Literal["reference", "predicted", "both"]
+# How a discontinuous mention is matched: by its fragments, or by its extent (first start to last end).
+Discontinuous = Literal["fragments", "extent"]
+DISCONTINUOUS_READINGS: tuple[str, ...] = get_args(Discontinuous)
 # A judge gets the pairs and the indices of right-label/overlapping ones; it returns their credit.
 LearnedCredit = Callable[[Pairs, IntArray], FloatArray]
 
@@ -77,6 +82,7 @@ class Options:
     matching: Method = "optimal"
     min_overlap: float = 0.0
     min_overlap_of: MinOverlapOf = "reference"
+    discontinuous: Discontinuous = "fragments"
 
     def __post_init__(self) -> None:
         if isinstance(self.credit, str):
@@ -90,6 +96,8 @@ class Options:
             raise OptionError(f"min-overlap must be between 0 and 1, not {self.min_overlap}")
         if self.min_overlap_of not in ("reference", "predicted", "both"):
             raise OptionError(f"min-overlap-of must be reference, predicted or both, not {self.min_overlap_of!r}")
+        if self.discontinuous not in DISCONTINUOUS_READINGS:
+            raise OptionError(f"discontinuous must be fragments or extent, not {self.discontinuous!r}")
 
 
 @dataclass
@@ -320,6 +328,11 @@ def count_grouped(
     types = reference.types
     n_types = len(types)
     names = tuple(c.name for c in CRITERIA) + ((LEARNED.name,) if learned is not None else ())
+    fragmented = reference.pieces is not None or predicted.pieces is not None
+    if fragmented:
+        discontinuous = (reference.discontinuous(), predicted.discontinuous())
+        if options.discontinuous == "extent":
+            reference, predicted = reference.without_pieces(), predicted.without_pieces()
 
     pairs = find_pairs(reference, predicted)
     all_pairs = pairs  # the token counts read every pair, before any is dropped
@@ -386,13 +399,28 @@ def count_grouped(
         out.errors = _taxonomy(taxonomy, pairs, ref_key, pred_key, n, len(reference), len(predicted))
         return out
 
-    token = _token_counts(reference, predicted, all_pairs, reference.type, predicted.type, n_types)
+    # Units are counted by the fragments that cover them: each fragment as a mention of its own.
+    tok_ref, ref_owner = reference.expanded()
+    tok_pred, pred_owner = predicted.expanded()
+    tok_pairs = all_pairs if tok_ref is reference and tok_pred is predicted else find_pairs(tok_ref, tok_pred)
+
+    def token_counts(ref_key: IntArray, pred_key: IntArray, n: int) -> IntArray:
+        return _token_counts(tok_ref, tok_pred, tok_pairs, ref_key[ref_owner], pred_key[pred_owner], n)
+
+    token = token_counts(reference.type, predicted.type, n_types)
     counts = tally_all(reference.type, predicted.type, n_types, token)
+    if fragmented:
+        strict = chosen[STRICT.name]
+
+        def strict_tally(ref_key: IntArray, pred_key: IntArray, n: int) -> IntArray:
+            return tally(strict, ref_key, pred_key, n)
+
+        counts.extra.update(_discontinuous_extra(strict_tally, reference, predicted, discontinuous))
     # Per type only: per group it would be a groups x groups matrix, and no group statistic reads it.
     counts.confusion = _confusion(taxonomy, pairs, reference.type, predicted.type, n_types)
 
     def grouped(g: Groups) -> IntArray:
-        token = _token_counts(reference, predicted, all_pairs, g.reference, g.predicted, g.size)
+        token = token_counts(g.reference, g.predicted, g.size)
         token_pred = token[len(TOKEN_FIELDS)]
         by_group = tally_all(g.reference, g.predicted, g.size, token)
         out: IntArray = np.concatenate(
@@ -421,6 +449,44 @@ def count_grouped(
         )
     more = tuple(grouped(g) for g in more_groups)
     return Counted(counts.without_empty_types(), details, taxonomy, pairs, per_group, per_type_group, more)
+
+
+# The figures the discontinuous-NER literature reports (Dai et al. 2020), as additive counts in
+# ``Counts.extra``: strict matches among discontinuous mentions only (recall over the reference's,
+# precision over the prediction's), and among all mentions of the units (sentences or documents)
+# whose reference holds a discontinuous mention.
+DISCONTINUOUS_EXTRA = (
+    "discontinuous.reference",
+    "discontinuous.predicted",
+    "discontinuous.correct_reference",
+    "discontinuous.correct_predicted",
+    "discontinuous_units.units",
+    "discontinuous_units.reference",
+    "discontinuous_units.predicted",
+    "discontinuous_units.correct_reference",
+    "discontinuous_units.correct_predicted",
+)
+
+
+def _discontinuous_extra(
+    strict: Callable[[IntArray, IntArray, int], IntArray],
+    reference: Spans,
+    predicted: Spans,
+    discontinuous: tuple[BoolArray, BoolArray],
+) -> dict[str, int]:
+    """``DISCONTINUOUS_EXTRA`` from the strict criterion's tally by a key, ``strict(ref_key,
+    pred_key, n)`` (rows 0 and 4: each side's full matches), and which mentions are discontinuous."""
+    ref_disc, pred_disc = discontinuous
+    units = np.unique(reference.unit[ref_disc])
+    ref_in, pred_in = np.isin(reference.unit, units), np.isin(predicted.unit, units)
+    out: dict[str, int] = {"discontinuous_units.units": int(units.shape[0])}
+    for name, ref_key, pred_key in (("discontinuous", ref_disc, pred_disc), ("discontinuous_units", ref_in, pred_in)):
+        table = strict(ref_key.astype(np.int64), pred_key.astype(np.int64), 2)
+        out[f"{name}.reference"] = int(ref_key.sum())
+        out[f"{name}.predicted"] = int(pred_key.sum())
+        out[f"{name}.correct_reference"] = int(table[0, 1])
+        out[f"{name}.correct_predicted"] = int(table[4, 1])
+    return out
 
 
 def _enough_overlap(pairs: Pairs, options: Options) -> npt.NDArray[np.bool_]:

@@ -111,7 +111,7 @@ def find_pairs(reference: Spans, predicted: Spans) -> Pairs:
     a_s, a_e, b_s, b_e = rs[ref], re_[ref], ps[pred], pe[pred]
     kind = ((rt[ref] == pt[pred]) * SAME_TYPE + (a_s == b_s) * SAME_START + (a_e == b_e) * SAME_END).astype(np.int64)
     overlap = np.minimum(a_e, b_e) - np.maximum(a_s, b_s)
-    return Pairs(
+    pairs = Pairs(
         ref=ref,
         pred=pred,
         kind=kind,
@@ -120,6 +120,61 @@ def find_pairs(reference: Spans, predicted: Spans) -> Pairs:
         pred_len=(b_e - b_s).astype(np.int64),
         distance=(np.abs(a_s - b_s) + np.abs(a_e - b_e)).astype(np.int64),
     )
+    if reference.pieces is None and predicted.pieces is None:
+        return pairs
+    return _by_fragments(pairs, reference, predicted)
+
+
+def _by_fragments(pairs: Pairs, reference: Spans, predicted: Spans) -> Pairs:
+    """The pairs of overlapping extents read by their fragments, where a side is discontinuous.
+
+    Two mentions overlap where their fragments share a unit (a pair whose extents overlap only in
+    a gap is dropped); ``overlap`` and the lengths count the units the fragments cover; the start
+    bit says that every fragment starts where its counterpart does, the end bit that every one
+    ends so (the same number of fragments, each with the same start, or end). Both bits: the same
+    fragments. A pair of continuous mentions keeps what ``find_pairs`` gave it.
+    """
+    r_ptr, r_start, r_end = reference.fragment_table()
+    p_ptr, p_start, p_end = predicted.fragment_table()
+    nr = np.diff(r_ptr)[pairs.ref]
+    np_ = np.diff(p_ptr)[pairs.pred]
+    at = np.flatnonzero((nr > 1) | (np_ > 1))
+    if at.shape[0] == 0:
+        return pairs
+    a_n, b_n = nr[at], np_[at]
+    a0, b0 = r_ptr[pairs.ref[at]], p_ptr[pairs.pred[at]]
+    # Every fragment of one side against every fragment of the other: the units they share.
+    cross = a_n * b_n
+    owner = np.repeat(np.arange(at.shape[0], dtype=np.int64), cross)
+    local = np.arange(int(cross.sum()), dtype=np.int64) - np.repeat(np.cumsum(cross) - cross, cross)
+    i = a0[owner] + local // b_n[owner]
+    j = b0[owner] + local % b_n[owner]
+    shared = np.maximum(np.minimum(r_end[i], p_end[j]) - np.maximum(r_start[i], p_start[j]), 0)
+    overlap = np.bincount(owner, weights=shared, minlength=at.shape[0]).astype(np.int64)
+    # The k-th fragment against the k-th, where both have as many.
+    alike = a_n == b_n
+    n_alike = np.where(alike, a_n, 0)
+    owner2 = np.repeat(np.arange(at.shape[0], dtype=np.int64), n_alike)
+    local2 = np.arange(int(n_alike.sum()), dtype=np.int64) - np.repeat(np.cumsum(n_alike) - n_alike, n_alike)
+    i2, j2 = a0[owner2] + local2, b0[owner2] + local2
+    start_differs = np.bincount(owner2, weights=r_start[i2] != p_start[j2], minlength=at.shape[0]) > 0
+    end_differs = np.bincount(owner2, weights=r_end[i2] != p_end[j2], minlength=at.shape[0]) > 0
+    bits = (alike & ~start_differs) * SAME_START + (alike & ~end_differs) * SAME_END
+    kind = pairs.kind.copy()
+    kind[at] = (kind[at] & SAME_TYPE) | bits
+    full_overlap = pairs.overlap.copy()
+    full_overlap[at] = overlap
+    keep = full_overlap > 0
+    refined = Pairs(
+        ref=pairs.ref,
+        pred=pairs.pred,
+        kind=kind.astype(np.int64),
+        overlap=full_overlap,
+        ref_len=reference.covered()[pairs.ref],
+        pred_len=predicted.covered()[pairs.pred],
+        distance=pairs.distance,
+    )
+    return refined if bool(keep.all()) else refined.select(keep)
 
 
 @dataclass(frozen=True)

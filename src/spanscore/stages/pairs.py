@@ -21,7 +21,7 @@ from .counts import Details
 from .criteria import ERROR_CODE, ERROR_OF_KIND, TAXONOMY
 from .matching import FULL, NO_CREDIT, PARTIAL, Matching, Pairs
 from .spans import IntArray, Spans
-from .text import Text
+from .text import Text, mention_text, mention_texts
 
 SIDE_FIELDS = ("text", "type", "start", "end")
 PAIR_TAIL = ("match", "credit", "relation", "context")
@@ -44,7 +44,8 @@ def error_fields(unit_kind: str) -> list[str]:
 
 def _side(spans: Spans, text: Text, i: int) -> tuple[str, str, int, int]:
     start, end, unit = int(spans.start[i]), int(spans.end[i]), int(spans.unit[i])
-    return (text.mention(start, end), spans.types[int(spans.type[i])], text.local(unit, start), text.local(unit, end))
+    mention = mention_text(text, spans, i)
+    return (mention, spans.types[int(spans.type[i])], text.local(unit, start), text.local(unit, end))
 
 
 def pair_values(details: Details, text: Text, criterion: str, *, scheme: bool = False) -> Iterator[tuple[Any, ...]]:
@@ -128,7 +129,7 @@ class _Mentions:
     every criterion's file and the error files show the same mentions."""
 
     def __init__(self, spans: Spans, text: Text, unit_starts: IntArray) -> None:
-        self.text = text.mentions(spans.start, spans.end)
+        self.text = mention_texts(text, spans)
         base = unit_starts[spans.unit] if len(spans) else spans.start
         self.start = (spans.start - base).tolist()
         self.end = (spans.end - base).tolist()

@@ -22,6 +22,9 @@ from ..results import (
     Confusion,
     ConfusionCell,
     CriterionScores,
+    Discontinuous,
+    DiscontinuousFigure,
+    DiscontinuousUnits,
     ErrorCounts,
     Errors,
     Judge,
@@ -327,3 +330,37 @@ def judge_block(metrics: dict[str, CriterionScores], per_type: dict[str, TypeSco
         }
 
     return {**row(metrics), "per_type": {t: row(b["metrics"]) for t, b in per_type.items()}}
+
+
+def discontinuous_block(counts: Counts, zero_division: float, reading: str, unit: str) -> Discontinuous | None:
+    """The figures of Dai et al. (2020) from ``counts.extra`` (``counts.DISCONTINUOUS_EXTRA``),
+    None where no side had a discontinuous mention: strict precision, recall and F1 over all
+    mentions, over discontinuous mentions only (recall over the reference's, precision over the
+    prediction's) and over all mentions of the units whose reference holds a discontinuous one."""
+    extra = counts.extra
+    if "discontinuous.reference" not in extra:
+        return None
+
+    def figure(ref: int, pred: int, correct_ref: int, correct_pred: int) -> DiscontinuousFigure:
+        s = prf(correct_pred, correct_ref, pred, ref, zero_division)
+        return {
+            "reference": ref,
+            "predicted": pred,
+            "correct": correct_ref,
+            "precision": s.precision,
+            "recall": s.recall,
+            "f1": s.f1,
+        }
+
+    def of(name: str) -> DiscontinuousFigure:
+        keys = ("reference", "predicted", "correct_reference", "correct_predicted")
+        ref, pred, c_ref, c_pred = (int(extra.get(f"{name}.{k}", 0)) for k in keys)
+        return figure(ref, pred, c_ref, c_pred)
+
+    strict = counts.criteria["strict"]
+    every = figure(
+        int(counts.reference.sum()), int(counts.predicted.sum()), int(strict[0].sum()), int(strict[4].sum())
+    )
+    units = cast(DiscontinuousUnits, {**of("discontinuous_units"), "units": int(extra["discontinuous_units.units"])})
+    units["unit"] = unit
+    return {"reading": reading, "all": every, "mentions": of("discontinuous"), "units": units}

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 from ..errors import OptionError
-from .counts import CreditRule, MinOverlapOf, Options, credit_label
+from .counts import CreditRule, Discontinuous, MinOverlapOf, Options, credit_label
 from .judging import Judge, JudgeCredit
 from .matching import Method
 from .scores import check_beta, check_zero_division
@@ -111,6 +111,7 @@ class ScoringOptions(TypedDict, total=False):
     judge: Judge | None
     judge_credit: JudgeCredit
     judge_name: str | None
+    discontinuous: Discontinuous
 
 
 SCORING_FIELDS: tuple[str, ...] = tuple(ScoringOptions.__annotations__)
@@ -132,7 +133,10 @@ class Scoring:
     - ``beta``: F-beta beside F1 where not 1;
     - ``judge`` / ``judge_credit`` / ``judge_name``: a learned judge adding the ``learned``
       criterion, its credit (``"accept"``: 1 when accepted; ``"probability"``), and its name in
-      the signature (by default the judge's own ``name``).
+      the signature (by default the judge's own ``name``);
+    - ``discontinuous``: how a discontinuous mention (BRAT's ``T2 ORG 19 22;23 27``) is matched:
+      ``"fragments"`` (every fragment's boundaries, the units the fragments share) or
+      ``"extent"`` (as one span from its first fragment's start to its last one's end).
     """
 
     credit: CreditRule = 0.5
@@ -146,6 +150,7 @@ class Scoring:
     judge: Judge | None = field(default=None, compare=False)
     judge_credit: JudgeCredit = "accept"
     judge_name: str | None = None
+    discontinuous: Discontinuous = "fragments"
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -190,7 +195,11 @@ class Scoring:
     def options(self) -> Options:
         """The options of matching and crediting pairs."""
         return Options(
-            credit=self.credit, matching=self.matching, min_overlap=self.min_overlap, min_overlap_of=self.min_overlap_of
+            credit=self.credit,
+            matching=self.matching,
+            min_overlap=self.min_overlap,
+            min_overlap_of=self.min_overlap_of,
+            discontinuous=self.discontinuous,
         )
 
     @property
@@ -210,12 +219,15 @@ class Scoring:
         }
 
     def tail_fields(self) -> dict[str, str]:
-        """The judge and beta entries, which follow the units."""
+        """The judge, beta and discontinuous entries, which follow the units (each where it is
+        not the default)."""
         out: dict[str, str] = {}
         if self.judge is not None:
             out["judge"] = f"{self.judge_name}/{self.judge_credit}"
         if self.beta != 1.0:
             out["beta"] = f"{self.beta:g}"
+        if self.discontinuous != "fragments":
+            out["discontinuous"] = self.discontinuous
         return out
 
 

@@ -14,23 +14,82 @@ import numpy as np
 import numpy.typing as npt
 
 IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True)
+class Pieces:
+    """The fragments of a span set's discontinuous mentions: fragment ``k`` of mention
+    ``owner[k]`` covers ``[start[k], end[k])``. Sorted by (owner, start); fragments of one mention
+    neither overlap nor touch, and a mention has two or more of them, running from its start to
+    its end. A mention with no fragment here is continuous: its one fragment is its extent."""
+
+    owner: IntArray
+    start: IntArray
+    end: IntArray
+
+    @staticmethod
+    def of(owner: IntArray, start: IntArray, end: IntArray) -> Pieces | None:
+        """Fragments as given (any order; overlapping or touching ones are joined, since they
+        leave no character out), None when no mention keeps two or more."""
+        if owner.shape[0] == 0:
+            return None
+        order = np.lexsort((start, owner))
+        owner, start, end = owner[order], start[order], end[order]
+        # The furthest end of a mention's fragments so far: a running maximum that restarts at each
+        # mention (owners are sorted, so owner * stride + end only grows across mentions).
+        stride = int(end.max()) + 1
+        reach = np.maximum.accumulate(owner * stride + end) - owner * stride
+        new = np.ones(owner.shape[0], dtype=bool)
+        new[1:] = (owner[1:] != owner[:-1]) | (start[1:] > reach[:-1])
+        run = np.cumsum(new) - 1
+        first = np.flatnonzero(new)
+        last_end = np.zeros(first.shape[0], dtype=np.int64)
+        np.maximum.at(last_end, run, reach)
+        o, s, e = owner[first], start[first], last_end
+        several = np.bincount(o)[o] > 1
+        if not several.any():
+            return None
+        return Pieces(o[several].astype(np.int64), s[several].astype(np.int64), e[several].astype(np.int64))
+
+    def renumbered(self, new_index: IntArray) -> Pieces | None:
+        """The fragments with mention ``i`` renamed ``new_index[i]`` (-1: dropped)."""
+        owner = new_index[self.owner]
+        keep = owner >= 0
+        if not keep.any():
+            return None
+        owner, start, end = owner[keep], self.start[keep], self.end[keep]
+        order = np.lexsort((start, owner))
+        return Pieces(owner[order], start[order], end[order])
 
 
 @dataclass(frozen=True)
 class Spans:
-    """Mentions sorted by (start, end, type); ``unit`` is the sentence or document of each."""
+    """Mentions sorted by (start, end, type); ``unit`` is the sentence or document of each.
+
+    ``pieces`` holds the fragments of discontinuous mentions (None: every mention is continuous);
+    ``start`` and ``end`` are then a mention's extent, from its first fragment to its last.
+    """
 
     start: IntArray
     end: IntArray
     type: IntArray  # index into ``types``
     unit: IntArray
     types: tuple[str, ...]
+    pieces: Pieces | None = None
 
     def __len__(self) -> int:
         return int(self.start.shape[0])
 
     @staticmethod
-    def build(start: IntArray, end: IntArray, type_: IntArray, unit: IntArray, types: Sequence[str]) -> Spans:
+    def build(
+        start: IntArray,
+        end: IntArray,
+        type_: IntArray,
+        unit: IntArray,
+        types: Sequence[str],
+        pieces: Pieces | None = None,
+    ) -> Spans:
         if bool((start[1:] > start[:-1]).all()):  # distinct starts in order (decoded labels): sorted
             return Spans(
                 start=np.ascontiguousarray(start, dtype=np.int64),
@@ -38,15 +97,67 @@ class Spans:
                 type=np.ascontiguousarray(type_, dtype=np.int64),
                 unit=np.ascontiguousarray(unit, dtype=np.int64),
                 types=tuple(types),
+                pieces=pieces,
             )
         order = np.lexsort((type_, end, start))
+        if pieces is not None:
+            new_index = np.empty(order.shape[0], dtype=np.int64)
+            new_index[order] = np.arange(order.shape[0], dtype=np.int64)
+            pieces = pieces.renumbered(new_index)
         return Spans(
             start=np.ascontiguousarray(start[order], dtype=np.int64),
             end=np.ascontiguousarray(end[order], dtype=np.int64),
             type=np.ascontiguousarray(type_[order], dtype=np.int64),
             unit=np.ascontiguousarray(unit[order], dtype=np.int64),
             types=tuple(types),
+            pieces=pieces,
         )
+
+    def discontinuous(self) -> BoolArray:
+        """Which mentions have several fragments."""
+        out = np.zeros(len(self), dtype=bool)
+        if self.pieces is not None:
+            out[self.pieces.owner] = True
+        return out
+
+    def without_pieces(self) -> Spans:
+        """Every mention read as its extent."""
+        return self if self.pieces is None else Spans(self.start, self.end, self.type, self.unit, self.types)
+
+    def fragment_table(self) -> tuple[IntArray, IntArray, IntArray]:
+        """Every mention's fragments (a continuous one's extent): fragments ``ptr[i]:ptr[i + 1]``
+        of ``start`` and ``end`` are mention ``i``'s, in order."""
+        n = len(self)
+        if self.pieces is None:
+            return np.arange(n + 1, dtype=np.int64), self.start, self.end
+        alone = ~self.discontinuous()
+        owner = np.concatenate((np.flatnonzero(alone), self.pieces.owner))
+        start = np.concatenate((self.start[alone], self.pieces.start))
+        end = np.concatenate((self.end[alone], self.pieces.end))
+        order = np.lexsort((start, owner))
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(owner, minlength=n), out=ptr[1:])
+        return ptr, start[order].astype(np.int64), end[order].astype(np.int64)
+
+    def covered(self) -> IntArray:
+        """How many units (tokens or characters) each mention's fragments cover."""
+        if self.pieces is None:
+            out: IntArray = self.end - self.start
+            return out
+        ptr, start, end = self.fragment_table()
+        return np.add.reduceat(end - start, ptr[:-1]) if len(self) else self.end - self.start
+
+    def expanded(self) -> tuple[Spans, IntArray]:
+        """Each fragment as a mention of its own (continuous mentions as they are), and the
+        mention each comes from."""
+        if self.pieces is None:
+            return self, np.arange(len(self), dtype=np.int64)
+        ptr, start, end = self.fragment_table()
+        owner = np.repeat(np.arange(len(self), dtype=np.int64), np.diff(ptr))
+        order = np.lexsort((self.type[owner], end, start))
+        owner = owner[order]
+        spans = Spans(start[order], end[order], self.type[owner], self.unit[owner], self.types)
+        return spans, owner
 
     @staticmethod
     def empty(types: Sequence[str] = ()) -> Spans:
@@ -60,10 +171,15 @@ class Spans:
             return self
         index = {t: i for i, t in enumerate(types)}
         remap = np.array([index[t] for t in self.types], dtype=np.int64)
-        return Spans.build(self.start, self.end, remap[self.type] if len(self) else self.type, self.unit, types)
+        new_type = remap[self.type] if len(self) else self.type
+        return Spans.build(self.start, self.end, new_type, self.unit, types, self.pieces)
 
     def select(self, keep: npt.NDArray[np.bool_]) -> Spans:
-        return Spans(self.start[keep], self.end[keep], self.type[keep], self.unit[keep], self.types)
+        pieces = None
+        if self.pieces is not None:
+            new_index = np.where(keep, np.cumsum(keep) - 1, -1).astype(np.int64)
+            pieces = self.pieces.renumbered(new_index)
+        return Spans(self.start[keep], self.end[keep], self.type[keep], self.unit[keep], self.types, pieces)
 
     def map_types(self, mapping: Mapping[str, str | None], keep: Iterable[str] | None = None) -> Spans:
         """Rename types (a type mapped to None or "O" is dropped), then keep only ``keep``."""
@@ -76,7 +192,8 @@ class Spans:
         remap = np.array([index[r] if r is not None else -1 for r in final] or [-1], dtype=np.int64)
         new_type = remap[self.type] if len(self) else self.type
         keep_mask = new_type >= 0
-        return Spans.build(self.start[keep_mask], self.end[keep_mask], new_type[keep_mask], self.unit[keep_mask], names)
+        kept = self.select(keep_mask)
+        return Spans.build(kept.start, kept.end, new_type[keep_mask], kept.unit, names, kept.pieces)
 
 
 def union_types(*spans: Spans) -> tuple[str, ...]:

@@ -4,10 +4,14 @@ unit (``Text``, implemented by the readers), and what a repair policy changed wh
 
 from __future__ import annotations
 
+import itertools
+import operator
 from dataclasses import dataclass
 from typing import Protocol
 
-from .spans import IntArray
+import numpy as np
+
+from .spans import IntArray, Spans
 
 
 class Text(Protocol):
@@ -45,3 +49,33 @@ class Repaired:
     def then(self, later: Repaired) -> Repaired:
         first = self.first_line if self.first_line is not None else later.first_line
         return Repaired(self.path, self.count + later.count, first)
+
+
+# Between the fragments of a discontinuous mention where it is shown: the words of its gaps are
+# not the mention's, so it reads "word1 … word2", never its extent.
+FRAGMENT_GAP = " … "
+
+
+def mention_texts(text: Text, spans: Spans, gap: str = FRAGMENT_GAP) -> list[str]:
+    """Each mention's words as ``Text.mentions`` renders them; a discontinuous mention's
+    fragments joined by ``gap``."""
+    out = text.mentions(spans.start, spans.end)
+    pieces = spans.pieces
+    if pieces is None:
+        return out
+    words = text.mentions(pieces.start, pieces.end)
+    for owner, group in itertools.groupby(zip(pieces.owner.tolist(), words, strict=True), key=operator.itemgetter(0)):
+        out[owner] = gap.join(w for _, w in group)
+    return out
+
+
+def mention_text(text: Text, spans: Spans, i: int) -> str:
+    """``mention_texts`` of mention ``i`` alone."""
+    pieces = spans.pieces
+    if pieces is not None:
+        lo, hi = np.searchsorted(pieces.owner, [i, i + 1])
+        if hi > lo:
+            return FRAGMENT_GAP.join(
+                text.mention(int(a), int(b)) for a, b in zip(pieces.start[lo:hi], pieces.end[lo:hi], strict=True)
+            )
+    return text.mention(int(spans.start[i]), int(spans.end[i]))

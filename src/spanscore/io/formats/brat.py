@@ -135,13 +135,21 @@ def _entity(line: str, text: str, name: str, number: int) -> tuple[str, str, Fra
                 f"{tid}: need start < end <= {len(text)} (text length), got {start}..{end}", path=name, line=number
             )
     actual = " ".join(text[s:e] for s, e in pieces)
-    if actual != shown:
+    # brat's own rule: the column starts with the mentioned text (fragments joined by a space, or
+    # run together as before brat 1.3), and what follows it, if anything, is a comment after white
+    # space ("A2/A2 genotype " in PGxCorpus).
+    joined = "".join(text[s:e] for s, e in pieces)
+    if not (_shows(shown, actual) or _shows(shown, joined)):
         raise InputError(
             f"{tid}: the text column {shorten(shown, 40)} is not the text at {offsets} ({shorten(actual, 40)})",
             path=name,
             line=number,
         )
     return tid, label, pieces
+
+
+def _shows(column: str, mention: str) -> bool:
+    return column == mention or (column.startswith(mention) and column[len(mention)].isspace())
 
 
 def _trigger(line: str, name: str, number: int) -> str:
