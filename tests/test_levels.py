@@ -490,3 +490,132 @@ def test_a_mention_on_the_last_line_counts_here_not_in_the_official_scorer(tmp_p
     assert nereval(lines)["strict"] == (1, 2, 2)
     ours = _germeval(tmp_path / "g.tsv", tmp_path / "g.tsv")
     assert (ours["strict"]["correct"], ours["strict"]["found"], ours["strict"]["gold"]) == (2, 2, 2)
+
+
+# JSONL with levels: the level field convert --levels writes.
+
+
+def _to_jsonl(path: Path, out: Path) -> Path:
+    args = ["convert", str(path), "-o", str(out), "--token-column", "1", "--levels", "2,3", "--to", "JSONL"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def germeval_jsonl(germeval_pair, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:  # type: ignore[no-untyped-def]
+    """The excerpt and its perturbed prediction written to JSONL by convert --levels."""
+    folder = tmp_path_factory.mktemp("germeval-jsonl")
+    return _to_jsonl(germeval_pair[0], folder / "gold.jsonl"), _to_jsonl(germeval_pair[1], folder / "pred.jsonl")
+
+
+# Token and character positions give the same matches; only proportional credit (overlap's) and
+# the token score are counted in other units.
+SAME_UNITS = ("strict", "boundary", "left", "right")
+
+
+def test_jsonl_levels_give_the_conll_files_per_level_and_germeval_figures(germeval_pair, germeval_jsonl) -> None:  # type: ignore[no-untyped-def]
+    reference, predicted, merged = germeval_pair
+    conll = spanscore.evaluate(reference=reference, predicted=predicted, token_column=1, levels=(2, 3))
+    jsonl = spanscore.evaluate(
+        reference=germeval_jsonl[0], predicted=germeval_jsonl[1], format="jsonl", levels=("outer", "inner")
+    )
+    assert conll.levels is not None and jsonl.levels is not None
+    assert jsonl.levels["germeval"] == conll.levels["germeval"]
+    _check(jsonl.levels["germeval"], nereval(merged))  # the official counting, through JSONL
+    assert list(jsonl.levels) == ["outer", "inner", "germeval"]
+    for name in ("outer", "inner"):
+        assert "column" not in jsonl.levels[name]
+        for criterion in SAME_UNITS:
+            ours, theirs = jsonl.levels[name]["metrics"], conll.levels[name]["metrics"]
+            assert ours[criterion] == theirs[criterion], (name, criterion)
+        for key in ("full", "partial", "predicted", "reference"):
+            assert jsonl.levels[name]["metrics"]["overlap"][key] == conll.levels[name]["metrics"]["overlap"][key]
+    for criterion in SAME_UNITS:
+        assert jsonl.metrics[criterion] == conll.metrics[criterion]
+    assert jsonl.options["format"] == "jsonl-levels(outer,inner)"
+
+
+def test_jsonl_levels_table_has_the_conll_tables_figures(germeval_pair, germeval_jsonl) -> None:  # type: ignore[no-untyped-def]
+    from spanscore.presentation.levels import levels_table
+
+    conll = spanscore.evaluate(reference=germeval_pair[0], predicted=germeval_pair[1], token_column=1, levels=(2, 3))
+    jsonl = spanscore.evaluate(reference=germeval_jsonl[0], predicted=germeval_jsonl[1], format="jsonl",
+                               levels=("outer", "inner"))
+    ours, theirs = levels_table(jsonl.to_dict()["levels"]), levels_table(conll.to_dict()["levels"])
+    assert [r.cells[1:] for r in ours.rows] == [r.cells[1:] for r in theirs.rows]
+    assert [r.cells[0] for r in ours.rows][:2] == ["outer", "inner"]
+    assert [r.cells[0] for r in theirs.rows][:2] == ["outer (column 2)", "inner (column 3)"]
+    args = ["evaluate", str(germeval_jsonl[0]), str(germeval_jsonl[1]), "--format", "jsonl", "--levels", "outer,inner"]
+    result = CliRunner().invoke(cli, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["levels"] == jsonl.to_dict()["levels"]
+    text = CliRunner().invoke(cli, [*args, "--no-per-type"], terminal_width=120)
+    assert text.exit_code == 0 and "GermEval 2014 strict" in text.output
+    assert f"{100 * jsonl.levels['germeval']['strict']['f1']:.2f}" in text.output  # type: ignore[index]
+
+
+def test_one_jsonl_level_reads_that_levels_mentions_alone(germeval_pair, germeval_jsonl) -> None:  # type: ignore[no-untyped-def]
+    inner = spanscore.evaluate(reference=germeval_jsonl[0], predicted=germeval_jsonl[1], format="jsonl",
+                               levels=("inner",))
+    column = spanscore.evaluate(reference=germeval_pair[0], predicted=germeval_pair[1], token_column=1, label_column=3)
+    assert inner.levels is None  # one level is the whole report
+    for criterion in SAME_UNITS:
+        assert inner.metrics[criterion] == column.metrics[criterion]
+
+
+def test_jsonl_levels_hand_worked(tmp_path: Path) -> None:
+    """Bank of Berlin, as JSONL: the gold ORG is outer and the LOC inner; the prediction finds the
+    ORG and puts the LOC at the outer level, and has a level3 mention that levels leave out."""
+    text = "Bank of Berlin"
+    org, loc = {"start": 0, "end": 14, "label": "ORG"}, {"start": 8, "end": 14, "label": "LOC"}
+    gold = {"id": "a", "text": text, "spans": [{**org, "level": "outer"}, {**loc, "level": "inner"}]}
+    pred = {"id": "a", "text": text, "spans": [
+        {**org, "level": "outer"}, {**loc, "level": "outer"}, {**org, "end": 4, "level": "level3"}]}
+    (tmp_path / "g.jsonl").write_text(json.dumps(gold) + "\n", encoding="utf-8")
+    (tmp_path / "p.jsonl").write_text(json.dumps(pred) + "\n", encoding="utf-8")
+    report = spanscore.evaluate(reference=tmp_path / "g.jsonl", predicted=tmp_path / "p.jsonl", format="jsonl",
+                                levels=["outer", "inner"])
+    strict = report.metrics["strict"]
+    assert (strict["full"], strict["predicted"], strict["reference"]) == (2, 2, 2)  # level3 left out
+    assert report.levels is not None
+    outer, inner = (report.levels[n]["metrics"]["strict"] for n in ("outer", "inner"))
+    assert (outer["full"], outer["predicted"], outer["reference"]) == (1, 2, 1)
+    assert (inner["full"], inner["predicted"], inner["reference"]) == (0, 0, 1)
+    g = report.levels["germeval"]["strict"]
+    assert (g["correct"], g["found"], g["gold"]) == (1, 2, 2)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"format": "conll", "levels": ("outer", "inner")}, "read the level field of JSONL mentions"),
+        ({"format": "jsonl", "levels": (2, 3)}, "JSONL's levels go by name"),
+        ({"format": "jsonl", "levels": ("outer", "outer")}, "names a level twice"),
+        ({"format": "jsonl", "levels": ("outer", "germeval")}, "may not be named germeval"),
+        ({"format": "jsonl", "levels": ("outer", "")}, "by a word"),
+        ({"format": "jsonl", "levels": ("outer", 3)}, "integer column indexes, or level names"),
+        ({"format": "jsonl", "predicted_format": "brat", "levels": ("outer", "inner")}, "both sides JSONL"),
+    ],
+)
+def test_bad_jsonl_levels_are_refused_by_name(options: dict[str, object], message: str) -> None:
+    with pytest.raises(OptionError, match=message):
+        spanscore.Reading(**options)  # type: ignore[arg-type]
+
+
+def test_jsonl_levels_refuse_a_mention_without_a_level_and_a_level_no_mention_has(tmp_path: Path) -> None:
+    doc = {"id": "a", "text": "Anna", "spans": [{"start": 0, "end": 4, "label": "PER"}]}
+    (tmp_path / "flat.jsonl").write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    runner = CliRunner()
+    args = ["evaluate", str(tmp_path / "flat.jsonl"), str(tmp_path / "flat.jsonl"), "--format", "jsonl"]
+    result = runner.invoke(cli, [*args, "--levels", "outer,inner"])
+    assert result.exit_code == 2
+    assert "flat.jsonl:1" in result.output and "span 0 has no level" in result.output
+    doc["spans"][0]["level"] = "outer"  # type: ignore[index]
+    (tmp_path / "flat.jsonl").write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    result = runner.invoke(cli, [*args, "--levels", "outer,iner"])
+    assert result.exit_code == 2
+    assert "no mention of either side is at level 'iner'" in result.output
+    result = runner.invoke(cli, ["convert", str(tmp_path / "flat.jsonl"), "--from", "JSONL", "--to", "BIO",
+                                 "-o", str(tmp_path / "x.tsv"), "--levels", "outer,inner"])
+    assert result.exit_code == 2 and "without --levels" in result.output

@@ -135,7 +135,7 @@ def _simple_sentences(data: bytes) -> int | None:
 def _decode_levels(table: ConllTable, reading: Reading) -> tuple[Spans, Repaired]:
     """Every level's mentions as one set (nested mentions overlap), and what the repair policy
     changed in all of them."""
-    decoded = [decode_repaired(table, k, reading.labels, reading.repair) for k in range(len(reading.levels))]
+    decoded = [decode_repaired(table, k, reading.labels, reading.repair) for k in range(len(reading.level_columns))]
     types = tuple(sorted({t for s, _ in decoded for t in s.types}))
     parts = [s.with_types(types) for s, _ in decoded]
     joined = Spans.build(
@@ -246,7 +246,7 @@ class ConllSource(_NothingFound):
             r, fixed_r = decode_repaired(table, 0, rd.labels, rd.repair)
             p, fixed_p = decode_repaired(table, 1, rd.labels, rd.repair)
         else:
-            label_columns = rd.levels or (rd.label_column,)
+            label_columns = rd.level_columns or (rd.label_column,)
             table = parse_conll(ref_bytes, self.reference, columns=label_columns, **common)
             common["line_offset"] = part.pred_line
             common["header"] = rd.header and part.pred_line == 0
@@ -315,6 +315,7 @@ class JsonlSource(_NothingFound):
     selection: TypeSelection = EVERY_TYPE
     chunk_bytes: int = DEFAULT_CHUNK
     lookahead: int = JSONL_LOOKAHEAD
+    levels: tuple[str, ...] = ()  # only the mentions at these levels (their "level" field), where given
 
     @staticmethod
     def open(
@@ -325,6 +326,7 @@ class JsonlSource(_NothingFound):
             _path("predicted", predicted, reading),
             selection,
             _check_chunk(chunk_bytes),
+            levels=reading.level_names,
         )
 
     def size(self) -> int:
@@ -392,8 +394,8 @@ class JsonlSource(_NothingFound):
             yield JsonlPart(tuple(ref_block), tuple(pred_block), read)
 
     def load(self, part: JsonlPart) -> ChunkData:
-        reference = [d.parse(self.reference) for d in part.reference]
-        predicted = [d.parse(self.predicted) for d in part.predicted]
+        reference = [d.parse(self.reference, self.levels) for d in part.reference]
+        predicted = [d.parse(self.predicted, self.levels) for d in part.predicted]
         for doc, other in zip(reference, predicted, strict=True):
             if other.text != doc.text:
                 raise _text_differs(doc, other, self.reference, self.predicted)

@@ -23,7 +23,7 @@ def levels_table(levels: Mapping[str, Any]) -> TableModel:
         rows.append(
             Row(
                 (
-                    f"{name} (column {level['column']})",
+                    f"{name} (column {level['column']})" if "column" in level else name,
                     m["precision"],
                     m["recall"],
                     m["f1"],

@@ -163,6 +163,8 @@ def convert(path: str | Path, out: str | Path, reading: Reading = DEFAULT_READIN
     dst = target.upper()
     if reading.format == "jsonl" and dst == "JSONL":
         raise OptionError(same_format(path, "JSONL"))
+    if reading.format == "jsonl" and reading.levels:
+        raise OptionError(f"{path}: JSONL's levels are written a label column each without --levels: leave it out")
     if reading.format == "jsonl":
         _jsonl_to_conll(path, out, get_encoding(dst))
         return
@@ -183,13 +185,13 @@ def _read_levels(path: str | Path, reading: Reading) -> tuple[ConllTable, Spans,
     """Every level's mentions as one set, and the level name of each (in the set's order)."""
     table = read_conll(
         path,
-        columns=reading.levels,
+        columns=reading.level_columns,
         token_column=reading.token_column,
         delimiter=reading.delimiter,
         encoding=reading.encoding,
         header=reading.header,
     )
-    decoded = [decode_column(table, k, reading.labels, reading.repair) for k in range(len(reading.levels))]
+    decoded = [decode_column(table, k, reading.labels, reading.repair) for k in range(len(reading.level_columns))]
     types = tuple(sorted({t for d in decoded for t in d.types}))
     parts = [d.with_types(types) for d in decoded]
     level = np.concatenate([np.full(len(d), k, dtype=np.int64) for k, d in enumerate(parts)])
