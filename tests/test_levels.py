@@ -619,3 +619,88 @@ def test_jsonl_levels_refuse_a_mention_without_a_level_and_a_level_no_mention_ha
     result = runner.invoke(cli, ["convert", str(tmp_path / "flat.jsonl"), "--from", "JSONL", "--to", "BIO",
                                  "-o", str(tmp_path / "x.tsv"), "--levels", "outer,inner"])
     assert result.exit_code == 2 and "without --levels" in result.output
+
+
+# compare per level.
+
+
+@pytest.fixture(scope="module")
+def two_systems(germeval_pair, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:  # type: ignore[no-untyped-def]
+    """The seeded prediction, and a second seeded prediction of both levels."""
+    rng = random.Random(2015)
+    pred = []
+    for sentence in _sentences(GERMEVAL):
+        outer = _perturb([f[2] for f in sentence], rng)
+        inner = _perturb([f[3] for f in sentence], rng)
+        pred.append([[f[0], f[1], o, i] for f, o, i in zip(sentence, outer, inner, strict=True)])
+    path = tmp_path_factory.mktemp("second") / "second.tsv"
+    _write(path, pred)
+    return germeval_pair[1], path
+
+
+def test_compare_per_level_equals_each_systems_per_level_evaluation(two_systems) -> None:  # type: ignore[no-untyped-def]
+    comparison = spanscore.compare(reference=GERMEVAL, systems=list(two_systems), names=["a", "b"], token_column=1,
+                                   levels=(2, 3), resamples=200, trials=200)
+    data = comparison.to_dict()
+    evaluations = [spanscore.evaluate(reference=GERMEVAL, predicted=s, token_column=1, levels=(2, 3))
+                   for s in two_systems]
+    assert [g["bucket"] for g in data["levels"]] == ["outer", "inner"]
+    for group in data["levels"]:
+        name = group["bucket"]
+        ours = [e.levels[name]["metrics"] for e in evaluations]  # type: ignore[index]
+        assert group["reference_mentions"] == ours[0]["strict"]["reference"]
+        for system, metrics in zip(group["systems"], ours, strict=True):
+            assert system["predicted_mentions"] == metrics["strict"]["predicted"]
+            for criterion in ("strict", "boundary", "overlap", "token"):
+                for metric in ("precision", "recall", "f1"):
+                    assert system["metrics"][criterion][metric]["value"] == pytest.approx(metrics[criterion][metric])
+        for criterion in ("strict", "overlap"):
+            test = next(c for c in group["comparisons"] if c["criterion"] == criterion and c["metric"] == "f1")
+            assert (test["a"], test["b"]) == ("a", "b")
+            assert test["difference"] == pytest.approx(ours[1][criterion]["f1"] - ours[0][criterion]["f1"])
+            assert test["low"] <= test["difference"] <= test["high"]
+            assert 0 < test["p_randomization"] <= 1 and 0 < test["p_bootstrap"] <= 1
+    for measure in ("strict", "loose", "outer", "inner"):
+        got = data["germeval"][measure]
+        figures = [e.levels["germeval"][measure] for e in evaluations]  # type: ignore[index]
+        assert [{k: v for k, v in s.items() if k not in ("name", "difference")} for s in got] == figures
+        assert got[0]["difference"] is None
+        assert got[1]["difference"] == pytest.approx(figures[1]["f1"] - figures[0]["f1"])
+
+
+def test_compare_per_level_in_every_output(two_systems, germeval_pair, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    args = ["compare", str(GERMEVAL), *map(str, two_systems), "--token-column", "1", "--levels", "2,3",
+            "--resamples", "100", "--trials", "100", "--name", "a", "--name", "b"]
+    runner = CliRunner()
+    result = runner.invoke(cli, [*args, "--json", "--html", str(tmp_path / "compare.html")])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    inner = next(g for g in data["levels"] if g["bucket"] == "inner")
+    f1 = inner["systems"][1]["metrics"]["strict"]["f1"]["value"]
+    official = data["germeval"]["strict"][1]["f1"]
+    text = runner.invoke(cli, args, terminal_width=140)
+    assert text.exit_code == 0, text.output
+    page = (tmp_path / "compare.html").read_text(encoding="utf-8")
+    for output in (text.output, page):
+        assert "strict F1 by level" in output and "GermEval 2014 strict (official)" in output
+        assert f"{100 * f1:.2f}" in output and f"{100 * official:.2f}" in output
+    assert "level inner" in page  # a row of the forest plot
+
+
+def test_compare_jsonl_levels_equal_the_conll_files(two_systems, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    gold = _to_jsonl(GERMEVAL, tmp_path / "gold.jsonl")
+    systems = [_to_jsonl(s, tmp_path / f"{k}.jsonl") for k, s in enumerate(two_systems)]
+    options = {"resamples": 100, "trials": 100, "names": ["a", "b"]}
+    conll = spanscore.compare(reference=GERMEVAL, systems=list(two_systems), token_column=1, levels=(2, 3),
+                              **options).to_dict()  # type: ignore[arg-type]
+    jsonl = spanscore.compare(reference=gold, systems=systems, format="jsonl", levels=("outer", "inner"),
+                              **options).to_dict()  # type: ignore[arg-type]
+    assert jsonl["germeval"] == conll["germeval"]
+    # The point figures agree; the intervals are drawn from other histograms (the rows of characters
+    # and of tokens differ), so they are not compared.
+    for ours, theirs in zip(jsonl["levels"], conll["levels"], strict=True):
+        assert (ours["bucket"], ours["reference_mentions"]) == (theirs["bucket"], theirs["reference_mentions"])
+        for mine, other in zip(ours["systems"], theirs["systems"], strict=True):
+            assert mine["metrics"]["strict"]["f1"]["value"] == other["metrics"]["strict"]["f1"]["value"]
+        strict = [[c["difference"] for c in g["comparisons"] if c["criterion"] == "strict"] for g in (ours, theirs)]
+        assert strict[0] == strict[1]

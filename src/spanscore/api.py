@@ -568,7 +568,49 @@ def compare(
         reports=reports,
         groups=_compared_groups(reports, list(names), per_type, resampling),
         llm_classes=_compared_classes(reports, list(names), resampling),
+        levels=_compared_levels(reference, systems, reports, list(names), reading, scoring, resampling, jobs),
     )
+
+
+def _compared_levels(
+    reference: Any, systems: Sequence[Any], reports: list[Report], names: list[str], reading: Reading,
+    scoring: Scoring, resampling: significance.Resampling, jobs: int,
+) -> dict[str, Any] | None:
+    """Each nesting level's paired comparison (each system's level read alone, as ``evaluate``
+    scores it, per document), and each system's GermEval 2014 measures with their difference
+    from the first system's F1, where there are levels."""
+    if len(reading.levels) < 2:
+        return None
+    from .analysis import significance
+
+    groups = []
+    for k, name in enumerate(_names_of_levels(reading)):
+        alone = [level_reports(reference, s, reading, scoring, jobs=jobs, documents=True, only=k)[0] for s in systems]
+        docs = [r.documents for r in alone if r.documents is not None]
+        tests = significance.compare(
+            docs, names, zero_division=scoring.zero_division, credit=credit_label(scoring.credit),
+            resampling=resampling, beta=scoring.beta,
+        )
+        groups.append({
+            "bucket": name,
+            "reference_mentions": alone[0].metrics["strict"]["reference"],
+            "systems": [
+                {"name": n, "predicted_mentions": r.metrics["strict"]["predicted"], "metrics": m}
+                for n, r, m in zip(names, alone, tests.intervals, strict=True)
+            ],
+            "comparisons": tests.comparisons,
+        })
+    out: dict[str, Any] = {"levels": groups}
+    measures: list[dict[str, Any]] = [(r.levels or {}).get("germeval") or {} for r in reports]
+    if all(measures):
+        out["germeval"] = {
+            key: [
+                {"name": n, **m[key], "difference": None if j == 0 else m[key]["f1"] - measures[0][key]["f1"]}
+                for j, (n, m) in enumerate(zip(names, measures, strict=True))
+            ]
+            for key in measures[0]
+        }
+    return out
 
 
 def _compared_classes(

@@ -370,6 +370,8 @@ class ComparisonResult(_ComparisonRequired, total=False):
     buckets: dict[str, list[GroupComparison]]
     warnings: list[str]  # why the intervals and tests mean little: too few resampling units
     llm_classes: dict[str, Any]  # mentions given as strings: each class's count and share, with intervals
+    levels: list[GroupComparison]  # nesting levels: each level alone, compared as a type is
+    germeval: dict[str, list[dict[str, Any]]]  # two levels: GermEval 2014's measures of each system
 
 
 __all__ = [
