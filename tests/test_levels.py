@@ -616,9 +616,26 @@ def test_jsonl_levels_refuse_a_mention_without_a_level_and_a_level_no_mention_ha
     result = runner.invoke(cli, [*args, "--levels", "outer,iner"])
     assert result.exit_code == 2
     assert "no mention of either side is at level 'iner'" in result.output
-    result = runner.invoke(cli, ["convert", str(tmp_path / "flat.jsonl"), "--from", "JSONL", "--to", "BIO",
-                                 "-o", str(tmp_path / "x.tsv"), "--levels", "outer,inner"])
-    assert result.exit_code == 2 and "without --levels" in result.output
+    convert = ["convert", str(tmp_path / "flat.jsonl"), "--from", "JSONL", "--to", "BIO", "-o", str(tmp_path / "x.tsv")]
+    result = runner.invoke(cli, [*convert, "--levels", "2,3"])
+    assert result.exit_code == 2 and "go by name" in result.output
+
+
+def test_convert_from_jsonl_by_level_names_keeps_a_level_without_mentions(tmp_path: Path) -> None:
+    """Named, the levels give their columns in that order, an empty level included; a mention at a
+    level not named is refused (it would be lost)."""
+    doc = {"id": "a", "text": "Anna in Bonn", "spans": [{"start": 8, "end": 12, "label": "LOC", "level": "outer"}]}
+    (tmp_path / "a.jsonl").write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    out = tmp_path / "a.tsv"
+    args = ["convert", str(tmp_path / "a.jsonl"), "--from", "JSONL", "--to", "BIO", "-o", str(out)]
+    result = CliRunner().invoke(cli, [*args, "--levels", "inner,outer"])
+    assert result.exit_code == 0, result.output
+    assert out.read_text(encoding="utf-8") == "Anna\tO\tO\nin\tO\tO\nBonn\tO\tB-LOC\n\n"
+    out.unlink()
+    result = CliRunner().invoke(cli, [*args, "--levels", "inner,middle"])
+    assert result.exit_code == 2
+    assert "a.jsonl:1" in result.output and "level 'outer' is none of inner, middle" in result.output
+    assert not out.exists()
 
 
 # compare per level.

@@ -143,9 +143,10 @@ def repair_command(file: Path, output: Path, method: str, reading: Reading) -> N
 @click.option("--label-column", type=int, default=-1, show_default=True, help="Column of the label.")
 @click.option(
     "--levels",
-    metavar="COLUMNS",
+    metavar="LEVELS",
     help="Label columns of nesting levels, outermost first (GermEval 2014: --levels 2,3): every level's"
-    " mentions written to JSONL, each with its level.",
+    " mentions written to JSONL, each with its level; from JSONL, the levels by name (--levels outer,inner),"
+    " a label column each in that order.",
 )
 @click.option(
     "--encoding",

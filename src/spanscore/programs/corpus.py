@@ -163,10 +163,10 @@ def convert(path: str | Path, out: str | Path, reading: Reading = DEFAULT_READIN
     dst = target.upper()
     if reading.format == "jsonl" and dst == "JSONL":
         raise OptionError(same_format(path, "JSONL"))
-    if reading.format == "jsonl" and reading.levels:
-        raise OptionError(f"{path}: JSONL's levels are written a label column each without --levels: leave it out")
+    if reading.format == "jsonl" and reading.level_columns:
+        raise OptionError(f"{path}: JSONL's levels go by name (--levels outer,inner), not by column")
     if reading.format == "jsonl":
-        _jsonl_to_conll(path, out, get_encoding(dst))
+        _jsonl_to_conll(path, out, get_encoding(dst), reading.level_names)
         return
     if reading.levels and dst != "JSONL":
         raise OptionError(f"{path}: levels convert to JSONL, which holds nested mentions; not to {dst} (one level)")
@@ -285,20 +285,21 @@ def _level_rank(name: object) -> int | None:
     return None
 
 
-def _span_levels(path: str | Path) -> list[list[int]] | None:
-    """Each document's spans' levels (``"level"``: outer, inner, level3...), or None where no span
-    has one (one label column)."""
+def _span_levels(path: str | Path, names: tuple[str, ...] = ()) -> list[list[int]] | None:
+    """Each document's spans' levels (``"level"``: outer, inner, level3..., or the column of each
+    of ``names`` where given), or None where no span has one (one label column)."""
     found: list[list[int]] = []
     lines: list[int] = []
-    any_level = False
+    any_level = bool(names)
     for number, obj in json_objects(path):
         ranks = []
         spans = obj.get("spans") if isinstance(obj, dict) else None
         for k, span in enumerate(spans if isinstance(spans, list) else []):
             name = span.get("level") if isinstance(span, dict) else None
-            rank = _level_rank(name)
+            rank = (names.index(name) if name in names else None) if names else _level_rank(name)
             if name is not None and rank is None:
-                what = f"span {k}: level {name!r} is none of outer, inner, level3..."
+                among = ", ".join(names) if names else "outer, inner, level3..."
+                what = f"span {k}: level {name!r} is none of {among}: converting would lose it"
                 raise InputError(what, path=str(path), line=number)
             any_level = any_level or rank is not None
             ranks.append(-1 if rank is None else rank)
@@ -316,12 +317,14 @@ def _span_levels(path: str | Path) -> list[list[int]] | None:
     return found
 
 
-def _jsonl_to_conll(path: str | Path, out: str | Path, spec: Any) -> None:
+def _jsonl_to_conll(path: str | Path, out: str | Path, spec: Any, level_names: tuple[str, ...] = ()) -> None:
     """Whitespace tokens; every span must start and end on token boundaries. Spans with a
-    ``level`` (as ``convert --levels`` writes them) give a label column per level."""
+    ``level`` (as ``convert --levels`` writes them) give a label column per level: one per name
+    of ``level_names`` in its order where given (a level without mentions keeps its column)."""
     docs = read_jsonl(path)
-    levels = _span_levels(path)
+    levels = _span_levels(path, level_names)
     n_levels = 1 if levels is None else max((max(r, default=0) for r in levels), default=0) + 1
+    n_levels = max(n_levels, len(level_names))
     lines: list[str] = []
     for number, d in enumerate(docs):
         toks: list[tuple[int, int]] = []
@@ -357,7 +360,8 @@ def _jsonl_to_conll(path: str | Path, out: str | Path, spec: Any) -> None:
             try:
                 ids, vocab = encode(spans, n, np.array([0, n], dtype=np.int64), spec)
             except InputError:
-                where = "" if levels is None else f" at level {level_name(level)}"
+                named = level_names[level] if level_names else level_name(level)
+                where = "" if levels is None else f" at level {named}"
                 raise InputError(
                     f"document {d.id!r} has overlapping spans{where}, which one label per token cannot hold: "
                     + _first_overlap(d.text, at)
