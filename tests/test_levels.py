@@ -721,3 +721,95 @@ def test_compare_jsonl_levels_equal_the_conll_files(two_systems, tmp_path: Path)
             assert mine["metrics"]["strict"]["f1"]["value"] == other["metrics"]["strict"]["f1"]["value"]
         strict = [[c["difference"] for c in g["comparisons"] if c["criterion"] == "strict"] for g in (ours, theirs)]
         assert strict[0] == strict[1]
+
+
+# Each mention's level in the report's rows.
+
+
+def _read_csv(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    import csv
+
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle, restkey="_extra")
+        rows = list(reader)
+        return list(reader.fieldnames or []), rows
+
+
+def test_report_rows_give_each_sides_level(germeval_pair, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Every mention of every row is at the level its row names, in an independent decoding of
+    that level's column; errors.csv's false negatives and positives leave the missing side empty."""
+    reference, predicted, _ = germeval_pair
+    out = tmp_path / "report"
+    args = ["evaluate", str(reference), str(predicted), "--token-column", "1", "--levels", "2,3", "--report", str(out)]
+    result = CliRunner().invoke(cli, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+
+    def at_levels(path: Path) -> dict[tuple[int, int, int, str], set[str]]:
+        out: dict[tuple[int, int, int, str], set[str]] = {}
+        for k, sentence in enumerate(_sentences(path)):
+            for column, name in ((2, "outer"), (3, "inner")):
+                for s, e, t in _chunks([f[column] for f in sentence]):
+                    out.setdefault((k, s, e, t), set()).add(name)
+        return out
+
+    sides = {"reference": at_levels(reference), "predicted": at_levels(predicted)}
+    for name in ("strict.csv", "overlap.csv", "errors.csv"):
+        fields, rows = _read_csv(out / name)
+        assert fields[-2:] == ["reference_level", "predicted_level"], name
+        assert rows and all("_extra" not in row and None not in row.values() for row in rows), name
+        for row in rows:
+            for side, levels in sides.items():
+                if not row[f"{side}_type"]:
+                    assert row[f"{side}_level"] == "", (name, row)
+                    continue
+                key = (int(row["sentence"]), int(row[f"{side}_start"]), int(row[f"{side}_end"]), row[f"{side}_type"])
+                assert row[f"{side}_level"] in levels[key], (name, row)
+    _, strict = _read_csv(out / "strict.csv")
+    assert len(strict) == data["metrics"]["strict"]["full"]
+    _, errors = _read_csv(out / "errors.csv")
+    missed = Counter(row["reference_level"] for row in errors if row["error"] == "false_negative")
+    assert sum(missed.values()) == data["errors"]["false_negative"] > 0
+    assert set(missed) == {"outer", "inner"}
+    spurious = [row for row in errors if row["error"] == "false_positive"]
+    assert len(spurious) == data["errors"]["false_positive"] > 0
+    assert all(row["reference_level"] == "" and row["predicted_level"] for row in spurious)
+
+
+def test_report_rows_of_jsonl_levels_name_them(tmp_path: Path) -> None:
+    text = "Bank of Berlin"
+    org, loc = {"start": 0, "end": 14, "label": "ORG"}, {"start": 8, "end": 14, "label": "LOC"}
+    gold = {"id": "a", "text": text, "spans": [{**org, "level": "top"}, {**loc, "level": "nested"}]}
+    pred = {"id": "a", "text": text, "spans": [{**org, "level": "top"}, {**loc, "level": "top"}]}
+    (tmp_path / "g.jsonl").write_text(json.dumps(gold) + "\n", encoding="utf-8")
+    (tmp_path / "p.jsonl").write_text(json.dumps(pred) + "\n", encoding="utf-8")
+    out = tmp_path / "report"
+    args = ["evaluate", str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl"), "--format", "jsonl",
+            "--levels", "top,nested", "--report", str(out)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    _, rows = _read_csv(out / "strict.csv")
+    assert sorted((r["reference_text"], r["reference_level"], r["predicted_level"]) for r in rows) == [
+        ("Bank of Berlin", "top", "top"), ("Berlin", "nested", "top")]
+
+
+def test_report_rows_without_levels_have_no_level_columns(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    args = ["evaluate", str(GERMEVAL), str(GERMEVAL), "--token-column", "1", "--label-column", "2"]
+    args += ["--report", str(out)]
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    for name in ("strict.csv", "errors.csv"):
+        fields, _ = _read_csv(out / name)
+        assert "reference_level" not in fields and fields[-1] == "context"
+
+
+def test_report_rows_with_levels_are_the_same_whatever_the_chunks_and_workers(germeval_pair, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    reference, predicted, _ = germeval_pair
+    base = ["evaluate", str(reference), str(predicted), "--token-column", "1", "--levels", "2,3"]
+    folders = []
+    for k, more in enumerate((["--jobs", "1"], ["--jobs", "2", "--chunk-size", "3000"])):
+        folders.append(tmp_path / f"r{k}")
+        result = CliRunner().invoke(cli, [*base, *more, "--report", str(folders[-1])])
+        assert result.exit_code == 0, result.output
+    for name in ("strict.csv", "overlap.csv", "errors.csv", "right_label_overlap.csv"):
+        assert (folders[0] / name).read_bytes() == (folders[1] / name).read_bytes(), name

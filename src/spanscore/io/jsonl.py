@@ -209,6 +209,7 @@ def parse_document(obj: Any, path: str, line: int, levels: tuple[str, ...] = ())
     if not isinstance(raw_spans, list):
         raise fail("spans must be a list")
     spans = []
+    at_levels: list[str] = []
     n = len(text)
     for k, span in enumerate(raw_spans):
         try:
@@ -225,10 +226,12 @@ def parse_document(obj: Any, path: str, line: int, levels: tuple[str, ...] = ())
         if type(label) is not str or not label:
             raise fail(f"span {k}: label must be a non-empty string")
         check_unicode(label, f"span {k}: label", fail)
-        if levels and not _at_level(span, k, levels, fail):
-            continue
+        if levels:
+            if not _at_level(span, k, levels, fail):
+                continue
+            at_levels.append(span["level"])
         spans.append((start, end, label))
-    return Document(id=str(doc_id), text=text, spans=tuple(spans), line=line)
+    return Document(id=str(doc_id), text=text, spans=tuple(spans), line=line, levels=tuple(at_levels))
 
 
 def _at_level(span: dict[str, Any], k: int, levels: tuple[str, ...], fail: Any) -> bool:

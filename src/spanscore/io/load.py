@@ -259,8 +259,9 @@ def check_same_tokens(ref: ConllTable, pred: ConllTable) -> None:
     )
 
 
-def docs_to_spans(docs: Sequence[Document], bases: IntArray) -> Spans:
-    """Every document's spans, offsets shifted by the document's base."""
+def docs_to_spans(docs: Sequence[Document], bases: IntArray, levels: tuple[str, ...] = ()) -> Spans:
+    """Every document's spans, offsets shifted by the document's base; with ``levels``, each
+    span's level (``Document.levels``) as its index there."""
     counts = np.fromiter((len(d.spans) for d in docs), dtype=np.int64, count=len(docs))
     flat = [span for d in docs for span in d.spans]
     n = len(flat)
@@ -270,7 +271,12 @@ def docs_to_spans(docs: Sequence[Document], bases: IntArray) -> Spans:
     labels = [label for _, _, label in flat]
     types = tuple(sorted(set(labels)))
     index = {t: k for k, t in enumerate(types)}
-    return Spans.build(starts, ends, np.fromiter(map(index.__getitem__, labels), dtype=np.int64, count=n), units, types)
+    type_ = np.fromiter(map(index.__getitem__, labels), dtype=np.int64, count=n)
+    if not levels:
+        return Spans.build(starts, ends, type_, units, types)
+    rank = {name: k for k, name in enumerate(levels)}
+    level = np.fromiter((rank[name] for d in docs for name in d.levels), dtype=np.int64, count=n)
+    return Spans.build(starts, ends, type_, units, types, level, levels)
 
 
 def _offset(value: Any) -> bool:

@@ -39,7 +39,7 @@ from .conll import Column, ConllTable, parse_conll
 from .conll_plan import DEFAULT_CHUNK, Chunk, iter_chunks
 from .document import Document
 from .load import ConllText, OffsetText, check_same_tokens, decode_repaired, docs_to_spans, span_docs
-from .reading import ANNOTATION_FORMATS, TEXT_FORMATS, Reading
+from .reading import ANNOTATION_FORMATS, TEXT_FORMATS, Reading, level_name
 
 # The JSONL reader, the annotation formats' readers and io.strings are imported where a source
 # reads them, so that a CoNLL run loads none of them.
@@ -144,6 +144,8 @@ def _decode_levels(table: ConllTable, reading: Reading) -> tuple[Spans, Repaired
         np.concatenate([s.type for s in parts]),
         np.concatenate([s.unit for s in parts]),
         types,
+        np.concatenate([np.full(len(s), k, dtype=np.int64) for k, s in enumerate(parts)]),
+        [level_name(k) for k in range(len(parts))],
     )
     found = [f for _, f in decoded if f.count]
     lines = [f.first_line for f in found if f.first_line is not None]
@@ -399,7 +401,7 @@ class JsonlSource(_NothingFound):
         for doc, other in zip(reference, predicted, strict=True):
             if other.text != doc.text:
                 raise _text_differs(doc, other, self.reference, self.predicted)
-        return _offset_chunk(reference, predicted, self.selection, ids=True)
+        return _offset_chunk(reference, predicted, self.selection, ids=True, levels=self.levels)
 
 
 def _text_differs(doc: Document, other: Document, reference: str, predicted: str) -> InputError:
@@ -429,10 +431,11 @@ def _offset_chunk(
     *,
     ids: bool,
     tokens: int | None = None,
+    levels: tuple[str, ...] = (),
 ) -> ChunkData:
     lengths = np.array([len(d.text) + 1 for d in reference], dtype=np.int64)
     bases = np.concatenate(([0], np.cumsum(lengths)))[:-1].astype(np.int64)
-    r, p = unify(docs_to_spans(reference, bases), docs_to_spans(predicted, bases))
+    r, p = unify(docs_to_spans(reference, bases, levels), docs_to_spans(predicted, bases, levels))
     seen = r.types
     r, p = selection.apply(r, p)
     n = len(reference)

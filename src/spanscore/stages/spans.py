@@ -18,19 +18,32 @@ IntArray = npt.NDArray[np.int64]
 
 @dataclass(frozen=True)
 class Spans:
-    """Mentions sorted by (start, end, type); ``unit`` is the sentence or document of each."""
+    """Mentions sorted by (start, end, type); ``unit`` is the sentence or document of each.
+
+    Where the input has nesting levels, ``level`` is each mention's (an index into ``levels``,
+    their names); it takes no part in matching, only in what the report rows show."""
 
     start: IntArray
     end: IntArray
     type: IntArray  # index into ``types``
     unit: IntArray
     types: tuple[str, ...]
+    level: IntArray | None = None
+    levels: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return int(self.start.shape[0])
 
     @staticmethod
-    def build(start: IntArray, end: IntArray, type_: IntArray, unit: IntArray, types: Sequence[str]) -> Spans:
+    def build(
+        start: IntArray,
+        end: IntArray,
+        type_: IntArray,
+        unit: IntArray,
+        types: Sequence[str],
+        level: IntArray | None = None,
+        levels: Sequence[str] = (),
+    ) -> Spans:
         if bool((start[1:] > start[:-1]).all()):  # distinct starts in order (decoded labels): sorted
             return Spans(
                 start=np.ascontiguousarray(start, dtype=np.int64),
@@ -38,14 +51,19 @@ class Spans:
                 type=np.ascontiguousarray(type_, dtype=np.int64),
                 unit=np.ascontiguousarray(unit, dtype=np.int64),
                 types=tuple(types),
+                level=None if level is None else np.ascontiguousarray(level, dtype=np.int64),
+                levels=tuple(levels),
             )
-        order = np.lexsort((type_, end, start))
+        # Mentions of one extent and type at two levels: the outer first, whatever the input's order.
+        order = np.lexsort((type_, end, start)) if level is None else np.lexsort((level, type_, end, start))
         return Spans(
             start=np.ascontiguousarray(start[order], dtype=np.int64),
             end=np.ascontiguousarray(end[order], dtype=np.int64),
             type=np.ascontiguousarray(type_[order], dtype=np.int64),
             unit=np.ascontiguousarray(unit[order], dtype=np.int64),
             types=tuple(types),
+            level=None if level is None else np.ascontiguousarray(level[order], dtype=np.int64),
+            levels=tuple(levels),
         )
 
     @staticmethod
@@ -60,10 +78,12 @@ class Spans:
             return self
         index = {t: i for i, t in enumerate(types)}
         remap = np.array([index[t] for t in self.types], dtype=np.int64)
-        return Spans.build(self.start, self.end, remap[self.type] if len(self) else self.type, self.unit, types)
+        new_type = remap[self.type] if len(self) else self.type
+        return Spans.build(self.start, self.end, new_type, self.unit, types, self.level, self.levels)
 
     def select(self, keep: npt.NDArray[np.bool_]) -> Spans:
-        return Spans(self.start[keep], self.end[keep], self.type[keep], self.unit[keep], self.types)
+        level = None if self.level is None else self.level[keep]
+        return Spans(self.start[keep], self.end[keep], self.type[keep], self.unit[keep], self.types, level, self.levels)
 
     def map_types(self, mapping: Mapping[str, str | None], keep: Iterable[str] | None = None) -> Spans:
         """Rename types (a type mapped to None or "O" is dropped), then keep only ``keep``."""
@@ -76,7 +96,9 @@ class Spans:
         remap = np.array([index[r] if r is not None else -1 for r in final] or [-1], dtype=np.int64)
         new_type = remap[self.type] if len(self) else self.type
         keep_mask = new_type >= 0
-        return Spans.build(self.start[keep_mask], self.end[keep_mask], new_type[keep_mask], self.unit[keep_mask], names)
+        level = None if self.level is None else self.level[keep_mask]
+        start, end, unit = self.start[keep_mask], self.end[keep_mask], self.unit[keep_mask]
+        return Spans.build(start, end, new_type[keep_mask], unit, names, level, self.levels)
 
 
 def union_types(*spans: Spans) -> tuple[str, ...]:
