@@ -276,7 +276,7 @@ def docs_to_spans(docs: Sequence[Document], bases: IntArray, levels: tuple[str, 
         return Spans.build(starts, ends, type_, units, types)
     rank = {name: k for k, name in enumerate(levels)}
     level = np.fromiter((rank[name] for d in docs for name in d.levels), dtype=np.int64, count=n)
-    return Spans.build(starts, ends, type_, units, types, level, levels)
+    return Spans.build(starts, ends, type_, units, types, level=level, levels=levels)
 
 
 def _offset(value: Any) -> bool:

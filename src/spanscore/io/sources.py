@@ -144,8 +144,8 @@ def _decode_levels(table: ConllTable, reading: Reading) -> tuple[Spans, Repaired
         np.concatenate([s.type for s in parts]),
         np.concatenate([s.unit for s in parts]),
         types,
-        np.concatenate([np.full(len(s), k, dtype=np.int64) for k, s in enumerate(parts)]),
-        [level_name(k) for k in range(len(parts))],
+        level=np.concatenate([np.full(len(s), k, dtype=np.int64) for k, s in enumerate(parts)]),
+        levels=[level_name(k) for k in range(len(parts))],
     )
     found = [f for _, f in decoded if f.count]
     lines = [f.first_line for f in found if f.first_line is not None]

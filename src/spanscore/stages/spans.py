@@ -41,6 +41,7 @@ class Spans:
         type_: IntArray,
         unit: IntArray,
         types: Sequence[str],
+        *,
         level: IntArray | None = None,
         levels: Sequence[str] = (),
     ) -> Spans:
@@ -79,11 +80,12 @@ class Spans:
         index = {t: i for i, t in enumerate(types)}
         remap = np.array([index[t] for t in self.types], dtype=np.int64)
         new_type = remap[self.type] if len(self) else self.type
-        return Spans.build(self.start, self.end, new_type, self.unit, types, self.level, self.levels)
+        return Spans.build(self.start, self.end, new_type, self.unit, types, level=self.level, levels=self.levels)
 
     def select(self, keep: npt.NDArray[np.bool_]) -> Spans:
         level = None if self.level is None else self.level[keep]
-        return Spans(self.start[keep], self.end[keep], self.type[keep], self.unit[keep], self.types, level, self.levels)
+        start, end, type_, unit = self.start[keep], self.end[keep], self.type[keep], self.unit[keep]
+        return Spans(start, end, type_, unit, self.types, level=level, levels=self.levels)
 
     def map_types(self, mapping: Mapping[str, str | None], keep: Iterable[str] | None = None) -> Spans:
         """Rename types (a type mapped to None or "O" is dropped), then keep only ``keep``."""
@@ -98,7 +100,7 @@ class Spans:
         keep_mask = new_type >= 0
         level = None if self.level is None else self.level[keep_mask]
         start, end, unit = self.start[keep_mask], self.end[keep_mask], self.unit[keep_mask]
-        return Spans.build(start, end, new_type[keep_mask], unit, names, level, self.levels)
+        return Spans.build(start, end, new_type[keep_mask], unit, names, level=level, levels=self.levels)
 
 
 def union_types(*spans: Spans) -> tuple[str, ...]:
