@@ -813,3 +813,74 @@ def test_report_rows_with_levels_are_the_same_whatever_the_chunks_and_workers(ge
         assert result.exit_code == 0, result.output
     for name in ("strict.csv", "overlap.csv", "errors.csv", "right_label_overlap.csv"):
         assert (folders[0] / name).read_bytes() == (folders[1] / name).read_bytes(), name
+
+
+# Review items: each side's level, stored and served to the page.
+
+
+def test_review_items_carry_each_sides_level(germeval_pair, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("sqlalchemy")
+    from spanscore.review import Store, items_from_run
+    from spanscore.review.server import ReviewApp
+
+    reference, predicted, _ = germeval_pair
+    reading = spanscore.Reading(token_column=1, levels=(2, 3))
+    items = items_from_run(reference, predicted, reading)
+    assert items and all(it.gold_level in ("outer", "inner") and it.pred_level in ("outer", "inner") for it in items)
+    # An independent check: each item's gold mention is at its level in the reference's column.
+    sentences = _sentences(reference)
+    for it in items:
+        assert it.unit is not None and it.gold_start is not None
+        sentence = sentences[it.unit]
+        column = 2 if it.gold_level == "outer" else 3
+        chunk_texts = [" ".join(f[1] for f in sentence[s:e]) for s, e, _ in _chunks([f[column] for f in sentence])]
+        assert it.gold_text in chunk_texts
+    plain = items_from_run(reference, predicted, spanscore.Reading(token_column=1, label_column=2))
+    assert all(it.gold_level is None and it.pred_level is None for it in plain)
+    # An item without levels keeps the key it had before items had levels (stores made then match).
+    import dataclasses
+    import hashlib
+
+    new_fields = ("probability", "gold_level", "pred_level")
+    old = {k: v for k, v in dataclasses.asdict(plain[0]).items() if k not in new_fields}
+    assert plain[0].key() == hashlib.sha256(json.dumps(old, sort_keys=True).encode("utf-8")).hexdigest()
+    assert items[0].key() != dataclasses.replace(items[0], gold_level=None, pred_level=None).key()
+
+    store = Store(str(tmp_path / "r.db"))
+    store.create_task("levels", "goodbad", items)
+    token = store.add_reviewer("r0")
+    status, body = ReviewApp(store).handle("GET", "/api/next", {"authorization": f"Bearer {token}"}, b"")
+    assert status == 200
+    item = body["item"]
+    assert (item["reference"]["level"], item["predicted"]["level"]) == (items[0].gold_level, items[0].pred_level)
+    page = Path(spanscore.__file__).parent / "review" / "page" / "review.js"
+    assert "item.reference.level" in page.read_text(encoding="utf-8")  # the page shows it beside the label
+
+
+def test_a_store_made_before_levels_is_migrated_and_serves_its_items(tmp_path: Path) -> None:
+    sa = pytest.importorskip("sqlalchemy")
+    from alembic import command
+    from alembic.config import Config
+
+    from spanscore.review import Store
+    from spanscore.review.server import ReviewApp
+
+    db = tmp_path / "old.db"
+    engine = sa.create_engine(f"sqlite:///{db}")
+    config = Config()
+    config.set_main_option("script_location", "spanscore.review:migrations")
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0001")
+        connection.execute(sa.text("INSERT INTO tasks (id, name, scale, created) VALUES (1, 'old', 'goodbad', 0)"))
+        connection.execute(sa.text(
+            "INSERT INTO items (task_id, key, position, criterion, sentence, gold_text, gold_label, pred_text,"
+            " pred_label, credit) VALUES (1, 'k', 0, 'overlap', 'Bank of Berlin', 'Bank of Berlin', 'ORG', 'Bank',"
+            " 'ORG', 0.5)"
+        ))
+    engine.dispose()
+    store = Store(str(db))
+    token = store.add_reviewer("r0")
+    status, body = ReviewApp(store).handle("GET", "/api/next", {"authorization": f"Bearer {token}"}, b"")
+    assert status == 200 and body["item"]["reference"] == {"text": "Bank of Berlin", "label": "ORG", "start": None,
+                                                           "end": None}
