@@ -884,3 +884,17 @@ def test_a_store_made_before_levels_is_migrated_and_serves_its_items(tmp_path: P
     status, body = ReviewApp(store).handle("GET", "/api/next", {"authorization": f"Bearer {token}"}, b"")
     assert status == 200 and body["item"]["reference"] == {"text": "Bank of Berlin", "label": "ORG", "start": None,
                                                            "end": None}
+
+
+def test_pair_rows_have_the_report_files_level_columns(germeval_pair, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from spanscore.presentation import ReportWriter
+
+    reference, predicted, _ = germeval_pair
+    writer = ReportWriter(tmp_path / "report")
+    report = spanscore.evaluate(reference=reference, predicted=predicted, token_column=1, levels=(2, 3), rows=writer)
+    writer.finish(report)
+    for criterion in ("strict", "overlap"):
+        fields, rows = _read_csv(tmp_path / "report" / f"{criterion}.csv")
+        ours = [{k: str(v) for k, v in row.items()} for row in report.pair_rows(criterion)]
+        assert list(ours[0]) == fields
+        assert ours == rows, criterion

@@ -51,7 +51,7 @@ def _side(spans: Spans, text: Text, i: int) -> tuple[str, str, int, int]:
 
 def pair_values(details: Details, text: Text, criterion: str, *, scheme: bool = False) -> Iterator[tuple[Any, ...]]:
     """Every matched pair of a criterion (or SemEval scheme) in position order, as the values of
-    ``pair_fields`` with the chunk-local unit first."""
+    ``pair_fields`` with the chunk-local unit first (and each side's level last, where there are levels)."""
     d = details
     m = (d.schemes if scheme else d.matchings)[criterion]
     rel = d.pairs.relation()
@@ -67,7 +67,15 @@ def pair_values(details: Details, text: Text, criterion: str, *, scheme: bool = 
             credit,
             RELATIONS[int(rel[k])],
             text.context(unit),
+            *_levels(d, r, p),
         )
+
+
+def _levels(d: Details, r: int, p: int) -> tuple[str, ...]:
+    """Each side's level name, where the mentions have levels."""
+    if d.reference.level is None or d.predicted.level is None:
+        return ()
+    return d.reference.levels[int(d.reference.level[r])], d.predicted.levels[int(d.predicted.level[p])]
 
 
 @dataclass(frozen=True)
