@@ -898,3 +898,20 @@ def test_pair_rows_have_the_report_files_level_columns(germeval_pair, tmp_path: 
         ours = [{k: str(v) for k, v in row.items()} for row in report.pair_rows(criterion)]
         assert list(ours[0]) == fields
         assert ours == rows, criterion
+
+
+@pytest.mark.parametrize("target", ["docbin", "webanno", "brat"])
+def test_converting_jsonl_levels_to_a_format_without_levels_is_refused(target: str, tmp_path: Path) -> None:
+    if target == "docbin":
+        pytest.importorskip("spacy")
+    org, loc = {"start": 0, "end": 14, "label": "ORG"}, {"start": 8, "end": 14, "label": "LOC"}
+    doc = {"id": "a", "text": "Bank of Berlin", "spans": [{**org, "level": "outer"}, {**loc, "level": "inner"}]}
+    (tmp_path / "a.jsonl").write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    args = ["convert", str(tmp_path / "a.jsonl"), "--from", "JSONL", "--to", target, "-o", str(out)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    assert "a.jsonl:1" in result.output and "span 0 is at level 'outer'" in result.output
+    assert not out.exists()
+    result = CliRunner().invoke(cli, [*args, "--levels", "outer,inner"])
+    assert result.exit_code == 2 and "the annotation formats have none" in result.output

@@ -185,6 +185,10 @@ def convert_command(
             )
         write_options = corpus.writer_options(target.lower(), key_values(to_options, "--to-option") or {})
         refuse_overwrite(output, file, option="--output")
+        if levels:
+            raise OptionError("--levels reads CoNLL label columns or JSONL levels; the annotation formats have none")
+        if source.lower() == "jsonl":
+            corpus.refuse_levels(file, target.lower())
         formats = importlib.import_module("spanscore.io.formats")
         docs, notes = formats.read(source.lower(), file, **(key_values(options, "--option") or {}))
         try:
