@@ -19,6 +19,7 @@ import random
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -915,3 +916,52 @@ def test_converting_jsonl_levels_to_a_format_without_levels_is_refused(target: s
     assert not out.exists()
     result = CliRunner().invoke(cli, [*args, "--levels", "outer,inner"])
     assert result.exit_code == 2 and "the annotation formats have none" in result.output
+
+
+# A spaCy DocBin's span groups as levels.
+
+
+def _docbin_from_jsonl(jsonl: Path, out: Path, spacy: Any) -> None:
+    """Each JSONL document as a Doc of its words, each level's mentions in the span group named
+    after it (written by spaCy itself)."""
+    from spacy.tokens import Doc, DocBin
+
+    vocab = spacy.vocab.Vocab()
+    docbin = DocBin(store_user_data=True)
+    for line in jsonl.read_text(encoding="utf-8").splitlines():
+        d = json.loads(line)
+        words = d["text"].split(" ")
+        doc = Doc(vocab, words=words, spaces=[True] * (len(words) - 1) + [False])
+        for level in ("outer", "inner"):
+            spans = [doc.char_span(s["start"], s["end"], label=s["label"]) for s in d["spans"] if s["level"] == level]
+            assert all(span is not None for span in spans)
+            doc.spans[level] = spans
+        docbin.add(doc)
+    docbin.to_disk(out)
+
+
+def test_docbin_span_groups_as_levels_score_as_jsonl_levels(germeval_pair, germeval_jsonl, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    spacy = pytest.importorskip("spacy")
+    gold, pred = tmp_path / "gold.spacy", tmp_path / "pred.spacy"
+    _docbin_from_jsonl(germeval_jsonl[0], gold, spacy)
+    _docbin_from_jsonl(germeval_jsonl[1], pred, spacy)
+    docbin = spanscore.evaluate(reference=gold, predicted=pred, format="docbin", levels=("outer", "inner"))
+    jsonl = spanscore.evaluate(reference=germeval_jsonl[0], predicted=germeval_jsonl[1], format="jsonl",
+                               levels=("outer", "inner"))
+    conll = spanscore.evaluate(reference=germeval_pair[0], predicted=germeval_pair[1], token_column=1, levels=(2, 3))
+    assert docbin.levels == jsonl.levels
+    assert docbin.metrics == jsonl.metrics
+    assert docbin.levels is not None and conll.levels is not None
+    assert docbin.levels["germeval"] == conll.levels["germeval"]
+    assert docbin.to_dict()["read"]["reference"]["skipped"] == {}  # every group read, no entity left out
+    one = spanscore.evaluate(reference=gold, predicted=pred, format="docbin", reference_options={"spans_key": "inner"},
+                             predicted_options={"spans_key": "inner"})
+    assert one.metrics == docbin.levels["inner"]["metrics"]  # a level alone is its span group read alone
+    for name, pair in (("docbin", (gold, pred)), ("jsonl", germeval_jsonl)):
+        args = ["evaluate", *map(str, pair), "--format", name, "--levels", "outer,inner"]
+        result = CliRunner().invoke(cli, [*args, "--report", str(tmp_path / name)])
+        assert result.exit_code == 0, result.output
+    for name in ("strict.csv", "errors.csv"):  # the same rows, each side's level included
+        assert (tmp_path / "docbin" / name).read_bytes() == (tmp_path / "jsonl" / name).read_bytes()
+    _, rows = _read_csv(tmp_path / "docbin" / "strict.csv")
+    assert {r["reference_level"] for r in rows} == {"outer", "inner"}

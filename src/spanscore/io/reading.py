@@ -124,11 +124,13 @@ def _check_levels(levels: object, reading: Reading) -> tuple[int, ...] | tuple[s
 
 
 def _check_level_names(names: tuple[str, ...], reading: Reading) -> tuple[str, ...]:
-    """JSONL level names: each mention's ``level`` field says which it belongs to."""
-    if reading.format != "jsonl" or reading.predicted_format is not None:
+    """Level names: each JSONL mention's ``level`` field says which it belongs to; in a spaCy
+    DocBin, each level is a span group."""
+    if reading.format not in ("jsonl", "docbin") or reading.predicted_format is not None:
         raise OptionError(
-            f"levels by name ({', '.join(names)}) read the level field of JSONL mentions: both sides JSONL, no"
-            " predicted_format (a CoNLL file's levels are its label columns: levels=(2, 3))"
+            f"levels by name ({', '.join(names)}) read the level field of JSONL mentions, or a DocBin's span"
+            " groups: both sides JSONL (or DocBin), no predicted_format (a CoNLL file's levels are its label"
+            " columns: levels=(2, 3))"
         )
     if any(not n or n != n.strip() or "," in n for n in names):
         raise OptionError(f"levels names each level by a word, as its mentions' level field holds it, not {names!r}")

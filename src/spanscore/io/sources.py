@@ -656,6 +656,7 @@ class DocumentsSource:
     tokens: tuple[int, ...] | None = None
     # Each document's LLM error classes (``io.strings.CLASSES``), for ``compare``'s intervals.
     classes: DocumentClasses | None = field(default=None, repr=False, compare=False)
+    levels: tuple[str, ...] = ()  # the levels (a DocBin's span groups) each mention keeps, where read by level
 
     @staticmethod
     def open(
@@ -670,9 +671,13 @@ class DocumentsSource:
         chunk = _check_chunk(chunk_bytes)
         ref_path = _path("reference", reference, reading)
         pred_path = _path("predicted", predicted, reading)
-        ref_docs, ref_notes, ref_left = read_documents(reading.format, ref_path, reading.reference_options)
+        ref_options, pred_options = reading.reference_options, reading.predicted_options
+        if reading.level_names:  # a DocBin's levels are its span groups, read together
+            groups = (("span_groups", ",".join(reading.level_names)),)
+            ref_options, pred_options = ref_options + groups, pred_options + groups
+        ref_docs, ref_notes, ref_left = read_documents(reading.format, ref_path, ref_options)
         side = reading.predicted_format or reading.format
-        pred_docs, pred_notes, pred_left = read_documents(side, pred_path, reading.predicted_options)
+        pred_docs, pred_notes, pred_left = read_documents(side, pred_path, pred_options)
         # A side with no document at all: say which, what its reader left out, and how to read
         # the tasks' predictions where that is what the file holds.
         if not ref_docs:
@@ -693,7 +698,7 @@ class DocumentsSource:
             "misaligned": misaligned_summary(ref_docs, pred_docs),
         }
         ref, pred = pair_documents(ref_docs, pred_docs, ref_path, pred_path)
-        return DocumentsSource(ref, pred, selection, chunk, read=notes)
+        return DocumentsSource(ref, pred, selection, chunk, read=notes, levels=reading.level_names)
 
     @staticmethod
     def open_strings(
@@ -754,7 +759,8 @@ class DocumentsSource:
         start, end, _ = part
         own = None if self.tokens is None else sum(self.tokens[start:end])
         return _offset_chunk(
-            self.reference[start:end], self.predicted[start:end], self.selection, ids=True, tokens=own
+            self.reference[start:end], self.predicted[start:end], self.selection, ids=True, tokens=own,
+            levels=self.levels,
         )
 
 
