@@ -286,16 +286,16 @@ def _level_rank(name: object) -> int | None:
 
 
 def refuse_levels(path: str | Path, target: str) -> None:
-    """Refuse to write JSONL whose mentions have levels to ``target``, an annotation format that
-    has no levels: naming the first such mention, since the levels would be lost."""
+    """Refuse to write JSONL whose mentions have levels to ``target``, an annotation format whose
+    writer keeps no level: naming the first such mention, since the levels would be lost."""
     for number, obj in json_objects(path):
         spans = obj.get("spans") if isinstance(obj, dict) else None
         for k, span in enumerate(spans if isinstance(spans, list) else []):
             if isinstance(span, dict) and "level" in span:
                 raise InputError(
-                    f"span {k} is at level {span['level']!r}, which {target} has no place for: converting would"
-                    " lose every mention's level; convert to a label encoding (--to BIO: a label column per level)"
-                    " or keep the JSONL",
+                    f"span {k} is at level {span['level']!r}, which the {target} writer does not keep: converting"
+                    " would lose every mention's level; convert to a label encoding (--to BIO: a label column per"
+                    " level) or keep the JSONL",
                     path=str(path),
                     line=number,
                 )
