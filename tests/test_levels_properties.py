@@ -193,3 +193,40 @@ def _spans_at_levels(sentences: list[list[list[str]]], k: int) -> list[dict[str,
         for level in range(k)
         for _ in _decode([f[level + 1] for f in sentence])
     ]
+
+
+@SETTINGS
+@given(documents())
+def test_docbin_span_groups_read_as_the_jsonl_levels_made_them(drawn: tuple[int, list[dict[str, Any]]]) -> None:
+    """Each level's mentions put into the span group of its name by spaCy, read back with
+    span_groups: the same mentions at the same levels as the JSONL read by level."""
+    import pytest
+
+    spacy = pytest.importorskip("spacy")
+    from spacy.tokens import Doc, DocBin
+
+    from spanscore.io.formats import docbin
+    from spanscore.io.jsonl import iter_documents, parse_document
+
+    k, docs = drawn
+    names = names_of(k)
+    vocab = spacy.vocab.Vocab()
+    made = DocBin(store_user_data=True)
+    for d in docs:
+        words = d["text"].split(" ")
+        doc = Doc(vocab, words=words, spaces=[True] * (len(words) - 1) + [False])
+        for name in names:
+            doc.spans[name] = [
+                doc.char_span(s["start"], s["end"], label=s["label"]) for s in d["spans"] if s["level"] == name
+            ]
+        made.add(doc)
+    with tempfile.TemporaryDirectory() as folder:
+        made.to_disk(Path(folder, "a.spacy"))
+        read, notes = docbin.read(Path(folder, "a.spacy"), span_groups=",".join(names))
+        Path(folder, "a.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+        assert [d.id for d in iter_documents(Path(folder, "a.jsonl"))] == [d.id for d in read]
+    for ours, theirs in zip(read, docs, strict=True):
+        jsonl = parse_document(theirs, "a.jsonl", 1, names)
+        assert ours.text == jsonl.text
+        assert sorted(zip(ours.spans, ours.levels, strict=True)) == sorted(zip(jsonl.spans, jsonl.levels, strict=True))
+    assert not notes.skipped.get("mentions in other span groups")
