@@ -330,8 +330,9 @@ def _error_rows(
     shared = ((kind >> 1) & 3).tolist()  # SAME_START is bit 1, SAME_END bit 2
     rs, ps = refs.csv, preds.csv
     # Each side's level after the context, where there are levels (empty for a missing side).
-    rl = [f",{v}" for v in refs.level] if refs.level or preds.level else None
-    pl = [f",{v}" for v in preds.level] if rl is not None else None
+    levelled = d.reference.level is not None and d.predicted.level is not None
+    rl = [f",{v}" for v in refs.level] if levelled else None
+    pl = [f",{v}" for v in preds.level] if levelled else None
     r_l, p_l, e_l, fp_l, fn_l, unit_l = r.tolist(), p.tolist(), error.tolist(), fp.tolist(), fn.tolist(), unit.tolist()
     heads = [f"{name},{ERROR_CODE[name]}," for name in _ERROR_NAMES]
     type5_code = _ERROR_NAMES.index("right_label_overlap")
