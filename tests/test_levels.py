@@ -19,6 +19,7 @@ import random
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -490,3 +491,477 @@ def test_a_mention_on_the_last_line_counts_here_not_in_the_official_scorer(tmp_p
     assert nereval(lines)["strict"] == (1, 2, 2)
     ours = _germeval(tmp_path / "g.tsv", tmp_path / "g.tsv")
     assert (ours["strict"]["correct"], ours["strict"]["found"], ours["strict"]["gold"]) == (2, 2, 2)
+
+
+# JSONL with levels: the level field convert --levels writes.
+
+
+def _to_jsonl(path: Path, out: Path) -> Path:
+    args = ["convert", str(path), "-o", str(out), "--token-column", "1", "--levels", "2,3", "--to", "JSONL"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def germeval_jsonl(germeval_pair, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:  # type: ignore[no-untyped-def]
+    """The excerpt and its perturbed prediction written to JSONL by convert --levels."""
+    folder = tmp_path_factory.mktemp("germeval-jsonl")
+    return _to_jsonl(germeval_pair[0], folder / "gold.jsonl"), _to_jsonl(germeval_pair[1], folder / "pred.jsonl")
+
+
+# Token and character positions give the same matches; only proportional credit (overlap's) and
+# the token score are counted in other units.
+SAME_UNITS = ("strict", "boundary", "left", "right")
+
+
+def test_jsonl_levels_give_the_conll_files_per_level_and_germeval_figures(germeval_pair, germeval_jsonl) -> None:  # type: ignore[no-untyped-def]
+    reference, predicted, merged = germeval_pair
+    conll = spanscore.evaluate(reference=reference, predicted=predicted, token_column=1, levels=(2, 3))
+    jsonl = spanscore.evaluate(
+        reference=germeval_jsonl[0], predicted=germeval_jsonl[1], format="jsonl", levels=("outer", "inner")
+    )
+    assert conll.levels is not None and jsonl.levels is not None
+    assert jsonl.levels["germeval"] == conll.levels["germeval"]
+    _check(jsonl.levels["germeval"], nereval(merged))  # the official counting, through JSONL
+    assert list(jsonl.levels) == ["outer", "inner", "germeval"]
+    for name in ("outer", "inner"):
+        assert "column" not in jsonl.levels[name]
+        for criterion in SAME_UNITS:
+            ours, theirs = jsonl.levels[name]["metrics"], conll.levels[name]["metrics"]
+            assert ours[criterion] == theirs[criterion], (name, criterion)
+        for key in ("full", "partial", "predicted", "reference"):
+            assert jsonl.levels[name]["metrics"]["overlap"][key] == conll.levels[name]["metrics"]["overlap"][key]
+    for criterion in SAME_UNITS:
+        assert jsonl.metrics[criterion] == conll.metrics[criterion]
+    assert jsonl.options["format"] == "jsonl-levels(outer,inner)"
+
+
+def test_jsonl_levels_table_has_the_conll_tables_figures(germeval_pair, germeval_jsonl) -> None:  # type: ignore[no-untyped-def]
+    from spanscore.presentation.levels import levels_table
+
+    conll = spanscore.evaluate(reference=germeval_pair[0], predicted=germeval_pair[1], token_column=1, levels=(2, 3))
+    jsonl = spanscore.evaluate(reference=germeval_jsonl[0], predicted=germeval_jsonl[1], format="jsonl",
+                               levels=("outer", "inner"))
+    ours, theirs = levels_table(jsonl.to_dict()["levels"]), levels_table(conll.to_dict()["levels"])
+    assert [r.cells[1:] for r in ours.rows] == [r.cells[1:] for r in theirs.rows]
+    assert [r.cells[0] for r in ours.rows][:2] == ["outer", "inner"]
+    assert [r.cells[0] for r in theirs.rows][:2] == ["outer (column 2)", "inner (column 3)"]
+    args = ["evaluate", str(germeval_jsonl[0]), str(germeval_jsonl[1]), "--format", "jsonl", "--levels", "outer,inner"]
+    result = CliRunner().invoke(cli, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["levels"] == jsonl.to_dict()["levels"]
+    text = CliRunner().invoke(cli, [*args, "--no-per-type"], terminal_width=120)
+    assert text.exit_code == 0 and "GermEval 2014 strict" in text.output
+    assert f"{100 * jsonl.levels['germeval']['strict']['f1']:.2f}" in text.output  # type: ignore[index]
+
+
+def test_one_jsonl_level_reads_that_levels_mentions_alone(germeval_pair, germeval_jsonl) -> None:  # type: ignore[no-untyped-def]
+    inner = spanscore.evaluate(reference=germeval_jsonl[0], predicted=germeval_jsonl[1], format="jsonl",
+                               levels=("inner",))
+    column = spanscore.evaluate(reference=germeval_pair[0], predicted=germeval_pair[1], token_column=1, label_column=3)
+    assert inner.levels is None  # one level is the whole report
+    for criterion in SAME_UNITS:
+        assert inner.metrics[criterion] == column.metrics[criterion]
+
+
+def test_jsonl_levels_hand_worked(tmp_path: Path) -> None:
+    """Bank of Berlin, as JSONL: the gold ORG is outer and the LOC inner; the prediction finds the
+    ORG and puts the LOC at the outer level, and has a level3 mention that levels leave out."""
+    text = "Bank of Berlin"
+    org, loc = {"start": 0, "end": 14, "label": "ORG"}, {"start": 8, "end": 14, "label": "LOC"}
+    gold = {"id": "a", "text": text, "spans": [{**org, "level": "outer"}, {**loc, "level": "inner"}]}
+    pred = {"id": "a", "text": text, "spans": [
+        {**org, "level": "outer"}, {**loc, "level": "outer"}, {**org, "end": 4, "level": "level3"}]}
+    (tmp_path / "g.jsonl").write_text(json.dumps(gold) + "\n", encoding="utf-8")
+    (tmp_path / "p.jsonl").write_text(json.dumps(pred) + "\n", encoding="utf-8")
+    report = spanscore.evaluate(reference=tmp_path / "g.jsonl", predicted=tmp_path / "p.jsonl", format="jsonl",
+                                levels=["outer", "inner"])
+    strict = report.metrics["strict"]
+    assert (strict["full"], strict["predicted"], strict["reference"]) == (2, 2, 2)  # level3 left out
+    assert report.levels is not None
+    outer, inner = (report.levels[n]["metrics"]["strict"] for n in ("outer", "inner"))
+    assert (outer["full"], outer["predicted"], outer["reference"]) == (1, 2, 1)
+    assert (inner["full"], inner["predicted"], inner["reference"]) == (0, 0, 1)
+    g = report.levels["germeval"]["strict"]
+    assert (g["correct"], g["found"], g["gold"]) == (1, 2, 2)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"format": "conll", "levels": ("outer", "inner")}, "read the level field of JSONL mentions"),
+        ({"format": "jsonl", "levels": (2, 3)}, "JSONL's levels go by name"),
+        ({"format": "jsonl", "levels": ("outer", "outer")}, "names a level twice"),
+        ({"format": "jsonl", "levels": ("outer", "germeval")}, "may not be named germeval"),
+        ({"format": "jsonl", "levels": ("outer", "")}, "by a word"),
+        ({"format": "jsonl", "levels": ("outer", 3)}, "integer column indexes, or level names"),
+        ({"format": "jsonl", "predicted_format": "brat", "levels": ("outer", "inner")}, "both sides JSONL"),
+    ],
+)
+def test_bad_jsonl_levels_are_refused_by_name(options: dict[str, object], message: str) -> None:
+    with pytest.raises(OptionError, match=message):
+        spanscore.Reading(**options)  # type: ignore[arg-type]
+
+
+def test_jsonl_levels_refuse_a_mention_without_a_level_and_a_level_no_mention_has(tmp_path: Path) -> None:
+    doc = {"id": "a", "text": "Anna", "spans": [{"start": 0, "end": 4, "label": "PER"}]}
+    (tmp_path / "flat.jsonl").write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    runner = CliRunner()
+    args = ["evaluate", str(tmp_path / "flat.jsonl"), str(tmp_path / "flat.jsonl"), "--format", "jsonl"]
+    result = runner.invoke(cli, [*args, "--levels", "outer,inner"])
+    assert result.exit_code == 2
+    assert "flat.jsonl:1" in result.output and "span 0 has no level" in result.output
+    doc["spans"][0]["level"] = "outer"  # type: ignore[index]
+    (tmp_path / "flat.jsonl").write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    result = runner.invoke(cli, [*args, "--levels", "outer,iner"])
+    assert result.exit_code == 2
+    assert "no mention of either side is at level 'iner'" in result.output
+    convert = ["convert", str(tmp_path / "flat.jsonl"), "--from", "JSONL", "--to", "BIO", "-o", str(tmp_path / "x.tsv")]
+    result = runner.invoke(cli, [*convert, "--levels", "2,3"])
+    assert result.exit_code == 2 and "go by name" in result.output
+
+
+def test_convert_from_jsonl_by_level_names_keeps_a_level_without_mentions(tmp_path: Path) -> None:
+    """Named, the levels give their columns in that order, an empty level included; a mention at a
+    level not named is refused (it would be lost)."""
+    doc = {"id": "a", "text": "Anna in Bonn", "spans": [{"start": 8, "end": 12, "label": "LOC", "level": "outer"}]}
+    (tmp_path / "a.jsonl").write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    out = tmp_path / "a.tsv"
+    args = ["convert", str(tmp_path / "a.jsonl"), "--from", "JSONL", "--to", "BIO", "-o", str(out)]
+    result = CliRunner().invoke(cli, [*args, "--levels", "inner,outer"])
+    assert result.exit_code == 0, result.output
+    assert out.read_text(encoding="utf-8") == "Anna\tO\tO\nin\tO\tO\nBonn\tO\tB-LOC\n\n"
+    out.unlink()
+    result = CliRunner().invoke(cli, [*args, "--levels", "inner,middle"])
+    assert result.exit_code == 2
+    assert "a.jsonl:1" in result.output and "level 'outer' is none of inner, middle" in result.output
+    assert not out.exists()
+
+
+# compare per level.
+
+
+@pytest.fixture(scope="module")
+def two_systems(germeval_pair, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:  # type: ignore[no-untyped-def]
+    """The seeded prediction, and a second seeded prediction of both levels."""
+    rng = random.Random(2015)
+    pred = []
+    for sentence in _sentences(GERMEVAL):
+        outer = _perturb([f[2] for f in sentence], rng)
+        inner = _perturb([f[3] for f in sentence], rng)
+        pred.append([[f[0], f[1], o, i] for f, o, i in zip(sentence, outer, inner, strict=True)])
+    path = tmp_path_factory.mktemp("second") / "second.tsv"
+    _write(path, pred)
+    return germeval_pair[1], path
+
+
+def test_compare_per_level_equals_each_systems_per_level_evaluation(two_systems) -> None:  # type: ignore[no-untyped-def]
+    comparison = spanscore.compare(reference=GERMEVAL, systems=list(two_systems), names=["a", "b"], token_column=1,
+                                   levels=(2, 3), resamples=200, trials=200)
+    data = comparison.to_dict()
+    evaluations = [spanscore.evaluate(reference=GERMEVAL, predicted=s, token_column=1, levels=(2, 3))
+                   for s in two_systems]
+    assert [g["bucket"] for g in data["levels"]] == ["outer", "inner"]
+    for group in data["levels"]:
+        name = group["bucket"]
+        ours = [e.levels[name]["metrics"] for e in evaluations]  # type: ignore[index]
+        assert group["reference_mentions"] == ours[0]["strict"]["reference"]
+        for system, metrics in zip(group["systems"], ours, strict=True):
+            assert system["predicted_mentions"] == metrics["strict"]["predicted"]
+            for criterion in ("strict", "boundary", "overlap", "token"):
+                for metric in ("precision", "recall", "f1"):
+                    assert system["metrics"][criterion][metric]["value"] == pytest.approx(metrics[criterion][metric])
+        for criterion in ("strict", "overlap"):
+            test = next(c for c in group["comparisons"] if c["criterion"] == criterion and c["metric"] == "f1")
+            assert (test["a"], test["b"]) == ("a", "b")
+            assert test["difference"] == pytest.approx(ours[1][criterion]["f1"] - ours[0][criterion]["f1"])
+            assert test["low"] <= test["difference"] <= test["high"]
+            assert 0 < test["p_randomization"] <= 1 and 0 < test["p_bootstrap"] <= 1
+    for measure in ("strict", "loose", "outer", "inner"):
+        got = data["germeval"][measure]
+        figures = [e.levels["germeval"][measure] for e in evaluations]  # type: ignore[index]
+        assert [{k: v for k, v in s.items() if k not in ("name", "difference")} for s in got] == figures
+        assert got[0]["difference"] is None
+        assert got[1]["difference"] == pytest.approx(figures[1]["f1"] - figures[0]["f1"])
+
+
+def test_compare_per_level_in_every_output(two_systems, germeval_pair, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    args = ["compare", str(GERMEVAL), *map(str, two_systems), "--token-column", "1", "--levels", "2,3",
+            "--resamples", "100", "--trials", "100", "--name", "a", "--name", "b"]
+    runner = CliRunner()
+    result = runner.invoke(cli, [*args, "--json", "--html", str(tmp_path / "compare.html")])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    inner = next(g for g in data["levels"] if g["bucket"] == "inner")
+    f1 = inner["systems"][1]["metrics"]["strict"]["f1"]["value"]
+    official = data["germeval"]["strict"][1]["f1"]
+    text = runner.invoke(cli, args, terminal_width=140)
+    assert text.exit_code == 0, text.output
+    page = (tmp_path / "compare.html").read_text(encoding="utf-8")
+    for output in (text.output, page):
+        assert "strict F1 by level" in output and "GermEval 2014 strict (official)" in output
+        assert f"{100 * f1:.2f}" in output and f"{100 * official:.2f}" in output
+    assert "level inner" in page  # a row of the forest plot
+
+
+def test_compare_jsonl_levels_equal_the_conll_files(two_systems, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    gold = _to_jsonl(GERMEVAL, tmp_path / "gold.jsonl")
+    systems = [_to_jsonl(s, tmp_path / f"{k}.jsonl") for k, s in enumerate(two_systems)]
+    options = {"resamples": 100, "trials": 100, "names": ["a", "b"]}
+    conll = spanscore.compare(reference=GERMEVAL, systems=list(two_systems), token_column=1, levels=(2, 3),
+                              **options).to_dict()  # type: ignore[arg-type]
+    jsonl = spanscore.compare(reference=gold, systems=systems, format="jsonl", levels=("outer", "inner"),
+                              **options).to_dict()  # type: ignore[arg-type]
+    assert jsonl["germeval"] == conll["germeval"]
+    # The point figures agree; the intervals are drawn from other histograms (the rows of characters
+    # and of tokens differ), so they are not compared.
+    for ours, theirs in zip(jsonl["levels"], conll["levels"], strict=True):
+        assert (ours["bucket"], ours["reference_mentions"]) == (theirs["bucket"], theirs["reference_mentions"])
+        for mine, other in zip(ours["systems"], theirs["systems"], strict=True):
+            assert mine["metrics"]["strict"]["f1"]["value"] == other["metrics"]["strict"]["f1"]["value"]
+        strict = [[c["difference"] for c in g["comparisons"] if c["criterion"] == "strict"] for g in (ours, theirs)]
+        assert strict[0] == strict[1]
+
+
+# Each mention's level in the report's rows.
+
+
+def _read_csv(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    import csv
+
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle, restkey="_extra")
+        rows = list(reader)
+        return list(reader.fieldnames or []), rows
+
+
+def test_report_rows_give_each_sides_level(germeval_pair, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Every mention of every row is at the level its row names, in an independent decoding of
+    that level's column; errors.csv's false negatives and positives leave the missing side empty."""
+    reference, predicted, _ = germeval_pair
+    out = tmp_path / "report"
+    args = ["evaluate", str(reference), str(predicted), "--token-column", "1", "--levels", "2,3", "--report", str(out)]
+    result = CliRunner().invoke(cli, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+
+    def at_levels(path: Path) -> dict[tuple[int, int, int, str], set[str]]:
+        out: dict[tuple[int, int, int, str], set[str]] = {}
+        for k, sentence in enumerate(_sentences(path)):
+            for column, name in ((2, "outer"), (3, "inner")):
+                for s, e, t in _chunks([f[column] for f in sentence]):
+                    out.setdefault((k, s, e, t), set()).add(name)
+        return out
+
+    sides = {"reference": at_levels(reference), "predicted": at_levels(predicted)}
+    for name in ("strict.csv", "overlap.csv", "errors.csv"):
+        fields, rows = _read_csv(out / name)
+        assert fields[-2:] == ["reference_level", "predicted_level"], name
+        assert rows and all("_extra" not in row and None not in row.values() for row in rows), name
+        for row in rows:
+            for side, levels in sides.items():
+                if not row[f"{side}_type"]:
+                    assert row[f"{side}_level"] == "", (name, row)
+                    continue
+                key = (int(row["sentence"]), int(row[f"{side}_start"]), int(row[f"{side}_end"]), row[f"{side}_type"])
+                assert row[f"{side}_level"] in levels[key], (name, row)
+    _, strict = _read_csv(out / "strict.csv")
+    assert len(strict) == data["metrics"]["strict"]["full"]
+    _, errors = _read_csv(out / "errors.csv")
+    missed = Counter(row["reference_level"] for row in errors if row["error"] == "false_negative")
+    assert sum(missed.values()) == data["errors"]["false_negative"] > 0
+    assert set(missed) == {"outer", "inner"}
+    spurious = [row for row in errors if row["error"] == "false_positive"]
+    assert len(spurious) == data["errors"]["false_positive"] > 0
+    assert all(row["reference_level"] == "" and row["predicted_level"] for row in spurious)
+
+
+def test_report_rows_of_jsonl_levels_name_them(tmp_path: Path) -> None:
+    text = "Bank of Berlin"
+    org, loc = {"start": 0, "end": 14, "label": "ORG"}, {"start": 8, "end": 14, "label": "LOC"}
+    gold = {"id": "a", "text": text, "spans": [{**org, "level": "top"}, {**loc, "level": "nested"}]}
+    pred = {"id": "a", "text": text, "spans": [{**org, "level": "top"}, {**loc, "level": "top"}]}
+    (tmp_path / "g.jsonl").write_text(json.dumps(gold) + "\n", encoding="utf-8")
+    (tmp_path / "p.jsonl").write_text(json.dumps(pred) + "\n", encoding="utf-8")
+    out = tmp_path / "report"
+    args = ["evaluate", str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl"), "--format", "jsonl",
+            "--levels", "top,nested", "--report", str(out)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    _, rows = _read_csv(out / "strict.csv")
+    assert sorted((r["reference_text"], r["reference_level"], r["predicted_level"]) for r in rows) == [
+        ("Bank of Berlin", "top", "top"), ("Berlin", "nested", "top")]
+
+
+def test_report_rows_without_levels_have_no_level_columns(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    args = ["evaluate", str(GERMEVAL), str(GERMEVAL), "--token-column", "1", "--label-column", "2"]
+    args += ["--report", str(out)]
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    for name in ("strict.csv", "errors.csv"):
+        fields, _ = _read_csv(out / name)
+        assert "reference_level" not in fields and fields[-1] == "context"
+
+
+def test_report_rows_with_levels_are_the_same_whatever_the_chunks_and_workers(germeval_pair, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    reference, predicted, _ = germeval_pair
+    base = ["evaluate", str(reference), str(predicted), "--token-column", "1", "--levels", "2,3"]
+    folders = []
+    for k, more in enumerate((["--jobs", "1"], ["--jobs", "2", "--chunk-size", "3000"])):
+        folders.append(tmp_path / f"r{k}")
+        result = CliRunner().invoke(cli, [*base, *more, "--report", str(folders[-1])])
+        assert result.exit_code == 0, result.output
+    for name in ("strict.csv", "overlap.csv", "errors.csv", "right_label_overlap.csv"):
+        assert (folders[0] / name).read_bytes() == (folders[1] / name).read_bytes(), name
+
+
+# Review items: each side's level, stored and served to the page.
+
+
+def test_review_items_carry_each_sides_level(germeval_pair, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("sqlalchemy")
+    from spanscore.review import Store, items_from_run
+    from spanscore.review.server import ReviewApp
+
+    reference, predicted, _ = germeval_pair
+    reading = spanscore.Reading(token_column=1, levels=(2, 3))
+    items = items_from_run(reference, predicted, reading)
+    assert items and all(it.gold_level in ("outer", "inner") and it.pred_level in ("outer", "inner") for it in items)
+    # An independent check: each item's gold mention is at its level in the reference's column.
+    sentences = _sentences(reference)
+    for it in items:
+        assert it.unit is not None and it.gold_start is not None
+        sentence = sentences[it.unit]
+        column = 2 if it.gold_level == "outer" else 3
+        chunk_texts = [" ".join(f[1] for f in sentence[s:e]) for s, e, _ in _chunks([f[column] for f in sentence])]
+        assert it.gold_text in chunk_texts
+    plain = items_from_run(reference, predicted, spanscore.Reading(token_column=1, label_column=2))
+    assert all(it.gold_level is None and it.pred_level is None for it in plain)
+    # An item without levels keeps the key it had before items had levels (stores made then match).
+    import dataclasses
+    import hashlib
+
+    new_fields = ("probability", "gold_level", "pred_level")
+    old = {k: v for k, v in dataclasses.asdict(plain[0]).items() if k not in new_fields}
+    assert plain[0].key() == hashlib.sha256(json.dumps(old, sort_keys=True).encode("utf-8")).hexdigest()
+    assert items[0].key() != dataclasses.replace(items[0], gold_level=None, pred_level=None).key()
+
+    store = Store(str(tmp_path / "r.db"))
+    store.create_task("levels", "goodbad", items)
+    token = store.add_reviewer("r0")
+    status, body = ReviewApp(store).handle("GET", "/api/next", {"authorization": f"Bearer {token}"}, b"")
+    assert status == 200
+    item = body["item"]
+    assert (item["reference"]["level"], item["predicted"]["level"]) == (items[0].gold_level, items[0].pred_level)
+    page = Path(spanscore.__file__).parent / "review" / "page" / "review.js"
+    assert "item.reference.level" in page.read_text(encoding="utf-8")  # the page shows it beside the label
+
+
+def test_a_store_made_before_levels_is_migrated_and_serves_its_items(tmp_path: Path) -> None:
+    sa = pytest.importorskip("sqlalchemy")
+    from alembic import command
+    from alembic.config import Config
+
+    from spanscore.review import Store
+    from spanscore.review.server import ReviewApp
+
+    db = tmp_path / "old.db"
+    engine = sa.create_engine(f"sqlite:///{db}")
+    config = Config()
+    config.set_main_option("script_location", "spanscore.review:migrations")
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0001")
+        connection.execute(sa.text("INSERT INTO tasks (id, name, scale, created) VALUES (1, 'old', 'goodbad', 0)"))
+        connection.execute(sa.text(
+            "INSERT INTO items (task_id, key, position, criterion, sentence, gold_text, gold_label, pred_text,"
+            " pred_label, credit) VALUES (1, 'k', 0, 'overlap', 'Bank of Berlin', 'Bank of Berlin', 'ORG', 'Bank',"
+            " 'ORG', 0.5)"
+        ))
+    engine.dispose()
+    store = Store(str(db))
+    token = store.add_reviewer("r0")
+    status, body = ReviewApp(store).handle("GET", "/api/next", {"authorization": f"Bearer {token}"}, b"")
+    assert status == 200 and body["item"]["reference"] == {"text": "Bank of Berlin", "label": "ORG", "start": None,
+                                                           "end": None}
+
+
+def test_pair_rows_have_the_report_files_level_columns(germeval_pair, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from spanscore.presentation import ReportWriter
+
+    reference, predicted, _ = germeval_pair
+    writer = ReportWriter(tmp_path / "report")
+    report = spanscore.evaluate(reference=reference, predicted=predicted, token_column=1, levels=(2, 3), rows=writer)
+    writer.finish(report)
+    for criterion in ("strict", "overlap"):
+        fields, rows = _read_csv(tmp_path / "report" / f"{criterion}.csv")
+        ours = [{k: str(v) for k, v in row.items()} for row in report.pair_rows(criterion)]
+        assert list(ours[0]) == fields
+        assert ours == rows, criterion
+
+
+@pytest.mark.parametrize("target", ["docbin", "webanno", "brat"])
+def test_converting_jsonl_levels_to_a_format_without_levels_is_refused(target: str, tmp_path: Path) -> None:
+    if target == "docbin":
+        pytest.importorskip("spacy")
+    org, loc = {"start": 0, "end": 14, "label": "ORG"}, {"start": 8, "end": 14, "label": "LOC"}
+    doc = {"id": "a", "text": "Bank of Berlin", "spans": [{**org, "level": "outer"}, {**loc, "level": "inner"}]}
+    (tmp_path / "a.jsonl").write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    args = ["convert", str(tmp_path / "a.jsonl"), "--from", "JSONL", "--to", target, "-o", str(out)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    assert "a.jsonl:1" in result.output and "span 0 is at level 'outer'" in result.output
+    assert not out.exists()
+    result = CliRunner().invoke(cli, [*args, "--levels", "outer,inner"])
+    assert result.exit_code == 2 and "the annotation formats have none" in result.output
+
+
+# A spaCy DocBin's span groups as levels.
+
+
+def _docbin_from_jsonl(jsonl: Path, out: Path, spacy: Any) -> None:
+    """Each JSONL document as a Doc of its words, each level's mentions in the span group named
+    after it (written by spaCy itself)."""
+    from spacy.tokens import Doc, DocBin
+
+    vocab = spacy.vocab.Vocab()
+    docbin = DocBin(store_user_data=True)
+    for line in jsonl.read_text(encoding="utf-8").splitlines():
+        d = json.loads(line)
+        words = d["text"].split(" ")
+        doc = Doc(vocab, words=words, spaces=[True] * (len(words) - 1) + [False])
+        for level in ("outer", "inner"):
+            spans = [doc.char_span(s["start"], s["end"], label=s["label"]) for s in d["spans"] if s["level"] == level]
+            assert all(span is not None for span in spans)
+            doc.spans[level] = spans
+        docbin.add(doc)
+    docbin.to_disk(out)
+
+
+def test_docbin_span_groups_as_levels_score_as_jsonl_levels(germeval_pair, germeval_jsonl, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    spacy = pytest.importorskip("spacy")
+    gold, pred = tmp_path / "gold.spacy", tmp_path / "pred.spacy"
+    _docbin_from_jsonl(germeval_jsonl[0], gold, spacy)
+    _docbin_from_jsonl(germeval_jsonl[1], pred, spacy)
+    docbin = spanscore.evaluate(reference=gold, predicted=pred, format="docbin", levels=("outer", "inner"))
+    jsonl = spanscore.evaluate(reference=germeval_jsonl[0], predicted=germeval_jsonl[1], format="jsonl",
+                               levels=("outer", "inner"))
+    conll = spanscore.evaluate(reference=germeval_pair[0], predicted=germeval_pair[1], token_column=1, levels=(2, 3))
+    assert docbin.levels == jsonl.levels
+    assert docbin.metrics == jsonl.metrics
+    assert docbin.levels is not None and conll.levels is not None
+    assert docbin.levels["germeval"] == conll.levels["germeval"]
+    assert docbin.to_dict()["read"]["reference"]["skipped"] == {}  # every group read, no entity left out
+    one = spanscore.evaluate(reference=gold, predicted=pred, format="docbin", reference_options={"spans_key": "inner"},
+                             predicted_options={"spans_key": "inner"})
+    assert one.metrics == docbin.levels["inner"]["metrics"]  # a level alone is its span group read alone
+    for name, pair in (("docbin", (gold, pred)), ("jsonl", germeval_jsonl)):
+        args = ["evaluate", *map(str, pair), "--format", name, "--levels", "outer,inner"]
+        result = CliRunner().invoke(cli, [*args, "--report", str(tmp_path / name)])
+        assert result.exit_code == 0, result.output
+    for name in ("strict.csv", "errors.csv"):  # the same rows, each side's level included
+        assert (tmp_path / "docbin" / name).read_bytes() == (tmp_path / "jsonl" / name).read_bytes()
+    _, rows = _read_csv(tmp_path / "docbin" / "strict.csv")
+    assert {r["reference_level"] for r in rows} == {"outer", "inner"}

@@ -269,7 +269,7 @@ def _evaluation(
         reliability.warn(report.warnings)
     if buckets:
         report.buckets = _bucket_results(report, total, chosen, field_values, resampling)
-    if reading.levels:
+    if len(reading.levels) > 1:  # one JSONL level read alone is the whole report
         report.levels = _level_results(reference, predicted, reading, scoring, chunk_bytes, jobs)
     return report
 
@@ -286,34 +286,74 @@ def _level_results(
     one), and with two levels GermEval 2014's measures (Benikova et al. 2014): its official
     strict score over both levels and its loose one sum the two levels' exact matches, found and
     gold mentions; loose reads a type's ``deriv`` and ``part`` forms (LOCderiv) as the type."""
-
-    def alone(column: int, scored: Scoring) -> Report:
-        one = dataclasses.replace(reading, levels=(), label_column=column)
-        return evaluate(
-            reference=reference,
-            predicted=predicted,
-            reading=one,
-            scoring=scored,
-            keep_details=False,
-            chunk_bytes=chunk_bytes,
-            jobs=jobs,
-        )
-
+    strict = level_reports(reference, predicted, reading, scoring, chunk_bytes=chunk_bytes, jobs=jobs)
     out: dict[str, Any] = {}
-    strict = [alone(c, scoring) for c in reading.levels]
-    for k, level in enumerate(strict):
-        out[level_name(k)] = {"column": reading.levels[k], "metrics": level.metrics}
+    for name, level, report in zip(_names_of_levels(reading), reading.levels, strict, strict=True):
+        out[name] = {"metrics": report.metrics}
+        if isinstance(level, int):
+            out[name] = {"column": level, **out[name]}
     if len(strict) != 2:
         return out
     germeval = {"strict": _summed(strict), "outer": _summed(strict[:1]), "inner": _summed(strict[1:])}
     if not scoring.type_map and scoring.types is None:
         loose = []
-        for column, level in zip(reading.levels, strict, strict=True):
-            coarse = {t: t.removesuffix("deriv").removesuffix("part") for t in level.counts.types}
+        for k, level_report in enumerate(strict):
+            coarse = {t: t.removesuffix("deriv").removesuffix("part") for t in level_report.counts.types}
             mapped = {t: c for t, c in coarse.items() if c != t and c}
-            loose.append(alone(column, Scoring.of(scoring, type_map=mapped or None)))
+            loose += level_reports(
+                reference, predicted, reading, Scoring.of(scoring, type_map=mapped or None),
+                chunk_bytes=chunk_bytes, jobs=jobs, only=k,
+            )
         germeval["loose"] = _summed(loose)
     out["germeval"] = germeval
+    return out
+
+
+def _names_of_levels(reading: Reading) -> list[str]:
+    """The levels' names in the results: outer, inner, level3... for CoNLL columns; JSONL's own."""
+    return [level if isinstance(level, str) else level_name(k) for k, level in enumerate(reading.levels)]
+
+
+def level_reports(
+    reference: Any,
+    predicted: Any,
+    reading: Reading,
+    scoring: Scoring,
+    *,
+    chunk_bytes: int = DEFAULT_CHUNK,
+    jobs: int = 1,
+    documents: bool = False,
+    only: int | None = None,
+) -> list[Report]:
+    """Each level's report, its mentions read alone (a CoNLL level as its label column, a JSONL
+    level as the mentions with its name); ``only``: that level's alone. A level whose name no
+    mention of either side has is refused (a misspelt name would score nothing)."""
+    out = []
+    levels: tuple[int | str, ...] = reading.levels
+    for k, level in enumerate(levels):
+        if only is not None and k != only:
+            continue
+        if isinstance(level, str):
+            one = dataclasses.replace(reading, levels=(level,))
+        else:
+            one = dataclasses.replace(reading, levels=(), label_column=level)
+        report = evaluate(
+            reference=reference,
+            predicted=predicted,
+            reading=one,
+            scoring=scoring,
+            keep_details=False,
+            documents=documents,
+            chunk_bytes=chunk_bytes,
+            jobs=jobs,
+        )
+        strict = report.metrics["strict"]
+        if isinstance(level, str) and strict["reference"] == 0 and strict["predicted"] == 0 and only is None:
+            raise OptionError(
+                f"levels: no mention of either side is at level {level!r}: name the levels their spans' level"
+                " field holds (as convert --levels writes them: outer, inner, level3...)"
+            )
+        out.append(report)
     return out
 
 
@@ -528,7 +568,49 @@ def compare(
         reports=reports,
         groups=_compared_groups(reports, list(names), per_type, resampling),
         llm_classes=_compared_classes(reports, list(names), resampling),
+        levels=_compared_levels(reference, systems, reports, list(names), reading, scoring, resampling, jobs),
     )
+
+
+def _compared_levels(
+    reference: Any, systems: Sequence[Any], reports: list[Report], names: list[str], reading: Reading,
+    scoring: Scoring, resampling: significance.Resampling, jobs: int,
+) -> dict[str, Any] | None:
+    """Each nesting level's paired comparison (each system's level read alone, as ``evaluate``
+    scores it, per document), and each system's GermEval 2014 measures with their difference
+    from the first system's F1, where there are levels."""
+    if len(reading.levels) < 2:
+        return None
+    from .analysis import significance
+
+    groups = []
+    for k, name in enumerate(_names_of_levels(reading)):
+        alone = [level_reports(reference, s, reading, scoring, jobs=jobs, documents=True, only=k)[0] for s in systems]
+        docs = [r.documents for r in alone if r.documents is not None]
+        tests = significance.compare(
+            docs, names, zero_division=scoring.zero_division, credit=credit_label(scoring.credit),
+            resampling=resampling, beta=scoring.beta,
+        )
+        groups.append({
+            "bucket": name,
+            "reference_mentions": alone[0].metrics["strict"]["reference"],
+            "systems": [
+                {"name": n, "predicted_mentions": r.metrics["strict"]["predicted"], "metrics": m}
+                for n, r, m in zip(names, alone, tests.intervals, strict=True)
+            ],
+            "comparisons": tests.comparisons,
+        })
+    out: dict[str, Any] = {"levels": groups}
+    measures: list[dict[str, Any]] = [(r.levels or {}).get("germeval") or {} for r in reports]
+    if all(measures):
+        out["germeval"] = {
+            key: [
+                {"name": n, **m[key], "difference": None if j == 0 else m[key]["f1"] - measures[0][key]["f1"]}
+                for j, (n, m) in enumerate(zip(names, measures, strict=True))
+            ]
+            for key in measures[0]
+        }
+    return out
 
 
 def _compared_classes(

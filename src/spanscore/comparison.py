@@ -72,6 +72,8 @@ class Comparison:
     :ivar groups: the per-type and per-bucket comparisons, where asked for.
     :ivar llm_classes: each system's LLM error classes with intervals, and each against the
         first, where mentions were given as strings.
+    :ivar levels: where there are nesting levels, each level's comparison (``levels``) and each
+        system's GermEval 2014 measures (``germeval``).
     """
 
     tests: PairedTests
@@ -83,6 +85,7 @@ class Comparison:
     reports: list[Report] = field(default_factory=list, repr=False)
     groups: dict[str, Any] = field(default_factory=dict)  # per type and per bucket of each attribute
     llm_classes: dict[str, Any] | None = None  # LLM error classes with intervals (``analysis.llm_classes``)
+    levels: dict[str, Any] | None = None  # each nesting level compared, and GermEval 2014's measures
     _dict: ComparisonResult | None = field(default=None, repr=False)
 
     @property
@@ -139,6 +142,10 @@ class Comparison:
             figures = {n: r.to_dict().get("discontinuous") for n, r in zip(self.names, self.reports, strict=False)}
             if any(figures.values()):
                 self._dict["discontinuous"] = {n: f for n, f in figures.items() if f is not None}
+            if self.levels is not None:
+                self._dict["levels"] = copy.deepcopy(self.levels["levels"])
+                if "germeval" in self.levels:
+                    self._dict["germeval"] = copy.deepcopy(self.levels["germeval"])
             notes = few_units_warnings(
                 self._dict["documents"], self.unit, alpha=self.alpha, trials=self.resampling.trials
             )

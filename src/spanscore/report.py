@@ -257,7 +257,7 @@ class Report:
         """Every matched pair of a criterion (or SemEval scheme) as a flat row, in position order."""
         if self.kept is None:
             raise NoDetails("Report.pair_rows")
-        names = pair_fields(self.unit_kind)
+        names = pair_fields(self.unit_kind, any(p.details.reference.level is not None for p in self.kept))
         for part in self.kept:
             for values in pair_values(part.details, part.text, criterion, scheme=scheme):
                 row = dict(zip(names, values, strict=True))

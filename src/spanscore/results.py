@@ -400,6 +400,8 @@ class ComparisonResult(_ComparisonRequired, total=False):
     warnings: list[str]  # why the intervals and tests mean little: too few resampling units
     llm_classes: dict[str, Any]  # mentions given as strings: each class's count and share, with intervals
     discontinuous: dict[str, Discontinuous]  # each system's figures, where a side has discontinuous mentions
+    levels: list[GroupComparison]  # nesting levels: each level alone, compared as a type is
+    germeval: dict[str, list[dict[str, Any]]]  # two levels: GermEval 2014's measures of each system
 
 
 __all__ = [

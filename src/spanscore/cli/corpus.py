@@ -143,9 +143,10 @@ def repair_command(file: Path, output: Path, method: str, reading: Reading) -> N
 @click.option("--label-column", type=int, default=-1, show_default=True, help="Column of the label.")
 @click.option(
     "--levels",
-    metavar="COLUMNS",
+    metavar="LEVELS",
     help="Label columns of nesting levels, outermost first (GermEval 2014: --levels 2,3): every level's"
-    " mentions written to JSONL, each with its level.",
+    " mentions written to JSONL, each with its level; from JSONL, the levels by name (--levels outer,inner),"
+    " a label column each in that order.",
 )
 @click.option(
     "--encoding",
@@ -184,6 +185,10 @@ def convert_command(
             )
         write_options = corpus.writer_options(target.lower(), key_values(to_options, "--to-option") or {})
         refuse_overwrite(output, file, option="--output")
+        if levels:
+            raise OptionError("--levels reads CoNLL label columns or JSONL levels; the annotation formats have none")
+        if source.lower() == "jsonl":
+            corpus.refuse_levels(file, target.lower())
         formats = importlib.import_module("spanscore.io.formats")
         docs, notes = formats.read(source.lower(), file, **(key_values(options, "--option") or {}))
         try:

@@ -108,9 +108,10 @@ def reading_options(
             ("--levels",),
             {
                 "default": None,
-                "metavar": "COLUMNS",
-                "help": "Label columns of nesting levels, outermost first (GermEval 2014: --levels 2,3): their"
-                " mentions scored together, each level alone, and with two levels GermEval 2014's measures.",
+                "metavar": "LEVELS",
+                "help": "Label columns of nesting levels, outermost first (GermEval 2014: --levels 2,3), or in"
+                " JSONL the names in the mentions' level field (--levels outer,inner): their mentions scored"
+                " together, each level alone, and with two levels GermEval 2014's measures.",
             },
         ),
         (
@@ -175,14 +176,19 @@ def format_of(kwargs: dict[str, Any]) -> str:
     return "conll"
 
 
-def parse_levels(value: str | None) -> tuple[int, ...]:
-    """``--levels 2,3`` as column indexes."""
+def parse_levels(value: str | None) -> tuple[int, ...] | tuple[str, ...]:
+    """``--levels 2,3`` as column indexes, ``--levels outer,inner`` as JSONL level names."""
     if not value:
         return ()
-    try:
-        return tuple(int(c) for c in value.split(","))
-    except ValueError:
-        raise OptionError(f"--levels takes column indexes separated by commas (such as 2,3), not {value!r}") from None
+    items = [c.strip() for c in value.split(",")]
+    if all(c.lstrip("-").isdigit() for c in items):
+        return tuple(int(c) for c in items)
+    if all(c and not c.lstrip("-").isdigit() for c in items):
+        return tuple(items)
+    raise OptionError(
+        "--levels takes column indexes separated by commas (such as 2,3), or JSONL level names (such as"
+        f" outer,inner), not {value!r}"
+    )
 
 
 def reading_from(kwargs: dict[str, Any]) -> Reading:

@@ -32,6 +32,7 @@ class Document:
     fragments: tuple[Fragments | None, ...] = ()
     line: int = field(default=0, compare=False)
     tokens: Tokens | None = field(default=None, compare=False, repr=False)
+    levels: tuple[str, ...] = field(default=(), compare=False, repr=False)  # each span's, where read by level
 
 
 # Scripts written without spaces between words: nothing in the text says where a word ends, so each

@@ -79,8 +79,8 @@ class RawDocument(NamedTuple):
     line: int
     raw: bytes
 
-    def parse(self, path: str) -> Document:
-        doc = parse_document(parse_line(self.raw, path, self.line), path, self.line)
+    def parse(self, path: str, levels: tuple[str, ...] = ()) -> Document:
+        doc = parse_document(parse_line(self.raw, path, self.line), path, self.line, levels)
         if doc.id != self.id:
             raise InputError(
                 f"the line names two ids ({self.id!r} and {doc.id!r}): keep one", path=path, line=self.line
@@ -186,7 +186,10 @@ def check_unicode(value: str, what: str, fail: Any) -> None:
         )
 
 
-def parse_document(obj: Any, path: str, line: int) -> Document:
+def parse_document(obj: Any, path: str, line: int, levels: tuple[str, ...] = ()) -> Document:
+    """A document of spanscore's JSONL; with ``levels``, only its mentions whose ``level`` field
+    is one of them (every mention must have a level)."""
+
     def fail(what: str) -> InputError:
         return InputError(what, path=path, line=line)
 
@@ -206,6 +209,7 @@ def parse_document(obj: Any, path: str, line: int) -> Document:
     if not isinstance(raw_spans, list):
         raise fail("spans must be a list")
     spans = []
+    at_levels: list[str] = []
     n = len(text)
     for k, span in enumerate(raw_spans):
         try:
@@ -222,8 +226,22 @@ def parse_document(obj: Any, path: str, line: int) -> Document:
         if type(label) is not str or not label:
             raise fail(f"span {k}: label must be a non-empty string")
         check_unicode(label, f"span {k}: label", fail)
+        if levels:
+            if not _at_level(span, k, levels, fail):
+                continue
+            at_levels.append(span["level"])
         spans.append((start, end, label))
-    return Document(id=str(doc_id), text=text, spans=tuple(spans), line=line)
+    return Document(id=str(doc_id), text=text, spans=tuple(spans), line=line, levels=tuple(at_levels))
+
+
+def _at_level(span: dict[str, Any], k: int, levels: tuple[str, ...], fail: Any) -> bool:
+    """Whether a mention is at one of ``levels``; one without a level cannot be placed, and is refused."""
+    level = span.get("level")
+    if not isinstance(level, str):
+        named = ", ".join(levels)
+        what = "no level" if level is None else f"level {level!r}, not a name"
+        raise fail(f'span {k} has {what}: with levels ({named}) every span needs one in its "level" field')
+    return level in levels
 
 
 def document_line(doc: Document) -> str:

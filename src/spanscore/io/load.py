@@ -259,8 +259,9 @@ def check_same_tokens(ref: ConllTable, pred: ConllTable) -> None:
     )
 
 
-def docs_to_spans(docs: Sequence[Document], bases: IntArray) -> Spans:
-    """Every document's spans, offsets shifted by the document's base."""
+def docs_to_spans(docs: Sequence[Document], bases: IntArray, levels: tuple[str, ...] = ()) -> Spans:
+    """Every document's spans, offsets shifted by the document's base; with ``levels``, each
+    span's level (``Document.levels``) as its index there."""
     counts = np.fromiter((len(d.spans) for d in docs), dtype=np.int64, count=len(docs))
     flat = [span for d in docs for span in d.spans]
     n = len(flat)
@@ -271,7 +272,12 @@ def docs_to_spans(docs: Sequence[Document], bases: IntArray) -> Spans:
     types = tuple(sorted(set(labels)))
     index = {t: k for k, t in enumerate(types)}
     type_ = np.fromiter(map(index.__getitem__, labels), dtype=np.int64, count=n)
-    return Spans.build(starts, ends, type_, units, types, _pieces(docs, bases))
+    pieces = _pieces(docs, bases)
+    if not levels:
+        return Spans.build(starts, ends, type_, units, types, pieces)
+    rank = {name: k for k, name in enumerate(levels)}
+    level = np.fromiter((rank[name] for d in docs for name in d.levels), dtype=np.int64, count=n)
+    return Spans.build(starts, ends, type_, units, types, pieces, level=level, levels=levels)
 
 
 def _pieces(docs: Sequence[Document], bases: IntArray) -> Pieces | None:

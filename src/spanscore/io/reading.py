@@ -97,24 +97,48 @@ def _check_encoding(encoding: object, fmt: str) -> str:
     return name
 
 
-def _check_levels(levels: object, reading: Reading) -> tuple[int, ...]:
-    """The label columns of nesting levels, checked: integers, distinct, CoNLL, not merged."""
+def _check_levels(levels: object, reading: Reading) -> tuple[int, ...] | tuple[str, ...]:
+    """The nesting levels, checked: a CoNLL file's label columns (integers, distinct, not merged),
+    or the names of the levels of JSONL mentions (their ``level`` field; distinct, both sides JSONL)."""
     if isinstance(levels, str | bytes) or not isinstance(levels, Iterable):
-        raise OptionError(f"levels must be label column indexes, outermost first (such as (2, 3)), not {levels!r}")
+        raise OptionError(
+            "levels must be label column indexes, outermost first (such as (2, 3)), or JSONL level names"
+            f" (such as ('outer', 'inner')), not {levels!r}"
+        )
     out = tuple(levels)
     if not out:
         return ()
+    if all(isinstance(c, str) for c in out):
+        return _check_level_names(out, reading)
     if any(not isinstance(c, int) or isinstance(c, bool) for c in out):
-        raise OptionError(f"levels must be integer column indexes, not {out!r}")
+        raise OptionError(f"levels must be integer column indexes, or level names, not {out!r}")
     if len(out) < 2:
         raise OptionError("levels names two label columns or more (one column is --label-column)")
     if len(set(out)) < len(out):
         raise OptionError(f"levels names a column twice: {out!r}")
     if reading.format != "conll" or reading.merged:
-        raise OptionError("levels reads label columns of CoNLL files (not merged files)")
+        raise OptionError("levels reads label columns of CoNLL files (not merged files); JSONL's levels go by name")
     if reading.label_column != -1:
         raise OptionError("give the label columns as levels, or one as label_column (--label-column), not both")
     return out
+
+
+def _check_level_names(names: tuple[str, ...], reading: Reading) -> tuple[str, ...]:
+    """Level names: each JSONL mention's ``level`` field says which it belongs to; in a spaCy
+    DocBin, each level is a span group."""
+    if reading.format not in ("jsonl", "docbin") or reading.predicted_format is not None:
+        raise OptionError(
+            f"levels by name ({', '.join(names)}) read the level field of JSONL mentions, or a DocBin's span"
+            " groups: both sides JSONL (or DocBin), no predicted_format (a CoNLL file's levels are its label"
+            " columns: levels=(2, 3))"
+        )
+    if any(not n or n != n.strip() or "," in n for n in names):
+        raise OptionError(f"levels names each level by a word, as its mentions' level field holds it, not {names!r}")
+    if len(set(names)) < len(names):
+        raise OptionError(f"levels names a level twice: {names!r}")
+    if "germeval" in names:
+        raise OptionError("a level may not be named germeval: the name of GermEval 2014's measures in the results")
+    return names
 
 
 @dataclass(frozen=True)
@@ -161,12 +185,15 @@ class Reading:
 
     ``levels`` names a CoNLL file's label columns of nesting levels, outermost first (GermEval
     2014's outer and inner columns): their mentions are read as one set, and each level is also
-    scored alone (``Report.levels``):
+    scored alone (``Report.levels``). In JSONL, levels go by the name in each mention's ``level``
+    field (as ``convert --levels`` writes it); mentions at other levels are left out:
 
     ```pycon
     >>> r = Reading(token_column=1, levels=[2, 3])
     >>> r.levels, r.signature_fields()["format"]
     ((2, 3), 'conll-levels2')
+    >>> Reading(format="jsonl", levels=["outer", "inner"]).signature_fields()["format"]
+    'jsonl-levels(outer,inner)'
 
     ```
 
@@ -200,8 +227,9 @@ class Reading:
     predicted_encoding: str | None = None  # the prediction's, where it differs (None: ``encoding``)
     header: bool = False  # CoNLL: the first line names the columns (HIPE's TSV)
     # CoNLL: one label column per nesting level, outermost first (GermEval 2014's outer and inner
-    # columns); their mentions are scored together, and each level alone (``Report.levels``).
-    levels: tuple[int, ...] = ()
+    # columns); JSONL: the names of levels in its mentions' ``level`` field. Their mentions are
+    # scored together, and each level alone (``Report.levels``).
+    levels: tuple[int, ...] | tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -268,6 +296,16 @@ class Reading:
             raise OptionError(f"{what}: one label column at a time; give --label-column (one of {columns}), not levels")
 
     @property
+    def level_columns(self) -> tuple[int, ...]:
+        """The label columns of a CoNLL file's levels (none where levels go by name)."""
+        return tuple(c for c in self.levels if isinstance(c, int))
+
+    @property
+    def level_names(self) -> tuple[str, ...]:
+        """The names of JSONL levels (none where levels are CoNLL columns)."""
+        return tuple(c for c in self.levels if isinstance(c, str))
+
+    @property
     def prediction_encoding(self) -> str:
         """The text encoding of a CoNLL prediction."""
         return self.encoding if self.predicted_encoding is None else self.predicted_encoding
@@ -284,7 +322,8 @@ class Reading:
         return {
             "format": self.format
             + ("-merged" if self.merged else "")
-            + (f"-levels{len(self.levels)}" if self.levels else ""),
+            + (f"-levels{len(self.level_columns)}" if self.level_columns else "")
+            + (f"-levels({','.join(self.level_names)})" if self.level_names else ""),
             "labels": self.labels if token_based else "spans",
             "repair": self.repair if token_based else "n/a",
         }

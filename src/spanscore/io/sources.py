@@ -39,7 +39,7 @@ from .conll import Column, ConllTable, parse_conll
 from .conll_plan import DEFAULT_CHUNK, Chunk, iter_chunks
 from .document import Document
 from .load import ConllText, OffsetText, check_same_tokens, decode_repaired, docs_to_spans, span_docs
-from .reading import ANNOTATION_FORMATS, TEXT_FORMATS, Reading
+from .reading import ANNOTATION_FORMATS, TEXT_FORMATS, Reading, level_name
 
 # The JSONL reader, the annotation formats' readers and io.strings are imported where a source
 # reads them, so that a CoNLL run loads none of them.
@@ -135,7 +135,7 @@ def _simple_sentences(data: bytes) -> int | None:
 def _decode_levels(table: ConllTable, reading: Reading) -> tuple[Spans, Repaired]:
     """Every level's mentions as one set (nested mentions overlap), and what the repair policy
     changed in all of them."""
-    decoded = [decode_repaired(table, k, reading.labels, reading.repair) for k in range(len(reading.levels))]
+    decoded = [decode_repaired(table, k, reading.labels, reading.repair) for k in range(len(reading.level_columns))]
     types = tuple(sorted({t for s, _ in decoded for t in s.types}))
     parts = [s.with_types(types) for s, _ in decoded]
     joined = Spans.build(
@@ -144,6 +144,8 @@ def _decode_levels(table: ConllTable, reading: Reading) -> tuple[Spans, Repaired
         np.concatenate([s.type for s in parts]),
         np.concatenate([s.unit for s in parts]),
         types,
+        level=np.concatenate([np.full(len(s), k, dtype=np.int64) for k, s in enumerate(parts)]),
+        levels=[level_name(k) for k in range(len(parts))],
     )
     found = [f for _, f in decoded if f.count]
     lines = [f.first_line for f in found if f.first_line is not None]
@@ -246,7 +248,7 @@ class ConllSource(_NothingFound):
             r, fixed_r = decode_repaired(table, 0, rd.labels, rd.repair)
             p, fixed_p = decode_repaired(table, 1, rd.labels, rd.repair)
         else:
-            label_columns = rd.levels or (rd.label_column,)
+            label_columns = rd.level_columns or (rd.label_column,)
             table = parse_conll(ref_bytes, self.reference, columns=label_columns, **common)
             common["line_offset"] = part.pred_line
             common["header"] = rd.header and part.pred_line == 0
@@ -315,6 +317,7 @@ class JsonlSource(_NothingFound):
     selection: TypeSelection = EVERY_TYPE
     chunk_bytes: int = DEFAULT_CHUNK
     lookahead: int = JSONL_LOOKAHEAD
+    levels: tuple[str, ...] = ()  # only the mentions at these levels (their "level" field), where given
 
     @staticmethod
     def open(
@@ -325,6 +328,7 @@ class JsonlSource(_NothingFound):
             _path("predicted", predicted, reading),
             selection,
             _check_chunk(chunk_bytes),
+            levels=reading.level_names,
         )
 
     def size(self) -> int:
@@ -392,12 +396,12 @@ class JsonlSource(_NothingFound):
             yield JsonlPart(tuple(ref_block), tuple(pred_block), read)
 
     def load(self, part: JsonlPart) -> ChunkData:
-        reference = [d.parse(self.reference) for d in part.reference]
-        predicted = [d.parse(self.predicted) for d in part.predicted]
+        reference = [d.parse(self.reference, self.levels) for d in part.reference]
+        predicted = [d.parse(self.predicted, self.levels) for d in part.predicted]
         for doc, other in zip(reference, predicted, strict=True):
             if other.text != doc.text:
                 raise _text_differs(doc, other, self.reference, self.predicted)
-        return _offset_chunk(reference, predicted, self.selection, ids=True)
+        return _offset_chunk(reference, predicted, self.selection, ids=True, levels=self.levels)
 
 
 def _text_differs(doc: Document, other: Document, reference: str, predicted: str) -> InputError:
@@ -427,10 +431,11 @@ def _offset_chunk(
     *,
     ids: bool,
     tokens: int | None = None,
+    levels: tuple[str, ...] = (),
 ) -> ChunkData:
     lengths = np.array([len(d.text) + 1 for d in reference], dtype=np.int64)
     bases = np.concatenate(([0], np.cumsum(lengths)))[:-1].astype(np.int64)
-    r, p = unify(docs_to_spans(reference, bases), docs_to_spans(predicted, bases))
+    r, p = unify(docs_to_spans(reference, bases, levels), docs_to_spans(predicted, bases, levels))
     seen = r.types
     r, p = selection.apply(r, p)
     n = len(reference)
@@ -651,6 +656,7 @@ class DocumentsSource:
     tokens: tuple[int, ...] | None = None
     # Each document's LLM error classes (``io.strings.CLASSES``), for ``compare``'s intervals.
     classes: DocumentClasses | None = field(default=None, repr=False, compare=False)
+    levels: tuple[str, ...] = ()  # the levels (a DocBin's span groups) each mention keeps, where read by level
 
     @staticmethod
     def open(
@@ -665,9 +671,13 @@ class DocumentsSource:
         chunk = _check_chunk(chunk_bytes)
         ref_path = _path("reference", reference, reading)
         pred_path = _path("predicted", predicted, reading)
-        ref_docs, ref_notes, ref_left = read_documents(reading.format, ref_path, reading.reference_options)
+        ref_options, pred_options = reading.reference_options, reading.predicted_options
+        if reading.level_names:  # a DocBin's levels are its span groups, read together
+            groups = (("span_groups", ",".join(reading.level_names)),)
+            ref_options, pred_options = ref_options + groups, pred_options + groups
+        ref_docs, ref_notes, ref_left = read_documents(reading.format, ref_path, ref_options)
         side = reading.predicted_format or reading.format
-        pred_docs, pred_notes, pred_left = read_documents(side, pred_path, reading.predicted_options)
+        pred_docs, pred_notes, pred_left = read_documents(side, pred_path, pred_options)
         # A side with no document at all: say which, what its reader left out, and how to read
         # the tasks' predictions where that is what the file holds.
         if not ref_docs:
@@ -688,7 +698,7 @@ class DocumentsSource:
             "misaligned": misaligned_summary(ref_docs, pred_docs),
         }
         ref, pred = pair_documents(ref_docs, pred_docs, ref_path, pred_path)
-        return DocumentsSource(ref, pred, selection, chunk, read=notes)
+        return DocumentsSource(ref, pred, selection, chunk, read=notes, levels=reading.level_names)
 
     @staticmethod
     def open_strings(
@@ -749,7 +759,8 @@ class DocumentsSource:
         start, end, _ = part
         own = None if self.tokens is None else sum(self.tokens[start:end])
         return _offset_chunk(
-            self.reference[start:end], self.predicted[start:end], self.selection, ids=True, tokens=own
+            self.reference[start:end], self.predicted[start:end], self.selection, ids=True, tokens=own,
+            levels=self.levels,
         )
 
 

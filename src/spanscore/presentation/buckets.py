@@ -93,6 +93,11 @@ def comparison_group_tables(data: Mapping[str, Any]) -> list[TableModel]:
         out.append(group_comparison_table("type", data["per_type"], data))
     for attribute, groups in (data.get("buckets") or {}).items():
         out.append(group_comparison_table(attribute, groups, data))
+    if data.get("levels"):
+        from .levels import germeval_comparison_table
+
+        out.append(group_comparison_table("level", data["levels"], data))
+        out += [germeval_comparison_table(data)] if data.get("germeval") else []
     discontinuous = discontinuous_systems_table(data)  # where a side has discontinuous mentions
     return out + class_tables(data) + ([discontinuous] if discontinuous.rows else [])
 
@@ -108,6 +113,8 @@ def _forest_rows(data: Mapping[str, Any], b: str, criterion: str) -> list[tuple[
     for attribute, groups in (data.get("buckets") or {}).items():
         for g in groups:
             rows += [(f"{attribute} {g['bucket']}", c) for c in _wanted(g, criterion) if c["b"] == b]
+    for g in data.get("levels") or []:
+        rows += [(f"level {g['bucket']}", c) for c in _wanted(g, criterion) if c["b"] == b]
     return rows
 
 

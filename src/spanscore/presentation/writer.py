@@ -155,7 +155,8 @@ class ReportWriter:
                 f = self.files.get(name)
                 if f is None:
                     is_error = name in (ERRORS_FILE, TYPE5_FILE)
-                    fields = error_fields(rows.unit_kind) if is_error else pair_fields(rows.unit_kind)
+                    kind = rows.unit_kind
+                    fields = error_fields(kind, rows.levels) if is_error else pair_fields(kind, rows.levels)
                     f = self.files[name] = _RowFile(self._staged(name), fields)
                 for text in part.texts:
                     f.handle.write(text.encode("utf-8"))

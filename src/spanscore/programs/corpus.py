@@ -163,8 +163,10 @@ def convert(path: str | Path, out: str | Path, reading: Reading = DEFAULT_READIN
     dst = target.upper()
     if reading.format == "jsonl" and dst == "JSONL":
         raise OptionError(same_format(path, "JSONL"))
+    if reading.format == "jsonl" and reading.level_columns:
+        raise OptionError(f"{path}: JSONL's levels go by name (--levels outer,inner), not by column")
     if reading.format == "jsonl":
-        _jsonl_to_conll(path, out, get_encoding(dst))
+        _jsonl_to_conll(path, out, get_encoding(dst), reading.level_names)
         return
     if reading.levels and dst != "JSONL":
         raise OptionError(f"{path}: levels convert to JSONL, which holds nested mentions; not to {dst} (one level)")
@@ -183,13 +185,13 @@ def _read_levels(path: str | Path, reading: Reading) -> tuple[ConllTable, Spans,
     """Every level's mentions as one set, and the level name of each (in the set's order)."""
     table = read_conll(
         path,
-        columns=reading.levels,
+        columns=reading.level_columns,
         token_column=reading.token_column,
         delimiter=reading.delimiter,
         encoding=reading.encoding,
         header=reading.header,
     )
-    decoded = [decode_column(table, k, reading.labels, reading.repair) for k in range(len(reading.levels))]
+    decoded = [decode_column(table, k, reading.labels, reading.repair) for k in range(len(reading.level_columns))]
     types = tuple(sorted({t for d in decoded for t in d.types}))
     parts = [d.with_types(types) for d in decoded]
     level = np.concatenate([np.full(len(d), k, dtype=np.int64) for k, d in enumerate(parts)])
@@ -283,20 +285,37 @@ def _level_rank(name: object) -> int | None:
     return None
 
 
-def _span_levels(path: str | Path) -> list[list[int]] | None:
-    """Each document's spans' levels (``"level"``: outer, inner, level3...), or None where no span
-    has one (one label column)."""
+def refuse_levels(path: str | Path, target: str) -> None:
+    """Refuse to write JSONL whose mentions have levels to ``target``, an annotation format whose
+    writer keeps no level: naming the first such mention, since the levels would be lost."""
+    for number, obj in json_objects(path):
+        spans = obj.get("spans") if isinstance(obj, dict) else None
+        for k, span in enumerate(spans if isinstance(spans, list) else []):
+            if isinstance(span, dict) and "level" in span:
+                raise InputError(
+                    f"span {k} is at level {span['level']!r}, which the {target} writer does not keep: converting"
+                    " would lose every mention's level; convert to a label encoding (--to BIO: a label column per"
+                    " level) or keep the JSONL",
+                    path=str(path),
+                    line=number,
+                )
+
+
+def _span_levels(path: str | Path, names: tuple[str, ...] = ()) -> list[list[int]] | None:
+    """Each document's spans' levels (``"level"``: outer, inner, level3..., or the column of each
+    of ``names`` where given), or None where no span has one (one label column)."""
     found: list[list[int]] = []
     lines: list[int] = []
-    any_level = False
+    any_level = bool(names)
     for number, obj in json_objects(path):
         ranks = []
         spans = obj.get("spans") if isinstance(obj, dict) else None
         for k, span in enumerate(spans if isinstance(spans, list) else []):
             name = span.get("level") if isinstance(span, dict) else None
-            rank = _level_rank(name)
+            rank = (names.index(name) if name in names else None) if names else _level_rank(name)
             if name is not None and rank is None:
-                what = f"span {k}: level {name!r} is none of outer, inner, level3..."
+                among = ", ".join(names) if names else "outer, inner, level3..."
+                what = f"span {k}: level {name!r} is none of {among}: converting would lose it"
                 raise InputError(what, path=str(path), line=number)
             any_level = any_level or rank is not None
             ranks.append(-1 if rank is None else rank)
@@ -314,12 +333,14 @@ def _span_levels(path: str | Path) -> list[list[int]] | None:
     return found
 
 
-def _jsonl_to_conll(path: str | Path, out: str | Path, spec: Any) -> None:
+def _jsonl_to_conll(path: str | Path, out: str | Path, spec: Any, level_names: tuple[str, ...] = ()) -> None:
     """Whitespace tokens; every span must start and end on token boundaries. Spans with a
-    ``level`` (as ``convert --levels`` writes them) give a label column per level."""
+    ``level`` (as ``convert --levels`` writes them) give a label column per level: one per name
+    of ``level_names`` in its order where given (a level without mentions keeps its column)."""
     docs = read_jsonl(path)
-    levels = _span_levels(path)
+    levels = _span_levels(path, level_names)
     n_levels = 1 if levels is None else max((max(r, default=0) for r in levels), default=0) + 1
+    n_levels = max(n_levels, len(level_names))
     lines: list[str] = []
     for number, d in enumerate(docs):
         toks: list[tuple[int, int]] = []
@@ -355,7 +376,8 @@ def _jsonl_to_conll(path: str | Path, out: str | Path, spec: Any) -> None:
             try:
                 ids, vocab = encode(spans, n, np.array([0, n], dtype=np.int64), spec)
             except InputError:
-                where = "" if levels is None else f" at level {level_name(level)}"
+                named = level_names[level] if level_names else level_name(level)
+                where = "" if levels is None else f" at level {named}"
                 raise InputError(
                     f"document {d.id!r} has overlapping spans{where}, which one label per token cannot hold: "
                     + _first_overlap(d.text, at)

@@ -53,6 +53,8 @@ def tables(sa: Any) -> Tables:
         sa.Column("unit", sa.Integer),
         sa.Column("probability", sa.Float),
         sa.Column("source_id", sa.String(200)),
+        sa.Column("gold_level", sa.String(200)),  # each side's nesting level, where the run had levels
+        sa.Column("pred_level", sa.String(200)),
         sa.UniqueConstraint("task_id", "key", name="items_task_id_key"),
         sa.Index("items_by_position", "task_id", "position"),
     )

@@ -43,7 +43,7 @@ class ApiError(Exception):
 
 
 def item_json(row: Any, scale: str) -> dict[str, Any]:
-    return {
+    out = {
         "id": row.id,
         "position": row.position + 1,
         "criterion": row.criterion,
@@ -54,6 +54,9 @@ def item_json(row: Any, scale: str) -> dict[str, Any]:
         "probability": row.probability,
         "verdicts": verdict_names(scale),  # type: ignore[arg-type]
     }
+    if row.gold_level is not None:  # each side's nesting level, where the run read levels
+        out["reference"]["level"], out["predicted"]["level"] = row.gold_level, row.pred_level
+    return out
 
 
 class ReviewApp:

@@ -20,6 +20,7 @@ from ..stages.judging import Judge, Mismatch
 from ..stages.matching import PARTIAL
 from ..stages.pairs import KeptDetails
 from ..stages.scores import prf
+from ..stages.spans import Spans
 from ..stages.text import mention_text
 from .store import BAD, GOOD, Item
 
@@ -152,7 +153,14 @@ def _item(kept: KeptDetails, k: int, criterion: str, credit: float, tokens: bool
         pred_end=pred_end,
         credit=credit,
         unit=unit + kept.unit_offset,
+        gold_level=_level(d.reference, r),
+        pred_level=_level(d.predicted, p),
     )
+
+
+def _level(spans: Spans, i: int) -> str | None:
+    """A mention's nesting level, where the run read levels."""
+    return None if spans.level is None else spans.levels[int(spans.level[i])]
 
 
 def _mismatch(item: Item) -> Mismatch:

@@ -48,11 +48,16 @@ class Item:
     unit: int | None = None  # the sentence's (or document's) number in its corpus
     probability: float | None = None  # a judge's acceptance probability, where one was asked
     source_id: str | None = None  # the id an imported judgement had (two judged pairs may look alike)
+    gold_level: str | None = None  # each side's nesting level, where the run read levels
+    pred_level: str | None = None
 
     def key(self) -> str:
         """What makes an item the same item: adding a task twice adds nothing twice."""
         fields = asdict(self)
         fields.pop("probability")
+        for side in ("gold_level", "pred_level"):  # an item without levels keeps the key it had before them
+            if fields[side] is None:
+                fields.pop(side)
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8")).hexdigest()
 
     def mismatch(self) -> Mismatch:
@@ -98,7 +103,7 @@ def database_url(db: str | Path) -> str:
     raise OptionError(f"--db: give a SQLite file or a postgresql:// URL, not a {scheme}:// URL")
 
 
-HEAD = "0001"  # the newest migration (migrations/versions)
+HEAD = "0002"  # the newest migration (migrations/versions)
 
 
 def migrate(engine: Any) -> None:

@@ -26,6 +26,7 @@ from .text import Text, mention_text, mention_texts
 SIDE_FIELDS = ("text", "type", "start", "end")
 PAIR_TAIL = ("match", "credit", "relation", "context")
 ERROR_TAIL = ("relation", "shared_boundary", "context")
+LEVEL_FIELDS = ("reference_level", "predicted_level")  # last, where the input has nesting levels
 RELATIONS = ("same", "longer", "shorter", "shifted")
 LEVEL_NAMES = {FULL: "full", PARTIAL: "partial", NO_CREDIT: "none"}
 ERRORS_FILE = "errors.csv"
@@ -33,13 +34,14 @@ TYPE5_FILE = "right_label_overlap.csv"
 _SIDES = tuple(f"{side}_{f}" for side in ("reference", "predicted") for f in SIDE_FIELDS)
 
 
-def pair_fields(unit_kind: str) -> list[str]:
-    """Columns of a criterion's pair file: the keys of ``Report.pair_rows``."""
-    return [unit_kind, *_SIDES, *PAIR_TAIL]
+def pair_fields(unit_kind: str, levels: bool = False) -> list[str]:
+    """Columns of a criterion's pair file: the keys of ``Report.pair_rows`` (then each side's
+    nesting level, where the input has levels)."""
+    return [unit_kind, *_SIDES, *PAIR_TAIL, *(LEVEL_FIELDS if levels else ())]
 
 
-def error_fields(unit_kind: str) -> list[str]:
-    return ["error", "code", unit_kind, *_SIDES, *ERROR_TAIL]
+def error_fields(unit_kind: str, levels: bool = False) -> list[str]:
+    return ["error", "code", unit_kind, *_SIDES, *ERROR_TAIL, *(LEVEL_FIELDS if levels else ())]
 
 
 def _side(spans: Spans, text: Text, i: int) -> tuple[str, str, int, int]:
@@ -50,7 +52,7 @@ def _side(spans: Spans, text: Text, i: int) -> tuple[str, str, int, int]:
 
 def pair_values(details: Details, text: Text, criterion: str, *, scheme: bool = False) -> Iterator[tuple[Any, ...]]:
     """Every matched pair of a criterion (or SemEval scheme) in position order, as the values of
-    ``pair_fields`` with the chunk-local unit first."""
+    ``pair_fields`` with the chunk-local unit first (and each side's level last, where there are levels)."""
     d = details
     m = (d.schemes if scheme else d.matchings)[criterion]
     rel = d.pairs.relation()
@@ -66,7 +68,15 @@ def pair_values(details: Details, text: Text, criterion: str, *, scheme: bool = 
             credit,
             RELATIONS[int(rel[k])],
             text.context(unit),
+            *_levels(d, r, p),
         )
+
+
+def _levels(d: Details, r: int, p: int) -> tuple[str, ...]:
+    """Each side's level name, where the mentions have levels."""
+    if d.reference.level is None or d.predicted.level is None:
+        return ()
+    return d.reference.levels[int(d.reference.level[r])], d.predicted.levels[int(d.predicted.level[p])]
 
 
 @dataclass(frozen=True)
@@ -108,10 +118,11 @@ class PartRows:
     files: dict[str, RowFile]
     unit_kind: str
     sample: int
+    levels: bool = False  # the rows end with each side's nesting level
 
     def then(self, later: PartRows) -> PartRows:
         files = {name: f.then(later.files[name], self.sample) for name, f in self.files.items()}
-        return PartRows(files, self.unit_kind, self.sample)
+        return PartRows(files, self.unit_kind, self.sample, self.levels)
 
 
 _NEEDS_QUOTES = re.compile('[,"\r\n]')
@@ -139,6 +150,8 @@ class _Mentions:
         starts = (spans.start - base).astype(str).tolist()
         ends = (spans.end - base).astype(str).tolist()
         self.csv = [f"{t},{types[k]},{a},{b}" for t, k, a, b in zip(cells, self.type, starts, ends, strict=True)]
+        self.level_text = [] if spans.level is None else [spans.levels[k] for k in spans.level.tolist()]
+        self.level = _csv_fields(self.level_text)
 
     def fields(self, i: int, side: str, types: tuple[str, ...]) -> dict[str, Any]:
         return {
@@ -181,6 +194,7 @@ def render_rows(
     unit_starts = text.unit_starts()
     refs = _Mentions(d.reference, text, unit_starts)
     preds = _Mentions(d.predicted, text, unit_starts)
+    levels = d.reference.level is not None
     contexts = _csv_fields(text.contexts())
     pair_unit = d.reference.unit[d.pairs.ref]
     if unit_names is not None:
@@ -202,12 +216,17 @@ def render_rows(
     after = [
         f",{RELATIONS[x]},{contexts[u]}\r\n" for x, u in zip(rel[at].tolist(), pair_unit[at].tolist(), strict=True)
     ]
+    if levels:
+        after = [
+            f"{tail[:-2]},{refs.level[a]},{preds.level[b]}\r\n"
+            for tail, a, b in zip(after, d.pairs.ref[at].tolist(), d.pairs.pred[at].tolist(), strict=True)
+        ]
     index = np.full(len(d.pairs), -1, dtype=np.int64)
     index[at] = np.arange(at.shape[0])
     # Most rows are full matches, alike in every file: made once, then gathered per file.
     full = np.empty(at.shape[0], dtype=object)
     full[:] = [b + _FULL + a for b, a in zip(before, after, strict=True)]
-    names = pair_fields(text.unit_kind)
+    names = pair_fields(text.unit_kind, levels)
     files: dict[str, RowFile] = {}
     for criterion in criteria:
         if criterion not in d.matchings:
@@ -232,13 +251,15 @@ def render_rows(
             row.update(preds.fields(b, "predicted", d.predicted.types))
             row.update(match="partial", credit=float(m.credit[i]), relation=RELATIONS[int(rel[k])])
             row["context"] = text.context(u)
+            if levels:
+                row.update(reference_level=refs.level_text[a], predicted_level=preds.level_text[b])
             rows.partial_rows.append({key: row[key] for key in ("_unit", *names[1:])})
         _keep(rows, body, f"{criterion}.csv", rows_dir)
         files[f"{criterion}.csv"] = rows
     errors, type5 = _error_rows(d, refs, preds, contexts, numbers)
     files[ERRORS_FILE] = _keep(RowFile(), errors, ERRORS_FILE, rows_dir)
     files[TYPE5_FILE] = _keep(RowFile(), type5, TYPE5_FILE, rows_dir)
-    return PartRows(files, text.unit_kind, sample)
+    return PartRows(files, text.unit_kind, sample, levels)
 
 
 def _keep(rows: RowFile, body: str, name: str, rows_dir: str | None) -> RowFile:
@@ -309,6 +330,10 @@ def _error_rows(
     rel = d.pairs.relation()[pair].tolist()
     shared = ((kind >> 1) & 3).tolist()  # SAME_START is bit 1, SAME_END bit 2
     rs, ps = refs.csv, preds.csv
+    # Each side's level after the context, where there are levels (empty for a missing side).
+    levelled = d.reference.level is not None and d.predicted.level is not None
+    rl = [f",{v}" for v in refs.level] if levelled else None
+    pl = [f",{v}" for v in preds.level] if levelled else None
     r_l, p_l, e_l, fp_l, fn_l, unit_l = r.tolist(), p.tolist(), error.tolist(), fp.tolist(), fn.tolist(), unit.tolist()
     heads = [f"{name},{ERROR_CODE[name]}," for name in _ERROR_NAMES]
     type5_code = _ERROR_NAMES.index("right_label_overlap")
@@ -318,13 +343,17 @@ def _error_rows(
         u = unit_l[i]
         if i < n_pairs:
             code = e_l[i]
-            tail = f",{rs[r_l[i]]},{ps[p_l[i]]},{RELATIONS[rel[i]]},{_SHARED[shared[i]]},{contexts[u]}\r\n"
+            tail = f",{rs[r_l[i]]},{ps[p_l[i]]},{RELATIONS[rel[i]]},{_SHARED[shared[i]]},{contexts[u]}"
+            level = "" if rl is None or pl is None else rl[r_l[i]] + pl[p_l[i]]
         elif i < n_pairs + n_fp:
             code = 3
-            tail = f",,,,,{ps[fp_l[i - n_pairs]]},,,{contexts[u]}\r\n"
+            tail = f",,,,,{ps[fp_l[i - n_pairs]]},,,{contexts[u]}"
+            level = "" if pl is None else "," + pl[fp_l[i - n_pairs]]
         else:
             code = 4
-            tail = f",{rs[fn_l[i - n_pairs - n_fp]]},,,,,,,{contexts[u]}\r\n"
+            tail = f",{rs[fn_l[i - n_pairs - n_fp]]},,,,,,,{contexts[u]}"
+            level = "" if rl is None else rl[fn_l[i - n_pairs - n_fp]] + ","
+        tail += level + "\r\n"
         codes.append(code)
         tails.append(numbers[u] + tail)
     rows = [heads[c] + t for c, t in zip(codes, tails, strict=True)]

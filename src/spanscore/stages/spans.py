@@ -69,7 +69,8 @@ class Spans:
 
     ``pieces`` holds the fragments of discontinuous mentions (None: every mention is continuous);
     ``start`` and ``end`` are then a mention's extent, from its first fragment to its last.
-    """
+    Where the input has nesting levels, ``level`` is each mention's (an index into ``levels``,
+    their names); it takes no part in matching, only in what the report rows show."""
 
     start: IntArray
     end: IntArray
@@ -77,6 +78,8 @@ class Spans:
     unit: IntArray
     types: tuple[str, ...]
     pieces: Pieces | None = None
+    level: IntArray | None = None
+    levels: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return int(self.start.shape[0])
@@ -89,6 +92,9 @@ class Spans:
         unit: IntArray,
         types: Sequence[str],
         pieces: Pieces | None = None,
+        *,
+        level: IntArray | None = None,
+        levels: Sequence[str] = (),
     ) -> Spans:
         if bool((start[1:] > start[:-1]).all()):  # distinct starts in order (decoded labels): sorted
             return Spans(
@@ -98,8 +104,11 @@ class Spans:
                 unit=np.ascontiguousarray(unit, dtype=np.int64),
                 types=tuple(types),
                 pieces=pieces,
+                level=None if level is None else np.ascontiguousarray(level, dtype=np.int64),
+                levels=tuple(levels),
             )
-        order = np.lexsort((type_, end, start))
+        # Mentions of one extent and type at two levels: the outer first, whatever the input's order.
+        order = np.lexsort((type_, end, start)) if level is None else np.lexsort((level, type_, end, start))
         if pieces is not None:
             new_index = np.empty(order.shape[0], dtype=np.int64)
             new_index[order] = np.arange(order.shape[0], dtype=np.int64)
@@ -111,6 +120,8 @@ class Spans:
             unit=np.ascontiguousarray(unit[order], dtype=np.int64),
             types=tuple(types),
             pieces=pieces,
+            level=None if level is None else np.ascontiguousarray(level[order], dtype=np.int64),
+            levels=tuple(levels),
         )
 
     def discontinuous(self) -> BoolArray:
@@ -122,7 +133,9 @@ class Spans:
 
     def without_pieces(self) -> Spans:
         """Every mention read as its extent."""
-        return self if self.pieces is None else Spans(self.start, self.end, self.type, self.unit, self.types)
+        if self.pieces is None:
+            return self
+        return Spans(self.start, self.end, self.type, self.unit, self.types, level=self.level, levels=self.levels)
 
     def fragment_table(self) -> tuple[IntArray, IntArray, IntArray]:
         """Every mention's fragments (a continuous one's extent): fragments ``ptr[i]:ptr[i + 1]``
@@ -172,14 +185,18 @@ class Spans:
         index = {t: i for i, t in enumerate(types)}
         remap = np.array([index[t] for t in self.types], dtype=np.int64)
         new_type = remap[self.type] if len(self) else self.type
-        return Spans.build(self.start, self.end, new_type, self.unit, types, self.pieces)
+        return Spans.build(
+            self.start, self.end, new_type, self.unit, types, self.pieces, level=self.level, levels=self.levels
+        )
 
     def select(self, keep: npt.NDArray[np.bool_]) -> Spans:
         pieces = None
         if self.pieces is not None:
             new_index = np.where(keep, np.cumsum(keep) - 1, -1).astype(np.int64)
             pieces = self.pieces.renumbered(new_index)
-        return Spans(self.start[keep], self.end[keep], self.type[keep], self.unit[keep], self.types, pieces)
+        level = None if self.level is None else self.level[keep]
+        start, end, type_, unit = self.start[keep], self.end[keep], self.type[keep], self.unit[keep]
+        return Spans(start, end, type_, unit, self.types, pieces, level=level, levels=self.levels)
 
     def map_types(self, mapping: Mapping[str, str | None], keep: Iterable[str] | None = None) -> Spans:
         """Rename types (a type mapped to None or "O" is dropped), then keep only ``keep``."""
@@ -193,7 +210,10 @@ class Spans:
         new_type = remap[self.type] if len(self) else self.type
         keep_mask = new_type >= 0
         kept = self.select(keep_mask)
-        return Spans.build(kept.start, kept.end, new_type[keep_mask], kept.unit, names, kept.pieces)
+        return Spans.build(
+            kept.start, kept.end, new_type[keep_mask], kept.unit, names, kept.pieces,
+            level=kept.level, levels=kept.levels,
+        )
 
 
 def union_types(*spans: Spans) -> tuple[str, ...]:

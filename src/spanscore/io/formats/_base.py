@@ -50,10 +50,12 @@ def make_doc(
     fragments: Sequence[Fragments | None] | None = None,
     line: int = 0,
     tokens: Sequence[tuple[int, int]] | None = None,
+    levels: Sequence[str] = (),
 ) -> Document:
-    """A document with its spans sorted, so that two readings of the same mentions compare equal."""
+    """A document with its spans sorted, so that two readings of the same mentions compare equal
+    (``levels``: each span's nesting level, where the reader gives them)."""
     frags: list[Fragments | None] = list(fragments) if fragments is not None else [None] * len(spans)
-    order = sorted(range(len(spans)), key=lambda k: (spans[k], frags[k] or ()))
+    order = sorted(range(len(spans)), key=lambda k: (spans[k], frags[k] or (), levels[k] if levels else ""))
     kept = tuple(frags[k] for k in order)
     return Document(
         id=doc_id,
@@ -62,6 +64,7 @@ def make_doc(
         fragments=kept if any(f is not None for f in kept) else (),
         line=line,
         tokens=None if tokens is None else tuple(sorted(tokens)),
+        levels=tuple(levels[k] for k in order) if levels else (),
     )
 
 

@@ -33,10 +33,17 @@ def _spacy(what: str) -> Any:
     return module("spacy.tokens")
 
 
-def read(path: str | Path, *, spans_key: str | None = None) -> tuple[list[Document], ReadNotes]:
-    """The Docs of the DocBin file: entities, or the span group ``spans_key``."""
+def read(
+    path: str | Path, *, spans_key: str | None = None, span_groups: str | None = None
+) -> tuple[list[Document], ReadNotes]:
+    """The Docs of the DocBin file: entities, or the span group ``spans_key``, or the span groups
+    ``span_groups`` names (comma-separated) together, each mention keeping its group's name as
+    its nesting level (``Document.levels``)."""
     if spans_key is not None and (not isinstance(spans_key, str) or not spans_key):
         raise OptionError(f"docbin: spans_key is the name of a span group, not {spans_key!r}")
+    groups_named = _group_names(span_groups)
+    if groups_named and spans_key is not None:
+        raise OptionError("docbin: give one span group (spans_key) or several as levels (span_groups), not both")
     tokens = _spacy("reading a spaCy DocBin")
     name = str(path)
     data = read_bytes(path)
@@ -68,7 +75,14 @@ def read(path: str | Path, *, spans_key: str | None = None) -> tuple[list[Docume
             return InputError(f"Doc {k}: {what}", path=name)
 
         seen.add(doc_id, f"Doc {k}", fail)
-        if spans_key is None:
+        levels: list[str] = []
+        if groups_named:
+            chosen = [s for key in groups_named for s in doc.spans.get(key, [])]
+            levels = [key for key in groups_named for _ in doc.spans.get(key, [])]
+            notes.skip("entities (doc.ents; read without span_groups)", len(doc.ents))
+            others = sum(len(g) for key, g in doc.spans.items() if key not in groups_named)
+            notes.skip("mentions in other span groups", others)
+        elif spans_key is None:
             chosen = list(doc.ents)
             notes.skip("mentions in span groups (read one with spans_key=)", sum(len(g) for g in doc.spans.values()))
         else:
@@ -82,8 +96,21 @@ def read(path: str | Path, *, spans_key: str | None = None) -> tuple[list[Docume
             for j, s in enumerate(chosen)
         ]
         own = [(int(t.idx), int(t.idx) + len(t.text)) for t in doc if t.text]
-        out.append(make_doc(doc_id, text, spans, tokens=own))
+        out.append(make_doc(doc_id, text, spans, tokens=own, levels=levels))
     return out, notes
+
+
+def _group_names(span_groups: object) -> tuple[str, ...]:
+    """The span groups read as levels. A group that a file lacks is read as empty there (a
+    prediction may have none at a level); the mentions of the groups not named are counted in
+    ``ReadNotes.skipped``, and an evaluation refuses a level that neither side has."""
+    if span_groups is None:
+        return ()
+    names = tuple(n.strip() for n in span_groups.split(",")) if isinstance(span_groups, str) else ()
+    if not names or not all(names) or len(set(names)) < len(names):
+        raise OptionError(f"docbin: span_groups names span groups, each once, separated by commas, not {span_groups!r}")
+    return names
+
 
 
 def write(

@@ -134,9 +134,10 @@
     if (!p.hidden) p.textContent = "judge " + Number(item.probability).toFixed(2);
     renderSentence(item);
     $("ref-text").textContent = item.reference.text;
-    $("ref-label").textContent = item.reference.label;
+    // Where the run read nesting levels, each side's label names its level too.
+    $("ref-label").textContent = item.reference.label + (item.reference.level ? " · " + item.reference.level : "");
     $("pred-text").textContent = item.predicted.text;
-    $("pred-label").textContent = item.predicted.label;
+    $("pred-label").textContent = item.predicted.label + (item.predicted.level ? " · " + item.predicted.level : "");
   }
 
   function verdictKeys() {
