@@ -237,3 +237,29 @@ def test_sentence_starts_from_blank_lines(blank: list[bool]) -> None:
                 want.append(token)
             token += 1
     assert _sentence_starts(np.array(blank, dtype=bool)).tolist() == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from([b"a", b"\xc3", b"\xa9", b"\xe2\x82", b"\xff", "é".encode()]), min_size=1, max_size=3),
+        min_size=1,
+        max_size=6,
+    ),
+    st.integers(0, 6),
+    st.integers(0, 6),
+)
+def test_a_mention_decodes_each_token_alone(pieces: list[list[bytes]], a: int, b: int) -> None:
+    """A mention rendered on its own (error examples) is its tokens decoded one by one, invalid
+    bytes replaced, joined by spaces: as when every token of the chunk is decoded at once."""
+    from spanscore.io.load import ConllText
+
+    tokens = [b"".join(p) for p in pieces]
+    table = parse_conll(b"".join(t + b" O\n" for t in tokens), "x", encoding=None)
+    a, b = min(a, len(tokens)), min(max(a, b), len(tokens))
+    want = " ".join(t.decode("utf-8", errors="replace") for t in tokens[a:b])
+    alone = ConllText(table, table.sentence_bounds)
+    assert alone.mention(a, b) == want
+    whole = ConllText(table, table.sentence_bounds)
+    whole.joined()
+    assert whole.mention(a, b) == want
