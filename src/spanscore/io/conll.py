@@ -704,13 +704,25 @@ _MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtyp
 
 
 def prefix_words(buf: npt.NDArray[np.uint8], start: IntArray, lengths: IntArray) -> npt.NDArray[np.uint64]:
-    """The first (up to) 8 bytes of each field as one integer, read from a view with a
-    little-endian word at every byte offset; bytes past a field's end are zero."""
+    """The first (up to) 8 bytes of each field as one integer; bytes past a field's end are zero."""
+    words = words_at(buf, start)
+    words &= prefix_masks(lengths)
+    return words
+
+
+def words_at(buf: npt.NDArray[np.uint8], start: IntArray) -> npt.NDArray[np.uint64]:
+    """The 8 bytes from each offset as one little-endian integer (zeros past the buffer's end),
+    read from a view with a word at every byte offset."""
     padded = np.concatenate((buf, np.zeros(8, dtype=np.uint8)))
     at_every_byte = np.ndarray((len(buf),), dtype="<u8", buffer=padded.data, strides=(1,))
     words: npt.NDArray[np.uint64] = np.take(at_every_byte, start)  # quicker than indexing here
-    words &= np.take(_MASKS, np.minimum(lengths, 8))
     return words
+
+
+def prefix_masks(lengths: IntArray) -> npt.NDArray[np.uint64]:
+    """Masks that keep the first ``lengths`` bytes (up to 8) of a little-endian word."""
+    masks: npt.NDArray[np.uint64] = np.take(_MASKS, np.minimum(lengths, 8))
+    return masks
 
 
 def _dedupe(col: Column) -> Column:
