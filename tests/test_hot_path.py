@@ -6,7 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import spanscore
 from spanscore.stages import parts
@@ -57,3 +60,35 @@ def test_parts_after_one_full_of_examples_render_none(tmp_path: Path, monkeypatc
     calls.clear()
     assert examples(gold, pred, chunk_bytes=700) == shortcut
     assert len(calls) >= 5  # every part renders without the quota
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 60), st.integers(1, 5)), max_size=30),
+    st.lists(st.tuples(st.integers(0, 60), st.integers(1, 5)), max_size=30),
+    st.sampled_from([0, 7, 10**6]),
+)
+def test_overlap_bounds_are_the_binary_searches(
+    ref: list[tuple[int, int]], pred: list[tuple[int, int]], shift: int
+) -> None:
+    """The running counts give what the four binary searches give, dense or sparse."""
+    from spanscore.stages.matching import _bounds
+
+    def columns(spans: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+        spans = sorted(spans)
+        start = np.array([s + shift for s, _ in spans], dtype=np.int64)
+        return start, start + np.array([n for _, n in spans], dtype=np.int64)
+
+    rs, re_ = columns(ref)
+    ps, pe = columns(pred)
+    if shift == 10**6 and len(rs):
+        rs[-1] += 10**7  # one far away: too sparse for running counts
+        re_[-1] += 10**7
+    want = (
+        np.searchsorted(ps, rs, "left"),
+        np.searchsorted(ps, re_, "left"),
+        np.searchsorted(rs, ps, "right"),
+        np.searchsorted(rs, pe, "left"),
+    )
+    for got, expected in zip(_bounds(rs, re_, ps, pe), want, strict=True):
+        assert got.tolist() == expected.tolist()
