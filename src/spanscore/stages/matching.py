@@ -47,7 +47,9 @@ class Level(IntEnum):
     NO_CREDIT = 3  # matched without credit (SemEval's INC)
 
 
-NOT_ELIGIBLE, FULL, PARTIAL, NO_CREDIT = Level.NOT_ELIGIBLE, Level.FULL, Level.PARTIAL, Level.NO_CREDIT
+# Plain ints: numpy compares an array with an IntEnum member several times slower than with an int
+# (it looks for array attributes on the member, through the enum's class).
+NOT_ELIGIBLE, FULL, PARTIAL, NO_CREDIT = (int(level) for level in Level)
 
 
 @dataclass(frozen=True)
