@@ -46,10 +46,11 @@ def stages(gold: Path, pred: Path) -> dict[str, float]:
     from spanscore.engines import PartCounter
     from spanscore.io.conll import parse_conll
     from spanscore.io.conll_plan import plan_chunks
-    from spanscore.io.load import check_same_tokens, decode_column
+    from spanscore.io.load import ConllText, check_same_tokens, decode_column
     from spanscore.io.reading import Reading
     from spanscore.io.sources import ConllSource
-    from spanscore.stages.counts import Options, count
+    from spanscore.stages.counts import Options, count, count_grouped
+    from spanscore.stages.pairs import error_examples
     from spanscore.stages.parts import Wanted
     from spanscore.stages.scoring import TypeSelection
     from spanscore.stages.spans import unify
@@ -62,6 +63,7 @@ def stages(gold: Path, pred: Path) -> dict[str, float]:
     source = ConllSource.open(gold, pred, Reading(), TypeSelection(), 1 << 19)
     count_chunk = PartCounter(source, Options(), Wanted(examples=0))
     items = list(count_chunk.plan())
+    middle = items[len(items) // 2]
 
     plan = plan_chunks(gold, pred)
     c = plan[len(plan) // 2]
@@ -69,15 +71,20 @@ def stages(gold: Path, pred: Path) -> dict[str, float]:
     r = parse_conll(rb, str(gold), columns=(-1,))
     p = parse_conll(pb, str(pred), columns=(-1,))
     rs, ps = unify(decode_column(r, 0, "BIO", "conlleval"), decode_column(p, 0, "BIO", "conlleval"))
+    counted = count_grouped(rs, ps, Options())
+    text = ConllText(r, r.sentence_bounds)
     out = {
         "plan_chunks (whole files)": best(lambda: plan_chunks(gold, pred), 3),
         "read both ranges": best(lambda: (_read(gold, c.ref_start, c.ref_end), _read(pred, c.pred_start, c.pred_end))),
         "parse_conll x2": best(lambda: (parse_conll(rb, "g", columns=(-1,)), parse_conll(pb, "p", columns=(-1,)))),
         "check_same_tokens": best(lambda: check_same_tokens(r, p)),
-        "token_bytes x2 (inside check_same_tokens)": best(lambda: (r.token_bytes(), p.token_bytes())),
         "decode_column x2": best(lambda: [decode_column(t, 0, "BIO", "conlleval") for t in (r, p)]),
+        "load (read, parse, check, decode, unify)": best(lambda: source.load(middle.part)),
         "count (every criterion)": best(lambda: count(rs, ps, Options())),
-        "count_chunk (all of it)": best(lambda: count_chunk(items[len(items) // 2])),
+        "error examples (where rendered)": best(
+            lambda: error_examples(counted.taxonomy, counted.pairs, rs, ps, text, 5)
+        ),
+        "count_chunk without examples (all of it)": best(lambda: count_chunk(middle)),
     }
     out["chunks"] = len(plan)
     out["tokens per chunk"] = r.n_tokens

@@ -132,6 +132,12 @@ def floor(out: Path, sentences: int, n: int, peer_rounds: int) -> None:
     base = "floor: numpy + read both files"
     table(results, base, f"{sentences} sentences ({mb:.1f} MB per file), median of {n} rounds")
     one, _, _ = medians(results["spanscore evaluate --json"])
+    _, floor_cpu, _ = medians(results[base])
+    print(f"\naims: the count within 1.5x of the floor, --jobs 1 within 2x, load {os.getloadavg()[0]:.2f}")
+    for name in ("spanscore evaluate --json", "spanscore evaluate --json --jobs 1"):
+        for key in (name, f"{name} [before]"):
+            if key in results:
+                print(f"  {key}: {medians(results[key])[1] / floor_cpu:.2f}x the floor by CPU")
     if peer_rounds:
         peer, peer_cpu, _ = medians(results["nervaluate (all schemes)"])
         _, cpu, _ = medians(results["spanscore evaluate --json"])

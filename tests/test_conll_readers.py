@@ -86,16 +86,96 @@ def test_usual_files_take_the_fast_reader_and_parse_alike(rows: list[list[str]],
     if fast is not None:
         same_lines(fast, general)
     # The whole table (or the error) is the same whichever reader produced the lines.
+    got = table_or_error(data, delimiter=delimiter, columns=(-1,))
+    assert got == general_table_or_error(data, delimiter=delimiter, columns=(-1,))
+
+
+def general_table_or_error(data: bytes, **kw: object) -> object:
+    """``table_or_error`` with neither fast reader: the general one alone."""
     import spanscore.io.conll as conll
 
-    got = table_or_error(data, delimiter=delimiter, columns=(-1,))
-    saved = conll._simple_lines
+    saved = conll._simple_lines, conll._usual_table
     conll._simple_lines = lambda *a: None  # type: ignore[assignment]
+    conll._usual_table = lambda *a: None  # type: ignore[assignment]
     try:
-        want = table_or_error(data, delimiter=delimiter, columns=(-1,))
+        return table_or_error(data, **kw)
     finally:
-        conll._simple_lines = saved
-    assert got == want
+        conll._simple_lines, conll._usual_table = saved
+
+
+CLEAN_PIECES = ["a", "#", "-DOCSTART-", "-", "-x", "O", "B-X", "I-Y", "é", "#a"]
+ROW_PIECES = [*CLEAN_PIECES, "x y", " b", "c ", "", "\x00", "B-\x00"]
+
+
+def _rows(width: int) -> st.SearchStrategy[list[list[str]]]:
+    """Rows of ``width`` cells and blank rows, with at most one odd row (of spaces, or ragged)."""
+    row = st.lists(st.sampled_from(CLEAN_PIECES), min_size=width, max_size=width)
+    odd = st.one_of(st.just([" "]), st.just([" ", " "]), st.lists(st.sampled_from(ROW_PIECES), min_size=1, max_size=4))
+    rows = st.lists(st.one_of(st.just([]), row, row), min_size=1, max_size=30)
+    return st.tuples(rows, st.one_of(st.none(), st.none(), st.none(), odd), st.integers(0, 30)).map(
+        lambda t: t[0] if t[1] is None else [*t[0][: t[2]], t[1], *t[0][t[2] :]]
+    )
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.one_of(
+        st.integers(1, 4).flatmap(_rows),
+        st.lists(
+            st.one_of(
+                st.just([]),
+                st.just([" "]),
+                st.just([" ", " "]),
+                st.lists(st.sampled_from(ROW_PIECES), min_size=1, max_size=4),
+            ),
+            min_size=1,
+            max_size=30,
+        ),
+    ),
+    st.sampled_from(["\t", " ", "  "]),
+    st.sampled_from(["auto", "tab", "whitespace"]),
+    st.sampled_from([0, 1, -2]),
+    st.sampled_from([(-1,), (1,), (-1, -2), (2,), ()]),
+    st.sampled_from([None, True, False]),
+    st.booleans(),
+)
+@example([["a", "O"], [], ["-DOCSTART-", "O"], [], ["b", "B-X"], ["c", "I-X"]], " ", "auto", 0, (-1,), None, True)
+@example([["#", "O"], ["a", "O"]], "\t", "auto", 0, (-1,), None, True)
+@example([["#", "O"], ["a", "O"]], "\t", "auto", 1, (-1,), None, True)
+def test_the_usual_layout_reads_as_the_general_reader_does(
+    rows: list[list[str]],
+    sep: str,
+    delimiter: str,
+    token_column: int,
+    columns: tuple[int, ...],
+    hash_comments: bool | None,
+    final_newline: bool,
+) -> None:
+    """The reader of the usual layout gives the general reader's table, or its error, on any file:
+    -DOCSTART- lines, "#" lines, ragged or empty fields, lines of spaces, NUL bytes, any option."""
+    data = usual_file(rows, sep)
+    if not final_newline:
+        data = data.rstrip(b"\n")
+    kw = dict(
+        delimiter=delimiter, token_column=token_column, columns=columns, hash_comments=hash_comments, allow_empty=True
+    )
+    assert table_or_error(data, **kw) == general_table_or_error(data, **kw)
+
+
+def test_the_usual_layout_takes_the_usual_reader() -> None:
+    from spanscore.io import conll
+
+    data = b"-DOCSTART- O\n\na B-X\nb I-X\n\n#c O\n-d O\n"
+    for sep in (b" ", b"\t"):
+        buf = np.frombuffer(data.replace(b" ", sep), dtype=np.uint8)
+        table = conll._usual_table(
+            data.replace(b" ", sep), buf, "x", "tab" if sep == b"\t" else "whitespace", (-1,), 0, 0, False, None
+        )
+        assert table is not None
+        assert table.sentence_bounds.tolist() == [0, 2, 4]
+        assert table.token_line.tolist() == [3, 4, 6, 7]
+        assert table.n_docstarts == 1 and table.sentence_docstarts is not None
+        assert table.sentence_docstarts.tolist() == [1, 1]
 
 
 @pytest.mark.parametrize(
@@ -157,3 +237,29 @@ def test_sentence_starts_from_blank_lines(blank: list[bool]) -> None:
                 want.append(token)
             token += 1
     assert _sentence_starts(np.array(blank, dtype=bool)).tolist() == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from([b"a", b"\xc3", b"\xa9", b"\xe2\x82", b"\xff", "é".encode()]), min_size=1, max_size=3),
+        min_size=1,
+        max_size=6,
+    ),
+    st.integers(0, 6),
+    st.integers(0, 6),
+)
+def test_a_mention_decodes_each_token_alone(pieces: list[list[bytes]], a: int, b: int) -> None:
+    """A mention rendered on its own (error examples) is its tokens decoded one by one, invalid
+    bytes replaced, joined by spaces: as when every token of the chunk is decoded at once."""
+    from spanscore.io.load import ConllText
+
+    tokens = [b"".join(p) for p in pieces]
+    table = parse_conll(b"".join(t + b" O\n" for t in tokens), "x", encoding=None)
+    a, b = min(a, len(tokens)), min(max(a, b), len(tokens))
+    want = " ".join(t.decode("utf-8", errors="replace") for t in tokens[a:b])
+    alone = ConllText(table, table.sentence_bounds)
+    assert alone.mention(a, b) == want
+    whole = ConllText(table, table.sentence_bounds)
+    whole.joined()
+    assert whole.mention(a, b) == want

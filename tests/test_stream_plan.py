@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import spanscore
 from spanscore.io.conll_plan import _breaks, _Window
 
-PIECES = ["a", "B-X", "tok", " ", "\t", "\r", "\n", "\n\n", "\n\n\n", "\n \n", "\n\r\n", "\x0c"]
+PIECES = ["a", "B-X", "tok", " ", "\t", "\r", "\n", "\n\n", "\n\n\n", "\n \n", "\n\r\n", "\x0c", "-DOCSTART-", "-", "#"]
 
 
 @settings(max_examples=500, deadline=None)
@@ -36,6 +36,9 @@ def test_usual_files_take_the_quick_look() -> None:
     w = _Window(b"a O\nb O\n\nc O\n\n\n")
     assert w.ends is None and w.count == 2 and [w.end(1), w.end(2), w.end(-1)] == [9, 14, 14]
     assert _Window(b"a O\n \nb O\n\n").ends is not None  # a line of a space may be blank: line by line
+    # The last break far from the window's end (it is looked for near the end first).
+    data = b"a O\n\n" + b"b O\n" * 30000
+    assert _Window(data).end(-1) == 5 == _breaks(data)[0][-1]
 
 
 def test_comment_lines_in_one_file_only_keep_chunks_aligned(tmp_path: Path) -> None:

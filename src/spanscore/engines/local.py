@@ -10,14 +10,14 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..errors import OptionError
 from ..runtime.memory import keep_freed_memory
 from ..runtime.workers import can_fork, forked_map
 from ..stages.counts import Options
-from ..stages.parts import Folder, JudgeSpec, PartResult, RowSink, Source, Wanted, count_part
+from ..stages.parts import ExampleQuota, Folder, JudgeSpec, PartResult, RowSink, Source, Wanted, count_part
 
 Progress = Callable[[int, int], None]
 ENGINES: tuple[str, ...] = ("local", "dask")
@@ -31,6 +31,7 @@ class PartCounter:
     options: Options
     wanted: Wanted
     judge: JudgeSpec | None = None
+    quota: ExampleQuota = field(default_factory=ExampleQuota, compare=False, repr=False)
 
     def plan(self) -> Iterator[Numbered]:
         """The source's parts, each with the number of its first unit (counted only when report
@@ -51,7 +52,10 @@ class PartCounter:
         data = self.source.load(item.part)
         if item.units is not None and item.units != data.units:
             raise RuntimeError(f"spanscore bug: a part was planned with {item.units} units but holds {data.units}")
-        return count_part(data, self.options, self.wanted, self.judge, item.first_unit)
+        at = self.source.position(item.part)
+        result = count_part(data, self.options, self.quota.wanted(self.wanted, at), self.judge, item.first_unit)
+        self.quota.note(result, self.wanted.examples, at)
+        return result
 
 
 @dataclass(frozen=True)

@@ -143,9 +143,15 @@ def parse_conll(
         delimiter = "tab" if tab_separated(data) else "whitespace"
     if delimiter not in ("tab", "whitespace"):
         raise InputError(f"unknown delimiter {delimiter!r}: use auto, tab or whitespace", path=path)
+    args = (columns, token_column, line_offset, allow_empty, hash_comments)
+    try:
+        usual = _usual_table(data, buf, path, delimiter, *args)
+    except InputError:
+        usual = None  # the general reader raises it, as it would without this path
+    if usual is not None:
+        return usual
     is_nl = buf == _NL
     lines = _simple_lines(data, buf, is_nl, delimiter) or _lines(buf, is_nl, delimiter)
-    args = (columns, token_column, line_offset, allow_empty, hash_comments)
     try:
         return _table(lines, data, buf, path, delimiter, *args)
     except InputError as exc:
@@ -270,6 +276,115 @@ def _simple_lines(
             return None
     n_fields[blank] = 0
     return Lines(starts, ends, first_field, n_fields, blank, line_start)
+
+
+def _usual_table(
+    data: bytes,
+    buf: npt.NDArray[np.uint8],
+    path: str,
+    delimiter: str,
+    columns: Sequence[int],
+    token_column: int,
+    line_offset: int,
+    allow_empty: bool,
+    hash_comments: bool | None,
+) -> ConllTable | None:
+    """The usual layout read straight into a table, or None for the general reader (``_lines``
+    and ``_table``), which gives the same table on every file this one reads.
+
+    Usual: no CR; every line empty, or of the same number of non-empty fields split by exactly
+    one separator (a space in a file without tabs, or a tab); no comment line. Works on the
+    content lines and the separators, found in one pass each over the bytes: a line holds
+    exactly k separators when there are k per content line in all and each line's k-th lies
+    inside it.
+    """
+    if b"\r" in data:
+        return None
+    sep = _TAB if delimiter == "tab" else _SPACE
+    if sep == _SPACE and b"\t" in data:
+        return None
+    newline = np.flatnonzero(buf == _NL)
+    # A line's length plus one: the distance from the newline before it (or the start).
+    gap = np.empty_like(newline)
+    gap[0] = newline[0] + 1
+    np.subtract(newline[1:], newline[:-1], out=gap[1:])
+    lines = np.flatnonzero(gap > 1)  # content lines, numbered from 0 among all lines
+    n_lines = lines.shape[0]
+    separators = np.flatnonzero(buf == sep)
+    k = separators.shape[0] // n_lines if n_lines else 0
+    if k == 0 or separators.shape[0] != k * n_lines:
+        return None
+    end = newline[lines]
+    start = end - gap[lines] + 1
+    at = separators.reshape(n_lines, k)
+    # Separators are in byte order: each line's first after its start and its last before its end
+    # puts exactly k in each line (none in empty lines); with gaps between them, no field is empty.
+    if not ((at[:, 0] > start).all() and (at[:, -1] < end - 1).all()):
+        return None
+    if k > 1 and not (at[:, 1:] - at[:, :-1] > 1).all():
+        return None
+    n_columns = k + 1
+    for col in (token_column, *columns):
+        if not -n_columns <= col < n_columns:
+            return None
+    first = buf[start]  # cheaper than looking for "-DOCSTART-" in the bytes
+    if sep == _TAB and b" " in data and (first == _SPACE).any():
+        return None  # a line of spaces and tabs may be blank: the general reader looks at it
+    comments = token_column % n_columns if hash_comments is None else hash_comments
+    if comments and b"#" in data and (first == _HASH).any():
+        return None  # comment lines
+    docstart = None
+    dash = np.flatnonzero(first == _DOCSTART[0])
+    if dash.shape[0]:
+        is_doc = (at[dash, 0] - start[dash] == len(_DOCSTART)) & _starts_with(buf, start[dash], _DOCSTART)
+        if is_doc.any():
+            docstart = dash[is_doc]
+    doc_lines = None
+    if docstart is not None:
+        doc_lines = lines[docstart]
+        keep = np.ones(n_lines, dtype=bool)
+        keep[docstart] = False
+        lines, start, end, at = lines[keep], start[keep], end[keep], at[keep]
+        if lines.shape[0] == 0:
+            return None
+    n_tokens = lines.shape[0]
+    # A token line starts a sentence unless the line before it is a token line.
+    new_sentence = np.empty(n_tokens, dtype=bool)
+    new_sentence[0] = True
+    np.not_equal(lines[1:], lines[:-1] + 1, out=new_sentence[1:])
+    sentence_first = np.flatnonzero(new_sentence)
+    sentence_bounds = np.empty(sentence_first.shape[0] + 1, dtype=np.int64)
+    sentence_bounds[:-1] = sentence_first
+    sentence_bounds[-1] = n_tokens
+
+    def field(j: int) -> tuple[IntArray, IntArray]:
+        return (start if j == 0 else at[:, j - 1] + 1), (end if j == k else np.ascontiguousarray(at[:, j]))
+
+    token_start, token_end = field(token_column % n_columns)
+    cols = tuple(_column_ids(data, buf, *field(c % n_columns), lines, path, line_offset) for c in columns)
+    n_docstart = 0 if doc_lines is None else int(doc_lines.shape[0])
+    sentence_docstarts = None
+    if doc_lines is not None:
+        # -DOCSTART- lines before each sentence: none of them is the sentence's first line.
+        sentence_docstarts = np.searchsorted(doc_lines, lines[sentence_first]).astype(np.int64)
+        sentence_doc = np.maximum(sentence_docstarts - 1, 0)
+    else:
+        sentence_doc = np.zeros(sentence_first.shape[0], dtype=np.int64)
+    return ConllTable(
+        path=path,
+        buffer=buf,
+        token_start=token_start,
+        token_end=token_end,
+        token_line=lines + (1 + line_offset),
+        sentence_bounds=sentence_bounds,
+        sentence_doc=sentence_doc,
+        n_documents=max(n_docstart, 1),
+        columns=cols,
+        n_columns=n_columns,
+        line_offset=line_offset,
+        n_docstarts=n_docstart,
+        sentence_docstarts=sentence_docstarts,
+    )
 
 
 def _table(
@@ -589,13 +704,25 @@ _MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtyp
 
 
 def prefix_words(buf: npt.NDArray[np.uint8], start: IntArray, lengths: IntArray) -> npt.NDArray[np.uint64]:
-    """The first (up to) 8 bytes of each field as one integer, read from a view with a
-    little-endian word at every byte offset; bytes past a field's end are zero."""
+    """The first (up to) 8 bytes of each field as one integer; bytes past a field's end are zero."""
+    words = words_at(buf, start)
+    words &= prefix_masks(lengths)
+    return words
+
+
+def words_at(buf: npt.NDArray[np.uint8], start: IntArray) -> npt.NDArray[np.uint64]:
+    """The 8 bytes from each offset as one little-endian integer (zeros past the buffer's end),
+    read from a view with a word at every byte offset."""
     padded = np.concatenate((buf, np.zeros(8, dtype=np.uint8)))
     at_every_byte = np.ndarray((len(buf),), dtype="<u8", buffer=padded.data, strides=(1,))
-    words: npt.NDArray[np.uint64] = at_every_byte[start]
-    words &= np.take(_MASKS, np.minimum(lengths, 8))
+    words: npt.NDArray[np.uint64] = np.take(at_every_byte, start)  # quicker than indexing here
     return words
+
+
+def prefix_masks(lengths: IntArray) -> npt.NDArray[np.uint64]:
+    """Masks that keep the first ``lengths`` bytes (up to 8) of a little-endian word."""
+    masks: npt.NDArray[np.uint64] = np.take(_MASKS, np.minimum(lengths, 8))
+    return masks
 
 
 def _dedupe(col: Column) -> Column:

@@ -82,8 +82,10 @@ def _free_lines(data: bytes) -> list[int]:
         line = data[at : end if end >= 0 else len(data)]
         before = data.rfind(b"\n", 0, max(at - 1, 0))
         previous = data[before + 1 : max(at - 1, 0)] if at > 0 else b""
-        if columns is not None and len(line.split()) != columns and (
-            not previous.strip() or previous.startswith((_DOCSTART, b"#"))
+        if (
+            columns is not None
+            and len(line.split()) != columns
+            and (not previous.strip() or previous.startswith((_DOCSTART, b"#")))
         ):
             found.append(at)
         if end < 0:
@@ -115,19 +117,23 @@ class _Window:
 
     def __init__(self, data: bytes) -> None:
         b = np.frombuffer(data, dtype=np.uint8)
-        self.nl = b == 10
+        self.nl = nl = b == 10
         self.ends: IntArray | None = None
         self.newlines: IntArray | None = None
         self.mask = np.zeros(0, dtype=bool)
         # Bytes up to 32 other than "\n" at a line start: white space (or a control byte) that may
         # make a line blank without its being empty.
-        if ((b[:1] <= 32).any() and not self.nl[0]) or (self.nl[:-1] & (b[1:] <= 32) & ~self.nl[1:]).any():
+        other = (b <= 32) ^ nl
+        if other[:1].any() or np.count_nonzero(nl[:-1] & other[1:]):
             self.ends, self.newlines = _breaks(data)
             self.count = int(self.ends.shape[0])
         else:
             # mask[i]: a break ends at i + 3 (b[i] is in a non-blank line, b[i + 2] ends an empty one).
-            self.mask = ~self.nl[:-2] & self.nl[1:-1] & self.nl[2:]
-            if _DOCSTART in data or b"#" in data:  # an empty line after these ends no sentence
+            self.mask = np.greater(nl[1:-1] & nl[2:], nl[:-2])
+            # An empty line after a -DOCSTART- or a comment ends no sentence. Lines that start with
+            # "-" are quicker to rule out than "-DOCSTART-" is to look for.
+            dash = b[:1] == _DOCSTART[0]
+            if b"#" in data or dash.any() or np.count_nonzero(nl[:-1] & (b[1:] == _DOCSTART[0])):
                 for at in _free_lines(data):
                     end = data.find(b"\n", at)
                     if 0 < end < self.mask.shape[0] + 1:
@@ -139,7 +145,12 @@ class _Window:
         if self.ends is not None:
             return int(self.ends[k - 1] if k > 0 else self.ends[-1])
         if k < 0:
-            return int(self.mask.shape[0] - 1 - np.argmax(self.mask[::-1])) + 3
+            # The last break is most often near the end: look there before in the whole window.
+            tail = self.mask[-(1 << 16) :]
+            found = np.flatnonzero(tail)
+            if found.shape[0]:
+                return int(found[-1]) + int(self.mask.shape[0] - tail.shape[0]) + 3
+            return int(np.flatnonzero(self.mask)[-1]) + 3
         # A window is read for a few more breaks than wanted: the k-th is most often in its last
         # quarter, where listing the breaks costs a quarter as much.
         start = self.mask.shape[0] * 3 // 4

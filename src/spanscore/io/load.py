@@ -14,7 +14,7 @@ from ..errors import InputError, OptionError, shorten
 from ..stages.encoding import Repair, decode, get_encoding, invalid_transitions, split_labels
 from ..stages.spans import IntArray, Pieces, Spans
 from ..stages.text import Repaired, Text
-from .conll import ConllTable, gather, prefix_words
+from .conll import ConllTable, gather, prefix_masks, words_at
 from .document import Document
 
 
@@ -37,6 +37,7 @@ class ConllText:
         self._words: list[str] | None = None
         self._joined: tuple[str, list[int]] | None = None
         self._starts: IntArray | None = None
+        self._raw: bytes | None = None  # the table's bytes, for mentions decoded on their own
 
     def _tokens(self, start: int, end: int) -> list[str]:
         if self.table is None:
@@ -100,13 +101,19 @@ class ConllText:
 
     def mention(self, start: int, end: int) -> str:
         if self._joined is None and self._words is None and self.table is not None:
-            # A few mentions (the error examples of every evaluation) are decoded token by token,
-            # not the whole chunk: each token decodes alone as it does in the whole (_decode_all).
+            # A few mentions (the error examples of every evaluation) are decoded on their own,
+            # not the whole chunk: their tokens' bytes joined by spaces, decoded at once (an
+            # invalid byte sequence cannot reach across a space, so each token decodes as it does
+            # alone, as in _decode_all).
             t = self.table
-            return " ".join(
-                t.buffer[a:b].tobytes().decode("utf-8", errors="replace")
-                for a, b in zip(t.token_start[start:end].tolist(), t.token_end[start:end].tolist(), strict=True)
-            )
+            raw = self._raw
+            if raw is None:
+                base: object = t.buffer.base  # the bytes parsed, where numpy kept them
+                raw = self._raw = (
+                    base if isinstance(base, bytes) and len(base) == t.buffer.shape[0] else t.buffer.tobytes()
+                )
+            starts, ends = t.token_start[start:end].tolist(), t.token_end[start:end].tolist()
+            return b" ".join([raw[a:b] for a, b in zip(starts, ends, strict=True)]).decode("utf-8", errors="replace")
         text, starts = self._text()
         return text[starts[start] : starts[end] - 1] if end > start else ""
 
@@ -193,9 +200,11 @@ def _same_token_bytes(ref: ConllTable, pred: ConllTable) -> bool:
     lengths = ref.token_end - ref.token_start
     if not np.array_equal(lengths, pred.token_end - pred.token_start):
         return False
-    if not np.array_equal(
-        prefix_words(ref.buffer, ref.token_start, lengths), prefix_words(pred.buffer, pred.token_start, lengths)
-    ):
+    # Where the lengths agree, the first 8 bytes differ within a token where their XOR does.
+    differ = words_at(ref.buffer, ref.token_start)
+    differ ^= words_at(pred.buffer, pred.token_start)
+    differ &= prefix_masks(lengths)
+    if differ.any():
         return False
     long = np.flatnonzero(lengths > 8)
     return bool(

@@ -47,7 +47,9 @@ class Level(IntEnum):
     NO_CREDIT = 3  # matched without credit (SemEval's INC)
 
 
-NOT_ELIGIBLE, FULL, PARTIAL, NO_CREDIT = Level.NOT_ELIGIBLE, Level.FULL, Level.PARTIAL, Level.NO_CREDIT
+# Plain ints: numpy compares an array with an IntEnum member several times slower than with an int
+# (it looks for array attributes on the member, through the enum's class).
+NOT_ELIGIBLE, FULL, PARTIAL, NO_CREDIT = (int(level) for level in Level)
 
 
 @dataclass(frozen=True)
@@ -96,13 +98,36 @@ def _expand(lo: IntArray, hi: IntArray) -> tuple[IntArray, IntArray]:
     return owner, np.repeat(lo, counts) + offset
 
 
+def _bounds(rs: IntArray, re_: IntArray, ps: IntArray, pe: IntArray) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """``searchsorted(ps, rs)``, ``(ps, re_)``, ``(rs, ps, "right")`` and ``(rs, pe)``. Where the
+    positions are dense (the tokens of a chunk), from running counts of the starts: two passes
+    over the positions in place of four binary searches."""
+    n = rs.shape[0] + ps.shape[0]
+    base = min(int(rs[0]), int(ps[0])) if rs.shape[0] and ps.shape[0] else 0
+    size = max(int(re_.max()), int(pe.max())) - base + 1 if rs.shape[0] and ps.shape[0] else 0
+    if not 0 < size <= 16 * n:
+        return (
+            np.searchsorted(ps, rs, "left"),
+            np.searchsorted(ps, re_, "left"),
+            np.searchsorted(rs, ps, "right"),
+            np.searchsorted(rs, pe, "left"),
+        )
+    # before_p[x]: starts of ``ps`` before position base + x; so for ``rs``.
+    before_p = np.zeros(size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(ps - base, minlength=size), out=before_p[1:])
+    before_r = np.zeros(size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rs - base, minlength=size), out=before_r[1:])
+    return before_p[rs - base], before_p[re_ - base], before_r[ps - base + 1], before_r[pe - base]
+
+
 def find_pairs(reference: Spans, predicted: Spans) -> Pairs:
     """All overlapping pairs. Both span sets must share one type vocabulary and be sorted."""
     rs, re_, rt = reference.start, reference.end, reference.type
     ps, pe, pt = predicted.start, predicted.end, predicted.type
     # Of two overlapping spans, the one that starts later starts inside the other.
-    r1, p1 = _expand(np.searchsorted(ps, rs, "left"), np.searchsorted(ps, re_, "left"))
-    p2, r2 = _expand(np.searchsorted(rs, ps, "right"), np.searchsorted(rs, pe, "left"))
+    lo1, hi1, lo2, hi2 = _bounds(rs, re_, ps, pe)
+    r1, p1 = _expand(lo1, hi1)
+    p2, r2 = _expand(lo2, hi2)
     ref = np.concatenate((r1, r2))
     pred = np.concatenate((p1, p2))
     if ref.shape[0]:

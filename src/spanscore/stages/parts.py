@@ -190,6 +190,27 @@ class RowSink(Protocol):
     def __call__(self, rows: PartRows) -> None: ...
 
 
+class ExampleQuota:
+    """Whether a part's error examples could ever be shown. The fold keeps the first few of each
+    kind in corpus order, so once a part counted in this process holds ``Wanted.examples`` of
+    every kind, a later part's would never be: it renders none (rendering is most of what the
+    examples cost). ``position`` is the source's, which never decreases along the plan."""
+
+    def __init__(self) -> None:
+        self.full_at: int | None = None  # the earliest position of a part whose examples were full
+
+    def wanted(self, wanted: Wanted, position: int) -> Wanted:
+        if wanted.examples and self.full_at is not None and self.full_at < position:
+            return replace(wanted, examples=0)
+        return wanted
+
+    def note(self, result: PartResult, limit: int, position: int) -> None:
+        examples = result.examples
+        earliest = self.full_at is None or position < self.full_at
+        if earliest and limit and examples and all(len(rows) >= limit for rows in examples.values()):
+            self.full_at = position
+
+
 def _first(a: dict[str, list[dict[str, Any]]], b: dict[str, list[dict[str, Any]]], limit: int) -> None:
     for kind, rows in b.items():
         have = a.setdefault(kind, [])
