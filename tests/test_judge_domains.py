@@ -167,6 +167,26 @@ def test_unknown_types_are_refused_in_every_command_that_takes_a_judge(
                     "--json")
     assert code == 0 and json.loads(out)["judge"] == "tfidf-contains+agnostic"
     refused(*run("evaluate", str(gold), str(pred), "--judge-unknown", "agnostic"), "--judge-unknown")
+    # review create: the task is ordered by the judge's type-agnostic model, and says so
+    db = work / "agnostic-review.db"
+    code, out = run("review", "create", str(gold), str(pred), "--db", str(db), "--criteria", "overlap",
+                    "--judge", str(btc_judge), "--judge-unknown", "agnostic")
+    assert code == 0, out
+    assert "in the review order of judge tfidf-contains+agnostic" in out
+    from dataclasses import fields
+
+    from spanscore.review.store import Item, Store
+
+    store = Store(str(db))
+    stored = store.items_of(store.task().id)
+    assert stored and all(row.probability is not None for row in stored)
+    names = [f.name for f in fields(Item)]
+    items = [Item(**{k: v for k, v in row._mapping.items() if k in names}) for row in stored]
+    assert {it.gold_label for it in items} - {"LOC", "ORG", "PER"}  # types the BTC judge never saw
+    expected = load_judge(btc_judge).with_unknown("agnostic").accept_probability([it.mismatch() for it in items])
+    np.testing.assert_allclose([row.probability for row in stored], expected, atol=1e-9)
+    refused(*run("review", "create", str(gold), str(pred), "--db", str(work / "r2.db"), "--judge-unknown",
+                 "agnostic"), "--judge-unknown")
 
 
 def test_train_scores_labels_are_checked_against_the_corpus(btc_train: Path, medical: Path, work: Path) -> None:
