@@ -71,15 +71,32 @@ def medical(medmentions: Path, work: Path) -> Path:
     return path
 
 
+# Our verdicts on the BTC test partial matches, recorded through the review server's API and
+# exported by `spanscore review export` (tools/btc_review.py; its README says how).
+REVIEW_EXPORT = Path(__file__).parent / "data" / "btc-review" / "btc-test-verdicts.jsonl"
+
+
 @pytest.fixture(scope="module")
-def own(btc: Path, work: Path) -> Path:
-    return write_own_test_judgements(btc / "test.txt", work / "btc-own.jsonl")
+def own() -> Path:
+    return REVIEW_EXPORT
 
 
-def test_own_verdicts_are_located_in_btc_test(own: Path) -> None:
+def test_the_review_export_holds_our_btc_test_verdicts(own: Path, btc: Path, work: Path) -> None:
+    """The export is read as judgements (offsets checked against each tweet), holds one verdict
+    per pair of partial_test_overlap.csv as tests/judge_domains.py writes them down and locates them
+    in BTC test, and says it came from the review tool."""
     rows = read_judgements(own)
     assert len(rows) == len(OWN_TEST_VERDICTS) == 107
     assert sum(r.score == 5 for r in rows) == 91 and sum(r.score == 1 for r in rows) == 16
+    located = read_judgements(write_own_test_judgements(btc / "test.txt", work / "btc-own.jsonl"))
+    for r, want, (gold, pred, good) in zip(rows, located, OWN_TEST_VERDICTS, strict=True):
+        assert (r.sentence, r.gold_text, r.pred_text, r.gold_label) == (want.sentence, gold, pred, want.gold_label)
+        assert (r.gold_span, r.pred_span, r.sentence_index) == (want.gold_span, want.pred_span, want.sentence_index)
+        assert r.gold_span is not None and r.mismatch() == want.mismatch()
+        assert r.score == (5 if good else 1) == want.score
+    raw = [json.loads(line) for line in own.read_text(encoding="utf-8").splitlines()]
+    assert {(x["reviewer"], x["scale"], x["criterion"]) for x in raw} == {("judge34", "goodbad", "overlap")}
+    assert [x["verdict"] for x in raw] == ["Good" if good else "Bad" for _, _, good in OWN_TEST_VERDICTS]
 
 
 def test_type_agnostic_judge_is_never_below_the_rule_on_own_btc_verdicts(btc_train: Path, own: Path) -> None:
@@ -360,8 +377,10 @@ def test_an_agnostic_model_carries_across_corpora(btc_train: Path, medical: Path
     original = load_judge(source).acceptance
     assert judge.acceptance is not None and original is not None
     assert judge.acceptance.groups.keys() == original.groups.keys()
-    for g, model in original.groups.items():
+    assert judge.acceptance.carried_over and not original.carried_over
+    for g, model in original.carried().groups.items():
         np.testing.assert_array_equal(judge.acceptance.groups[g].coef, model.coef)
+        assert judge.acceptance.groups[g].intercept == model.intercept
     code, out = run("judge", "benchmark", str(paper), "--train", str(btc_train), "--rule", "agnostic",
                     "--acceptance-from", str(source), "--json")
     assert code == 0, out
@@ -432,3 +451,66 @@ def test_auc_interval_matches_a_plain_bootstrap() -> None:
     lo, hi = np.quantile(plain, [0.025, 0.975])
     got = auc_interval(truth, score)
     assert got == pytest.approx((lo, hi), abs=0.015)
+
+
+def test_a_carried_model_shrinks_toward_the_rule_and_takes_the_source_rate_back() -> None:
+    """Hand-worked: 100 scores, 80 accepted, weigh half (100 / (100 + 100)); the intercept gains
+    log(81 / 21), the smoothed odds of acceptance; carrying twice changes nothing; with no score
+    the carried model is the rule shifted by the source's odds alone."""
+    from spanscore.programs.judge.acceptance import Acceptance, GroupModel
+
+    model = GroupModel(np.zeros(2), np.ones(2), np.array([1.0, -2.0]), 1.6, -0.4, 100, 80)
+    carried = Acceptance({"drops": model}, "forgiving").carried()
+    m = carried.groups["drops"]
+    assert m.slope == pytest.approx(1.3) and m.coef.tolist() == pytest.approx([0.5, -1.0])
+    assert m.intercept == pytest.approx(-0.2 + math.log(81 / 21))
+    assert carried.carried() is carried
+    x, rule = np.array([[0.3, 0.1]]), np.array([0.7])
+    eta = 1.3 * math.log(0.7 / 0.3) - 0.2 + math.log(81 / 21) + 0.5 * 0.3 - 1.0 * 0.1
+    item = read_judgements_item()
+    assert carried.predict(x, [item], rule)[0] == pytest.approx(1 / (1 + math.exp(-eta)))
+    old = GroupModel(np.zeros(2), np.ones(2), np.array([1.0, -2.0]), 1.6, -0.4, 100)  # a file without the count
+    assert old.carried().intercept == pytest.approx(-0.2)
+
+
+def read_judgements_item():  # type: ignore[no-untyped-def]
+    from spanscore.stages.judging import Mismatch
+
+    return Mismatch(predicted_text="b", label="X", reference_text="a b", context="a b", relation="shorter",
+                    same_start=False, same_end=True)
+
+
+def test_a_model_carried_across_domains_is_never_below_the_target_rule(
+    btc_train: Path, own: Path, paper: Path, medmentions: Path, work: Path
+) -> None:
+    """Both ways, over seeds, for both users, in F1 on held-out pairs of the target (its rule
+    measured on the same pairs, cross-fitted alike): the type-agnostic model learned from the 135
+    BTC verdicts on the first 400 MedMentions sentences' scores (cross-fitted over three blocks),
+    and the one learned from those medical scores on the 107 and the 28 BTC verdicts (BTC train's
+    classifier, which never saw them). Neither saw a score of the target."""
+    from spanscore.programs.judge import benchmark, prepare
+    from spanscore.programs.judge.crossfit import backend_trainer
+
+    units = (medmentions / "st21pv_test.iob").read_text(encoding="utf-8").strip("\n").split("\n\n")
+    path = work / "mm400-carry.iob"
+    path.write_text("\n\n".join(units[:400]) + "\n", encoding="utf-8")
+    medical = read_corpus(path)
+    texts = {s.text for s in medical.sentences}
+    med_rows = [j for j in read_judgements(medmentions / "judgements.jsonl") if j.sentence in texts]
+    btc = read_corpus(btc_train)
+    btc_rows = read_judgements(own) + read_judgements(paper)
+    for seed in (0, 1):
+        trainer = backend_trainer("tfidf", seed)
+        btc_prepared = prepare(btc, btc_rows, rule="agnostic", trainer=trainer)
+        med_prepared = prepare(medical, med_rows, rule="agnostic", trainer=trainer)
+        med_rule = benchmark(medical, med_rows, folds=3, seed=seed).users
+        btc_rule = {t: benchmark(btc, read_judgements(t), seed=seed).users for t in (own, paper)}
+        for user in ("forgiving", "strict"):
+            from_btc = btc_prepared.acceptance(range(len(btc_rows)), user)
+            from_med = med_prepared.acceptance(range(len(med_rows)), user)
+            carried = benchmark(medical, med_rows, rule="agnostic", fixed=from_btc, folds=3, seed=seed).users[user]
+            assert _f1(carried) >= _f1(med_rule[user]), (seed, user, "BTC -> medical", med_rule[user], carried)
+            for target in (own, paper):
+                rule = btc_rule[target][user]
+                carried = benchmark(btc, read_judgements(target), rule="agnostic", fixed=from_med, seed=seed).users[user]
+                assert _f1(carried) >= _f1(rule), (seed, user, f"medical -> {target.name}", rule, carried)
