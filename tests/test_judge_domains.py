@@ -512,5 +512,6 @@ def test_a_model_carried_across_domains_is_never_below_the_target_rule(
             assert _f1(carried) >= _f1(med_rule[user]), (seed, user, "BTC -> medical", med_rule[user], carried)
             for target in (own, paper):
                 rule = btc_rule[target][user]
-                carried = benchmark(btc, read_judgements(target), rule="agnostic", fixed=from_med, seed=seed).users[user]
+                rows = read_judgements(target)
+                carried = benchmark(btc, rows, rule="agnostic", fixed=from_med, seed=seed).users[user]
                 assert _f1(carried) >= _f1(rule), (seed, user, f"medical -> {target.name}", rule, carried)
