@@ -454,30 +454,31 @@ def test_auc_interval_matches_a_plain_bootstrap() -> None:
 
 
 def test_a_carried_model_shrinks_toward_the_rule_and_takes_the_source_rate_back() -> None:
-    """Hand-worked: 100 scores, 80 accepted, weigh half (100 / (100 + 100)); the intercept gains
-    log(81 / 21), the smoothed odds of acceptance; carrying twice changes nothing; with no score
-    the carried model is the rule shifted by the source's odds alone."""
+    """Hand-worked: a group of 100 scores weighs half (100 / (100 + 100)); every log-odds gains
+    log(81 / 21), the smoothed odds of the 80 acceptances among 100 scores, the rule's in a group
+    without a model too; carrying twice changes nothing; a model that kept no counts (an older
+    file) is only shrunk."""
     from spanscore.programs.judge.acceptance import Acceptance, GroupModel
-
-    model = GroupModel(np.zeros(2), np.ones(2), np.array([1.0, -2.0]), 1.6, -0.4, 100, 80)
-    carried = Acceptance({"drops": model}, "forgiving").carried()
-    m = carried.groups["drops"]
-    assert m.slope == pytest.approx(1.3) and m.coef.tolist() == pytest.approx([0.5, -1.0])
-    assert m.intercept == pytest.approx(-0.2 + math.log(81 / 21))
-    assert carried.carried() is carried
-    x, rule = np.array([[0.3, 0.1]]), np.array([0.7])
-    eta = 1.3 * math.log(0.7 / 0.3) - 0.2 + math.log(81 / 21) + 0.5 * 0.3 - 1.0 * 0.1
-    item = read_judgements_item()
-    assert carried.predict(x, [item], rule)[0] == pytest.approx(1 / (1 + math.exp(-eta)))
-    old = GroupModel(np.zeros(2), np.ones(2), np.array([1.0, -2.0]), 1.6, -0.4, 100)  # a file without the count
-    assert old.carried().intercept == pytest.approx(-0.2)
-
-
-def read_judgements_item():  # type: ignore[no-untyped-def]
     from spanscore.stages.judging import Mismatch
 
-    return Mismatch(predicted_text="b", label="X", reference_text="a b", context="a b", relation="shorter",
-                    same_start=False, same_end=True)
+    model = GroupModel(np.zeros(2), np.ones(2), np.array([1.0, -2.0]), 1.6, -0.4, 100, 80)
+    carried = Acceptance({"drops": model}, "forgiving", scores=100, accepted=80).carried()
+    m = carried.groups["drops"]
+    odds = math.log(81 / 21)
+    assert m.slope == pytest.approx(1.3) and m.coef.tolist() == pytest.approx([0.5, -1.0])
+    assert m.intercept == pytest.approx(-0.2 + odds) and carried.shift == pytest.approx(odds)
+    assert carried.carried() is carried
+    cut = Mismatch(predicted_text="b", label="X", reference_text="a b", context="a b", relation="shorter",
+                   same_start=False, same_end=True)
+    longer = Mismatch(predicted_text="a b c", label="X", reference_text="a b", context="a b c", relation="longer",
+                      same_start=True, same_end=False)
+    x, rule = np.array([[0.3, 0.1], [0.0, 0.0]]), np.array([0.7, 0.4])
+    eta = 1.3 * math.log(0.7 / 0.3) - 0.2 + odds + 0.5 * 0.3 - 1.0 * 0.1
+    got = carried.predict(x, [cut, longer], rule)
+    assert got[0] == pytest.approx(1 / (1 + math.exp(-eta)))
+    assert got[1] == pytest.approx(1 / (1 + math.exp(-(math.log(0.4 / 0.6) + odds))))  # "adds": the rule, moved
+    old = Acceptance({"drops": model}, "forgiving").carried()
+    assert old.shift == 0.0 and old.groups["drops"].intercept == pytest.approx(-0.2)
 
 
 def test_a_model_carried_across_domains_is_never_below_the_target_rule(

@@ -260,7 +260,7 @@ def _save_acceptance(a: Acceptance | None, prefix: str, arrays: Arrays) -> dict[
         groups[g] = {"slope": m.slope, "intercept": m.intercept, "scores": m.scores, "accepted": m.accepted}
         arrays.update({f"{prefix}.{g}.mean": m.mean, f"{prefix}.{g}.scale": m.scale, f"{prefix}.{g}.coef": m.coef})
     return {"features": list(a.feature_names), "user": a.user, "groups": groups, "reviewers": list(a.reviewers),
-            "carried": a.carried_over}
+            "carried": a.carried_over, "scores": a.scores, "accepted": a.accepted, "shift": a.shift}
 
 
 def _load_acceptance(spec: Any, prefix: str, arrays: Arrays, expected: tuple[str, ...]) -> Acceptance | None:
@@ -286,7 +286,9 @@ def _load_acceptance(spec: Any, prefix: str, arrays: Arrays, expected: tuple[str
             raise ValueError(f"{prefix} weights do not fit its features")
         groups[g] = m
     reviewers = tuple(str(r) for r in spec.get("reviewers", ()))
-    return Acceptance(groups, str(spec["user"]), names, reviewers, bool(spec.get("carried", False)))
+    counts = [None if spec.get(k) is None else int(spec[k]) for k in ("scores", "accepted")]
+    return Acceptance(groups, str(spec["user"]), names, reviewers, bool(spec.get("carried", False)), counts[0],
+                      counts[1], float(spec.get("shift", 0.0)))
 
 
 class CallableJudge:
