@@ -374,6 +374,12 @@ def test_an_agnostic_model_carries_across_corpora(btc_train: Path, medical: Path
     assert code == 0, out
     judge = load_judge(carried)
     assert judge.name == "tfidf-agnostic+tfidf-agnostic-learned-forgiving"
+    info = judge.describe()["acceptance"]
+    assert info["carried"] is True and load_judge(source).describe()["acceptance"]["carried"] is False
+    scores = read_judgements(medical)
+    assert info["acceptance_rate"] == pytest.approx((sum(j.score >= 2 for j in scores) + 1) / (len(scores) + 2))
+    code, out = run("judge", "show", str(carried))
+    assert code == 0 and "carried to this corpus" in out
     original = load_judge(source).acceptance
     assert judge.acceptance is not None and original is not None
     assert judge.acceptance.groups.keys() == original.groups.keys()

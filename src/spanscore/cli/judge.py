@@ -399,7 +399,9 @@ def show_command(judge_file: Path, as_json: bool) -> None:
             continue
         who = ", ".join(model["reviewers"]) or "no reviewer named"
         groups = ", ".join(f"{g} {n} scores" for g, n in model["groups"].items()) or "no group had both verdicts"
-        lines.append(f"{label:10s} for the {model['user']} user from {who}: {groups}")
+        carried = " (carried to this corpus: shrunk toward its rule, the source's acceptance rate kept)" \
+            if model.get("carried") else ""
+        lines.append(f"{label:10s} for the {model['user']} user from {who}: {groups}{carried}")
     lines.append(f"features   {', '.join(data['features'])}")
     click.echo("\n".join(lines))
 

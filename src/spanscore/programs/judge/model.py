@@ -209,6 +209,8 @@ class SpanJudge:
                 "reviewers": list(a.reviewers),
                 "features": list(a.feature_names),
                 "groups": {g: m.scores for g, m in sorted(a.groups.items())},
+                "carried": a.carried_over,
+                "acceptance_rate": a.acceptance_rate(),
             }
 
         return {
