@@ -186,7 +186,7 @@ class Acceptance:
         2001, with ``acceptance_rate``): balanced weights put 0.5 where, on the scores' own sample,
         a wrong acceptance and a wrong rejection are equally likely, but with no score of the new
         domain the users' base rate is the one thing known about it (the users of both domains
-        measured accept most mismatches: 70-92%). One shift for all the scores, not one per group:
+        measured accept most mismatches: 70-91%). One shift for all the scores, not one per group:
         it is better estimated, and it keeps the order of the model's probabilities across
         groups. Without it a carried model rejects far more than the users do. Idempotent."""
         if self.carried_over:
