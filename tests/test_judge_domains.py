@@ -523,3 +523,35 @@ def test_a_model_carried_across_domains_is_never_below_the_target_rule(
                 rows = read_judgements(target)
                 carried = benchmark(btc, rows, rule="agnostic", fixed=from_med, seed=seed).users[user]
                 assert _f1(carried) >= _f1(rule), (seed, user, f"medical -> {target.name}", rule, carried)
+
+
+def test_a_judge_file_without_the_counts_still_reads(btc_train: Path, medical: Path, work: Path) -> None:
+    """Judge files written before the counts were kept (no `scores`, `accepted`, `carried`, `shift`)
+    load, judge as before within their domain, and are carried without the rate's shift; a file
+    with the counts round-trips them."""
+    from spanscore.programs.judge.model import _META
+
+    path = work / "counts.judge"
+    judge = train_judge(read_corpus(btc_train), rule="agnostic", judgements=read_judgements(medical))
+    judge.save(path)
+    acceptance = load_judge(path).acceptance
+    assert acceptance is not None and judge.acceptance is not None
+    assert (acceptance.scores, acceptance.accepted) == (judge.acceptance.scores, judge.acceptance.accepted) == (
+        60, sum(j.score >= 2 for j in read_judgements(medical)))
+    with np.load(path, allow_pickle=False) as archive:
+        arrays = {k: archive[k] for k in archive.files}
+    meta = json.loads(arrays[_META].tobytes().decode("utf-8"))
+    for key in ("scores", "accepted", "carried", "shift"):
+        del meta["acceptance"][key]
+    for group in meta["acceptance"]["groups"].values():
+        del group["accepted"]
+    arrays[_META] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
+    older = work / "older.judge"
+    with older.open("wb") as fh:
+        np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]
+    old = load_judge(older)
+    assert old.acceptance is not None and old.acceptance.scores is None and not old.acceptance.carried_over
+    items = [j.mismatch() for j in read_judgements(medical)]
+    np.testing.assert_allclose(old.accept_probability(items), judge.accept_probability(items), atol=1e-12)
+    assert old.acceptance.carried().shift == 0.0 and acceptance.carried().shift != 0.0
+    assert old.describe()["acceptance"]["acceptance_rate"] is None
