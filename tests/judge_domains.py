@@ -40,12 +40,18 @@ PAPER_VERDICTS: tuple[tuple[str, str, bool], ...] = (
 )
 
 
-# The helper's own Good/Bad verdicts on the 107 partial (0.5-credit) overlap pairs of the paper's
-# tagger on BTC *test* (partial_test_overlap.csv, in its order), made under the paper's guidelines
-# (section 5.3): Good where the prediction names the same entity, drops or adds punctuation, an @
-# or # sign, a title or a qualifier, or names a clearly connected more general entity, or one of a
-# group; Bad where it names another entity (a town for a club, a brand for a person, an event for
-# a place) or cuts a name into another ("Zealand"). 91 Good, 16 Bad.
+# Our own Good/Bad verdicts on the 107 partial (0.5-credit) overlap pairs of the paper's tagger on
+# BTC *test* (partial_test_overlap.csv, in its order), made under the paper's guidelines (section
+# 5.3): Good where the prediction clearly refers to the same entity (it drops or adds punctuation,
+# an @ or # sign, a title or a qualifier), to a clearly related entity that contains it or belongs
+# to it ("Philips" for "Philips AVENT", "Sprint Network" for "Sprint" in the paper's own verdicts),
+# or to one of a group; Bad where added or dropped words change what it names (a town for a club,
+# a brand for a person, an event or a building for an organisation, "Zealand" for "New Zealand"),
+# and, by the guidelines' third rule, where it takes in a second, separate mention ("David &
+# Margaret", "John ; Gunnarsson"). 88 Good, 19 Bad. These are the verdicts recorded through the
+# review tool (tools/btc_review.py, tests/data/btc-review/); a first pass had marked the four
+# "X & Y" predictions and "Alliance Party Offices" Good and "Grande Pedro" (Spanish: "great Pedro")
+# and "USCAnnenberg Alumni" (as "ONA Board", Good) Bad.
 OWN_TEST_VERDICTS: tuple[tuple[str, str, bool], ...] = (
     ('the New York Times', 'New York Times', True),
     ('@ NTThunderFC', 'NTThunderFC', True),
@@ -75,7 +81,7 @@ OWN_TEST_VERDICTS: tuple[tuple[str, str, bool], ...] = (
     ('@ harneymike', 'harneymike', True),
     ('@ FIBA', 'FIBA', True),
     ('@ justincoit', 'justincoit', True),
-    ('Pedro', 'Grande Pedro', False),
+    ('Pedro', 'Grande Pedro', True),
     ('CARTER V', 'CARTER', True),
     ('Las Vegas , NV', 'Las Vegas', True),
     ('@ KatyCatChloe', 'KatyCatChloe', True),
@@ -101,13 +107,13 @@ OWN_TEST_VERDICTS: tuple[tuple[str, str, bool], ...] = (
     ('Roscommon- South Leitrim', 'South Leitrim', False),
     ('@ EamonGilmore', 'EamonGilmore', True),
     ('@ FineGael', 'FineGael', True),
-    ('Alliance Party', 'Alliance Party Offices', True),
+    ('Alliance Party', 'Alliance Party Offices', False),
     ('Wellington', 'Wellington iridewgtn', True),
     ('Cadbury', 'Cadbury #DreamFactory', True),
     ('@ Brooke_hs', 'Brooke_hs', True),
     ('New Zealand', 'Zealand', False),
     ('@ RuminatorNZ @ stevenljoyce @ DavidCunliffeMP', '@ RuminatorNZ', True),
-    ('Labour', 'Labour & Greens', True),
+    ('Labour', 'Labour & Greens', False),
     ('Sir Les P', 'Les P', True),
     ('@ TheOfficial2XU', 'TheOfficial2XU', True),
     ('@ CoryJane1080 @ 4LittleJanes', '@ CoryJane1080', True),
@@ -120,11 +126,11 @@ OWN_TEST_VERDICTS: tuple[tuple[str, str, bool], ...] = (
     ('Waiariki Institute of Tec', 'Waiariki Institute', True),
     ('AJ Tay Tay', 'Tay Tay', True),
     ('Cheviot , Hurunui District', 'Hurunui District', True),
-    ('David', 'David & Margaret', True),
+    ('David', 'David & Margaret', False),
     ('Costa del Crime', 'Costa', False),
     ('@ PSV', 'PSV', True),
     ('chloe @ chloesmith', '@ chloesmith', True),
-    ('Bnmth Uni', 'Bnmth Uni & Arts Uni', True),
+    ('Bnmth Uni', 'Bnmth Uni & Arts Uni', False),
     ('Community Council', "Queen 's Park Community Council", True),
     ('Schalke', 'Schalke 1', True),
     ('Cardiff', 'Cardiff XI', True),
@@ -143,7 +149,7 @@ OWN_TEST_VERDICTS: tuple[tuple[str, str, bool], ...] = (
     ('Tottenham Tories', 'Tottenham', False),
     ('HoC', 'HoC #JHA', True),
     ('The Marx Brothers', 'Marx Brothers', True),
-    ('@ USCAnnenberg', 'USCAnnenberg Alumni', False),
+    ('@ USCAnnenberg', 'USCAnnenberg Alumni', True),
     ('@ USC', 'USC', True),
     ('Mo', 'Mo .', True),
     ('@ ONA', 'ONA Board', True),
@@ -153,7 +159,7 @@ OWN_TEST_VERDICTS: tuple[tuple[str, str, bool], ...] = (
     ('City of Norfolk', 'Norfolk', True),
     ('Jan Leach', 'Professor Jan Leach', True),
     ('Governor Rick Perry', 'Rick Perry', True),
-    ('SJMC', 'SJMC & FPC', True),
+    ('SJMC', 'SJMC & FPC', False),
 )
 
 

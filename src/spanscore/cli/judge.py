@@ -298,13 +298,21 @@ def curve_command(
     how = f"nested cross-fitting over {curve.folds} blocks" if curve.folds is not None else f"{curve.test} test scores"
     click.echo(f"{curve.judge}, learning the {curve.user} user's acceptance from {curve.scores} scores; measured on "
                f"{how}; mean over {curve.seeds} seed(s); {curve.seconds:.0f} s")
-    head = ("reviews", "order", "P", "R", "F1", "F1 min", "AUC", "accepts", "strict F1", "strict AUC")
-    click.echo(f"{head[0]:>7s} {head[1]:6s} " + " ".join(f"{h:>8s}" for h in head[2:]))
+    head = ("reviews", "order", "P (95%)", "R (95%)", "F1", "F1 min", "AUC (95%)", "accepts", "strict F1",
+            "strict AUC")
+    click.echo(f"{head[0]:>7s} {head[1]:6s} {head[2]:>19s} {head[3]:>19s} {head[4]:>8s} {head[5]:>8s} "
+               f"{head[6]:>19s} " + " ".join(f"{h:>10s}" for h in head[7:]))
+
+    def ranged(figure: dict[str, Any]) -> str:
+        return f"{_fmt(figure['mean'])} ({_fmt(figure.get('low')).strip()}-{_fmt(figure.get('high')).strip()})"
+
     for row in curve.summary():
         f, st = row["forgiving"], row["strict"]
-        values = (f["precision"]["mean"], f["recall"]["mean"], f["f1"]["mean"], f["f1"]["min"], f["auc"]["mean"],
-                  f["judge_accepts"]["mean"], st["f1"]["mean"], st["auc"]["mean"])
-        click.echo(f"{row['size']!s:>7s} {row['order']:6s} " + " ".join(f"{_fmt(v):>8s}" for v in values))
+        values = (f["judge_accepts"]["mean"], st["f1"]["mean"], st["auc"]["mean"])
+        click.echo(f"{row['size']!s:>7s} {row['order']:6s} {ranged(f['precision']):>19s} {ranged(f['recall']):>19s} "
+                   f"{_fmt(f['f1']['mean']):>8s} {_fmt(f['f1']['min']):>8s} {ranged(f['auc']):>19s} "
+                   + " ".join(f"{_fmt(v):>10s}" for v in values))
+    click.echo("(95%: each seed's interval, Wilson for P and R, bootstrap for the AUC, its bounds averaged over seeds)")
     if html_path is not None:
         click.echo(f"chart written to {html_path}", err=True)
 
@@ -391,7 +399,9 @@ def show_command(judge_file: Path, as_json: bool) -> None:
             continue
         who = ", ".join(model["reviewers"]) or "no reviewer named"
         groups = ", ".join(f"{g} {n} scores" for g, n in model["groups"].items()) or "no group had both verdicts"
-        lines.append(f"{label:10s} for the {model['user']} user from {who}: {groups}")
+        carried = " (carried to this corpus: shrunk toward its rule, the source's acceptance rate kept)" \
+            if model.get("carried") else ""
+        lines.append(f"{label:10s} for the {model['user']} user from {who}: {groups}{carried}")
     lines.append(f"features   {', '.join(data['features'])}")
     click.echo("\n".join(lines))
 

@@ -62,6 +62,13 @@ def review_group() -> None:
     help="A judge file: items in the review order that teaches a judge most (docs/judge.md).",
 )
 @click.option(
+    "--judge-unknown",
+    type=click.Choice(["refuse", "agnostic"]),
+    default="refuse",
+    show_default=True,
+    help="A mention of a type the judge was not trained on: refuse, or order it by the judge's type-agnostic model.",
+)
+@click.option(
     "--scale",
     type=click.Choice(["goodbad", "five"]),
     default="goodbad",
@@ -77,20 +84,24 @@ def create_command(
     criteria: str,
     type5: bool,
     judge_path: Path | None,
+    judge_unknown: str,
     scale: str,
     reading: Reading,
 ) -> None:
     """Build (or extend) a review task from the partial matches of PRED against GOLD."""
     review = _review()
     judges = importlib.import_module("spanscore.programs.judge")
-    judge = judges.load_judge(judge_path) if judge_path is not None else None
+    if judge_path is None and judge_unknown != "refuse":
+        raise OptionError("--judge-unknown: give --judge")
+    judge = judges.load_judge(judge_path).with_unknown(judge_unknown) if judge_path is not None else None
     names = tuple(c.strip() for c in criteria.split(",") if c.strip())
     report = importlib.import_module("spanscore.api").evaluate(
         reference=gold, predicted=pred, reading=reading, keep_details=True
     )
     items = review.ordered(review.items_from_report(report, criteria=names, type5=type5, judge=judge))
     _, added = review.Store(db).create_task(name or pred.name, scale, items, review.run_summary(report))
-    click.echo(f"task {name or pred.name}: {added} new items ({len(items) - added} already there)", err=True)
+    by = f", in the review order of judge {getattr(judge, 'name', judge_path)}" if judge is not None else ""
+    click.echo(f"task {name or pred.name}: {added} new items ({len(items) - added} already there){by}", err=True)
 
 
 @review_group.command("import", short_help="Judgements made elsewhere: the paper's, or expert scores.")

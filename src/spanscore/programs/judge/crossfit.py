@@ -218,6 +218,7 @@ def train_judge(
     """
     check_folds(folds)
     check_fixed(fixed, rule, False)
+    fixed = fixed.carried() if fixed is not None else None  # it judges another domain
     train = trainer or backend_trainer(backend, seed)
     if fixed is not None and judgements:
         raise OptionError("--acceptance-from and --scores: the acceptance model is either carried over or learned")
@@ -322,6 +323,7 @@ def cross_fit(
     model) to each block's classifier.
     """
     check_fixed(fixed, rule, learn)
+    fixed = fixed.carried() if fixed is not None else None
     if learn:
         check_user(user)
     check_folds(folds)
@@ -406,7 +408,7 @@ def cross_fit_outside(
     p = rule_probability(items, classifier, rule)
     check_fixed(fixed, rule, learn)
     if fixed is not None:
-        return fixed.predict(features_of(items, classifier, lexicon, rule), items, p)
+        return fixed.carried().predict(features_of(items, classifier, lexicon, rule), items, p)
     if not learn:
         return p
     x = features_of(items, classifier, lexicon, rule)

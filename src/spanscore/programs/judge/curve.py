@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...errors import InputError, OptionError
-from .benchmark import agreement
+from .benchmark import agreement, intervals
 from .corpus import Corpus
 from .crossfit import Trainer, backend_trainer, check_folds, check_seed, fold_data, fold_plan, prepare
 from .judgements import USERS, Judgement, accepts, check_labels, check_user
@@ -62,11 +62,18 @@ class CurvePoint:
     order: str
     seed: int
     users: dict[str, dict[str, float]]
+    # per user, 95% intervals: Wilson for precision and recall, stratified bootstrap for the AUC
+    intervals: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"size": size_name(self.size), "order": self.order, "seed": self.seed}
         for user, block in self.users.items():
             out[user] = _rounded({**block, "f1": _f1(block)})
+            if user in self.intervals:
+                out[user]["intervals"] = {
+                    k: [None if math.isnan(v) else round(v, 4) for v in pair]
+                    for k, pair in self.intervals[user].items()
+                }
         return out
 
 
@@ -114,6 +121,12 @@ class LearningCurve:
                         "min": round(min(finite), 4) if finite else None,
                         "max": round(max(finite), 4) if finite else None,
                     }
+                    # the seeds' 95% intervals, their bounds averaged
+                    bounds = [p.intervals[user][figure] for p in points if figure in p.intervals.get(user, {})]
+                    for side, name in ((0, "low"), (1, "high")):
+                        ends = [b[side] for b in bounds if not math.isnan(b[side])]
+                        if ends:
+                            block[figure][name] = round(float(np.mean(ends)), 4)
                 row[user] = block
             out.append(row)
         return out
@@ -168,8 +181,21 @@ def learning_curve(
         name, measured, probabilities = _cross_fitted(
             corpus, scores, sizes, runs, rule, train, user, folds, scores_path
         )
+    truth = {u: accepts(measured, u) for u in USERS}
+    ranges: dict[tuple[str, bytes], dict[str, tuple[float, float]]] = {}  # equal probabilities, equal intervals
+
+    def ranged(user: str, p: FloatArray) -> dict[str, tuple[float, float]]:
+        key = (user, p.tobytes())
+        if key not in ranges:
+            ranges[key] = intervals(truth[user], p)
+        return ranges[key]
+
     points = tuple(
-        CurvePoint(size, order, s, {u: agreement(accepts(measured, u), probabilities[(size, order, s)]) for u in USERS})
+        CurvePoint(
+            size, order, s,
+            {u: agreement(truth[u], probabilities[(size, order, s)]) for u in USERS},
+            {u: ranged(u, probabilities[(size, order, s)]) for u in USERS},
+        )
         for size, order, s in runs
     )
     return LearningCurve(points, name, user, len(scores), len(measured), None if test is not None else folds, seeds,

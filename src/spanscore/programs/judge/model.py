@@ -169,7 +169,8 @@ class SpanJudge:
 
     def agnostic_probability(self, items: Sequence[Mismatch]) -> FloatArray:
         """The type-agnostic model's probability: the agnostic rule, corrected by what it learned."""
-        model = self.acceptance if self.rule == "agnostic" else self.agnostic
+        # a typed judge's fallback judges types of another domain: its model is carried there
+        model = self.acceptance if self.rule == "agnostic" else self.agnostic.carried() if self.agnostic else None
         rule = agnostic_rule(items, self.classifier)
         if model is None or not items:
             return rule
@@ -208,6 +209,8 @@ class SpanJudge:
                 "reviewers": list(a.reviewers),
                 "features": list(a.feature_names),
                 "groups": {g: m.scores for g, m in sorted(a.groups.items())},
+                "carried": a.carried_over,
+                "acceptance_rate": a.acceptance_rate(),
             }
 
         return {
@@ -256,9 +259,10 @@ def _save_acceptance(a: Acceptance | None, prefix: str, arrays: Arrays) -> dict[
         return None
     groups: dict[str, Any] = {}
     for g, m in a.groups.items():
-        groups[g] = {"slope": m.slope, "intercept": m.intercept, "scores": m.scores}
+        groups[g] = {"slope": m.slope, "intercept": m.intercept, "scores": m.scores, "accepted": m.accepted}
         arrays.update({f"{prefix}.{g}.mean": m.mean, f"{prefix}.{g}.scale": m.scale, f"{prefix}.{g}.coef": m.coef})
-    return {"features": list(a.feature_names), "user": a.user, "groups": groups, "reviewers": list(a.reviewers)}
+    return {"features": list(a.feature_names), "user": a.user, "groups": groups, "reviewers": list(a.reviewers),
+            "carried": a.carried_over, "scores": a.scores, "accepted": a.accepted, "shift": a.shift}
 
 
 def _load_acceptance(spec: Any, prefix: str, arrays: Arrays, expected: tuple[str, ...]) -> Acceptance | None:
@@ -278,12 +282,15 @@ def _load_acceptance(spec: Any, prefix: str, arrays: Arrays, expected: tuple[str
             float(gspec["slope"]),
             float(gspec["intercept"]),
             int(gspec["scores"]),
+            None if gspec.get("accepted") is None else int(gspec["accepted"]),
         )
         if not m.mean.shape == m.scale.shape == m.coef.shape == (len(names),):
             raise ValueError(f"{prefix} weights do not fit its features")
         groups[g] = m
     reviewers = tuple(str(r) for r in spec.get("reviewers", ()))
-    return Acceptance(groups, str(spec["user"]), names, reviewers)
+    counts = [None if spec.get(k) is None else int(spec[k]) for k in ("scores", "accepted")]
+    return Acceptance(groups, str(spec["user"]), names, reviewers, bool(spec.get("carried", False)), counts[0],
+                      counts[1], float(spec.get("shift", 0.0)))
 
 
 class CallableJudge:
