@@ -170,45 +170,47 @@ _POPCOUNT = np.array([bin(i).count("1") for i in range(1 << 16)], dtype=np.float
 class Draws:
     """Resamples of a corpus given as a histogram's counts: how often each distinct row is drawn.
 
-    Rows held by the same number of documents are drawn alike, so the draws go level by level
-    (a level: the rows that ``c`` documents each hold). A bootstrap resample draws the documents
-    of each level (a multinomial over the levels), then spreads each level's draws uniformly over
-    its rows: one draw per document where a level's rows are rare, one multinomial over the rows
-    where they are common. Exactly the multinomial over the rows, so exactly the distribution of
-    drawing documents with replacement; the cost follows the distinct rows, not the documents.
+    A bootstrap resample of ``n`` documents is a multinomial over the distinct rows (each row's
+    probability: its share of the documents). It is drawn in two exact steps: how many of the
+    ``n`` draws fall on the documents of rare rows (those held by at most ``SMALL_LEVEL``
+    documents) is binomial; each of those draws picks one rare document uniformly (its row gains
+    one), and the other draws are one multinomial over the common rows. So the cost of a resample
+    follows the documents of rare rows and the number of common rows, never the corpus, and a
+    block of resamples takes a few calls of the generator whatever the histogram.
     """
 
     def __init__(self, counts: IntArray) -> None:
         self.k = int(counts.shape[0])
         self.n = int(counts.sum())
+        self.counts = counts
         values, inverse = np.unique(counts, return_inverse=True)
         order = np.argsort(inverse.reshape(-1), kind="stable")
         bounds = np.searchsorted(inverse.reshape(-1)[order], np.arange(values.shape[0] + 1))
         self.levels = [(int(c), order[bounds[j] : bounds[j + 1]]) for j, c in enumerate(values.tolist())]
-        share = values * np.diff(bounds)
-        self.p: FloatArray = share / max(self.n, 1)
+        self.rare = np.flatnonzero(counts <= SMALL_LEVEL)
+        self.common = np.flatnonzero(counts > SMALL_LEVEL)
+        # Each rare document's row, as a position among the rare rows.
+        self.rare_documents = np.repeat(np.arange(self.rare.shape[0]), counts[self.rare])
+        held = counts[self.common]
+        self.common_p: FloatArray = held / max(int(held.sum()), 1)
+
+    @property
+    def rare_weight(self) -> int:
+        """Documents of rare rows: what one resample's draws cost beyond one per common row."""
+        return int(self.rare_documents.shape[0])
 
     def bootstrap(self, rng: np.random.Generator, size: int) -> FloatArray:
         """How often each distinct row is drawn in each of ``size`` resamples of ``n`` documents."""
-        per_level = rng.multinomial(self.n, self.p, size=size)
-        rare, common = [], []
-        for j, (c, members) in enumerate(self.levels):
-            m = per_level[:, j]
-            if c <= SMALL_LEVEL and members.shape[0] > 1:
-                # Each draw picks one of the level's rows: its position in the (resample, row) grid.
-                picked = members[rng.integers(0, members.shape[0], size=int(m.sum()))]
-                rare.append(picked + np.repeat(np.arange(size) * self.k, m))
-            else:
-                common.append(j)
-        grid = np.concatenate(rare) if rare else np.zeros(0, dtype=np.int64)
-        out = np.bincount(grid, minlength=size * self.k).reshape(size, self.k).astype(np.float64)
-        for j in common:
-            members = self.levels[j][1]
-            n = members.shape[0]
-            if n == 1:
-                out[:, members[0]] = per_level[:, j]
-            else:
-                out[:, members] = rng.multinomial(per_level[:, j], np.full(n, 1.0 / n))
+        out = np.empty((size, self.k))
+        rare = self.rare_weight
+        on_rare = rng.binomial(self.n, rare / self.n, size=size) if rare else np.zeros(size, dtype=np.int64)
+        if rare:
+            m = self.rare.shape[0]
+            picked = self.rare_documents[rng.integers(0, rare, size=int(on_rare.sum()))]
+            picked += np.repeat(np.arange(size) * m, on_rare)  # its cell in the (resample, rare row) grid
+            out[:, self.rare] = np.bincount(picked, minlength=size * m).reshape(size, m)
+        if self.common.shape[0]:
+            out[:, self.common] = rng.multinomial(self.n - on_rare, self.common_p)
         return out
 
     def swaps(self, rng: np.random.Generator, size: int) -> FloatArray:
@@ -222,11 +224,17 @@ class Draws:
                 out[:, members] = rng.binomial(c, 0.5, size=(size, members.shape[0]))
         return out
 
+    def plan(self, n: int) -> list[int]:
+        """Resamples per block of ``n`` bootstrap resamples (``_plan``, counting the rare documents'
+        draws as well as the rows)."""
+        return _plan(n, self.k + self.rare_weight)
+
 
 def _plan(n: int, rows: int) -> list[int]:
     """Resamples per block: a block's arrays (block x distinct rows floats) stay under about 4 MB,
-    small enough for freed memory to be reused rather than faulted in again (``spanscore.runtime.memory``).
-    The plan depends on the number of distinct rows, never on how the corpus was counted."""
+    small enough for freed memory to be reused rather than faulted in again (``spanscore.runtime.memory``),
+    and the same whatever the corpus's size.
+    The plan depends on the histogram alone, never on how the corpus was counted."""
     size = max(1, min(BLOCK, (1 << 19) // max(rows, 1)))
     return [min(size, n - start) for start in range(0, n, size)]
 
@@ -284,7 +292,7 @@ def _bootstrap_table(
     def work(k: int, size: int) -> dict[str, dict[str, FloatArray]]:
         return score_totals(table.sums(draws.bootstrap(seed_of(k), size)), table.fields, zd, credit, beta)
 
-    blocks = _map_blocks(work, _plan(resampling.resamples, draws.k))
+    blocks = _map_blocks(work, draws.plan(resampling.resamples))
     point = _point(table, zd, credit, beta)
     return {
         name: {
@@ -514,7 +522,7 @@ def compare_histogram(
         w = draws.bootstrap(_rng(resampling.seed, 0, k), size)
         return [score_totals(t.sums(w), t.fields, zd, credit, beta) for t in tables]
 
-    boot = _map_blocks(work, _plan(resampling.resamples, draws.k))
+    boot = _map_blocks(work, draws.plan(resampling.resamples))
     samples = [
         {n: {m: np.concatenate([b[s][n][m] for b in boot]) for m in mets} for n in score_names}
         for s in range(len(tables))

@@ -123,15 +123,17 @@ def count_part(
     r, p = data.reference, data.predicted
     learned = learned_credit(judge.judge, r, p, data.text, judge.credit) if judge is not None else None
     groups = None
-    if wanted.documents:
-        groups = Groups(data.doc_key[r.unit], data.doc_key[p.unit], int(data.doc_key.max(initial=-1)) + 1)
-    type_groups = None
+    n_docs = int(data.doc_key.max(initial=-1)) + 1
     n_types = len(r.types)
+    # Every statistic adds up over types, so a document's row is the sum of its rows per type:
+    # where both are wanted as a histogram, the documents are not counted a second time.
+    by_types = wanted.documents and wanted.document_types and wanted.histogram and n_types > 0
+    if wanted.documents and not by_types:
+        groups = Groups(data.doc_key[r.unit], data.doc_key[p.unit], n_docs)
+    type_groups = None
     if wanted.documents and wanted.document_types:
         type_groups = Groups(
-            data.doc_key[r.unit] * n_types + r.type,
-            data.doc_key[p.unit] * n_types + p.type,
-            (int(data.doc_key.max(initial=-1)) + 1) * n_types,
+            data.doc_key[r.unit] * n_types + r.type, data.doc_key[p.unit] * n_types + p.type, n_docs * n_types
         )
     keep = wanted.details or bool(wanted.rows)
     counted = count_grouped(
@@ -141,12 +143,16 @@ def count_part(
     counts = counted.counts
     counts.documents, counts.sentences, counts.tokens = data.documents, data.sentences, data.tokens
     docs = None
-    if counted.groups is not None:
+    per_document = counted.groups
+    if by_types and counted.type_groups is not None:
+        t = counted.type_groups
+        per_document = t.reshape(n_docs, n_types, t.shape[1]).sum(axis=1)
+    if per_document is not None:
         names = tuple(c.name for c in CRITERIA) + ((LEARNED.name,) if learned is not None else ())
-        present = np.flatnonzero(np.bincount(data.doc_key, minlength=counted.groups.shape[0]))
+        present = np.flatnonzero(np.bincount(data.doc_key, minlength=per_document.shape[0]))
         docs = DocCounts(
             keys=present.astype(np.int64),
-            stats=counted.groups[present],
+            stats=per_document[present],
             fields=group_fields(names),
             ids=None if data.doc_ids is None else [data.doc_ids[k] for k in present.tolist()],
             unit=data.doc_unit,
