@@ -131,10 +131,17 @@ def count_part(
     if wanted.documents and not by_types:
         groups = Groups(data.doc_key[r.unit], data.doc_key[p.unit], n_docs)
     type_groups = None
+    pair_keys = np.zeros(0, dtype=np.int64)  # each type group's document * n_types + type
     if wanted.documents and wanted.document_types:
-        type_groups = Groups(
-            data.doc_key[r.unit] * n_types + r.type, data.doc_key[p.unit] * n_types + p.type, n_docs * n_types
-        )
+        # Only the (document, type) pairs with a mention are groups (the others add nothing to
+        # any resample): a few per document, where every pair would be a row per type.
+        ref_key = data.doc_key[r.unit] * n_types + r.type
+        pred_key = data.doc_key[p.unit] * n_types + p.type
+        seen = np.zeros(n_docs * n_types, dtype=bool)
+        seen[ref_key] = seen[pred_key] = True
+        pair_keys = np.flatnonzero(seen)
+        rank = np.cumsum(seen) - 1
+        type_groups = Groups(rank[ref_key], rank[pred_key], int(pair_keys.shape[0]))
     keep = wanted.details or bool(wanted.rows)
     counted = count_grouped(
         r, p, options, learned=learned, keep_details=keep, groups=groups, type_groups=type_groups,
@@ -146,7 +153,17 @@ def count_part(
     per_document = counted.groups
     if by_types and counted.type_groups is not None:
         t = counted.type_groups
-        per_document = t.reshape(n_docs, n_types, t.shape[1]).sum(axis=1)
+        per_document = np.zeros((n_docs, t.shape[1]), dtype=np.int64)
+        if pair_keys.shape[0]:
+            doc_of = pair_keys // n_types  # in order: a document's pairs are consecutive
+            starts = np.flatnonzero(np.concatenate(([True], doc_of[1:] != doc_of[:-1])))
+            # Each pair's place among its document's: the pairs in one place name distinct
+            # documents, so each place adds in one vectorised step (np.add.reduceat over rows is
+            # many times slower).
+            place = np.arange(doc_of.shape[0]) - np.repeat(starts, np.diff(np.append(starts, doc_of.shape[0])))
+            for j in range(int(place.max()) + 1):
+                at = place == j
+                per_document[doc_of[at]] += t[at]
     if per_document is not None:
         names = tuple(c.name for c in CRITERIA) + ((LEARNED.name,) if learned is not None else ())
         present = np.flatnonzero(np.bincount(data.doc_key, minlength=per_document.shape[0]))
@@ -158,14 +175,9 @@ def count_part(
             unit=data.doc_unit,
         )
         if counted.type_groups is not None:
-            stats = counted.type_groups
-            # Only (document, type) rows with a mention: the others add nothing to any resample.
-            with_mentions = np.flatnonzero((stats[:, 0] > 0) | (stats[:, 1] > 0))
             docs.type_rows = TypeRows(
-                keys=(with_mentions // n_types).astype(np.int64),
-                type_index=(with_mentions % n_types).astype(np.int64),
-                names=tuple(r.types),
-                stats=stats[with_mentions],
+                keys=pair_keys // n_types, type_index=pair_keys % n_types, names=tuple(r.types),
+                stats=counted.type_groups,
             )
     state = None
     if wanted.histogram and docs is not None:
