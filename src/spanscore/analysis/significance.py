@@ -573,7 +573,7 @@ def _randomization(
     beta: float = 1.0,
 ) -> dict[str, dict[str, float | None]]:
     """The p-value of B's difference from A under every score, by swapping documents: a trial
-    swaps a binomial count of each distinct joint row's documents."""
+    swaps a binomial count of the documents of each distinct difference between the systems."""
     # What A gains where a document's outputs are swapped, as the distinct columns of B - A.
     full_delta = b.distinct[:, b.expand] - a.distinct[:, a.expand]
     keep, delta_expand = _distinct_columns(full_delta)
@@ -589,6 +589,15 @@ def _randomization(
         delta_distinct = np.repeat(delta_distinct, counts, axis=0)
         sizes = _plan(2**documents, documents)
     else:
+        # A swap moves only where the systems differ, and documents with the same difference
+        # are interchangeable: the trials swap a binomial count of each distinct nonzero
+        # difference's documents (fewer rows than the joint histogram has).
+        moving = np.any(delta_distinct != 0, axis=1)
+        differences = Histogram.of(
+            delta_distinct[moving].astype(np.int64), tuple(str(c) for c in keep), counts[moving]
+        )
+        delta_distinct = differences.rows.astype(np.float64)
+        draws = Draws(differences.counts)
         sizes = _plan(resampling.trials, draws.k)
 
     def work(k: int, size: int) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
