@@ -94,8 +94,10 @@ def _distinct_columns(stats: npt.NDArray[Any]) -> tuple[list[int], IntArray]:
     Columns are told apart by two sums (plain, and weighted by a fixed pseudo-random vector) and
     compared whole only when both agree: linear in the table, unlike sorting its columns."""
     weights = np.random.default_rng(0).integers(1, 1 << 20, size=stats.shape[0]).astype(np.float64)
-    plain = stats.sum(axis=0)
-    mixed = weights @ stats
+    plain = stats.sum(axis=0, dtype=np.float64)
+    mixed = np.zeros(stats.shape[1])
+    for i in range(0, stats.shape[0], 8192):  # a block at a time: no float copy of the whole table
+        mixed += weights[i : i + 8192] @ stats[i : i + 8192].astype(np.float64)
     keep: list[int] = []
     expand = np.empty(stats.shape[1], dtype=np.int64)
     seen: dict[tuple[float, float], list[int]] = {}
@@ -575,9 +577,12 @@ def _randomization(
     """The p-value of B's difference from A under every score, by swapping documents: a trial
     swaps a binomial count of the documents of each distinct difference between the systems."""
     # What A gains where a document's outputs are swapped, as the distinct columns of B - A.
-    full_delta = b.distinct[:, b.expand] - a.distinct[:, a.expand]
-    keep, delta_expand = _distinct_columns(full_delta)
-    delta_distinct = np.ascontiguousarray(full_delta[:, keep])
+    # Fields reading the same pair of distinct columns have the same difference: each pair once.
+    pairs, pair_of = np.unique(np.stack((a.expand, b.expand), axis=1), axis=0, return_inverse=True)
+    pair_delta = b.distinct[:, pairs[:, 1]] - a.distinct[:, pairs[:, 0]]
+    keep, pair_expand = _distinct_columns(pair_delta)
+    delta_expand = pair_expand[pair_of.reshape(-1)]
+    delta_distinct = np.ascontiguousarray(pair_delta[:, keep])
     point_a, point_b = _point(a, zd, credit, beta), _point(b, zd, credit, beta)
     mets = metrics_of(beta)
     observed = {n: {m: point_b[n][m] - point_a[n][m] for m in mets} for n in point_a}

@@ -349,19 +349,16 @@ def distinct_rows(stats: IntArray) -> tuple[IntArray, IntArray]:
     if width > weights.shape[0] or width == 0:
         rows, inverse = np.unique(stats, axis=0, return_inverse=True)
         return rows, inverse.reshape(-1)
+    step = 8192  # rows at a time: temporaries of a block, never a copy of the table
     with np.errstate(over="ignore"):
-        h = stats @ weights[:width]
+        h = np.concatenate([stats[i : i + step].astype(np.int64) @ weights[:width] for i in range(0, n, step)])
     order = np.argsort(h, kind="stable")
     sorted_h = h[order]
     starts = np.flatnonzero(np.concatenate(([True], sorted_h[1:] != sorted_h[:-1])))
     group = np.cumsum(np.concatenate(([False], sorted_h[1:] != sorted_h[:-1])))
     firsts = order[starts]
-    step = 8192  # rows compared at a time: two copies of a block, not of the table
-    # Compared as 32-bit integers where every value fits: copies of half the size, ten times faster.
-    small = np.iinfo(np.int32)
-    narrow = stats.astype(np.int32) if small.min <= stats.min() and stats.max() <= small.max else stats
     same = all(
-        np.array_equal(narrow[order[i : i + step]], narrow[firsts[group[i : i + step]]]) for i in range(0, n, step)
+        np.array_equal(stats[order[i : i + step]], stats[firsts[group[i : i + step]]]) for i in range(0, n, step)
     )
     if not same:  # a hash collision: compare whole rows
         rows, inverse = np.unique(stats, axis=0, return_inverse=True)
@@ -375,6 +372,19 @@ def distinct_rows(stats: IntArray) -> tuple[IntArray, IntArray]:
     return distinct[lex], inverse
 
 
+def _compact(rows: IntArray) -> IntArray:
+    """``rows`` in the narrowest of 16, 32 and 64-bit integers that holds them: a document's
+    statistics are small counts, so a histogram takes a quarter of the memory (every use of its
+    rows widens them: sums with int64 counts, scores in float64)."""
+    if rows.size == 0:
+        return rows
+    low, high = int(rows.min()), int(rows.max())
+    for kind in (np.int16, np.int32):
+        if np.iinfo(kind).min <= low and high <= np.iinfo(kind).max:
+            return rows.astype(kind)
+    return rows
+
+
 @dataclass(frozen=True)
 class Histogram:
     """Per-document statistics kept as their distinct rows and how many documents have each.
@@ -386,7 +396,7 @@ class Histogram:
     in, and two histograms merge by adding counts, like the totals.
     """
 
-    rows: IntArray  # [distinct, len(fields)], sorted lexicographically
+    rows: IntArray  # [distinct, len(fields)], sorted lexicographically; 16, 32 or 64-bit (``_compact``)
     counts: IntArray  # documents with each row
     fields: tuple[str, ...]
     pending: tuple[Histogram, ...] = ()  # histograms piled up by ``pile``, not yet merged in
@@ -395,14 +405,15 @@ class Histogram:
     @classmethod
     def of(cls, stats: npt.NDArray[Any], fields: tuple[str, ...], weights: IntArray | None = None) -> Histogram:
         """The histogram of ``stats`` (one row per document, or per distinct row with ``weights``)."""
-        stats = np.ascontiguousarray(stats, dtype=np.int64)
+        # Kept in the rows' own integer type (compact where they come from a histogram).
+        stats = np.ascontiguousarray(stats if np.issubdtype(stats.dtype, np.integer) else stats.astype(np.int64))
         if stats.shape[0] == 0:
             return cls(stats.reshape(0, len(fields)), np.zeros(0, dtype=np.int64), fields)
         rows, inverse = distinct_rows(stats)
         w = np.ones(stats.shape[0], dtype=np.int64) if weights is None else weights
         counts = np.bincount(inverse, weights=w, minlength=rows.shape[0]).astype(np.int64)
         keep = counts > 0
-        return cls(rows[keep], counts[keep], fields)
+        return cls(_compact(rows[keep]), counts[keep], fields)
 
     @property
     def documents(self) -> int:
