@@ -93,11 +93,12 @@ def _distinct_columns(stats: npt.NDArray[Any]) -> tuple[list[int], IntArray]:
 
     Columns are told apart by two sums (plain, and weighted by a fixed pseudo-random vector) and
     compared whole only when both agree: linear in the table, unlike sorting its columns."""
-    weights = np.random.default_rng(0).integers(1, 1 << 20, size=stats.shape[0]).astype(np.float64)
+    weights: FloatArray = np.asarray(np.random.default_rng(0).integers(1, 1 << 20, size=stats.shape[0]), dtype=np.float64)
     plain: FloatArray = np.asarray(stats.sum(axis=0, dtype=np.float64))
     mixed: FloatArray = np.zeros(stats.shape[1])
     for i in range(0, stats.shape[0], 8192):  # a block at a time: no float copy of the whole table
-        mixed += weights[i : i + 8192] @ stats[i : i + 8192].astype(np.float64)
+        block: FloatArray = stats[i : i + 8192].astype(np.float64)
+        mixed += weights[i : i + 8192] @ block
     keep: list[int] = []
     expand = np.empty(stats.shape[1], dtype=np.int64)
     seen: dict[tuple[float, float], list[int]] = {}
