@@ -93,7 +93,8 @@ def _distinct_columns(stats: npt.NDArray[Any]) -> tuple[list[int], IntArray]:
 
     Columns are told apart by two sums (plain, and weighted by a fixed pseudo-random vector) and
     compared whole only when both agree: linear in the table, unlike sorting its columns."""
-    weights: FloatArray = np.asarray(np.random.default_rng(0).integers(1, 1 << 20, size=stats.shape[0]), dtype=np.float64)
+    drawn = np.random.default_rng(0).integers(1, 1 << 20, size=stats.shape[0])
+    weights: FloatArray = np.asarray(drawn, dtype=np.float64)
     plain: FloatArray = np.asarray(stats.sum(axis=0, dtype=np.float64))
     mixed: FloatArray = np.zeros(stats.shape[1])
     for i in range(0, stats.shape[0], 8192):  # a block at a time: no float copy of the whole table
