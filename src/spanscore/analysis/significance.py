@@ -39,6 +39,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import threading
 import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -50,6 +51,7 @@ import numpy.typing as npt
 
 from ..errors import OptionError
 from ..results import ComparisonResult
+from ..runtime.workers import can_fork, forked_map
 from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, scored_columns, scores_per_row
 from ..stages.spans import IntArray
 
@@ -255,16 +257,30 @@ def _group_rng(seed: int, group: int, block: int) -> np.random.Generator:
 
 
 def _threads() -> int:
-    return max(1, min(4, os.cpu_count() or 1))
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(4, cpus))
+
+
+def _map_items(work: Callable[[Any], _T], items: list[Any]) -> list[_T]:
+    """``work`` over ``items``, results in order, on a few CPUs: in forked processes where this
+    process runs no other thread (the random draws and the bincounts hold the GIL, so threads
+    barely overlap; a fork beside a running thread could inherit a lock it holds), else on
+    threads. Each item draws from its own generator, so the results never depend on which."""
+    jobs = min(_threads(), len(items))
+    if jobs <= 1:
+        return [work(item) for item in items]
+    if can_fork() and threading.active_count() == 1:
+        return list(forked_map(work, items, jobs))
+    with ThreadPoolExecutor(jobs) as pool:
+        return list(pool.map(work, items))
 
 
 def _map_blocks(work: Callable[[int, int], _T], sizes: list[int]) -> list[_T]:
-    """``work(block, size)`` for each block, in block order, on a few threads (the matrix products
-    and the random draws release the GIL)."""
-    if len(sizes) == 1 or _threads() == 1:
-        return [work(k, size) for k, size in enumerate(sizes)]
-    with ThreadPoolExecutor(_threads()) as pool:
-        return list(pool.map(work, range(len(sizes)), sizes))
+    """``work(block, size)`` for each block, in block order (``_map_items``)."""
+    return _map_items(lambda item: work(*item), list(enumerate(sizes)))
 
 
 def _interval(values: FloatArray, value: float, level: float) -> dict[str, float | None]:
@@ -285,26 +301,38 @@ def _check(docs: DocCounts | Histogram) -> None:
         raise OptionError("intervals need at least one document (or sentence)")
 
 
-def _bootstrap_table(
-    hist: Histogram, seed_of: Callable[[int], np.random.Generator], *, zd: float, credit: str,
-    resampling: Resampling, beta: float,
-) -> dict[str, dict[str, dict[str, float | None]]]:
-    """The percentile intervals of every score of one histogram; block ``k`` draws from ``seed_of(k)``."""
-    table = _Table(hist.rows, hist.counts, hist.fields)
-    draws = Draws(hist.counts)
+Job = tuple[Histogram, Callable[[int], np.random.Generator]]
 
-    def work(k: int, size: int) -> dict[str, dict[str, FloatArray]]:
-        return score_totals(table.sums(draws.bootstrap(seed_of(k), size)), table.fields, zd, credit, beta)
 
-    blocks = _map_blocks(work, draws.plan(resampling.resamples))
-    point = _point(table, zd, credit, beta)
-    return {
-        name: {
-            m: _interval(np.concatenate([b[name][m] for b in blocks]), point[name][m], resampling.level)
-            for m in metrics_of(beta)
-        }
-        for name in point
-    }
+def _bootstrap_tables(
+    jobs: Sequence[Job], *, zd: float, credit: str, resampling: Resampling, beta: float,
+) -> list[dict[str, dict[str, dict[str, float | None]]]]:
+    """The percentile intervals of every score of each histogram; block ``k`` of a histogram
+    draws from its ``seed_of(k)``. Every histogram's blocks go to the CPUs together."""
+    tables = [_Table(hist.rows, hist.counts, hist.fields) for hist, _ in jobs]
+    draws = [Draws(hist.counts) for hist, _ in jobs]
+    items = [(j, k, size) for j in range(len(jobs)) for k, size in enumerate(draws[j].plan(resampling.resamples))]
+
+    def work(item: tuple[int, int, int]) -> dict[str, dict[str, FloatArray]]:
+        j, k, size = item
+        table = tables[j]
+        return score_totals(table.sums(draws[j].bootstrap(jobs[j][1](k), size)), table.fields, zd, credit, beta)
+
+    done = _map_items(work, items)
+    out = []
+    for j, table in enumerate(tables):
+        blocks = [b for (i, _, _), b in zip(items, done, strict=True) if i == j]
+        point = _point(table, zd, credit, beta)
+        out.append(
+            {
+                name: {
+                    m: _interval(np.concatenate([b[name][m] for b in blocks]), point[name][m], resampling.level)
+                    for m in metrics_of(beta)
+                }
+                for name in point
+            }
+        )
+    return out
 
 
 def bootstrap(
@@ -319,10 +347,24 @@ def bootstrap(
 
     ``docs`` are the per-document counts, or their histogram (``Histogram``): the same numbers."""
     _check(docs)
-    return _bootstrap_table(
-        histogram_of(docs, credit), lambda k: _rng(resampling.seed, 0, k),
-        zd=zero_division, credit=credit, resampling=resampling, beta=beta,
-    )
+    return _bootstrap_tables(
+        [_overall_job(docs, credit, resampling)], zd=zero_division, credit=credit, resampling=resampling, beta=beta
+    )[0]
+
+
+def _overall_job(docs: DocCounts | Histogram, credit: str, resampling: Resampling) -> Job:
+    return histogram_of(docs, credit), functools.partial(_rng, resampling.seed, 0)
+
+
+def _group_jobs(groups: dict[str, Histogram], documents: int, credit: str, resampling: Resampling) -> dict[str, Job]:
+    """Each group's histogram with its documents without a mention in it, and its generators."""
+    return {
+        name: (
+            histogram_of(group, credit).with_zeros(documents),
+            functools.partial(_group_rng, resampling.seed, zlib.crc32(name.encode("utf-8"))),
+        )
+        for name, group in sorted(groups.items())
+    }
 
 
 def bootstrap_types(
@@ -409,14 +451,9 @@ def bootstrap_histograms(
     beta: float = 1.0,
 ) -> dict[str, dict[str, dict[str, dict[str, float | None]]]]:
     """``bootstrap_rows`` from each group's histogram of its documents with a mention in it."""
-    result = {}
-    for name, group in sorted(groups.items()):
-        hist = histogram_of(group, credit).with_zeros(documents)
-        result[name] = _bootstrap_table(
-            hist, functools.partial(_group_rng, resampling.seed, zlib.crc32(name.encode("utf-8"))),
-            zd=zero_division, credit=credit, resampling=resampling, beta=beta,
-        )
-    return result
+    jobs = _group_jobs(groups, documents, credit, resampling)
+    done = _bootstrap_tables(list(jobs.values()), zd=zero_division, credit=credit, resampling=resampling, beta=beta)
+    return dict(zip(jobs, done, strict=True))
 
 
 @dataclass
@@ -737,8 +774,14 @@ def intervals(
     options: dict[str, Any] = {"zero_division": zero_division, "credit": credit, "resampling": resampling, "beta": beta}
     if isinstance(docs, DocState):
         count = docs.documents
-        scores = bootstrap(docs.closed, **options)
-        per_type = bootstrap_histograms(docs.types or {}, count, **options)
+        _check(docs.closed)
+        # Every table's resamples at once: the overall one and each type's.
+        jobs = _group_jobs(docs.types or {}, count, credit, resampling)
+        done = _bootstrap_tables(
+            [_overall_job(docs.closed, credit, resampling), *jobs.values()],
+            zd=zero_division, credit=credit, resampling=resampling, beta=beta,
+        )
+        scores, per_type = done[0], dict(zip(jobs, done[1:], strict=True))
     else:
         count = int(docs.stats.shape[0])
         scores = bootstrap(docs, **options)
