@@ -254,3 +254,17 @@ def test_intervals_are_the_same_drawn_in_processes_or_on_threads(runs: dict[str,
         other.join()
     assert beside == alone
     assert alone["strict"]["f1"]["low"] < alone["strict"]["f1"]["value"] < alone["strict"]["f1"]["high"]
+
+
+def test_a_document_cut_by_a_chunk_boundary_sums_exactly_from_compact_rows() -> None:
+    # Workers may send compact rows (compare's paired counting): the halves of a cut document
+    # add up in 64 bits, never wrapping in 16.
+    from spanscore.stages.documents import compact_rows
+
+    fields = ("reference", "predicted")
+    first = DocCounts(np.array([0, 1]), compact_rows(np.array([[1, 2], [30_000, 5]])), fields)
+    second = DocCounts(np.array([0, 1]), compact_rows(np.array([[30_000, 7], [4, 4]])), fields)
+    assert first.stats.dtype == np.int16 and second.stats.dtype == np.int16
+    for joined in (first.then(second, 1), DocCounts.join([(first, 0), (second, 1)])):
+        assert joined.keys.tolist() == [0, 1, 2]
+        assert joined.stats.tolist() == [[1, 2], [60_000, 12], [4, 4]]

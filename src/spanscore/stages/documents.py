@@ -93,7 +93,7 @@ class DocCounts:
         stats, later_ids = later.stats, later.ids
         head = self.stats
         if self.keys.shape[0] and keys.shape[0] and keys[0] == self.keys[-1]:
-            head = self.stats.copy()
+            head = self.stats.astype(np.int64)  # a copy, wide enough for the sum (rows may be compact)
             head[-1] += stats[0]
             stats, keys = stats[1:], keys[1:]
             later_ids = later_ids[1:] if later_ids is not None else None
@@ -117,7 +117,7 @@ class DocCounts:
             k, st, names = docs.keys + offset, docs.stats, docs.ids
             if keys and k.shape[0] and keys[-1].shape[0] and k[0] == keys[-1][-1]:
                 # The chunk boundary cut this document in two: its rows become one.
-                stats[-1] = stats[-1].copy()
+                stats[-1] = stats[-1].astype(np.int64)  # a copy, wide enough for the sum (rows may be compact)
                 stats[-1][-1] += st[0]
                 k, st = k[1:], st[1:]
                 names = names[1:] if names is not None else None
@@ -372,7 +372,7 @@ def distinct_rows(stats: IntArray) -> tuple[IntArray, IntArray]:
     return distinct[lex], inverse
 
 
-def _compact(rows: IntArray) -> IntArray:
+def compact_rows(rows: IntArray) -> IntArray:
     """``rows`` in the narrowest of 16, 32 and 64-bit integers that holds them: a document's
     statistics are small counts, so a histogram takes a quarter of the memory (every use of its
     rows widens them: sums with int64 counts, scores in float64)."""
@@ -396,7 +396,7 @@ class Histogram:
     in, and two histograms merge by adding counts, like the totals.
     """
 
-    rows: IntArray  # [distinct, len(fields)], sorted lexicographically; 16, 32 or 64-bit (``_compact``)
+    rows: IntArray  # [distinct, len(fields)], sorted lexicographically; 16, 32 or 64-bit (``compact_rows``)
     counts: IntArray  # documents with each row
     fields: tuple[str, ...]
     pending: tuple[Histogram, ...] = ()  # histograms piled up by ``pile``, not yet merged in
@@ -413,7 +413,7 @@ class Histogram:
         w = np.ones(stats.shape[0], dtype=np.int64) if weights is None else weights
         counts = np.bincount(inverse, weights=w, minlength=rows.shape[0]).astype(np.int64)
         keep = counts > 0
-        return cls(_compact(rows[keep]), counts[keep], fields)
+        return cls(compact_rows(rows[keep]), counts[keep], fields)
 
     @property
     def documents(self) -> int:

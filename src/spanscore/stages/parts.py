@@ -19,7 +19,7 @@ from ..errors import InputError
 from .buckets import Attribute, TrainIndex, assign
 from .counts import Counts, Groups, Options, count_grouped, group_fields
 from .criteria import CRITERIA, LEARNED
-from .documents import DocCounts, DocState, TypeRows, scored_columns
+from .documents import DocCounts, DocState, TypeRows, compact_rows, scored_columns
 from .judging import Judge, JudgeCredit, learned_credit
 from .pairs import KeptDetails, PartRows, error_examples, render_rows
 from .spans import IntArray, Spans
@@ -60,6 +60,7 @@ class Wanted:
     documents: bool = False  # per-document (or per-sentence) statistics
     document_types: bool = False  # and per document and type (per-type intervals); needs ``documents``
     histogram: bool = False  # the per-document statistics as additive state only (``DocState``), not rows
+    narrow: bool = False  # per-document rows of the columns scores read only, in compact integers
     rows: tuple[str, ...] = ()  # criteria whose matched pairs are rendered as CSV rows; plus errors
     rows_dir: str | None = None  # where workers leave the rows (scratch files); None: in the result
     details: bool = False  # keep the matching and the text (Python's Report.pair_rows)
@@ -180,6 +181,10 @@ def count_part(
                 stats=counted.type_groups,
             )
     state = None
+    if wanted.narrow and docs is not None and not wanted.histogram:
+        # What compare's paired tests read, a fraction of the bytes a worker sends back.
+        docs = docs.narrowed(scored_columns(docs.fields, scaled=options.credit in ("dice", "iou")))
+        docs.stats = compact_rows(docs.stats)
     if wanted.histogram and docs is not None:
         # Only the columns scores read: fewer distinct rows, each narrower.
         scored = scored_columns(docs.fields, scaled=options.credit in ("dice", "iou"))
