@@ -152,9 +152,15 @@ def count_part(
     counts.documents, counts.sentences, counts.tokens = data.documents, data.sentences, data.tokens
     docs = None
     per_document = counted.groups
-    if by_types and counted.type_groups is not None:
-        t = counted.type_groups
-        per_document = np.zeros((n_docs, t.shape[1]), dtype=np.int64)
+    names = tuple(c.name for c in CRITERIA) + ((LEARNED.name,) if learned is not None else ())
+    fields = group_fields(names)
+    scored = scored_columns(fields, scaled=options.credit in ("dice", "iou"))
+    type_stats = counted.type_groups
+    if by_types and type_stats is not None:
+        # The histogram reads only the columns scores read (fewer distinct rows, each narrower):
+        # narrowed once, before a document's row is summed from its types'.
+        type_stats, fields = type_stats[:, scored], tuple(fields[i] for i in scored)
+        per_document = np.zeros((n_docs, len(fields)), dtype=np.int64)
         if pair_keys.shape[0]:
             doc_of = pair_keys // n_types  # in order: a document's pairs are consecutive
             starts = np.flatnonzero(np.concatenate(([True], doc_of[1:] != doc_of[:-1])))
@@ -164,31 +170,28 @@ def count_part(
             place = np.arange(doc_of.shape[0]) - np.repeat(starts, np.diff(np.append(starts, doc_of.shape[0])))
             for j in range(int(place.max()) + 1):
                 at = place == j
-                per_document[doc_of[at]] += t[at]
+                per_document[doc_of[at]] += type_stats[at]
     if per_document is not None:
-        names = tuple(c.name for c in CRITERIA) + ((LEARNED.name,) if learned is not None else ())
         present = np.flatnonzero(np.bincount(data.doc_key, minlength=per_document.shape[0]))
         docs = DocCounts(
             keys=present.astype(np.int64),
             stats=per_document[present],
-            fields=group_fields(names),
+            fields=fields,
             ids=None if data.doc_ids is None else [data.doc_ids[k] for k in present.tolist()],
             unit=data.doc_unit,
         )
-        if counted.type_groups is not None:
+        if type_stats is not None:
             docs.type_rows = TypeRows(
-                keys=pair_keys // n_types, type_index=pair_keys % n_types, names=tuple(r.types),
-                stats=counted.type_groups,
+                keys=pair_keys // n_types, type_index=pair_keys % n_types, names=tuple(r.types), stats=type_stats
             )
     state = None
     if wanted.narrow and docs is not None and not wanted.histogram:
         # What compare's paired tests read, a fraction of the bytes a worker sends back.
-        docs = docs.narrowed(scored_columns(docs.fields, scaled=options.credit in ("dice", "iou")))
+        docs = docs.narrowed(scored)
         docs.stats = compact_rows(docs.stats)
     if wanted.histogram and docs is not None:
         # Only the columns scores read: fewer distinct rows, each narrower.
-        scored = scored_columns(docs.fields, scaled=options.credit in ("dice", "iou"))
-        state, docs = DocState.of(docs.narrowed(scored)), None
+        state, docs = DocState.of(docs if by_types else docs.narrowed(scored)), None
     rows = None
     details = counted.details
     if wanted.rows and details is not None:
