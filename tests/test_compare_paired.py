@@ -102,3 +102,32 @@ def test_compare_on_dask_equals_the_local_engine(btc_runs: dict[str, Path]) -> N
         remote = spanscore.compare(**options, engine=engine)
     assert remote.to_dict() == local.to_dict()
     assert local.tests == rows_compare(runs, ["a", "b"])
+
+
+def test_compare_command_on_dask_gives_the_local_json(btc_runs: dict[str, Path]) -> None:  # noqa: F811
+    # ``spanscore compare --engine dask`` on a loopback cluster: the JSON of the local engine.
+    distributed = pytest.importorskip("distributed")
+    import json
+
+    import dask
+    from click.testing import CliRunner
+
+    from spanscore.cli.main import cli
+    from spanscore.engines.dask_engine import LOCAL_WORKER_CONFIG
+
+    files = [str(btc_runs[n]) for n in ("small_gold", "small_a", "small_gold")]
+    common = [*files, "--json", "--resamples", "150", "--trials", "150", "--seed", "3", "--name", "a", "--name", "b"]
+    local = CliRunner().invoke(cli, ["compare", *common, "--engine", "local", "--jobs", "2"])
+    assert local.exit_code == 0, local.output
+    with (
+        dask.config.set(LOCAL_WORKER_CONFIG),
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        ) as cluster,
+    ):
+        remote = CliRunner().invoke(
+            cli, ["compare", *common, "--engine", "dask", "--scheduler", cluster.scheduler_address]
+        )
+    assert remote.exit_code == 0, remote.output
+    assert json.loads(remote.output) == json.loads(local.output)
+    assert json.loads(local.output)["systems"][1]["metrics"]["strict"]["f1"]["value"] == 1.0

@@ -214,3 +214,57 @@ def test_the_per_type_interval_table_has_every_criterion_and_semeval_scheme(runs
         assert f"semeval_{scheme}" in names
     assert {"strict", "boundary", "left", "right", "overlap", "token"} <= set(names)
     assert len(table.rows) == len(r.intervals["per_type"])
+
+
+def test_a_histogram_keeps_its_rows_in_the_narrowest_integers_and_exactly() -> None:
+    # Per-document counts are small: 16-bit rows where they fit, 32 or 64 bits where one does not;
+    # histograms of different widths merge into the histogram of all their rows.
+    rng = np.random.default_rng(2)
+    fields = ("a", "b", "c")
+    small = rng.integers(-5, 50, size=(300, 3))
+    wide = small.copy()
+    wide[7, 1] = 40_000
+    huge = small.copy()
+    huge[3, 2] = 1 << 40
+    assert Histogram.of(small, fields).rows.dtype == np.int16
+    assert Histogram.of(wide, fields).rows.dtype == np.int32
+    assert Histogram.of(huge, fields).rows.dtype == np.int64
+    merged = Histogram.of(small, fields).merge(Histogram.of(wide, fields)).merge(Histogram.of(huge, fields))
+    whole = Histogram.of(np.concatenate((small, wide, huge)), fields)
+    assert np.array_equal(merged.rows, whole.rows) and np.array_equal(merged.counts, whole.counts)
+    assert np.array_equal(whole.total(), np.concatenate((small, wide, huge)).sum(axis=0))
+    assert int(whole.total()[2]) == 3 * int(small[:, 2].sum()) - int(small[3, 2]) + (1 << 40)
+
+
+def test_intervals_are_the_same_drawn_in_processes_or_on_threads(runs: dict[str, Path]) -> None:
+    # Blocks of resamples go to forked processes, or to threads where another thread runs (a
+    # fork beside it is unsafe): each block has its own generator, so the numbers are the same.
+    import threading
+
+    docs = docs_of(runs["gold"], runs["a"])
+    resampling = Resampling(resamples=600, seed=5)
+    alone = bootstrap(docs, zero_division=0.0, credit="0.5", resampling=resampling)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        beside = bootstrap(docs, zero_division=0.0, credit="0.5", resampling=resampling)
+    finally:
+        stop.set()
+        other.join()
+    assert beside == alone
+    assert alone["strict"]["f1"]["low"] < alone["strict"]["f1"]["value"] < alone["strict"]["f1"]["high"]
+
+
+def test_a_document_cut_by_a_chunk_boundary_sums_exactly_from_compact_rows() -> None:
+    # Workers may send compact rows (compare's paired counting): the halves of a cut document
+    # add up in 64 bits, never wrapping in 16.
+    from spanscore.stages.documents import compact_rows
+
+    fields = ("reference", "predicted")
+    first = DocCounts(np.array([0, 1]), compact_rows(np.array([[1, 2], [30_000, 5]])), fields)
+    second = DocCounts(np.array([0, 1]), compact_rows(np.array([[30_000, 7], [4, 4]])), fields)
+    assert first.stats.dtype == np.int16 and second.stats.dtype == np.int16
+    for joined in (first.then(second, 1), DocCounts.join([(first, 0), (second, 1)])):
+        assert joined.keys.tolist() == [0, 1, 2]
+        assert joined.stats.tolist() == [[1, 2], [60_000, 12], [4, 4]]

@@ -39,6 +39,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import threading
 import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -50,6 +51,7 @@ import numpy.typing as npt
 
 from ..errors import OptionError
 from ..results import ComparisonResult
+from ..runtime.workers import can_fork, forked_map
 from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, scored_columns, scores_per_row
 from ..stages.spans import IntArray
 
@@ -93,9 +95,13 @@ def _distinct_columns(stats: npt.NDArray[Any]) -> tuple[list[int], IntArray]:
 
     Columns are told apart by two sums (plain, and weighted by a fixed pseudo-random vector) and
     compared whole only when both agree: linear in the table, unlike sorting its columns."""
-    weights = np.random.default_rng(0).integers(1, 1 << 20, size=stats.shape[0]).astype(np.float64)
-    plain = stats.sum(axis=0)
-    mixed = weights @ stats
+    drawn = np.random.default_rng(0).integers(1, 1 << 20, size=stats.shape[0])
+    weights: FloatArray = np.asarray(drawn, dtype=np.float64)
+    plain: FloatArray = np.asarray(stats.sum(axis=0, dtype=np.float64))
+    mixed: FloatArray = np.zeros(stats.shape[1])
+    for i in range(0, stats.shape[0], 8192):  # a block at a time: no float copy of the whole table
+        block: FloatArray = stats[i : i + 8192].astype(np.float64)
+        mixed += weights[i : i + 8192] @ block
     keep: list[int] = []
     expand = np.empty(stats.shape[1], dtype=np.int64)
     seen: dict[tuple[float, float], list[int]] = {}
@@ -170,45 +176,47 @@ _POPCOUNT = np.array([bin(i).count("1") for i in range(1 << 16)], dtype=np.float
 class Draws:
     """Resamples of a corpus given as a histogram's counts: how often each distinct row is drawn.
 
-    Rows held by the same number of documents are drawn alike, so the draws go level by level
-    (a level: the rows that ``c`` documents each hold). A bootstrap resample draws the documents
-    of each level (a multinomial over the levels), then spreads each level's draws uniformly over
-    its rows: one draw per document where a level's rows are rare, one multinomial over the rows
-    where they are common. Exactly the multinomial over the rows, so exactly the distribution of
-    drawing documents with replacement; the cost follows the distinct rows, not the documents.
+    A bootstrap resample of ``n`` documents is a multinomial over the distinct rows (each row's
+    probability: its share of the documents). It is drawn in two exact steps: how many of the
+    ``n`` draws fall on the documents of rare rows (those held by at most ``SMALL_LEVEL``
+    documents) is binomial; each of those draws picks one rare document uniformly (its row gains
+    one), and the other draws are one multinomial over the common rows. So the cost of a resample
+    follows the documents of rare rows and the number of common rows, never the corpus, and a
+    block of resamples takes a few calls of the generator whatever the histogram.
     """
 
     def __init__(self, counts: IntArray) -> None:
         self.k = int(counts.shape[0])
         self.n = int(counts.sum())
+        self.counts = counts
         values, inverse = np.unique(counts, return_inverse=True)
         order = np.argsort(inverse.reshape(-1), kind="stable")
         bounds = np.searchsorted(inverse.reshape(-1)[order], np.arange(values.shape[0] + 1))
         self.levels = [(int(c), order[bounds[j] : bounds[j + 1]]) for j, c in enumerate(values.tolist())]
-        share = values * np.diff(bounds)
-        self.p: FloatArray = share / max(self.n, 1)
+        self.rare = np.flatnonzero(counts <= SMALL_LEVEL)
+        self.common = np.flatnonzero(counts > SMALL_LEVEL)
+        # Each rare document's row, as a position among the rare rows.
+        self.rare_documents = np.repeat(np.arange(self.rare.shape[0]), counts[self.rare])
+        held = counts[self.common]
+        self.common_p: FloatArray = held / max(int(held.sum()), 1)
+
+    @property
+    def rare_weight(self) -> int:
+        """Documents of rare rows: what one resample's draws cost beyond one per common row."""
+        return int(self.rare_documents.shape[0])
 
     def bootstrap(self, rng: np.random.Generator, size: int) -> FloatArray:
         """How often each distinct row is drawn in each of ``size`` resamples of ``n`` documents."""
-        per_level = rng.multinomial(self.n, self.p, size=size)
-        rare, common = [], []
-        for j, (c, members) in enumerate(self.levels):
-            m = per_level[:, j]
-            if c <= SMALL_LEVEL and members.shape[0] > 1:
-                # Each draw picks one of the level's rows: its position in the (resample, row) grid.
-                picked = members[rng.integers(0, members.shape[0], size=int(m.sum()))]
-                rare.append(picked + np.repeat(np.arange(size) * self.k, m))
-            else:
-                common.append(j)
-        grid = np.concatenate(rare) if rare else np.zeros(0, dtype=np.int64)
-        out = np.bincount(grid, minlength=size * self.k).reshape(size, self.k).astype(np.float64)
-        for j in common:
-            members = self.levels[j][1]
-            n = members.shape[0]
-            if n == 1:
-                out[:, members[0]] = per_level[:, j]
-            else:
-                out[:, members] = rng.multinomial(per_level[:, j], np.full(n, 1.0 / n))
+        out = np.empty((size, self.k))
+        rare = self.rare_weight
+        on_rare = rng.binomial(self.n, rare / self.n, size=size) if rare else np.zeros(size, dtype=np.int64)
+        if rare:
+            m = self.rare.shape[0]
+            picked = self.rare_documents[rng.integers(0, rare, size=int(on_rare.sum()))]
+            picked += np.repeat(np.arange(size) * m, on_rare)  # its cell in the (resample, rare row) grid
+            out[:, self.rare] = np.bincount(picked, minlength=size * m).reshape(size, m)
+        if self.common.shape[0]:
+            out[:, self.common] = rng.multinomial(self.n - on_rare, self.common_p)
         return out
 
     def swaps(self, rng: np.random.Generator, size: int) -> FloatArray:
@@ -222,11 +230,17 @@ class Draws:
                 out[:, members] = rng.binomial(c, 0.5, size=(size, members.shape[0]))
         return out
 
+    def plan(self, n: int) -> list[int]:
+        """Resamples per block of ``n`` bootstrap resamples (``_plan``, counting the rare documents'
+        draws as well as the rows)."""
+        return _plan(n, self.k + self.rare_weight)
+
 
 def _plan(n: int, rows: int) -> list[int]:
     """Resamples per block: a block's arrays (block x distinct rows floats) stay under about 4 MB,
-    small enough for freed memory to be reused rather than faulted in again (``spanscore.runtime.memory``).
-    The plan depends on the number of distinct rows, never on how the corpus was counted."""
+    small enough for freed memory to be reused rather than faulted in again (``spanscore.runtime.memory``),
+    and the same whatever the corpus's size.
+    The plan depends on the histogram alone, never on how the corpus was counted."""
     size = max(1, min(BLOCK, (1 << 19) // max(rows, 1)))
     return [min(size, n - start) for start in range(0, n, size)]
 
@@ -243,16 +257,30 @@ def _group_rng(seed: int, group: int, block: int) -> np.random.Generator:
 
 
 def _threads() -> int:
-    return max(1, min(4, os.cpu_count() or 1))
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(4, cpus))
+
+
+def _map_items(work: Callable[[Any], _T], items: list[Any]) -> list[_T]:
+    """``work`` over ``items``, results in order, on a few CPUs: in forked processes where this
+    process runs no other thread (the random draws and the bincounts hold the GIL, so threads
+    barely overlap; a fork beside a running thread could inherit a lock it holds), else on
+    threads. Each item draws from its own generator, so the results never depend on which."""
+    jobs = min(_threads(), len(items))
+    if jobs <= 1:
+        return [work(item) for item in items]
+    if can_fork() and threading.active_count() == 1:
+        return list(forked_map(work, items, jobs))
+    with ThreadPoolExecutor(jobs) as pool:
+        return list(pool.map(work, items))
 
 
 def _map_blocks(work: Callable[[int, int], _T], sizes: list[int]) -> list[_T]:
-    """``work(block, size)`` for each block, in block order, on a few threads (the matrix products
-    and the random draws release the GIL)."""
-    if len(sizes) == 1 or _threads() == 1:
-        return [work(k, size) for k, size in enumerate(sizes)]
-    with ThreadPoolExecutor(_threads()) as pool:
-        return list(pool.map(work, range(len(sizes)), sizes))
+    """``work(block, size)`` for each block, in block order (``_map_items``)."""
+    return _map_items(lambda item: work(*item), list(enumerate(sizes)))
 
 
 def _interval(values: FloatArray, value: float, level: float) -> dict[str, float | None]:
@@ -273,26 +301,38 @@ def _check(docs: DocCounts | Histogram) -> None:
         raise OptionError("intervals need at least one document (or sentence)")
 
 
-def _bootstrap_table(
-    hist: Histogram, seed_of: Callable[[int], np.random.Generator], *, zd: float, credit: str,
-    resampling: Resampling, beta: float,
-) -> dict[str, dict[str, dict[str, float | None]]]:
-    """The percentile intervals of every score of one histogram; block ``k`` draws from ``seed_of(k)``."""
-    table = _Table(hist.rows, hist.counts, hist.fields)
-    draws = Draws(hist.counts)
+Job = tuple[Histogram, Callable[[int], np.random.Generator]]
 
-    def work(k: int, size: int) -> dict[str, dict[str, FloatArray]]:
-        return score_totals(table.sums(draws.bootstrap(seed_of(k), size)), table.fields, zd, credit, beta)
 
-    blocks = _map_blocks(work, _plan(resampling.resamples, draws.k))
-    point = _point(table, zd, credit, beta)
-    return {
-        name: {
-            m: _interval(np.concatenate([b[name][m] for b in blocks]), point[name][m], resampling.level)
-            for m in metrics_of(beta)
-        }
-        for name in point
-    }
+def _bootstrap_tables(
+    jobs: Sequence[Job], *, zd: float, credit: str, resampling: Resampling, beta: float,
+) -> list[dict[str, dict[str, dict[str, float | None]]]]:
+    """The percentile intervals of every score of each histogram; block ``k`` of a histogram
+    draws from its ``seed_of(k)``. Every histogram's blocks go to the CPUs together."""
+    tables = [_Table(hist.rows, hist.counts, hist.fields) for hist, _ in jobs]
+    draws = [Draws(hist.counts) for hist, _ in jobs]
+    items = [(j, k, size) for j in range(len(jobs)) for k, size in enumerate(draws[j].plan(resampling.resamples))]
+
+    def work(item: tuple[int, int, int]) -> dict[str, dict[str, FloatArray]]:
+        j, k, size = item
+        table = tables[j]
+        return score_totals(table.sums(draws[j].bootstrap(jobs[j][1](k), size)), table.fields, zd, credit, beta)
+
+    done = _map_items(work, items)
+    out = []
+    for j, table in enumerate(tables):
+        blocks = [b for (i, _, _), b in zip(items, done, strict=True) if i == j]
+        point = _point(table, zd, credit, beta)
+        out.append(
+            {
+                name: {
+                    m: _interval(np.concatenate([b[name][m] for b in blocks]), point[name][m], resampling.level)
+                    for m in metrics_of(beta)
+                }
+                for name in point
+            }
+        )
+    return out
 
 
 def bootstrap(
@@ -307,10 +347,24 @@ def bootstrap(
 
     ``docs`` are the per-document counts, or their histogram (``Histogram``): the same numbers."""
     _check(docs)
-    return _bootstrap_table(
-        histogram_of(docs, credit), lambda k: _rng(resampling.seed, 0, k),
-        zd=zero_division, credit=credit, resampling=resampling, beta=beta,
-    )
+    return _bootstrap_tables(
+        [_overall_job(docs, credit, resampling)], zd=zero_division, credit=credit, resampling=resampling, beta=beta
+    )[0]
+
+
+def _overall_job(docs: DocCounts | Histogram, credit: str, resampling: Resampling) -> Job:
+    return histogram_of(docs, credit), functools.partial(_rng, resampling.seed, 0)
+
+
+def _group_jobs(groups: dict[str, Histogram], documents: int, credit: str, resampling: Resampling) -> dict[str, Job]:
+    """Each group's histogram with its documents without a mention in it, and its generators."""
+    return {
+        name: (
+            histogram_of(group, credit).with_zeros(documents),
+            functools.partial(_group_rng, resampling.seed, zlib.crc32(name.encode("utf-8"))),
+        )
+        for name, group in sorted(groups.items())
+    }
 
 
 def bootstrap_types(
@@ -397,14 +451,9 @@ def bootstrap_histograms(
     beta: float = 1.0,
 ) -> dict[str, dict[str, dict[str, dict[str, float | None]]]]:
     """``bootstrap_rows`` from each group's histogram of its documents with a mention in it."""
-    result = {}
-    for name, group in sorted(groups.items()):
-        hist = histogram_of(group, credit).with_zeros(documents)
-        result[name] = _bootstrap_table(
-            hist, functools.partial(_group_rng, resampling.seed, zlib.crc32(name.encode("utf-8"))),
-            zd=zero_division, credit=credit, resampling=resampling, beta=beta,
-        )
-    return result
+    jobs = _group_jobs(groups, documents, credit, resampling)
+    done = _bootstrap_tables(list(jobs.values()), zd=zero_division, credit=credit, resampling=resampling, beta=beta)
+    return dict(zip(jobs, done, strict=True))
 
 
 @dataclass
@@ -514,7 +563,7 @@ def compare_histogram(
         w = draws.bootstrap(_rng(resampling.seed, 0, k), size)
         return [score_totals(t.sums(w), t.fields, zd, credit, beta) for t in tables]
 
-    boot = _map_blocks(work, _plan(resampling.resamples, draws.k))
+    boot = _map_blocks(work, draws.plan(resampling.resamples))
     samples = [
         {n: {m: np.concatenate([b[s][n][m] for b in boot]) for m in mets} for n in score_names}
         for s in range(len(tables))
@@ -565,11 +614,14 @@ def _randomization(
     beta: float = 1.0,
 ) -> dict[str, dict[str, float | None]]:
     """The p-value of B's difference from A under every score, by swapping documents: a trial
-    swaps a binomial count of each distinct joint row's documents."""
+    swaps a binomial count of the documents of each distinct difference between the systems."""
     # What A gains where a document's outputs are swapped, as the distinct columns of B - A.
-    full_delta = b.distinct[:, b.expand] - a.distinct[:, a.expand]
-    keep, delta_expand = _distinct_columns(full_delta)
-    delta_distinct = np.ascontiguousarray(full_delta[:, keep])
+    # Fields reading the same pair of distinct columns have the same difference: each pair once.
+    pairs, pair_of = np.unique(np.stack((a.expand, b.expand), axis=1), axis=0, return_inverse=True)
+    pair_delta = b.distinct[:, pairs[:, 1]] - a.distinct[:, pairs[:, 0]]
+    keep, pair_expand = _distinct_columns(pair_delta)
+    delta_expand = pair_expand[pair_of.reshape(-1)]
+    delta_distinct = np.ascontiguousarray(pair_delta[:, keep])
     point_a, point_b = _point(a, zd, credit, beta), _point(b, zd, credit, beta)
     mets = metrics_of(beta)
     observed = {n: {m: point_b[n][m] - point_a[n][m] for m in mets} for n in point_a}
@@ -581,6 +633,15 @@ def _randomization(
         delta_distinct = np.repeat(delta_distinct, counts, axis=0)
         sizes = _plan(2**documents, documents)
     else:
+        # A swap moves only where the systems differ, and documents with the same difference
+        # are interchangeable: the trials swap a binomial count of each distinct nonzero
+        # difference's documents (fewer rows than the joint histogram has).
+        moving = np.any(delta_distinct != 0, axis=1)
+        differences = Histogram.of(
+            delta_distinct[moving].astype(np.int64), tuple(str(c) for c in keep), counts[moving]
+        )
+        delta_distinct = differences.rows.astype(np.float64)
+        draws = Draws(differences.counts)
         sizes = _plan(resampling.trials, draws.k)
 
     def work(k: int, size: int) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
@@ -713,8 +774,14 @@ def intervals(
     options: dict[str, Any] = {"zero_division": zero_division, "credit": credit, "resampling": resampling, "beta": beta}
     if isinstance(docs, DocState):
         count = docs.documents
-        scores = bootstrap(docs.closed, **options)
-        per_type = bootstrap_histograms(docs.types or {}, count, **options)
+        _check(docs.closed)
+        # Every table's resamples at once: the overall one and each type's.
+        jobs = _group_jobs(docs.types or {}, count, credit, resampling)
+        done = _bootstrap_tables(
+            [_overall_job(docs.closed, credit, resampling), *jobs.values()],
+            zd=zero_division, credit=credit, resampling=resampling, beta=beta,
+        )
+        scores, per_type = done[0], dict(zip(jobs, done[1:], strict=True))
     else:
         count = int(docs.stats.shape[0])
         scores = bootstrap(docs, **options)

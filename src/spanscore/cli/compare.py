@@ -80,6 +80,15 @@ def system_files(systems: tuple[Path, ...], format: str = "conll") -> list[Path]
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), help="Write an HTML report.")
 @click.option("--jobs", type=click.IntRange(min=0), default=0, help="Processes per evaluation (default: one per CPU).")
 @click.option(
+    "--engine",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="local: chunks counted here, in --jobs processes; dask: on a Dask cluster. Every output is the same.",
+)
+@click.option("--scheduler", help="Dask scheduler address (tcp://host:8786); without it a local cluster starts.")
+@click.option("--workers", type=int, default=2, show_default=True, help="Workers of a local Dask cluster.")
+@click.option(
     "--name",
     "names",
     multiple=True,
@@ -100,6 +109,9 @@ def compare_command(
     alpha: float,
     html_path: Path | None,
     jobs: int,
+    engine: str,
+    scheduler: str | None,
+    workers: int,
     names: tuple[str, ...],
     per_type: bool,
     buckets: BucketRequest,
@@ -111,7 +123,7 @@ def compare_command(
     randomisation p-values (docs/compare.md)."""
     from ..api import check_resampling
     from ..api import compare as run_compare  # here: --help answers without numpy
-    from ..engines import default_jobs
+    from ..engines import default_jobs, make_engine
 
     check_resampling(resamples=resamples, trials=trials, seed=seed, prefix="--")
     files = system_files(systems, reading.format)
@@ -132,6 +144,7 @@ def compare_command(
             per_type=per_type,
             **buckets.keywords(),
             jobs=jobs or default_jobs(),
+            engine=make_engine(engine, jobs=jobs or default_jobs(), scheduler=scheduler, workers=workers),
         )
     data = result.to_dict()
     if html_path is not None:

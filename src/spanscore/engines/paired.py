@@ -55,7 +55,8 @@ class _Stream:
         cols = self.columns(docs.fields)
         if self.fields is None:
             self.fields, self.unit = tuple(docs.fields[i] for i in cols), docs.unit
-        keys, stats, ids = docs.keys + offset, docs.stats[:, cols], docs.ids
+        # Widened: the rows may come compact (``Wanted.narrow``), and a cut document's halves add up.
+        keys, stats, ids = docs.keys + offset, docs.stats[:, cols].astype(np.int64), docs.ids
         if self.stats is None:
             self.stats, self.ids = np.zeros((0, len(cols)), dtype=np.int64), None if ids is None else []
         if self.keys.shape[0] and keys[0] == self.keys[-1]:
@@ -102,6 +103,8 @@ def run_paired(
     """Every system's counter run by ``engine`` side by side (each asks for per-document rows);
     only the columns that ``columns`` picks of the rows enter the joint histogram, and no total
     keeps its rows."""
+    # Each worker sends back only the columns scores read, in compact integers.
+    counters = [replace(c, wanted=replace(c.wanted, narrow=True)) for c in counters]
     streams = [
         _Stream(engine.results(c, None), Folder(examples=c.wanted.examples), columns) for c in counters
     ]

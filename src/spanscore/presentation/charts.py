@@ -421,4 +421,22 @@ def draw_all(data: EvaluationResult, jobs: int = 1) -> dict[str, bytes]:
     def draw(name: str) -> bytes:
         return _draw(data, name)
 
-    return dict(zip(names, forked_map(draw, names, min(jobs, len(names))), strict=True))
+    order = _balanced(names)
+    drawn = dict(zip(order, forked_map(draw, order, min(jobs, len(names))), strict=True))
+    return {name: drawn[name] for name in names}
+
+
+# How long each chart takes to draw, roughly (the confusion matrix, a cell per pair of types, most).
+_COST = {"confusion.png": 4.0, "errors.png": 3.0, "scores.png": 2.0, "credit.png": 1.5}
+
+
+def _balanced(names: list[str]) -> list[str]:
+    """The charts in the order to hand to workers that take two at a time: the costliest paired
+    with the cheapest, so that no worker draws the two costliest while another waits."""
+    by_cost = sorted(names, key=lambda n: -_COST.get(n, 2.0))
+    out = []
+    while by_cost:
+        out.append(by_cost.pop(0))
+        if by_cost:
+            out.append(by_cost.pop())
+    return out

@@ -98,6 +98,24 @@ class _RowFile:
         self.sample: list[dict[str, Any]] = []
 
 
+def _append(handle: IO[bytes], path: str) -> None:
+    """The bytes of the file at ``path`` added to ``handle``: copied by the kernel where it can
+    (the rows of a report are many times the input's size), else through a buffer."""
+    with open(path, "rb") as piece:
+        copy = getattr(os, "copy_file_range", None)
+        if copy is not None:
+            handle.flush()
+            try:
+                while copy(piece.fileno(), handle.fileno(), 1 << 30):
+                    pass
+            except OSError:  # a file system without it: the buffered copy, from where it stopped
+                handle.seek(0, os.SEEK_END)
+            else:
+                handle.seek(0, os.SEEK_END)
+                return
+        shutil.copyfileobj(piece, handle, 1 << 20)
+
+
 def _load_matplotlib() -> None:
     """Import matplotlib and draw a tiny figure, so that its fonts are loaded before the charts
     are drawn (in forked processes, which would each load them again)."""
@@ -161,8 +179,7 @@ class ReportWriter:
                 for text in part.texts:
                     f.handle.write(text.encode("utf-8"))
                 for path in part.paths:
-                    with open(path, "rb") as piece:
-                        shutil.copyfileobj(piece, f.handle, 1 << 20)
+                    _append(f.handle, path)
                     os.unlink(path)
                 f.full += part.full
                 f.partial += part.partial

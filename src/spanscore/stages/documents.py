@@ -93,7 +93,7 @@ class DocCounts:
         stats, later_ids = later.stats, later.ids
         head = self.stats
         if self.keys.shape[0] and keys.shape[0] and keys[0] == self.keys[-1]:
-            head = self.stats.copy()
+            head = self.stats.astype(np.int64)  # a copy, wide enough for the sum (rows may be compact)
             head[-1] += stats[0]
             stats, keys = stats[1:], keys[1:]
             later_ids = later_ids[1:] if later_ids is not None else None
@@ -117,7 +117,7 @@ class DocCounts:
             k, st, names = docs.keys + offset, docs.stats, docs.ids
             if keys and k.shape[0] and keys[-1].shape[0] and k[0] == keys[-1][-1]:
                 # The chunk boundary cut this document in two: its rows become one.
-                stats[-1] = stats[-1].copy()
+                stats[-1] = stats[-1].astype(np.int64)  # a copy, wide enough for the sum (rows may be compact)
                 stats[-1][-1] += st[0]
                 k, st = k[1:], st[1:]
                 names = names[1:] if names is not None else None
@@ -349,14 +349,14 @@ def distinct_rows(stats: IntArray) -> tuple[IntArray, IntArray]:
     if width > weights.shape[0] or width == 0:
         rows, inverse = np.unique(stats, axis=0, return_inverse=True)
         return rows, inverse.reshape(-1)
+    step = 8192  # rows at a time: temporaries of a block, never a copy of the table
     with np.errstate(over="ignore"):
-        h = stats @ weights[:width]
+        h = np.concatenate([stats[i : i + step].astype(np.int64) @ weights[:width] for i in range(0, n, step)])
     order = np.argsort(h, kind="stable")
     sorted_h = h[order]
     starts = np.flatnonzero(np.concatenate(([True], sorted_h[1:] != sorted_h[:-1])))
     group = np.cumsum(np.concatenate(([False], sorted_h[1:] != sorted_h[:-1])))
     firsts = order[starts]
-    step = 8192  # rows compared at a time: two copies of a block, not of the table
     same = all(
         np.array_equal(stats[order[i : i + step]], stats[firsts[group[i : i + step]]]) for i in range(0, n, step)
     )
@@ -372,6 +372,19 @@ def distinct_rows(stats: IntArray) -> tuple[IntArray, IntArray]:
     return distinct[lex], inverse
 
 
+def compact_rows(rows: IntArray) -> IntArray:
+    """``rows`` in the narrowest of 16, 32 and 64-bit integers that holds them: a document's
+    statistics are small counts, so a histogram takes a quarter of the memory (every use of its
+    rows widens them: sums with int64 counts, scores in float64)."""
+    if rows.size == 0:
+        return rows
+    low, high = int(rows.min()), int(rows.max())
+    for kind in (np.int16, np.int32):
+        if np.iinfo(kind).min <= low and high <= np.iinfo(kind).max:
+            return rows.astype(kind)
+    return rows
+
+
 @dataclass(frozen=True)
 class Histogram:
     """Per-document statistics kept as their distinct rows and how many documents have each.
@@ -383,7 +396,7 @@ class Histogram:
     in, and two histograms merge by adding counts, like the totals.
     """
 
-    rows: IntArray  # [distinct, len(fields)], sorted lexicographically
+    rows: IntArray  # [distinct, len(fields)], sorted lexicographically; 16, 32 or 64-bit (``compact_rows``)
     counts: IntArray  # documents with each row
     fields: tuple[str, ...]
     pending: tuple[Histogram, ...] = ()  # histograms piled up by ``pile``, not yet merged in
@@ -392,14 +405,15 @@ class Histogram:
     @classmethod
     def of(cls, stats: npt.NDArray[Any], fields: tuple[str, ...], weights: IntArray | None = None) -> Histogram:
         """The histogram of ``stats`` (one row per document, or per distinct row with ``weights``)."""
-        stats = np.ascontiguousarray(stats, dtype=np.int64)
+        # Kept in the rows' own integer type (compact where they come from a histogram).
+        stats = np.ascontiguousarray(stats if np.issubdtype(stats.dtype, np.integer) else stats.astype(np.int64))
         if stats.shape[0] == 0:
             return cls(stats.reshape(0, len(fields)), np.zeros(0, dtype=np.int64), fields)
         rows, inverse = distinct_rows(stats)
         w = np.ones(stats.shape[0], dtype=np.int64) if weights is None else weights
         counts = np.bincount(inverse, weights=w, minlength=rows.shape[0]).astype(np.int64)
         keep = counts > 0
-        return cls(rows[keep], counts[keep], fields)
+        return cls(compact_rows(rows[keep]), counts[keep], fields)
 
     @property
     def documents(self) -> int:
@@ -447,17 +461,27 @@ class Histogram:
 
 def _by_type_fields(rows: TypeRows, keep: npt.NDArray[np.bool_], fields: tuple[str, ...]) -> dict[str, Histogram]:
     """The histogram of each type's statistics per document, over the rows where ``keep`` is true
-    (rows of one document and type summed first: a chunk boundary may cut a document)."""
-    out = {}
-    for t, name in enumerate(rows.names):
-        mine = np.flatnonzero((rows.type_index == t) & keep)
-        if not mine.shape[0]:
-            continue
-        keys = rows.keys[mine]
-        order = np.argsort(keys, kind="stable")
-        starts = np.flatnonzero(np.concatenate(([True], keys[order][1:] != keys[order][:-1])))
-        out[name] = Histogram.of(np.add.reduceat(rows.stats[mine[order]], starts, axis=0), fields)
-    return out
+    (rows of one document and type summed first: a chunk boundary may cut a document).
+
+    One histogram of every type's rows with the type as a first column, split by it: its rows
+    are sorted by type, then as each type's own histogram sorts them."""
+    mine = np.flatnonzero(keep)
+    if not mine.shape[0]:
+        return {}
+    types, keys = rows.type_index[mine], rows.keys[mine]
+    order = np.lexsort((keys, types))
+    types, keys, stats = types[order], keys[order], rows.stats[mine[order]]
+    new = np.concatenate(([True], (types[1:] != types[:-1]) | (keys[1:] != keys[:-1])))
+    if not new.all():
+        starts = np.flatnonzero(new)
+        types, stats = types[starts], np.add.reduceat(stats, starts, axis=0)
+    whole = Histogram.of(np.column_stack((types, stats)), ("type", *fields))
+    first = whole.rows[:, 0]
+    bounds = np.flatnonzero(np.concatenate(([True], first[1:] != first[:-1], [True])))
+    return {
+        rows.names[int(first[a])]: Histogram(np.ascontiguousarray(whole.rows[a:b, 1:]), whole.counts[a:b], fields)
+        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
+    }
 
 
 @dataclass

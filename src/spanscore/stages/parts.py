@@ -19,7 +19,7 @@ from ..errors import InputError
 from .buckets import Attribute, TrainIndex, assign
 from .counts import Counts, Groups, Options, count_grouped, group_fields
 from .criteria import CRITERIA, LEARNED
-from .documents import DocCounts, DocState, TypeRows, scored_columns
+from .documents import DocCounts, DocState, TypeRows, compact_rows, scored_columns
 from .judging import Judge, JudgeCredit, learned_credit
 from .pairs import KeptDetails, PartRows, error_examples, render_rows
 from .spans import IntArray, Spans
@@ -60,6 +60,7 @@ class Wanted:
     documents: bool = False  # per-document (or per-sentence) statistics
     document_types: bool = False  # and per document and type (per-type intervals); needs ``documents``
     histogram: bool = False  # the per-document statistics as additive state only (``DocState``), not rows
+    narrow: bool = False  # per-document rows of the columns scores read only, in compact integers
     rows: tuple[str, ...] = ()  # criteria whose matched pairs are rendered as CSV rows; plus errors
     rows_dir: str | None = None  # where workers leave the rows (scratch files); None: in the result
     details: bool = False  # keep the matching and the text (Python's Report.pair_rows)
@@ -123,16 +124,25 @@ def count_part(
     r, p = data.reference, data.predicted
     learned = learned_credit(judge.judge, r, p, data.text, judge.credit) if judge is not None else None
     groups = None
-    if wanted.documents:
-        groups = Groups(data.doc_key[r.unit], data.doc_key[p.unit], int(data.doc_key.max(initial=-1)) + 1)
-    type_groups = None
+    n_docs = int(data.doc_key.max(initial=-1)) + 1
     n_types = len(r.types)
+    # Every statistic adds up over types, so a document's row is the sum of its rows per type:
+    # where both are wanted as a histogram, the documents are not counted a second time.
+    by_types = wanted.documents and wanted.document_types and wanted.histogram and n_types > 0
+    if wanted.documents and not by_types:
+        groups = Groups(data.doc_key[r.unit], data.doc_key[p.unit], n_docs)
+    type_groups = None
+    pair_keys = np.zeros(0, dtype=np.int64)  # each type group's document * n_types + type
     if wanted.documents and wanted.document_types:
-        type_groups = Groups(
-            data.doc_key[r.unit] * n_types + r.type,
-            data.doc_key[p.unit] * n_types + p.type,
-            (int(data.doc_key.max(initial=-1)) + 1) * n_types,
-        )
+        # Only the (document, type) pairs with a mention are groups (the others add nothing to
+        # any resample): a few per document, where every pair would be a row per type.
+        ref_key = data.doc_key[r.unit] * n_types + r.type
+        pred_key = data.doc_key[p.unit] * n_types + p.type
+        seen = np.zeros(n_docs * n_types, dtype=bool)
+        seen[ref_key] = seen[pred_key] = True
+        pair_keys = np.flatnonzero(seen)
+        rank = np.cumsum(seen) - 1
+        type_groups = Groups(rank[ref_key], rank[pred_key], int(pair_keys.shape[0]))
     keep = wanted.details or bool(wanted.rows)
     counted = count_grouped(
         r, p, options, learned=learned, keep_details=keep, groups=groups, type_groups=type_groups,
@@ -141,31 +151,47 @@ def count_part(
     counts = counted.counts
     counts.documents, counts.sentences, counts.tokens = data.documents, data.sentences, data.tokens
     docs = None
-    if counted.groups is not None:
-        names = tuple(c.name for c in CRITERIA) + ((LEARNED.name,) if learned is not None else ())
-        present = np.flatnonzero(np.bincount(data.doc_key, minlength=counted.groups.shape[0]))
+    per_document = counted.groups
+    names = tuple(c.name for c in CRITERIA) + ((LEARNED.name,) if learned is not None else ())
+    fields = group_fields(names)
+    scored = scored_columns(fields, scaled=options.credit in ("dice", "iou"))
+    type_stats = counted.type_groups
+    if by_types and type_stats is not None:
+        # The histogram reads only the columns scores read (fewer distinct rows, each narrower):
+        # narrowed once, before a document's row is summed from its types'.
+        type_stats, fields = type_stats[:, scored], tuple(fields[i] for i in scored)
+        per_document = np.zeros((n_docs, len(fields)), dtype=np.int64)
+        if pair_keys.shape[0]:
+            doc_of = pair_keys // n_types  # in order: a document's pairs are consecutive
+            starts = np.flatnonzero(np.concatenate(([True], doc_of[1:] != doc_of[:-1])))
+            # Each pair's place among its document's: the pairs in one place name distinct
+            # documents, so each place adds in one vectorised step (np.add.reduceat over rows is
+            # many times slower).
+            place = np.arange(doc_of.shape[0]) - np.repeat(starts, np.diff(np.append(starts, doc_of.shape[0])))
+            for j in range(int(place.max()) + 1):
+                at = place == j
+                per_document[doc_of[at]] += type_stats[at]
+    if per_document is not None:
+        present = np.flatnonzero(np.bincount(data.doc_key, minlength=per_document.shape[0]))
         docs = DocCounts(
             keys=present.astype(np.int64),
-            stats=counted.groups[present],
-            fields=group_fields(names),
+            stats=per_document[present],
+            fields=fields,
             ids=None if data.doc_ids is None else [data.doc_ids[k] for k in present.tolist()],
             unit=data.doc_unit,
         )
-        if counted.type_groups is not None:
-            stats = counted.type_groups
-            # Only (document, type) rows with a mention: the others add nothing to any resample.
-            with_mentions = np.flatnonzero((stats[:, 0] > 0) | (stats[:, 1] > 0))
+        if type_stats is not None:
             docs.type_rows = TypeRows(
-                keys=(with_mentions // n_types).astype(np.int64),
-                type_index=(with_mentions % n_types).astype(np.int64),
-                names=tuple(r.types),
-                stats=stats[with_mentions],
+                keys=pair_keys // n_types, type_index=pair_keys % n_types, names=tuple(r.types), stats=type_stats
             )
     state = None
+    if wanted.narrow and docs is not None and not wanted.histogram:
+        # What compare's paired tests read, a fraction of the bytes a worker sends back.
+        docs = docs.narrowed(scored)
+        docs.stats = compact_rows(docs.stats)
     if wanted.histogram and docs is not None:
         # Only the columns scores read: fewer distinct rows, each narrower.
-        scored = scored_columns(docs.fields, scaled=options.credit in ("dice", "iou"))
-        state, docs = DocState.of(docs.narrowed(scored)), None
+        state, docs = DocState.of(docs if by_types else docs.narrowed(scored)), None
     rows = None
     details = counted.details
     if wanted.rows and details is not None:
