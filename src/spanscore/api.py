@@ -490,13 +490,24 @@ def compare(
         for system in systems
     ]
     credit = credit_label(scoring.credit)
-    if per_type or buckets:
-        # The per-group tests read each system's rows per document and group, held whole: the
-        # systems are counted one after another, as evaluate counts one.
+    groups: dict[str, list[Any]] | None = None
+    if (per_type or buckets) and _attributes(buckets, bucket_edges, train, reading)[1]:
+        # Document-field buckets read each system's rows per document, held whole: the systems
+        # are counted one after another, as evaluate counts one.
         reports = [_finished(s, run(next(s), engine or LocalEngine(jobs))) for s in steps]
         rows = [r.documents for r in reports if r.documents is not None]
         joint: Histogram | None = significance.paired_histogram(rows, list(names), credit)
         unit = rows[0].unit
+    elif per_type or buckets:
+        # Counted side by side, each group's joint rows added to its histogram as documents finish.
+        from .analysis import buckets as bucket_scores
+
+        grouped = bucket_scores.run_grouped(
+            [bucket_scores.GroupCounter(**vars(next(s))) for s in steps], engine or LocalEngine(jobs), names
+        )
+        reports = [_finished(s, total) for s, total in zip(steps, grouped.totals, strict=True)]
+        joint, unit, groups = grouped.joint, grouped.unit, grouped.groups
+        _keep_state(reports, joint, unit)
     else:
         # Counted side by side, each document's rows joined into one histogram as they come.
         paired = run_paired(
@@ -505,9 +516,7 @@ def compare(
         )
         reports = [_finished(s, total) for s, total in zip(steps, paired.totals, strict=True)]
         joint, unit = paired.joint, paired.unit
-        if joint is not None:
-            for k, report in enumerate(reports):
-                report.document_state = DocState.of_histogram(significance.system_histogram(joint, k), unit)
+        _keep_state(reports, joint, unit)
     if joint is None:
         raise OptionError("intervals need at least one document (or sentence)")
     tests = significance.compare_histogram(
@@ -526,7 +535,7 @@ def compare(
         unit=unit,
         alpha=alpha,
         reports=reports,
-        groups=_compared_groups(reports, list(names), per_type, resampling),
+        groups=_compared_groups(reports, list(names), per_type, resampling, groups),
         llm_classes=_compared_classes(reports, list(names), resampling),
     )
 
@@ -544,25 +553,37 @@ def _compared_classes(
     return compare_classes([c for c in classes if c is not None], names, resampling)
 
 
+def _keep_state(reports: list[Report], joint: Histogram | None, unit: str) -> None:
+    """Each system's per-document state, out of the systems' joint histogram."""
+    from .analysis import significance
+
+    if joint is not None:
+        for k, report in enumerate(reports):
+            report.document_state = DocState.of_histogram(significance.system_histogram(joint, k), unit)
+
+
 def _compared_groups(
-    reports: list[Report], names: list[str], per_type: bool, resampling: significance.Resampling
+    reports: list[Report], names: list[str], per_type: bool, resampling: significance.Resampling,
+    groups: dict[str, list[Any]] | None = None,
 ) -> dict[str, Any]:
-    """Each type's (``per_type``) and each bucket's paired comparison, by ``per_type`` or attribute."""
+    """Each type's (``per_type``) and each bucket's paired comparison, by ``per_type`` or attribute,
+    from each group's joint histogram (``groups``, by grouping) or the systems' whole rows."""
     from .analysis import buckets as bucket_scores
 
     first = reports[0]
+    credit = first.counts.credit
 
-    def compared(systems: list[tuple[Any, Any]]) -> list[dict[str, Any]]:
+    def compared(grouping: str, systems: list[tuple[Any, Any]]) -> list[dict[str, Any]]:
+        found = bucket_scores.joint_groups(systems, credit) if groups is None else groups.get(grouping, [])
         return bucket_scores.compare_groups(
-            systems, names, zero_division=first.zero_division, credit=first.counts.credit,
-            resampling=resampling, beta=first.beta,
+            found, names, zero_division=first.zero_division, credit=credit, resampling=resampling, beta=first.beta,
         )
 
     out: dict[str, Any] = {}
     if per_type:
-        out["per_type"] = compared([(r.documents, r.documents.type_rows) for r in reports if r.documents])
+        out["per_type"] = compared("per_type", [(r.documents, r.documents.type_rows) for r in reports if r.documents])
     for attribute in first.bucket_rows or {}:
-        out[attribute] = compared([(r.documents, (r.bucket_rows or {})[attribute]) for r in reports])
+        out[attribute] = compared(attribute, [(r.documents, (r.bucket_rows or {})[attribute]) for r in reports])
     return out
 
 
