@@ -223,7 +223,17 @@ def _evaluation(
     workers = engine.jobs if isinstance(engine, LocalEngine) else jobs
     wanted = dataclasses.replace(wanted, buckets=chosen, train=_train_index(chosen, train, reading, workers))
     counter = PartCounter(source, scoring.options, wanted, _judge_spec(scoring))
+    # Bucket intervals alone need each bucket's per-document statistics only as additive state.
+    grouped = resampling is not None and bool(chosen) and not (documents or document_types or by is not None or fields)
+    if grouped:
+        from .analysis import buckets as bucket_scores
+
+        inner = dataclasses.replace(wanted, documents=True, document_types=True, histogram=False)
+        counter = bucket_scores.GroupCounter(source, scoring.options, inner, _judge_spec(scoring), state=True)
     total = yield counter
+    bucket_states: dict[str, Any] | None = None
+    if grouped and total.state is not None:
+        total.state, bucket_states = bucket_scores.split_state(total.state)
     scoring.selection.check(total.seen_types)
     options_used = score_options(reading, scoring)
     report = Report(
@@ -268,7 +278,7 @@ def _evaluation(
             report.warnings += reliability.group_warnings(report.breakdown["groups"], per_document.unit, by)
         reliability.warn(report.warnings)
     if buckets:
-        report.buckets = _bucket_results(report, total, chosen, field_values, resampling)
+        report.buckets = _bucket_results(report, total, chosen, field_values, resampling, bucket_states)
     if reading.levels:
         report.levels = _level_results(reference, predicted, reading, scoring, chunk_bytes, jobs)
     return report
@@ -386,8 +396,10 @@ def _bucket_results(
     chosen: Sequence[attributes.Attribute],
     fields: Mapping[str, dict[str, str]],
     resampling: significance.Resampling | None,
+    states: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Every bucket's scores of each attribute, in the order asked for."""
+    """Every bucket's scores of each attribute, in the order asked for; intervals from the
+    per-document rows, or from each bucket's histogram (``states``, by attribute)."""
     from .analysis import breakdown as breakdowns
     from .analysis import buckets as bucket_scores
 
@@ -403,7 +415,10 @@ def _bucket_results(
     report.bucket_rows = {}
     for a in chosen:
         report.bucket_rows[a.name] = total.buckets[a.name]
-        out[a.name] = bucket_scores.bucket_table(total.buckets[a.name], group_fields(names), **options)
+        found = None if states is None or total.state is None else (states.get(a.name, {}), total.state.documents)
+        out[a.name] = bucket_scores.bucket_table(
+            total.buckets[a.name], group_fields(names), **options, histograms=found
+        )
     for field, values in fields.items():
         rows = report.bucket_rows[field] = bucket_scores.field_rows(total.docs, values, breakdowns.MISSING)
         out[field] = bucket_scores.bucket_table(rows, total.docs.fields, **options)
