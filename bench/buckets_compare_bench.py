@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from intervals_bench import SYNTH, fix_tokens, measure  # noqa: E402
+from intervals_bench import SYNTH, fix_tokens, measure
 
 
 def main() -> None:

@@ -282,6 +282,9 @@ def joint_groups(
     return [pair for found in groups.finished(documents).values() for pair in found]
 
 
+_GroupRows = tuple[IntArray, IntArray, IntArray]  # document keys, group ids, statistics
+
+
 @dataclass
 class _Stream:
     """One system's results as they come: its rows (global keys, in order) and rows per group
@@ -338,7 +341,7 @@ class _Stream:
         # The last document may go on in the next part.
         self.bound = max(self.bound, int(self.keys[-1]) if self.keys.shape[0] else self.bound)
 
-    def take(self, below: int) -> tuple[IntArray, IntArray | None, list[str] | None, tuple[IntArray, IntArray, IntArray]]:
+    def take(self, below: int) -> tuple[IntArray, IntArray | None, list[str] | None, _GroupRows]:
         """The complete rows with keys below ``below``, and their rows per group, removed from
         the stream."""
         n = int(np.searchsorted(self.keys, below))
