@@ -112,7 +112,6 @@ def field_rows(docs: DocCounts, values: dict[str, str], missing: str) -> TypeRow
 # So the cost follows the distinct joint rows, and the histogram is the same whatever the chunks,
 # the processes or the engine; the tests then run on it as on the corpus's (``compare_histogram``).
 
-READY_ROWS = 1 << 16  # joint rows per group held before they are counted into histograms
 SEP = "\x1f"  # starts a bucket's group name (a type's name is itself): no label holds it
 
 
@@ -181,6 +180,9 @@ def split_state(state: DocState) -> tuple[DocState, dict[str, dict[str, Histogra
     return replace(state, types=types), buckets
 
 
+_GroupRows = tuple[IntArray, IntArray, IntArray]  # document keys, group ids, statistics
+
+
 class _Groups:
     """Every group's joint histogram as blocks of documents come, and the groups' names in the
     order each system first names them."""
@@ -190,8 +192,6 @@ class _Groups:
         self.order: list[list[str]] = [[] for _ in range(systems)]
         self.hists: dict[int, Histogram] = {}
         self.fields: tuple[str, ...] | None = None
-        self.ready: list[tuple[IntArray, IntArray]] = []  # group ids and joint rows not yet counted
-        self.held = 0
 
     def name(self, system: int, names: Sequence[str]) -> IntArray:
         """The ids of a system's group names (new ones registered)."""
@@ -201,7 +201,7 @@ class _Groups:
                 self.order[system].append(n)
         return np.array([self.ids[n] for n in names] or [0], dtype=np.int64)
 
-    def add(self, rows: Sequence[tuple[IntArray, IntArray, IntArray]], fields: tuple[str, ...]) -> None:
+    def add(self, rows: Sequence[_GroupRows], fields: tuple[str, ...]) -> None:
         """Each system's complete rows (document key, group id, statistics) of some documents:
         the rows of one document and group summed (a chunk boundary may cut a document), the
         systems' rows side by side (zeros where a system has none) and added per group."""
@@ -212,41 +212,28 @@ class _Groups:
         codes = [g * span + k for k, g, _ in rows]
         distinct, inverse = np.unique(np.concatenate(codes), return_inverse=True)
         inverse = inverse.reshape(-1)
-        blocks, at = [], 0
+        joint = np.zeros((distinct.shape[0], len(fields)), dtype=np.int64)
+        at = column = 0
         for code, (_, _, stats) in zip(codes, rows, strict=True):
             mine = inverse[at : at + code.shape[0]]
             at += code.shape[0]
-            block = np.zeros((distinct.shape[0], stats.shape[1]), dtype=np.int64)
-            if np.unique(mine).shape[0] == mine.shape[0]:
-                block[mine] = stats
+            width = stats.shape[1]
+            if mine.shape[0] and np.bincount(mine).max() > 1:
+                np.add.at(joint, (mine[:, None], np.arange(column, column + width)[None, :]), stats)
             else:
-                np.add.at(block, mine, stats)
-            blocks.append(block)
-        self.ready.append((distinct // span, np.hstack(blocks)))
-        self.held += distinct.shape[0]
-        if self.held > READY_ROWS:
-            self.count()
-
-    def count(self) -> None:
-        """The rows made ready so far added to their groups' histograms (in batches: a histogram
-        of a few rows costs about as much as one of many)."""
-        if not self.ready or self.fields is None:
-            return
-        gids = np.concatenate([g for g, _ in self.ready])
-        joint = np.concatenate([j for _, j in self.ready])
-        self.ready, self.held = [], 0
-        order = np.argsort(gids, kind="stable")
-        gids, joint = gids[order], joint[order]
+                joint[mine, column : column + width] = stats
+            column += width
+        # Rows are grouped by group id (the codes' high part), so each group is one slice.
+        gids = distinct // span
         bounds = np.flatnonzero(np.concatenate(([True], gids[1:] != gids[:-1], [True])))
         for start, end in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
             g = int(gids[start])
-            block_hist = Histogram.of(joint[start:end], self.fields)
-            self.hists[g] = block_hist if g not in self.hists else self.hists[g].pile(block_hist)
+            block = Histogram.of(joint[start:end], fields)
+            self.hists[g] = block if g not in self.hists else self.hists[g].pile(block)
 
     def finished(self, documents: int) -> dict[str, list[tuple[str, Histogram]]]:
         """Every grouping's groups in order (the first system's, then any only others name), each
         with the documents without a mention in it added as zero rows."""
-        self.count()
         fields = self.fields or ()
         out: dict[str, list[tuple[str, Histogram]]] = {}
         seen: list[str] = []
@@ -280,9 +267,6 @@ def joint_groups(
     groups.add(taken, _joint_fields(fields))
     documents = int(systems[0][0].stats.shape[0])
     return [pair for found in groups.finished(documents).values() for pair in found]
-
-
-_GroupRows = tuple[IntArray, IntArray, IntArray]  # document keys, group ids, statistics
 
 
 @dataclass
