@@ -131,8 +131,7 @@ def _grouping(name: str) -> tuple[str, str]:
 def _totals(rows: TypeRows) -> TypeRows:
     """A chunk's bucket rows summed per bucket: every bucket's totals, as without documents."""
     n = len(rows.names)
-    stats = np.zeros((n, rows.stats.shape[1]), dtype=np.int64)
-    np.add.at(stats, rows.type_index, rows.stats)
+    stats = np.stack([rows.stats[rows.type_index == b].sum(axis=0) for b in range(n)]).astype(np.int64)
     return TypeRows(np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64), rows.names, stats)
 
 
@@ -154,13 +153,25 @@ class GroupCounter(PartCounter):
         docs = part.docs
         if docs is None:
             return replace(part, buckets=totals)
-        pieces = [] if docs.type_rows is None else [(docs.type_rows, 0)]
-        for attribute, rows in part.buckets.items():
-            names = tuple(group_name(attribute, label) for label in rows.names)
-            pieces.append((TypeRows(rows.keys, rows.type_index, names, rows.stats), 0))
-        groups = TypeRows.join(pieces) if pieces else None
         cols = scored_columns(docs.fields, scaled=self.options.credit in ("dice", "iou"))
-        narrowed = replace(docs, type_rows=groups).narrowed(cols)
+        # Every grouping's rows narrowed first, then put together once (their names told apart).
+        pieces = [] if docs.type_rows is None else [docs.type_rows]
+        pieces += [
+            TypeRows(rows.keys, rows.type_index, tuple(group_name(a, label) for label in rows.names), rows.stats)
+            for a, rows in part.buckets.items()
+        ]
+        starts = np.cumsum([0] + [len(r.names) for r in pieces])
+        groups = None
+        if pieces:
+            groups = TypeRows(
+                np.concatenate([r.keys for r in pieces]),
+                np.concatenate([r.type_index + start for r, start in zip(pieces, starts.tolist(), strict=False)]),
+                tuple(n for r in pieces for n in r.names),
+                np.concatenate([r.stats[:, cols] for r in pieces]),
+            )
+        narrowed = DocCounts(
+            docs.keys, docs.stats[:, cols], tuple(docs.fields[i] for i in cols), docs.ids, docs.unit, groups
+        )
         if self.state:
             return replace(part, docs=None, buckets=totals, state=DocState.of(narrowed))
         return replace(part, docs=narrowed, buckets=totals)
