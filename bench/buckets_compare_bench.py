@@ -4,16 +4,21 @@ not a test): each command in a fresh process, best wall time of ``--repeat`` and
 memory, and its ratio to the plain ``evaluate --json`` measured in the same run.
 
     python bench/buckets_compare_bench.py [--sentences 100000] [--repeat 3] [--jobs 0] [--keep DIR]
+                                          [--baseline SRC]
 
 The corpus is ../shared/tools/synth_corpus.py's (a system output beside it); compare's second
 system is a second synthetic output (``--seed 2``) laid over the same reference's tokens, and
 ``seen`` reads a training corpus of a tenth the size (``--seed 3``), as in intervals_bench.py.
 Peak memory is GNU time's %M: the largest resident set of the process or any worker it waited for.
+``--baseline SRC`` also runs every command but the plain one with another checkout's ``src``
+first on ``PYTHONPATH`` (say the main branch's), in the same run, so before and after share the
+machine's load.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -30,6 +35,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=0, help="--jobs of every command (0: one per CPU)")
     ap.add_argument("--keep", default="", help="write the corpora here and reuse them (default: a temporary folder)")
+    ap.add_argument("--baseline", default="", help="another checkout's src folder, measured beside this one")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(args.keep or tmp)
@@ -55,12 +61,19 @@ def main() -> None:
                 *ss, "compare", gold, a, b, *groups, "--per-type", "--json", *jobs,
             ],
         }
-        results = {name: measure(cmd, args.repeat) for name, cmd in cases.items()}
+        results = {}
+        here = os.environ.get("PYTHONPATH", "")
+        for name, cmd in cases.items():
+            if args.baseline and name != "evaluate --json (plain)":
+                os.environ["PYTHONPATH"] = args.baseline
+                results[f"{name} [baseline]"] = measure(cmd, args.repeat)
+                os.environ["PYTHONPATH"] = here
+            results[name] = measure(cmd, args.repeat)
         plain = results["evaluate --json (plain)"][0]
         print(f"{args.sentences} sentences, --repeat {args.repeat}, --jobs {args.jobs}")
-        print(f"{'command':52} {'best s':>7} {'ratio':>6} {'peak MB':>8}")
+        print(f"{'command':63} {'best s':>7} {'ratio':>6} {'peak MB':>8}")
         for name, (took, peak) in results.items():
-            print(f"{name:52} {took:7.2f} {took / plain:6.2f} {peak:8.0f}")
+            print(f"{name:63} {took:7.2f} {took / plain:6.2f} {peak:8.0f}")
 
 
 if __name__ == "__main__":
