@@ -21,6 +21,7 @@ from spanscore.analysis.significance import Resampling, compare
 from spanscore.engines import LocalEngine
 from spanscore.io.reading import Reading
 from spanscore.io.sources import open_source
+from spanscore.programs.samples import write_samples
 from spanscore.stages.buckets import attribute
 from spanscore.stages.documents import DocCounts, TypeRows
 from spanscore.stages.parts import Wanted
@@ -65,49 +66,55 @@ def dense(docs: DocCounts, rows: TypeRows, label: str) -> DocCounts:
     return DocCounts(docs.keys, stats, docs.fields, docs.ids, docs.unit)
 
 
-def dense_compare(runs: dict[str, Path], names: list[str], gold: str = "gold") -> dict[str, list[dict[str, Any]]]:
+def dense_compare(
+    gold: Path, systems: list[Path], names: list[str], buckets: list[str] = BUCKETS, **options: Any
+) -> dict[str, list[dict[str, Any]]]:
     """The per-group comparisons as first written: each system evaluated with its whole rows per
     document and group, each group's dense table per system, and the paired tests on them."""
     reports = [
         spanscore.evaluate(
-            reference=runs[gold], predicted=runs[n], documents=True, document_types=True, buckets=BUCKETS,
-            keep_details=False,
+            reference=gold, predicted=system, documents=True, document_types=True, buckets=buckets,
+            keep_details=False, **options,
         )
-        for n in names
+        for system in systems
     ]
     resampling = Resampling(resamples=OPTIONS["resamples"], trials=OPTIONS["trials"], seed=OPTIONS["seed"])
     out: dict[str, list[dict[str, Any]]] = {}
     groupings: dict[str, list[tuple[DocCounts, TypeRows]]] = {
         "per_type": [(r.documents, r.documents.type_rows) for r in reports if r.documents and r.documents.type_rows],
     }
-    for a in BUCKETS:
+    for a in buckets:
         groupings[a] = [(r.documents, (r.bucket_rows or {})[a]) for r in reports if r.documents]
-    for grouping, systems in groupings.items():
+    for grouping, tables_of in groupings.items():
         labels: list[str] = []
-        for _, rows in systems:
+        for _, rows in tables_of:
             labels += [n for n in rows.names if n not in labels]
         entries = []
         for label in labels:
-            tables = [dense(d, r, label) for d, r in systems]
+            tables = [dense(d, r, label) for d, r in tables_of]
             tests = compare(tables, names, zero_division=0.0, credit="0.5", resampling=resampling)
             entries.append({"bucket": label, "intervals": tests.intervals, "comparisons": tests.comparisons})
         out[grouping] = entries
     return out
 
 
-def test_group_comparisons_equal_the_tests_over_dense_per_document_tables(runs: dict[str, Path]) -> None:
-    expected = dense_compare(runs, ["a", "b"])
-    c = spanscore.compare(
-        reference=runs["gold"], systems=[runs["a"], runs["b"]], names=["a", "b"], per_type=True, buckets=BUCKETS,
-        **OPTIONS,
-    )
-    assert set(c.groups) == set(expected)
+def same_groups(groups: dict[str, Any], expected: dict[str, list[dict[str, Any]]]) -> None:
+    assert set(groups) == set(expected)
     for grouping, entries in expected.items():
-        got = c.groups[grouping]
+        got = groups[grouping]
         assert [g["bucket"] for g in got] == [e["bucket"] for e in entries]
         for g, e in zip(got, entries, strict=True):
             assert [s["metrics"] for s in g["systems"]] == e["intervals"]
             assert g["comparisons"] == e["comparisons"]
+
+
+def test_group_comparisons_equal_the_tests_over_dense_per_document_tables(runs: dict[str, Path]) -> None:
+    expected = dense_compare(runs["gold"], [runs["a"], runs["b"]], ["a", "b"])
+    c = spanscore.compare(
+        reference=runs["gold"], systems=[runs["a"], runs["b"]], names=["a", "b"], per_type=True, buckets=BUCKETS,
+        **OPTIONS,
+    )
+    same_groups(c.groups, expected)
     # Every label of an attribute is there, a bucket without a mention too.
     assert [g["bucket"] for g in c.groups["length"]] == list(attribute("length").labels)
     # No system's evaluation holds its per-document rows.
@@ -232,3 +239,16 @@ def test_group_comparisons_and_bucket_intervals_on_dask_equal_the_local_engine(r
         remote_ci = spanscore.evaluate(**evaluated, engine=engine).to_dict()
     assert remote == local
     assert remote_ci == local_ci
+
+
+def test_a_document_field_bucket_holds_the_rows_and_gives_the_same_numbers(tmp_path: Path) -> None:
+    # A document field's buckets read each system's whole rows (the values are the reference's);
+    # the attributes beside it give what they give without it.
+    write_samples(tmp_path)
+    gold, systems = tmp_path / "gold.jsonl", [tmp_path / "pred.jsonl", tmp_path / "gold.jsonl"]
+    options: dict[str, Any] = {"reference": gold, "systems": systems, "names": ["p", "g"], "format": "jsonl"}
+    with_field = spanscore.compare(**options, buckets=["id", "length"], per_type=True, **OPTIONS)
+    same_groups(with_field.groups, dense_compare(gold, systems, ["p", "g"], ["id", "length"], format="jsonl"))
+    alone = spanscore.compare(**options, buckets=["length"], per_type=True, **OPTIONS)
+    assert alone.groups["length"] == with_field.groups["length"]
+    assert alone.groups["per_type"] == with_field.groups["per_type"]
