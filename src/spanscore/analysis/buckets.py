@@ -135,6 +135,13 @@ def _totals(rows: TypeRows) -> TypeRows:
     return TypeRows(np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64), rows.names, stats)
 
 
+def _narrowest(stats: IntArray) -> Any:
+    """Non-negative counts in the smallest unsigned integer type that holds them all."""
+    if not stats.size or int(stats.min()) < 0:
+        return stats
+    return stats.astype(np.min_scalar_type(int(stats.max())))
+
+
 @dataclass(frozen=True)
 class GroupCounter(PartCounter):
     """A counter that also leaves each chunk's statistics per document and group (each type where
@@ -174,7 +181,11 @@ class GroupCounter(PartCounter):
         )
         if self.state:
             return replace(part, docs=None, buckets=totals, state=DocState.of(narrowed))
-        return replace(part, docs=narrowed, buckets=totals)
+        if groups is not None:
+            # Sent to the process that pairs them in the narrowest integers that hold them (a
+            # document's counts in one group are small); summed there as 64-bit integers.
+            groups = replace(groups, stats=_narrowest(groups.stats))
+        return replace(part, docs=replace(narrowed, type_rows=groups), buckets=totals)
 
 
 def split_state(state: DocState) -> tuple[DocState, dict[str, dict[str, Histogram]]]:
