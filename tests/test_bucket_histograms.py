@@ -252,3 +252,21 @@ def test_a_document_field_bucket_holds_the_rows_and_gives_the_same_numbers(tmp_p
     alone = spanscore.compare(**options, buckets=["length"], per_type=True, **OPTIONS)
     assert alone.groups["length"] == with_field.groups["length"]
     assert alone.groups["per_type"] == with_field.groups["per_type"]
+
+
+def test_the_histogram_of_counts_is_the_histogram() -> None:
+    # Rows of counts sorted by their bytes: the same distinct rows, order and counts as
+    # Histogram.of, whatever the widest count (one byte to eight), with weights or without.
+    from spanscore.analysis.buckets import _histogram
+    from spanscore.stages.documents import Histogram
+
+    rng = np.random.default_rng(0)
+    for t in range(200):
+        n, width = int(rng.integers(1, 300)), int(rng.integers(1, 30))
+        high = int(rng.choice([2, 5, 300, 70_000, 2**40]))
+        x = rng.integers(0, high, size=(n, width))
+        x[rng.random(n) < 0.5] = x[0]  # many equal rows
+        weights = rng.integers(0, 4, size=n) if t % 2 else None
+        fields = tuple(str(i) for i in range(width))
+        a, b = Histogram.of(x, fields, weights), _histogram(x, fields, weights)
+        assert a.rows.shape == b.rows.shape and (a.rows == b.rows).all() and (a.counts == b.counts).all()

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..engines.local import Engine, Numbered, PartCounter
 from ..errors import OptionError
@@ -202,6 +203,66 @@ def split_state(state: DocState) -> tuple[DocState, dict[str, dict[str, Histogra
     return replace(state, types=types), buckets
 
 
+def _histogram(stats: npt.NDArray[Any], fields: tuple[str, ...], weights: IntArray | None = None) -> Histogram:
+    """``Histogram.of(stats, fields, weights)``, the same histogram, for rows of non-negative counts:
+    each row written as fixed-width big-endian unsigned integers (as narrow as the largest count
+    allows) orders as its bytes do, so the rows sort by a few 64-bit words each (``lexsort`` over
+    ``width / 8`` keys, not ``width``), and equal rows end up side by side."""
+    n, width = stats.shape
+    if not n or not width or int(stats.min()) < 0:
+        return Histogram.of(stats, fields, weights)
+    size = np.min_scalar_type(int(stats.max())).itemsize
+    raw = np.ascontiguousarray(stats.astype(f">u{size}")).view(np.uint8).reshape(n, width * size)
+    padded = np.zeros((n, -(-width * size // 8) * 8), dtype=np.uint8)
+    padded[:, : width * size] = raw
+    words = padded.view(">u8").astype(np.uint64)
+    order = np.lexsort(words.T[::-1])
+    ordered = words[order]
+    first = np.concatenate(([True], (ordered[1:] != ordered[:-1]).any(axis=1)))
+    starts = np.flatnonzero(first)
+    held = np.ones(n, dtype=np.int64) if weights is None else np.asarray(weights, dtype=np.int64)[order]
+    counts = np.add.reduceat(held, starts)
+    rows = np.ascontiguousarray(stats[order[starts]], dtype=np.int64)
+    keep = counts > 0
+    return Histogram(rows[keep], counts[keep], fields)
+
+
+class _Pile:
+    """A histogram built from blocks as they come: blocks wait beside it and are merged in once
+    they hold more rows than twice the merged ones (and 8192), so each row is merged in a few times
+    at most (``Histogram.pile``'s rule)."""
+
+    def __init__(self, fields: tuple[str, ...]) -> None:
+        self.fields = fields
+        self.merged = Histogram(np.zeros((0, len(fields)), dtype=np.int64), np.zeros(0, dtype=np.int64), fields)
+        self.waiting: list[Histogram] = []
+        self.rows = 0
+
+    def add(self, block: Histogram, eager: bool = False) -> None:
+        self.waiting.append(block)
+        self.rows += block.rows.shape[0]
+        limit = self.merged.rows.shape[0] // 2 if eager else 2 * self.merged.rows.shape[0]
+        if self.rows > max(8192, limit):
+            self.merge()
+
+    def merge(self) -> Histogram:
+        if self.waiting:
+            parts = [self.merged, *self.waiting]
+            self.merged = _histogram(
+                np.concatenate([h.rows for h in parts]), self.fields, np.concatenate([h.counts for h in parts])
+            )
+            self.waiting, self.rows = [], 0
+        return self.merged
+
+    def with_zeros(self, documents: int) -> Histogram:
+        """The whole histogram, with the documents it does not hold as zero rows."""
+        merged = self.merge()
+        missing = documents - merged.documents
+        if missing > 0:
+            self.add(Histogram(np.zeros((1, len(self.fields)), dtype=np.int64), np.array([missing]), self.fields))
+        return self.merge()
+
+
 _GroupRows = tuple[IntArray, IntArray, IntArray]  # document keys, group ids, statistics
 
 
@@ -212,7 +273,7 @@ class _Groups:
     def __init__(self, systems: int) -> None:
         self.ids: dict[str, int] = {}
         self.order: list[list[str]] = [[] for _ in range(systems)]
-        self.hists: dict[int, Histogram] = {}
+        self.hists: dict[int, _Pile] = {}
         self.fields: tuple[str, ...] | None = None
 
     def name(self, system: int, names: Sequence[str]) -> IntArray:
@@ -250,8 +311,7 @@ class _Groups:
         bounds = np.flatnonzero(np.concatenate(([True], gids[1:] != gids[:-1], [True])))
         for start, end in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
             g = int(gids[start])
-            block = Histogram.of(joint[start:end], fields)
-            self.hists[g] = block if g not in self.hists else self.hists[g].pile(block)
+            self.hists.setdefault(g, _Pile(fields)).add(_histogram(joint[start:end], fields))
 
     def finished(self, documents: int) -> dict[str, list[tuple[str, Histogram]]]:
         """Every grouping's groups in order (the first system's, then any only others name), each
@@ -263,10 +323,8 @@ class _Groups:
             seen += [n for n in order if n not in seen]
         for name in seen:
             grouping, label = _grouping(name)
-            hist = self.hists.get(self.ids[name])
-            if hist is None:
-                hist = Histogram.of(np.zeros((0, len(fields)), dtype=np.int64), fields)
-            out.setdefault(grouping, []).append((label, hist.compacted().with_zeros(documents)))
+            hist = self.hists.get(self.ids[name]) or _Pile(fields)
+            out.setdefault(grouping, []).append((label, hist.with_zeros(documents)))
         return out
 
 
@@ -384,7 +442,7 @@ def run_grouped(counters: Sequence[GroupCounter], engine: Engine, names: Sequenc
     come, so the rows held are those of the chunks in flight, never the corpus's."""
     streams = [_Stream(engine.results(c, None), Folder(examples=c.wanted.examples)) for c in counters]
     groups = _Groups(len(streams))
-    joint: Histogram | None = None
+    joint: _Pile | None = None
 
     def flush(below: int) -> None:
         nonlocal joint
@@ -399,11 +457,11 @@ def run_grouped(counters: Sequence[GroupCounter], engine: Engine, names: Sequenc
         if not first_keys.shape[0] or any(stats is None for _, stats, _, _ in taken):
             return
         fields = _joint_fields([s.fields or () for s in streams])
-        block = Histogram.of(np.hstack([stats for _, stats, _, _ in taken if stats is not None]), fields)
-        joint = block if joint is None else joint.pile(block)
+        block = _histogram(np.hstack([stats for _, stats, _, _ in taken if stats is not None]), fields)
+        if joint is None:
+            joint = _Pile(fields)
         # The joint rows are wide (every system's columns): merged sooner than ``pile`` would.
-        if sum(h.rows.shape[0] for h in joint.pending) > max(8192, joint.rows.shape[0] // 2):
-            joint = joint.compacted()
+        joint.add(block, eager=True)
         groups.add([t[3] for t in taken], fields)
 
     while not all(s.done for s in streams):
@@ -413,7 +471,7 @@ def run_grouped(counters: Sequence[GroupCounter], engine: Engine, names: Sequenc
     flush(np.iinfo(np.int64).max)
     totals = [s.folder.total() for s in streams]
     unit = next((s.unit for s in streams if s.unit is not None), "document")
-    whole = None if joint is None else joint.compacted()
+    whole = None if joint is None else joint.merge()
     return Grouped(totals, whole, unit, groups.finished(0 if whole is None else whole.documents))
 
 
