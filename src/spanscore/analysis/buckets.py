@@ -162,7 +162,8 @@ class GroupCounter(PartCounter):
         if docs is None:
             return replace(part, buckets=totals)
         cols = scored_columns(docs.fields, scaled=self.options.credit in ("dice", "iou"))
-        # Every grouping's rows narrowed first, then put together once (their names told apart).
+        # Every grouping's rows narrowed first (``take``: several times faster than indexing the
+        # columns), then put together once (their names told apart).
         pieces = [] if docs.type_rows is None else [docs.type_rows]
         pieces += [
             TypeRows(rows.keys, rows.type_index, tuple(group_name(a, label) for label in rows.names), rows.stats)
@@ -175,11 +176,10 @@ class GroupCounter(PartCounter):
                 np.concatenate([r.keys for r in pieces]),
                 np.concatenate([r.type_index + start for r, start in zip(pieces, starts.tolist(), strict=False)]),
                 tuple(n for r in pieces for n in r.names),
-                np.concatenate([r.stats[:, cols] for r in pieces]),
+                np.concatenate([np.take(r.stats, cols, axis=1) for r in pieces]),
             )
-        narrowed = DocCounts(
-            docs.keys, docs.stats[:, cols], tuple(docs.fields[i] for i in cols), docs.ids, docs.unit, groups
-        )
+        fields = tuple(docs.fields[i] for i in cols)
+        narrowed = DocCounts(docs.keys, np.take(docs.stats, cols, axis=1), fields, docs.ids, docs.unit, groups)
         if self.state:
             return replace(part, docs=None, buckets=totals, state=DocState.of(narrowed))
         if groups is not None:
