@@ -223,7 +223,17 @@ def _evaluation(
     workers = engine.jobs if isinstance(engine, LocalEngine) else jobs
     wanted = dataclasses.replace(wanted, buckets=chosen, train=_train_index(chosen, train, reading, workers))
     counter = PartCounter(source, scoring.options, wanted, _judge_spec(scoring))
+    # Bucket intervals alone need each bucket's per-document statistics only as additive state.
+    grouped = resampling is not None and bool(chosen) and not (documents or document_types or by is not None or fields)
+    if grouped:
+        from .analysis import buckets as bucket_scores
+
+        inner = dataclasses.replace(wanted, documents=True, document_types=True, histogram=False)
+        counter = bucket_scores.GroupCounter(source, scoring.options, inner, _judge_spec(scoring), state=True)
     total = yield counter
+    bucket_states: dict[str, Any] | None = None
+    if grouped and total.state is not None:
+        total.state, bucket_states = bucket_scores.split_state(total.state)
     scoring.selection.check(total.seen_types)
     options_used = score_options(reading, scoring)
     report = Report(
@@ -268,7 +278,7 @@ def _evaluation(
             report.warnings += reliability.group_warnings(report.breakdown["groups"], per_document.unit, by)
         reliability.warn(report.warnings)
     if buckets:
-        report.buckets = _bucket_results(report, total, chosen, field_values, resampling)
+        report.buckets = _bucket_results(report, total, chosen, field_values, resampling, bucket_states)
     if len(reading.levels) > 1:  # one JSONL level read alone is the whole report
         report.levels = _level_results(reference, predicted, reading, scoring, chunk_bytes, jobs)
     return report
@@ -426,8 +436,10 @@ def _bucket_results(
     chosen: Sequence[attributes.Attribute],
     fields: Mapping[str, dict[str, str]],
     resampling: significance.Resampling | None,
+    states: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Every bucket's scores of each attribute, in the order asked for."""
+    """Every bucket's scores of each attribute, in the order asked for; intervals from the
+    per-document rows, or from each bucket's histogram (``states``, by attribute)."""
     from .analysis import breakdown as breakdowns
     from .analysis import buckets as bucket_scores
 
@@ -443,7 +455,10 @@ def _bucket_results(
     report.bucket_rows = {}
     for a in chosen:
         report.bucket_rows[a.name] = total.buckets[a.name]
-        out[a.name] = bucket_scores.bucket_table(total.buckets[a.name], group_fields(names), **options)
+        found = None if states is None or total.state is None else (states.get(a.name, {}), total.state.documents)
+        out[a.name] = bucket_scores.bucket_table(
+            total.buckets[a.name], group_fields(names), **options, histograms=found
+        )
     for field, values in fields.items():
         rows = report.bucket_rows[field] = bucket_scores.field_rows(total.docs, values, breakdowns.MISSING)
         out[field] = bucket_scores.bucket_table(rows, total.docs.fields, **options)
@@ -530,13 +545,24 @@ def compare(
         for system in systems
     ]
     credit = credit_label(scoring.credit)
-    if per_type or buckets:
-        # The per-group tests read each system's rows per document and group, held whole: the
-        # systems are counted one after another, as evaluate counts one.
+    groups: dict[str, list[Any]] | None = None
+    if (per_type or buckets) and _attributes(buckets, bucket_edges, train, reading)[1]:
+        # Document-field buckets read each system's rows per document, held whole: the systems
+        # are counted one after another, as evaluate counts one.
         reports = [_finished(s, run(next(s), engine or LocalEngine(jobs))) for s in steps]
         rows = [r.documents for r in reports if r.documents is not None]
         joint: Histogram | None = significance.paired_histogram(rows, list(names), credit)
         unit = rows[0].unit
+    elif per_type or buckets:
+        # Counted side by side, each group's joint rows added to its histogram as documents finish.
+        from .analysis import buckets as bucket_scores
+
+        grouped = bucket_scores.run_grouped(
+            [bucket_scores.GroupCounter(**vars(next(s))) for s in steps], engine or LocalEngine(jobs), names
+        )
+        reports = [_finished(s, total) for s, total in zip(steps, grouped.totals, strict=True)]
+        joint, unit, groups = grouped.joint, grouped.unit, grouped.groups
+        _keep_state(reports, joint, unit)
     else:
         # Counted side by side, each document's rows joined into one histogram as they come.
         paired = run_paired(
@@ -545,9 +571,7 @@ def compare(
         )
         reports = [_finished(s, total) for s, total in zip(steps, paired.totals, strict=True)]
         joint, unit = paired.joint, paired.unit
-        if joint is not None:
-            for k, report in enumerate(reports):
-                report.document_state = DocState.of_histogram(significance.system_histogram(joint, k), unit)
+        _keep_state(reports, joint, unit)
     if joint is None:
         raise OptionError("intervals need at least one document (or sentence)")
     tests = significance.compare_histogram(
@@ -566,7 +590,7 @@ def compare(
         unit=unit,
         alpha=alpha,
         reports=reports,
-        groups=_compared_groups(reports, list(names), per_type, resampling),
+        groups=_compared_groups(reports, list(names), per_type, resampling, groups),
         llm_classes=_compared_classes(reports, list(names), resampling),
         levels=_compared_levels(reference, systems, reports, list(names), reading, scoring, resampling, jobs),
     )
@@ -626,25 +650,37 @@ def _compared_classes(
     return compare_classes([c for c in classes if c is not None], names, resampling)
 
 
+def _keep_state(reports: list[Report], joint: Histogram | None, unit: str) -> None:
+    """Each system's per-document state, out of the systems' joint histogram."""
+    from .analysis import significance
+
+    if joint is not None:
+        for k, report in enumerate(reports):
+            report.document_state = DocState.of_histogram(significance.system_histogram(joint, k), unit)
+
+
 def _compared_groups(
-    reports: list[Report], names: list[str], per_type: bool, resampling: significance.Resampling
+    reports: list[Report], names: list[str], per_type: bool, resampling: significance.Resampling,
+    groups: dict[str, list[Any]] | None = None,
 ) -> dict[str, Any]:
-    """Each type's (``per_type``) and each bucket's paired comparison, by ``per_type`` or attribute."""
+    """Each type's (``per_type``) and each bucket's paired comparison, by ``per_type`` or attribute,
+    from each group's joint histogram (``groups``, by grouping) or the systems' whole rows."""
     from .analysis import buckets as bucket_scores
 
     first = reports[0]
+    credit = first.counts.credit
 
-    def compared(systems: list[tuple[Any, Any]]) -> list[dict[str, Any]]:
+    def compared(grouping: str, systems: list[tuple[Any, Any]]) -> list[dict[str, Any]]:
+        found = bucket_scores.joint_groups(systems, credit) if groups is None else groups.get(grouping, [])
         return bucket_scores.compare_groups(
-            systems, names, zero_division=first.zero_division, credit=first.counts.credit,
-            resampling=resampling, beta=first.beta,
+            found, names, zero_division=first.zero_division, credit=credit, resampling=resampling, beta=first.beta,
         )
 
     out: dict[str, Any] = {}
     if per_type:
-        out["per_type"] = compared([(r.documents, r.documents.type_rows) for r in reports if r.documents])
+        out["per_type"] = compared("per_type", [(r.documents, r.documents.type_rows) for r in reports if r.documents])
     for attribute in first.bucket_rows or {}:
-        out[attribute] = compared([(r.documents, (r.bucket_rows or {})[attribute]) for r in reports])
+        out[attribute] = compared(attribute, [(r.documents, (r.bucket_rows or {})[attribute]) for r in reports])
     return out
 
 

@@ -11,12 +11,26 @@ reduces to plain counts, and each bucket's mention counts add up to the corpus's
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from ..stages.documents import DocCounts, TypeRows
-from .significance import Resampling, bootstrap_rows, compare, metrics_of, score_totals
+from ..engines.local import Engine, Numbered, PartCounter
+from ..errors import OptionError
+from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, scored_columns
+from ..stages.parts import Folder, PartResult
+from ..stages.spans import IntArray
+from .significance import (
+    Resampling,
+    bootstrap_histograms,
+    bootstrap_rows,
+    compare_histogram,
+    metrics_of,
+    score_totals,
+)
 
 SEMEVAL_PREFIX = "semeval_"
 
@@ -41,13 +55,19 @@ def bucket_table(
     beta: float = 1.0,
     docs: DocCounts | None = None,
     resampling: Resampling | None = None,
+    histograms: tuple[Mapping[str, Histogram], int] | None = None,
 ) -> list[dict[str, Any]]:
     """Every bucket in order: its mentions on each side and every score, with ``low`` and ``high``
-    where ``resampling`` is given (which needs the per-document counts ``docs``)."""
+    where ``resampling`` is given, read from the per-document counts ``docs`` or, the same
+    numbers, from ``histograms``: each bucket's histogram of its documents with a mention in it
+    (``split_state``) and the number of documents in the corpus."""
     ref, pred = fields.index("reference"), fields.index("predicted")
     spans = None
-    if resampling is not None and docs is not None:
-        spans = bootstrap_rows(docs, rows, zero_division=zero_division, credit=credit, resampling=resampling, beta=beta)
+    options: dict[str, Any] = {"zero_division": zero_division, "credit": credit, "resampling": resampling, "beta": beta}
+    if resampling is not None and histograms is not None:
+        spans = bootstrap_histograms(dict(histograms[0]), histograms[1], **options)
+    elif resampling is not None and docs is not None:
+        spans = bootstrap_rows(docs, rows, **options)
     out = []
     for b, label in enumerate(rows.names):
         total = _total(rows, b)
@@ -84,18 +104,379 @@ def field_rows(docs: DocCounts, values: dict[str, str], missing: str) -> TypeRow
     return TypeRows(docs.keys, np.asarray(index, dtype=np.int64), tuple(labels), docs.stats)
 
 
-def _dense(docs: DocCounts, rows: TypeRows, label: str) -> DocCounts:
-    """One group's statistics for every document (zero where it has no mention in the group)."""
-    stats = np.zeros_like(docs.stats)
-    if label in rows.names:
-        mine = np.flatnonzero(rows.type_index == rows.names.index(label))
-        at = np.searchsorted(docs.keys, rows.keys[mine])
-        np.add.at(stats, at, rows.stats[mine])
-    return DocCounts(docs.keys, stats, docs.fields, docs.ids, docs.unit)
+# Paired comparisons per group (a type, a bucket) ------------------------------------------------
+#
+# A group's paired tests resample the documents, each with every system's statistics of its
+# mentions in the group (zero where it has none). Those joint rows are kept as a histogram per
+# group (``stages.documents.Histogram``), like the corpus's: the documents with a mention in the
+# group are added as they finish, the others are one zero row counted ``documents - held`` times.
+# So the cost follows the distinct joint rows, and the histogram is the same whatever the chunks,
+# the processes or the engine; the tests then run on it as on the corpus's (``compare_histogram``).
+
+SEP = "\x1f"  # starts a bucket's group name (a type's name is itself): no label holds it
+
+
+def group_name(attribute: str, label: str) -> str:
+    """The name of an attribute's bucket among the groups of a chunk (types keep their names)."""
+    return f"{SEP}{attribute}{SEP}{label}"
+
+
+def _grouping(name: str) -> tuple[str, str]:
+    """The grouping (``per_type`` or an attribute) and the label of a group's name."""
+    if name.startswith(SEP):
+        _, attribute, label = name.split(SEP, 2)
+        return attribute, label
+    return "per_type", name
+
+
+def _totals(rows: TypeRows) -> TypeRows:
+    """A chunk's bucket rows summed per bucket: every bucket's totals, as without documents."""
+    n = len(rows.names)
+    stats = np.stack([rows.stats[rows.type_index == b].sum(axis=0) for b in range(n)]).astype(np.int64)
+    return TypeRows(np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64), rows.names, stats)
+
+
+def _narrowest(stats: IntArray) -> Any:
+    """Non-negative counts in the smallest unsigned integer type that holds them all."""
+    if not stats.size or int(stats.min()) < 0:
+        return stats
+    return stats.astype(np.min_scalar_type(int(stats.max())))
+
+
+@dataclass(frozen=True)
+class GroupCounter(PartCounter):
+    """A counter that also leaves each chunk's statistics per document and group (each type where
+    ``wanted.document_types``, each bucket of ``wanted.buckets``) small enough to stream: only the
+    columns that scores read, the buckets' rows per document replaced by each bucket's totals.
+
+    With ``state`` the per-document rows become additive state (``DocState``, its ``types``
+    holding every group), for intervals folded by any engine; without, the narrowed rows stay in
+    ``docs.type_rows`` for ``run_grouped`` to pair. ``wanted.documents`` must be asked for."""
+
+    state: bool = False
+
+    def __call__(self, item: Numbered) -> PartResult:
+        part = super().__call__(item)
+        totals = {name: _totals(rows) for name, rows in part.buckets.items()}
+        docs = part.docs
+        if docs is None:
+            return replace(part, buckets=totals)
+        cols = scored_columns(docs.fields, scaled=self.options.credit in ("dice", "iou"))
+        # Every grouping's rows narrowed first (``take``: several times faster than indexing the
+        # columns), then put together once (their names told apart).
+        pieces = [] if docs.type_rows is None else [docs.type_rows]
+        pieces += [
+            TypeRows(rows.keys, rows.type_index, tuple(group_name(a, label) for label in rows.names), rows.stats)
+            for a, rows in part.buckets.items()
+        ]
+        starts = np.cumsum([0] + [len(r.names) for r in pieces])
+        groups = None
+        if pieces:
+            groups = TypeRows(
+                np.concatenate([r.keys for r in pieces]),
+                np.concatenate([r.type_index + start for r, start in zip(pieces, starts.tolist(), strict=False)]),
+                tuple(n for r in pieces for n in r.names),
+                np.concatenate([np.take(r.stats, cols, axis=1) for r in pieces]),
+            )
+        fields = tuple(docs.fields[i] for i in cols)
+        narrowed = DocCounts(docs.keys, np.take(docs.stats, cols, axis=1), fields, docs.ids, docs.unit, groups)
+        if self.state:
+            return replace(part, docs=None, buckets=totals, state=DocState.of(narrowed))
+        if groups is not None:
+            # Sent to the process that pairs them in the narrowest integers that hold them (a
+            # document's counts in one group are small); summed there as 64-bit integers.
+            groups = replace(groups, stats=_narrowest(groups.stats))
+        return replace(part, docs=replace(narrowed, type_rows=groups), buckets=totals)
+
+
+def split_state(state: DocState) -> tuple[DocState, dict[str, dict[str, Histogram]]]:
+    """A ``GroupCounter``'s folded state as the corpus's state with its types only, and each
+    attribute's histogram of each bucket's documents with a mention in it."""
+    types: dict[str, Histogram] = {}
+    buckets: dict[str, dict[str, Histogram]] = {}
+    for name, hist in (state.types or {}).items():
+        if name.startswith(SEP):
+            attribute, label = _grouping(name)
+            buckets.setdefault(attribute, {})[label] = hist
+        else:
+            types[name] = hist
+    return replace(state, types=types), buckets
+
+
+def _histogram(stats: npt.NDArray[Any], fields: tuple[str, ...], weights: IntArray | None = None) -> Histogram:
+    """``Histogram.of(stats, fields, weights)``, the same histogram, for rows of non-negative counts:
+    each row written as fixed-width big-endian unsigned integers (as narrow as the largest count
+    allows) orders as its bytes do, so the rows sort by a few 64-bit words each (``lexsort`` over
+    ``width / 8`` keys, not ``width``), and equal rows end up side by side."""
+    n, width = stats.shape
+    if not n or not width or int(stats.min()) < 0:
+        return Histogram.of(stats, fields, weights)
+    size = np.min_scalar_type(int(stats.max())).itemsize
+    raw = np.ascontiguousarray(stats.astype(f">u{size}")).view(np.uint8).reshape(n, width * size)
+    padded = np.zeros((n, -(-width * size // 8) * 8), dtype=np.uint8)
+    padded[:, : width * size] = raw
+    words = padded.view(">u8").astype(np.uint64)
+    order = np.lexsort(words.T[::-1])
+    ordered = words[order]
+    first = np.concatenate(([True], (ordered[1:] != ordered[:-1]).any(axis=1)))
+    starts = np.flatnonzero(first)
+    held = np.ones(n, dtype=np.int64) if weights is None else np.asarray(weights, dtype=np.int64)[order]
+    counts = np.add.reduceat(held, starts)
+    rows = np.ascontiguousarray(stats[order[starts]], dtype=np.int64)
+    keep = counts > 0
+    return Histogram(rows[keep], counts[keep], fields)
+
+
+class _Pile:
+    """A histogram built from blocks as they come: blocks wait beside it and are merged in once
+    they hold more rows than twice the merged ones (and 8192), so each row is merged in a few times
+    at most (``Histogram.pile``'s rule)."""
+
+    def __init__(self, fields: tuple[str, ...]) -> None:
+        self.fields = fields
+        self.merged = Histogram(np.zeros((0, len(fields)), dtype=np.int64), np.zeros(0, dtype=np.int64), fields)
+        self.waiting: list[Histogram] = []
+        self.rows = 0
+
+    def add(self, block: Histogram, eager: bool = False) -> None:
+        self.waiting.append(block)
+        self.rows += block.rows.shape[0]
+        limit = self.merged.rows.shape[0] // 2 if eager else 2 * self.merged.rows.shape[0]
+        if self.rows > max(8192, limit):
+            self.merge()
+
+    def merge(self) -> Histogram:
+        if self.waiting:
+            parts = [self.merged, *self.waiting]
+            self.merged = _histogram(
+                np.concatenate([h.rows for h in parts]), self.fields, np.concatenate([h.counts for h in parts])
+            )
+            self.waiting, self.rows = [], 0
+        return self.merged
+
+    def with_zeros(self, documents: int) -> Histogram:
+        """The whole histogram, with the documents it does not hold as zero rows."""
+        merged = self.merge()
+        missing = documents - merged.documents
+        if missing > 0:
+            self.add(Histogram(np.zeros((1, len(self.fields)), dtype=np.int64), np.array([missing]), self.fields))
+        return self.merge()
+
+
+_GroupRows = tuple[IntArray, IntArray, IntArray]  # document keys, group ids, statistics
+
+
+class _Groups:
+    """Every group's joint histogram as blocks of documents come, and the groups' names in the
+    order each system first names them."""
+
+    def __init__(self, systems: int) -> None:
+        self.ids: dict[str, int] = {}
+        self.order: list[list[str]] = [[] for _ in range(systems)]
+        self.hists: dict[int, _Pile] = {}
+        self.fields: tuple[str, ...] | None = None
+
+    def name(self, system: int, names: Sequence[str]) -> IntArray:
+        """The ids of a system's group names (new ones registered)."""
+        for n in names:
+            self.ids.setdefault(n, len(self.ids))
+            if n not in self.order[system]:
+                self.order[system].append(n)
+        return np.array([self.ids[n] for n in names] or [0], dtype=np.int64)
+
+    def add(self, rows: Sequence[_GroupRows], fields: tuple[str, ...]) -> None:
+        """Each system's complete rows (document key, group id, statistics) of some documents:
+        the rows of one document and group summed (a chunk boundary may cut a document), the
+        systems' rows side by side (zeros where a system has none) and added per group."""
+        self.fields = fields
+        if not any(k.shape[0] for k, _, _ in rows):
+            return
+        span = max(int(k.max(initial=0)) for k, _, _ in rows) + 1
+        codes = [g * span + k for k, g, _ in rows]
+        distinct, inverse = np.unique(np.concatenate(codes), return_inverse=True)
+        inverse = inverse.reshape(-1)
+        joint = np.zeros((distinct.shape[0], len(fields)), dtype=np.int64)
+        at = column = 0
+        for code, (_, _, stats) in zip(codes, rows, strict=True):
+            mine = inverse[at : at + code.shape[0]]
+            at += code.shape[0]
+            width = stats.shape[1]
+            if mine.shape[0] and np.bincount(mine).max() > 1:
+                np.add.at(joint, (mine[:, None], np.arange(column, column + width)[None, :]), stats)
+            else:
+                joint[mine, column : column + width] = stats
+            column += width
+        # Rows are grouped by group id (the codes' high part), so each group is one slice.
+        gids = distinct // span
+        bounds = np.flatnonzero(np.concatenate(([True], gids[1:] != gids[:-1], [True])))
+        for start, end in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+            g = int(gids[start])
+            self.hists.setdefault(g, _Pile(fields)).add(_histogram(joint[start:end], fields))
+
+    def finished(self, documents: int) -> dict[str, list[tuple[str, Histogram]]]:
+        """Every grouping's groups in order (the first system's, then any only others name), each
+        with the documents without a mention in it added as zero rows."""
+        fields = self.fields or ()
+        out: dict[str, list[tuple[str, Histogram]]] = {}
+        seen: list[str] = []
+        for order in self.order:
+            seen += [n for n in order if n not in seen]
+        for name in seen:
+            grouping, label = _grouping(name)
+            hist = self.hists.get(self.ids[name]) or _Pile(fields)
+            out.setdefault(grouping, []).append((label, hist.with_zeros(documents)))
+        return out
+
+
+def _joint_fields(fields: Sequence[tuple[str, ...]]) -> tuple[str, ...]:
+    return tuple(f"{k}:{f}" for k, fs in enumerate(fields) for f in fs)
+
+
+def joint_groups(
+    systems: Sequence[tuple[DocCounts, TypeRows]], credit: str
+) -> list[tuple[str, Histogram]]:
+    """Each group's joint histogram of the systems' whole per-document rows and rows per group
+    (the systems' documents in the same order), groups in the first system's order."""
+    groups = _Groups(len(systems))
+    taken = []
+    fields = []
+    for s, (docs, rows) in enumerate(systems):
+        cols = scored_columns(docs.fields, scaled=credit in ("dice", "iou"))
+        fields.append(tuple(docs.fields[i] for i in cols))
+        taken.append((rows.keys, groups.name(s, rows.names)[rows.type_index], rows.stats[:, cols]))
+    groups.add(taken, _joint_fields(fields))
+    documents = int(systems[0][0].stats.shape[0])
+    return [pair for found in groups.finished(documents).values() for pair in found]
+
+
+@dataclass
+class _Stream:
+    """One system's results as they come: its rows (global keys, in order) and rows per group
+    not yet paired."""
+
+    results: Iterator[PartResult]
+    folder: Folder
+    keys: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    stats: IntArray | None = None
+    ids: list[str] | None = None
+    fields: tuple[str, ...] | None = None
+    unit: str | None = None
+    group_keys: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    group_ids: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    group_stats: IntArray | None = None
+    offset: int = 0  # where the next part's document keys start
+    bound: int = 0  # every document key below this one is complete
+    done: bool = False
+
+    def pull(self, groups: _Groups, system: int) -> None:
+        part = next(self.results, None)
+        if part is None:
+            self.done = True
+            self.bound = np.iinfo(np.int64).max
+            return
+        docs, offset = part.docs, self.offset
+        self.offset += part.doc_advance
+        self.folder.add(replace(part, docs=None))
+        if docs is None:
+            return
+        rows = docs.type_rows
+        if rows is not None:
+            gids = groups.name(system, rows.names)[rows.type_index]
+            stats = rows.stats
+            self.group_stats = stats if self.group_stats is None else np.concatenate((self.group_stats, stats))
+            self.group_keys = np.concatenate((self.group_keys, rows.keys + offset))
+            self.group_ids = np.concatenate((self.group_ids, gids))
+        if not docs.keys.shape[0]:
+            return
+        if self.fields is None:
+            self.fields, self.unit = docs.fields, docs.unit
+        keys, stats, ids = docs.keys + offset, docs.stats, docs.ids
+        if self.stats is None:
+            self.stats, self.ids = np.zeros((0, stats.shape[1]), dtype=np.int64), None if ids is None else []
+        if self.keys.shape[0] and keys[0] == self.keys[-1]:
+            # The chunk boundary cut this document in two: its rows become one.
+            self.stats = self.stats.copy()
+            self.stats[-1] += stats[0]
+            keys, stats, ids = keys[1:], stats[1:], None if ids is None else ids[1:]
+        self.keys = np.concatenate((self.keys, keys))
+        self.stats = np.concatenate((self.stats, stats))
+        if self.ids is not None and ids is not None:
+            self.ids.extend(ids)
+        # The last document may go on in the next part.
+        self.bound = max(self.bound, int(self.keys[-1]) if self.keys.shape[0] else self.bound)
+
+    def take(self, below: int) -> tuple[IntArray, IntArray | None, list[str] | None, _GroupRows]:
+        """The complete rows with keys below ``below``, and their rows per group, removed from
+        the stream."""
+        n = int(np.searchsorted(self.keys, below))
+        keys, self.keys = self.keys[:n], self.keys[n:]
+        stats = ids = None
+        if self.stats is not None:
+            stats, self.stats = self.stats[:n], self.stats[n:]
+        if self.ids is not None:
+            ids, self.ids = self.ids[:n], self.ids[n:]
+        if self.group_stats is None:
+            width = 0 if stats is None else stats.shape[1]
+            return keys, stats, ids, (self.group_keys, self.group_ids, np.zeros((0, width), dtype=np.int64))
+        done = self.group_keys < below
+        out = (self.group_keys[done], self.group_ids[done], self.group_stats[done])
+        self.group_keys, self.group_ids = self.group_keys[~done], self.group_ids[~done]
+        self.group_stats = self.group_stats[~done]
+        return keys, stats, ids, out
+
+
+@dataclass
+class Grouped:
+    """Each system's folded total, the systems' joint rows as one histogram (as
+    ``engines.paired.run_paired``'s) and every grouping's groups, each with its joint histogram."""
+
+    totals: list[PartResult]
+    joint: Histogram | None
+    unit: str
+    groups: dict[str, list[tuple[str, Histogram]]]
+
+
+def run_grouped(counters: Sequence[GroupCounter], engine: Engine, names: Sequence[str]) -> Grouped:
+    """Every system's ``GroupCounter`` run by ``engine`` side by side: the documents every system
+    has finished are paired and added to the corpus's joint histogram and each group's as they
+    come, so the rows held are those of the chunks in flight, never the corpus's."""
+    streams = [_Stream(engine.results(c, None), Folder(examples=c.wanted.examples)) for c in counters]
+    groups = _Groups(len(streams))
+    joint: _Pile | None = None
+
+    def flush(below: int) -> None:
+        nonlocal joint
+        taken = [s.take(below) for s in streams]
+        first_keys, _, first_ids, _ = taken[0]
+        for name, (keys, _, ids, _) in zip(names[1:], taken[1:], strict=True):
+            if not np.array_equal(keys, first_keys) or (ids is not None and first_ids is not None and ids != first_ids):
+                raise OptionError(
+                    f"{name} does not have the documents of {names[0]}: systems are compared document by"
+                    " document against one reference"
+                )
+        if not first_keys.shape[0] or any(stats is None for _, stats, _, _ in taken):
+            return
+        fields = _joint_fields([s.fields or () for s in streams])
+        block = _histogram(np.hstack([stats for _, stats, _, _ in taken if stats is not None]), fields)
+        if joint is None:
+            joint = _Pile(fields)
+        # The joint rows are wide (every system's columns): merged sooner than ``pile`` would.
+        joint.add(block, eager=True)
+        groups.add([t[3] for t in taken], fields)
+
+    while not all(s.done for s in streams):
+        k = min(range(len(streams)), key=lambda j: (streams[j].done, streams[j].bound))
+        streams[k].pull(groups, k)
+        flush(min(s.bound for s in streams))
+    flush(np.iinfo(np.int64).max)
+    totals = [s.folder.total() for s in streams]
+    unit = next((s.unit for s in streams if s.unit is not None), "document")
+    whole = None if joint is None else joint.merge()
+    return Grouped(totals, whole, unit, groups.finished(0 if whole is None else whole.documents))
 
 
 def compare_groups(
-    systems: list[tuple[DocCounts, TypeRows]],
+    groups: Sequence[tuple[str, Histogram]],
     names: list[str],
     *,
     zero_division: float,
@@ -103,26 +484,22 @@ def compare_groups(
     resampling: Resampling,
     beta: float = 1.0,
 ) -> list[dict[str, Any]]:
-    """Per group of rows (a bucket, a type), each system's scores with intervals and each system
-    against the first: the difference, its paired-bootstrap interval and both p-values
-    (``significance.compare``). Groups in the first system's order, then any only others have."""
-    labels: list[str] = []
-    for _, rows in systems:
-        labels += [n for n in rows.names if n not in labels]
-    first_docs = systems[0][0]
-    ref = first_docs.fields.index("reference")
-    pred = first_docs.fields.index("predicted")
+    """Per group of rows (a bucket, a type) given as its joint histogram (``run_grouped``,
+    ``joint_groups``), each system's scores with intervals and each system against the first:
+    the difference, its paired-bootstrap interval and both p-values (``significance.compare``)."""
     out = []
-    for label in labels:
-        dense = [_dense(d, r, label) for d, r in systems]
-        tests = compare(dense, names, zero_division=zero_division, credit=credit, resampling=resampling, beta=beta)
+    for label, joint in groups:
+        tests = compare_histogram(
+            joint, names, zero_division=zero_division, credit=credit, resampling=resampling, beta=beta
+        )
+        total = joint.total()
         out.append(
             {
                 "bucket": label,
-                "reference_mentions": int(dense[0].stats[:, ref].sum()),
+                "reference_mentions": int(total[joint.fields.index("0:reference")]),
                 "systems": [
-                    {"name": n, "predicted_mentions": int(d.stats[:, pred].sum()), "metrics": m}
-                    for n, d, m in zip(names, dense, tests.intervals, strict=True)
+                    {"name": n, "predicted_mentions": int(total[joint.fields.index(f"{k}:predicted")]), "metrics": m}
+                    for k, (n, m) in enumerate(zip(names, tests.intervals, strict=True))
                 ],
                 "comparisons": tests.comparisons,
             }
