@@ -131,6 +131,19 @@ def test_each_interval_holds_its_value_and_all_mentions_are_the_strict_score(pre
             assert block["low"] <= block["value"] <= block["high"], (name, metric)
             assert block["low"] < block["high"], (name, metric)  # 40 documents do vary
     assert report.to_dict()["intervals"]["discontinuous"] == got  # in the JSON too
+    from typing import is_typeddict
+
+    from spanscore import results
+
+    def keys(typed: Any, value: Any) -> None:
+        assert is_typeddict(typed)
+        assert typed.__required_keys__ <= set(value) <= typed.__required_keys__ | typed.__optional_keys__
+
+    keys(results.Intervals, report.intervals)
+    keys(results.DiscontinuousIntervals, got)
+    for block in got.values():
+        for interval in block.values():
+            keys(results.Interval, interval)
 
 
 def test_the_intervals_agree_with_a_bootstrap_over_documents_written_here(pred: Path) -> None:
