@@ -192,3 +192,28 @@ def test_no_discontinuous_intervals_without_discontinuous_mentions(tmp_path: Pat
         "discontinuous" not in row
         for row in spanscore.evaluate(reference=gold, predicted=gold, format="brat", documents=True).document_rows()
     )
+
+
+def test_the_cli_prints_the_intervals_and_the_per_document_rows(pred: Path, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from spanscore.cli.main import cli
+
+    args = ["evaluate", str(REAL), str(pred), "--format", "brat", "--ci", "0.9", "--resamples", "200", "--no-per-type"]
+    result = CliRunner().invoke(cli, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    import json
+
+    data = json.loads(result.output)
+    got = data["intervals"]["discontinuous"]
+    text = CliRunner().invoke(cli, args, env={"COLUMNS": "160"}).output
+    assert "Discontinuous mentions: strict scores with 90% intervals" in text
+    low, high = got["mentions"]["f1"]["low"], got["mentions"]["f1"]["high"]
+    assert f"[{100 * low:.2f}, {100 * high:.2f}]" in text
+    rows_file = tmp_path / "rows.jsonl"
+    result = CliRunner().invoke(
+        cli, ["evaluate", str(REAL), str(pred), "--format", "brat", "--per-document", str(rows_file)]
+    )
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in rows_file.read_text(encoding="utf-8").splitlines()]
+    assert sum(r["discontinuous"]["mentions"]["correct"] for r in rows) == data["discontinuous"]["mentions"]["correct"]
