@@ -557,3 +557,57 @@ def test_real_corpus_tables_keep_every_figure(tmp_path: Path, width: int) -> Non
     for figure in (d["all"], d["mentions"], d["units"]):
         for key in ("precision", "recall", "f1"):
             assert f"{100 * figure[key]:.2f}" in text
+
+
+# A learned judge reads a discontinuous mention by its fragments' words, in the counting and in review create.
+
+
+def _recording_judge(accept: str) -> tuple[Any, list[Any]]:
+    from spanscore.programs.judge.model import CallableJudge
+
+    seen: list[Any] = []
+
+    def fn(m: Any) -> float:
+        seen.append(m)
+        return 1.0 if m.reference_text == accept else 0.0
+
+    return CallableJudge(fn), seen
+
+
+def test_the_judge_reads_a_discontinuous_mention_by_its_fragments_words(worked: tuple[Path, Path]) -> None:
+    gold, pred = worked
+    judge, seen = _recording_judge("left knee")
+    report = spanscore.evaluate(reference=gold, predicted=pred, format="brat", credit=1.0, judge=judge)
+    # "left … knee" against its extent (and against "right knee", which shares its "knee"): the
+    # judge sees the words of the two fragments, never " and right " nor the page's gap mark,
+    # and its verdict counts.
+    pairs = {(m.reference_text, m.predicted_text) for m in seen}
+    assert ("left knee", "left and right knee") in pairs
+    assert all(m.reference_text in ("left knee", "right knee") and "…" not in m.predicted_text for m in seen)
+    assert "left knee" in {m.reference_text for m in seen}
+    assert (report.metrics["learned"]["full"], report.metrics["learned"]["partial"]) == (4, 1)
+    rejected = spanscore.evaluate(
+        reference=gold, predicted=pred, format="brat", credit=1.0, judge=_recording_judge("left and right knee")[0]
+    )
+    assert rejected.metrics["learned"]["partial"] == 0
+    # Read as extents, the judge reads extents too ("left and right knee"), and the pair is exact.
+    judge, seen = _recording_judge("left knee")
+    extent = spanscore.evaluate(
+        reference=gold, predicted=pred, format="brat", credit=1.0, judge=judge, discontinuous="extent"
+    )
+    assert seen and "left knee" not in {m.reference_text for m in seen}
+    assert "left and right knee" in {m.reference_text for m in seen}
+    assert extent.metrics["learned"]["full"] == 5
+
+
+def test_review_create_asks_the_judge_about_the_fragments_words(worked: tuple[Path, Path]) -> None:
+    pytest.importorskip("sqlalchemy")
+    from spanscore.review.sources import items_from_report
+
+    gold, pred = worked
+    judge, seen = _recording_judge("left knee")
+    report = spanscore.evaluate(reference=gold, predicted=pred, format="brat", keep_details=True)
+    (item,) = items_from_report(report, judge=judge)
+    assert item.gold_text == "left … knee"  # the page shows the gap
+    assert [(m.reference_text, m.predicted_text) for m in seen] == [("left knee", "left and right knee")]
+    assert item.probability == 1.0

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from ..errors import MissingExtra, OptionError
 from ..runtime.optional import module
-from ..stages.judging import Mismatch
+from ..stages.judging import JUDGE_GAP, Mismatch
 from ..stages.pairs import RELATIONS
 from .schema import tables
 
@@ -76,14 +76,22 @@ class Item:
         else:
             relation = RELATIONS[3]
         return Mismatch(
-            predicted_text=self.pred_text,
+            predicted_text=_judged_text(self.pred_text, self.sentence, self.pred_fragments),
             label=self.pred_label,
-            reference_text=self.gold_text,
+            reference_text=_judged_text(self.gold_text, self.sentence, self.gold_fragments),
             context=self.sentence,
             relation=relation,
             same_start=self.gold_start == self.pred_start,
             same_end=self.gold_end == self.pred_end,
         )
+
+
+def _judged_text(text: str, sentence: str, fragments: tuple[tuple[int, int], ...] | None) -> str:
+    """What a judge reads of one side: a discontinuous mention's fragments' words, as the counting's
+    judge reads them (``stages.judging.JUDGE_GAP``), never the gap mark the page shows."""
+    if not fragments:
+        return text
+    return JUDGE_GAP.join(sentence[a:b] for a, b in fragments)
 
 
 def _sqlalchemy() -> Any:

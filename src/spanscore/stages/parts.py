@@ -124,7 +124,11 @@ def count_part(
     """Match and count one chunk, and produce what ``wanted`` asks for; report rows number the
     chunk's units from ``first_unit``."""
     r, p = data.reference, data.predicted
-    learned = learned_credit(judge.judge, r, p, data.text, judge.credit) if judge is not None else None
+    learned = None
+    if judge is not None:  # read as extents, a discontinuous mention is judged as its extent too
+        extents = options.discontinuous == "extent"
+        jr, jp = (r.without_pieces(), p.without_pieces()) if extents else (r, p)
+        learned = learned_credit(judge.judge, jr, jp, data.text, judge.credit)
     groups = None
     if wanted.documents:
         groups = Groups(data.doc_key[r.unit], data.doc_key[p.unit], int(data.doc_key.max(initial=-1)) + 1)
