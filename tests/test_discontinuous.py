@@ -172,6 +172,75 @@ def test_review_items_show_fragments_with_the_extents_offsets(worked: tuple[Path
     assert (item.gold_text, item.pred_text) == ("left … knee", "left and right knee")
     # The page marks the mention in its sentence by the extent's offsets.
     assert (item.gold_start, item.gold_end, item.pred_start, item.pred_end) == (15, 34, 15, 34)
+    # ...and each fragment by its own, the gap " and right " left out; the continuous side has none.
+    assert item.gold_fragments == ((15, 19), (30, 34)) and item.pred_fragments is None
+    assert [KNEE[a:b] for a, b in item.gold_fragments] == ["left", "knee"]
+
+
+def test_review_items_keep_their_fragments_in_the_store_and_the_api(worked: tuple[Path, Path], tmp_path: Path) -> None:
+    pytest.importorskip("sqlalchemy")
+    import dataclasses
+    import hashlib
+
+    from spanscore.review import Store
+    from spanscore.review.server import ReviewApp
+    from spanscore.review.sources import items_from_report
+
+    gold, pred = worked
+    report = spanscore.evaluate(reference=gold, predicted=pred, format="brat", keep_details=True)
+    (item,) = items_from_report(report)
+    store = Store(str(tmp_path / "r.db"))
+    store.create_task("fragments", "goodbad", [item])
+    token = store.add_reviewer("r0")
+    status, body = ReviewApp(store).handle("GET", "/api/next", {"authorization": f"Bearer {token}"}, b"")
+    assert status == 200
+    assert body["item"]["reference"]["fragments"] == [[15, 19], [30, 34]]
+    assert "fragments" not in body["item"]["predicted"]  # continuous: its start and end say it all
+    # Fragments make an item another item; an item without them keeps the key it had before them.
+    assert item.key() != dataclasses.replace(item, gold_fragments=None).key()
+    plain = dataclasses.replace(item, gold_fragments=None)
+    old = {
+        k: v
+        for k, v in dataclasses.asdict(plain).items()
+        if k not in ("probability", "gold_level", "pred_level", "gold_fragments", "pred_fragments")
+    }
+    assert plain.key() == hashlib.sha256(json.dumps(old, sort_keys=True).encode("utf-8")).hexdigest()
+    # Made twice, the task holds the item once.
+    assert store.create_task("fragments", "goodbad", [item])[1] == 0
+
+
+def test_a_store_made_before_fragments_is_migrated_and_serves_its_items(tmp_path: Path) -> None:
+    sa = pytest.importorskip("sqlalchemy")
+    from alembic import command
+    from alembic.config import Config
+
+    from spanscore.review import Store
+    from spanscore.review.server import ReviewApp
+
+    db = tmp_path / "old.db"
+    engine = sa.create_engine(f"sqlite:///{db}")
+    config = Config()
+    config.set_main_option("script_location", "spanscore.review:migrations")
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0002")
+        connection.execute(sa.text("INSERT INTO tasks (id, name, scale, created) VALUES (1, 'old', 'goodbad', 0)"))
+        connection.execute(
+            sa.text(
+                "INSERT INTO items (task_id, key, position, criterion, sentence, gold_text, gold_label, gold_start,"
+                " gold_end, pred_text, pred_label, pred_start, pred_end, credit) VALUES (1, 'k', 0, 'overlap',"
+                " :s, 'left … knee', 'ADR', 15, 34, 'left and right knee', 'ADR', 15, 34, 0.5)"
+            ),
+            {"s": KNEE},
+        )
+    engine.dispose()
+    store = Store(str(db))
+    with store.engine.connect() as connection:
+        assert connection.execute(sa.text("SELECT version_num FROM alembic_version")).scalar_one() == "0003"
+    token = store.add_reviewer("r0")
+    status, body = ReviewApp(store).handle("GET", "/api/next", {"authorization": f"Bearer {token}"}, b"")
+    assert status == 200
+    assert body["item"]["reference"] == {"text": "left … knee", "label": "ADR", "start": 15, "end": 34}
 
 
 def test_report_csvs_show_fragments(worked: tuple[Path, Path], tmp_path: Path) -> None:
@@ -488,3 +557,57 @@ def test_real_corpus_tables_keep_every_figure(tmp_path: Path, width: int) -> Non
     for figure in (d["all"], d["mentions"], d["units"]):
         for key in ("precision", "recall", "f1"):
             assert f"{100 * figure[key]:.2f}" in text
+
+
+# A learned judge reads a discontinuous mention by its fragments' words, in the counting and in review create.
+
+
+def _recording_judge(accept: str) -> tuple[Any, list[Any]]:
+    from spanscore.programs.judge.model import CallableJudge
+
+    seen: list[Any] = []
+
+    def fn(m: Any) -> float:
+        seen.append(m)
+        return 1.0 if m.reference_text == accept else 0.0
+
+    return CallableJudge(fn), seen
+
+
+def test_the_judge_reads_a_discontinuous_mention_by_its_fragments_words(worked: tuple[Path, Path]) -> None:
+    gold, pred = worked
+    judge, seen = _recording_judge("left knee")
+    report = spanscore.evaluate(reference=gold, predicted=pred, format="brat", credit=1.0, judge=judge)
+    # "left … knee" against its extent (and against "right knee", which shares its "knee"): the
+    # judge sees the words of the two fragments, never " and right " nor the page's gap mark,
+    # and its verdict counts.
+    pairs = {(m.reference_text, m.predicted_text) for m in seen}
+    assert ("left knee", "left and right knee") in pairs
+    assert all(m.reference_text in ("left knee", "right knee") and "…" not in m.predicted_text for m in seen)
+    assert "left knee" in {m.reference_text for m in seen}
+    assert (report.metrics["learned"]["full"], report.metrics["learned"]["partial"]) == (4, 1)
+    rejected = spanscore.evaluate(
+        reference=gold, predicted=pred, format="brat", credit=1.0, judge=_recording_judge("left and right knee")[0]
+    )
+    assert rejected.metrics["learned"]["partial"] == 0
+    # Read as extents, the judge reads extents too ("left and right knee"), and the pair is exact.
+    judge, seen = _recording_judge("left knee")
+    extent = spanscore.evaluate(
+        reference=gold, predicted=pred, format="brat", credit=1.0, judge=judge, discontinuous="extent"
+    )
+    assert seen and "left knee" not in {m.reference_text for m in seen}
+    assert "left and right knee" in {m.reference_text for m in seen}
+    assert extent.metrics["learned"]["full"] == 5
+
+
+def test_review_create_asks_the_judge_about_the_fragments_words(worked: tuple[Path, Path]) -> None:
+    pytest.importorskip("sqlalchemy")
+    from spanscore.review.sources import items_from_report
+
+    gold, pred = worked
+    judge, seen = _recording_judge("left knee")
+    report = spanscore.evaluate(reference=gold, predicted=pred, format="brat", keep_details=True)
+    (item,) = items_from_report(report, judge=judge)
+    assert item.gold_text == "left … knee"  # the page shows the gap
+    assert [(m.reference_text, m.predicted_text) for m in seen] == [("left knee", "left and right knee")]
+    assert item.probability == 1.0

@@ -842,7 +842,7 @@ def test_review_items_carry_each_sides_level(germeval_pair, tmp_path: Path) -> N
     import dataclasses
     import hashlib
 
-    new_fields = ("probability", "gold_level", "pred_level")
+    new_fields = ("probability", "gold_level", "pred_level", "gold_fragments", "pred_fragments")
     old = {k: v for k, v in dataclasses.asdict(plain[0]).items() if k not in new_fields}
     assert plain[0].key() == hashlib.sha256(json.dumps(old, sort_keys=True).encode("utf-8")).hexdigest()
     assert items[0].key() != dataclasses.replace(items[0], gold_level=None, pred_level=None).key()

@@ -251,3 +251,40 @@ def test_annotation_text_never_executes(serve: Any, page: Any, tmp_path: Path) -
     assert page.evaluate("window.__pwned") is None
     assert page.evaluate("document.querySelectorAll('img, svg, iframe').length") == 0
     assert page.evaluate("document.scripts.length") == 1
+
+
+def test_a_discontinuous_mention_is_marked_fragment_by_fragment(serve: Any, page: Any, tmp_path: Path) -> None:
+    # BRAT: "left … knee" (15-19 and 30-34) against the prediction of its extent (15-34).
+    sentence = "severe pain in left and right knee"
+    for side, offsets, words in (("gold", "15 19;30 34", "left knee"), ("pred", "15 34", "left and right knee")):
+        folder = tmp_path / side
+        folder.mkdir()
+        (folder / "d.txt").write_text(sentence, encoding="utf-8")
+        (folder / "d.ann").write_text(f"T1\tADR {offsets}\t{words}\n", encoding="utf-8")
+    report = spanscore.evaluate(
+        reference=tmp_path / "gold", predicted=tmp_path / "pred", format="brat", keep_details=True
+    )
+    from spanscore.review.sources import items_from_report
+
+    store = Store(tmp_path / "r.db")
+    store.create_task("fragments", "goodbad", items_from_report(report))
+    token = store.add_reviewer("ann")
+    served = serve(store)
+    page.goto(served.base + "#token=" + token)
+    settle(page)
+    assert shown(page) == (1, "left … knee", "left and right knee")
+    assert page.text_content("#sentence") == sentence
+    texts = "els => els.map(e => e.textContent)"
+    # Two marked fragments of the reference, each with its own outline; the gap's words unmarked.
+    ref = page.eval_on_selector_all("#sentence [data-span='ref']", texts)
+    assert ref == ["left", "knee"]
+    assert page.eval_on_selector_all("#sentence [data-span='ref'].opens", texts) == ["left", "knee"]
+    assert page.eval_on_selector_all("#sentence [data-span='ref'].closes", texts) == ["left", "knee"]
+    gap = page.eval_on_selector_all(
+        "#sentence [data-span='pred']",
+        "els => els.filter(e => !e.closest(\"[data-span='ref']\") && !e.querySelector(\"[data-span='ref']\"))"
+        ".map(e => e.textContent)",
+    )
+    assert gap == [" and right "]
+    # The continuous prediction is marked over its whole extent.
+    assert "".join(page.eval_on_selector_all("#sentence [data-span='pred']", texts)) == "left and right knee"

@@ -28,6 +28,7 @@ from .stages.counts import credit_label, group_fields
 from .stages.criteria import CRITERIA
 from .stages.documents import EMPTY_RULES, DocState, Histogram
 from .stages.parts import EXAMPLE_LIMIT, JudgeSpec, PartResult, RowSink, Source, Wanted
+from .stages.scores import discontinuous_block
 from .stages.scoring import SCORING_FIELDS, Scoring, ScoringOptions, TypeSelection
 
 if TYPE_CHECKING:
@@ -263,6 +264,7 @@ def _evaluation(
             resampling=resampling,
         )
     report.document_state = total.state
+    report.discontinuous_documents = total.discontinuous
     per_document = total.docs if total.docs is not None else total.state
     if per_document is not None and resampling is not None:
         report.intervals = significance.intervals(
@@ -272,6 +274,17 @@ def _evaluation(
             resampling=resampling,
             beta=scoring.beta,
         )
+        figures = discontinuous_block(
+            report.counts, scoring.zero_division, str(options_used.get("discontinuous", "fragments")), report.unit_kind
+        )
+        if figures is not None:  # the figures of Dai et al. (2020) from the same document bootstrap
+            from .analysis import discontinuous
+
+            report.intervals["discontinuous"] = discontinuous.intervals(
+                total.discontinuous, documents=report.intervals["count"], figures=figures,
+                strict=report.intervals["scores"]["strict"], zero_division=scoring.zero_division,
+                resampling=resampling,
+            )
         report.signature += significance.interval_signature(resampling, per_document.unit)
         report.warnings = reliability.few_units_warnings(report.intervals["count"], per_document.unit)
         if report.breakdown is not None and by is not None:

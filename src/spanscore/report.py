@@ -94,6 +94,8 @@ class Report:
     warnings: list[str] = field(default_factory=list)  # why the intervals mean little (``analysis.reliability``)
     bucket_rows: dict[str, TypeRows] | None = field(default=None, repr=False)  # their counts, for ``compare``
     document_state: DocState | None = field(default=None, repr=False)  # per-document statistics as a histogram
+    # The discontinuous figures' counts of each document that has any (``stages.counts.DISCONTINUOUS_EXTRA``).
+    discontinuous_documents: DocCounts | None = field(default=None, repr=False)
     # Each document's LLM error classes where mentions were given as strings, for ``compare``.
     document_classes: DocumentClasses | None = field(default=None, repr=False, compare=False)
     _scores: Scores | None = field(default=None, repr=False)
@@ -274,4 +276,14 @@ class Report:
         """Every statistic of each document (or sentence, where there are no documents), in corpus order."""
         if self.documents is None:
             raise OptionError("this report was made without per-document counts; evaluate with documents=True")
-        yield from document_rows(self.documents, self.zero_division, self.counts.credit)
+        rows = document_rows(self.documents, self.zero_division, self.counts.credit)
+        if "discontinuous.reference" not in self.counts.extra:
+            yield from rows
+            return
+        # Each document's figures of Dai et al. (2020) too, where a side has a discontinuous mention.
+        from .analysis.discontinuous import document_figures
+
+        figures_of = document_figures(self.discontinuous_documents, self.documents.keys, self.zero_division)
+        for row, figures in zip(rows, figures_of, strict=True):
+            row["discontinuous"] = figures
+            yield row

@@ -242,9 +242,7 @@ class Interval(TypedDict):
 IntervalScores = dict[str, dict[str, Interval]]
 
 
-class Intervals(TypedDict):
-    """``evaluate(ci=...)``: what was resampled and how, and every score's interval, overall and per type."""
-
+class _IntervalsRequired(TypedDict):
     unit: str
     count: int
     level: float
@@ -253,6 +251,22 @@ class Intervals(TypedDict):
     interval: str
     scores: IntervalScores
     per_type: dict[str, IntervalScores]
+
+
+class DiscontinuousIntervals(TypedDict):
+    """The intervals of the discontinuous figures (``Discontinuous``), from the same resampling of
+    documents: ``all`` is the strict score's; each block maps precision, recall and f1 to an ``Interval``."""
+
+    all: dict[str, Interval]
+    mentions: dict[str, Interval]
+    units: dict[str, Interval]
+
+
+class Intervals(_IntervalsRequired, total=False):
+    """``evaluate(ci=...)``: what was resampled and how, and every score's interval, overall and per
+    type; ``discontinuous`` where a side has discontinuous mentions."""
+
+    discontinuous: DiscontinuousIntervals
 
 
 class _GroupRequired(TypedDict):

@@ -177,6 +177,11 @@ def evaluation_tables(data: EvaluationResult, *, per_type: bool = True) -> list[
         over = f"{ci['count']} {ci['unit']}s{few_units(ci['count'], ci['unit'])}"
         title = f"{100 * ci['level']:g}% intervals (percentile bootstrap over {over})"
         tables.append(interval_table(ci["scores"], title))
+        if "discontinuous" in ci and "discontinuous" in data:
+            d, unit = ci["discontinuous"], data["discontinuous"]["units"]["unit"]
+            named = {"all mentions": d["all"], "discontinuous mentions": d["mentions"], f"{unit}s with one": d["units"]}
+            level = f"{100 * ci['level']:g}%"
+            tables.append(interval_table(named, f"Discontinuous mentions: strict scores with {level} intervals"))
         if per_type and ci["per_type"]:
             tables.append(per_type_interval_table(ci["per_type"], f"F1 per type with {100 * ci['level']:g}% intervals"))
     if "breakdown" in data:

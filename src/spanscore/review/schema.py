@@ -55,6 +55,9 @@ def tables(sa: Any) -> Tables:
         sa.Column("source_id", sa.String(200)),
         sa.Column("gold_level", sa.String(200)),  # each side's nesting level, where the run had levels
         sa.Column("pred_level", sa.String(200)),
+        # each side's fragments (JSON [[start, end], ...] in the sentence), where that side is discontinuous
+        sa.Column("gold_fragments", sa.Text),
+        sa.Column("pred_fragments", sa.Text),
         sa.UniqueConstraint("task_id", "key", name="items_task_id_key"),
         sa.Index("items_by_position", "task_id", "position"),
     )

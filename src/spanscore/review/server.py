@@ -56,6 +56,10 @@ def item_json(row: Any, scale: str) -> dict[str, Any]:
     }
     if row.gold_level is not None:  # each side's nesting level, where the run read levels
         out["reference"]["level"], out["predicted"]["level"] = row.gold_level, row.pred_level
+    # A discontinuous side is marked fragment by fragment, never across its gaps.
+    for side, fragments in (("reference", row.gold_fragments), ("predicted", row.pred_fragments)):
+        if fragments is not None:
+            out[side]["fragments"] = json.loads(fragments)
     return out
 
 

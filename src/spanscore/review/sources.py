@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from ..stages.matching import PARTIAL
 from ..stages.pairs import KeptDetails
 from ..stages.scores import prf
 from ..stages.spans import Spans
-from ..stages.text import mention_text
+from ..stages.text import Text, mention_text
 from .store import BAD, GOOD, Item
 
 PARTIAL_CRITERIA = ("left", "right", "overlap")
@@ -155,7 +155,24 @@ def _item(kept: KeptDetails, k: int, criterion: str, credit: float, tokens: bool
         unit=unit + kept.unit_offset,
         gold_level=_level(d.reference, r),
         pred_level=_level(d.predicted, p),
+        gold_fragments=_fragments(d.reference, r, chars, text),
+        pred_fragments=_fragments(d.predicted, p, chars, text),
     )
+
+
+def _fragments(spans: Spans, i: int, chars: Callable[[int], int], text: Text) -> tuple[tuple[int, int], ...] | None:
+    """A discontinuous mention's fragments in its sentence's characters (None: it is continuous)."""
+    pieces = spans.pieces
+    if pieces is None:
+        return None
+    lo, hi = np.searchsorted(pieces.owner, [i, i + 1])
+    if hi <= lo:
+        return None
+    out = []
+    for a, b in zip(pieces.start[lo:hi].tolist(), pieces.end[lo:hi].tolist(), strict=True):
+        start = chars(a)
+        out.append((start, start + len(text.mention(a, b))))
+    return tuple(out)
 
 
 def _level(spans: Spans, i: int) -> str | None:

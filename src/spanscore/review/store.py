@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from ..errors import MissingExtra, OptionError
 from ..runtime.optional import module
-from ..stages.judging import Mismatch
+from ..stages.judging import JUDGE_GAP, Mismatch
 from ..stages.pairs import RELATIONS
 from .schema import tables
 
@@ -50,12 +50,17 @@ class Item:
     source_id: str | None = None  # the id an imported judgement had (two judged pairs may look alike)
     gold_level: str | None = None  # each side's nesting level, where the run read levels
     pred_level: str | None = None
+    # A discontinuous mention's fragments, [start, end) in ``sentence`` each, where the side has
+    # several (the offsets above stay its extent's).
+    gold_fragments: tuple[tuple[int, int], ...] | None = None
+    pred_fragments: tuple[tuple[int, int], ...] | None = None
 
     def key(self) -> str:
         """What makes an item the same item: adding a task twice adds nothing twice."""
         fields = asdict(self)
         fields.pop("probability")
-        for side in ("gold_level", "pred_level"):  # an item without levels keeps the key it had before them
+        # An item without levels or fragments keeps the key it had before them.
+        for side in ("gold_level", "pred_level", "gold_fragments", "pred_fragments"):
             if fields[side] is None:
                 fields.pop(side)
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8")).hexdigest()
@@ -71,14 +76,22 @@ class Item:
         else:
             relation = RELATIONS[3]
         return Mismatch(
-            predicted_text=self.pred_text,
+            predicted_text=_judged_text(self.pred_text, self.sentence, self.pred_fragments),
             label=self.pred_label,
-            reference_text=self.gold_text,
+            reference_text=_judged_text(self.gold_text, self.sentence, self.gold_fragments),
             context=self.sentence,
             relation=relation,
             same_start=self.gold_start == self.pred_start,
             same_end=self.gold_end == self.pred_end,
         )
+
+
+def _judged_text(text: str, sentence: str, fragments: tuple[tuple[int, int], ...] | None) -> str:
+    """What a judge reads of one side: a discontinuous mention's fragments' words, as the counting's
+    judge reads them (``stages.judging.JUDGE_GAP``), never the gap mark the page shows."""
+    if not fragments:
+        return text
+    return JUDGE_GAP.join(sentence[a:b] for a, b in fragments)
 
 
 def _sqlalchemy() -> Any:
@@ -103,7 +116,7 @@ def database_url(db: str | Path) -> str:
     raise OptionError(f"--db: give a SQLite file or a postgresql:// URL, not a {scheme}:// URL")
 
 
-HEAD = "0002"  # the newest migration (migrations/versions)
+HEAD = "0003"  # the newest migration (migrations/versions)
 
 
 def migrate(engine: Any) -> None:
@@ -187,7 +200,11 @@ class Store:
                     continue
                 have.add(key)
                 position += 1
-                rows.append({**asdict(item), "task_id": task, "key": key, "position": position})
+                row = {**asdict(item), "task_id": task, "key": key, "position": position}
+                for side in ("gold_fragments", "pred_fragments"):
+                    if row[side] is not None:
+                        row[side] = json.dumps(row[side])
+                rows.append(row)
             if rows:
                 db.execute(self.items.insert(), rows)
         return int(task), len(rows)

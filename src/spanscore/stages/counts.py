@@ -285,6 +285,9 @@ class Counted:
     groups: IntArray | None  # [groups, len(group_fields(...))]: every statistic per group, over all types
     type_groups: IntArray | None = None  # the same for ``count_grouped``'s second grouping (document x type)
     more_groups: tuple[IntArray, ...] = ()  # the same for each of ``more_groups`` (buckets)
+    # [groups, len(DISCONTINUOUS_EXTRA)]: the discontinuous figures' counts per group of ``groups``,
+    # where a side has a discontinuous mention
+    discontinuous_groups: IntArray | None = None
 
 
 def group_fields(criteria: tuple[str, ...]) -> tuple[str, ...]:
@@ -437,6 +440,9 @@ def count_grouped(
         return out
 
     per_group = None if groups is None else grouped(groups)
+    disc_groups = None
+    if fragmented and groups is not None:
+        disc_groups = _discontinuous_groups(strict_tally, reference, predicted, discontinuous, groups)
     per_type_group = None if type_groups is None else grouped(type_groups)
     details = None
     if keep_details:
@@ -448,7 +454,9 @@ def count_grouped(
             {name: matching_of(c) for name, c in scheme_chosen.items()},
         )
     more = tuple(grouped(g) for g in more_groups)
-    return Counted(counts.without_empty_types(), details, taxonomy, pairs, per_group, per_type_group, more)
+    return Counted(
+        counts.without_empty_types(), details, taxonomy, pairs, per_group, per_type_group, more, disc_groups
+    )
 
 
 # The figures the discontinuous-NER literature reports (Dai et al. 2020), as additive counts in
@@ -486,6 +494,31 @@ def _discontinuous_extra(
         out[f"{name}.predicted"] = int(pred_key.sum())
         out[f"{name}.correct_reference"] = int(table[0, 1])
         out[f"{name}.correct_predicted"] = int(table[4, 1])
+    return out
+
+
+def _discontinuous_groups(
+    strict: Callable[[IntArray, IntArray, int], IntArray],
+    reference: Spans,
+    predicted: Spans,
+    discontinuous: tuple[BoolArray, BoolArray],
+    groups: Groups,
+) -> IntArray:
+    """``_discontinuous_extra`` per group (a document, say): one row per group, the columns of
+    ``DISCONTINUOUS_EXTRA``; the rows add up to the totals, since a unit lies in one group."""
+    ref_disc, pred_disc = discontinuous
+    n = groups.size
+    out = np.zeros((n, len(DISCONTINUOUS_EXTRA)), dtype=np.int64)
+    units, first = np.unique(reference.unit[ref_disc], return_index=True)
+    out[:, 4] = np.bincount(groups.reference[ref_disc][first], minlength=n)
+    ref_in, pred_in = np.isin(reference.unit, units), np.isin(predicted.unit, units)
+    for at, ref_key, pred_key in ((0, ref_disc, pred_disc), (5, ref_in, pred_in)):
+        # Keyed by group and by whether the mention counts: the counting half of each group.
+        table = strict(groups.reference * 2 + ref_key, groups.predicted * 2 + pred_key, 2 * n)
+        out[:, at] = np.bincount(groups.reference[ref_key], minlength=n)
+        out[:, at + 1] = np.bincount(groups.predicted[pred_key], minlength=n)
+        out[:, at + 2] = table[0, 1::2]
+        out[:, at + 3] = table[4, 1::2]
     return out
 
 

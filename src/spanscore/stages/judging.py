@@ -17,10 +17,13 @@ import numpy.typing as npt
 from .counts import LearnedCredit
 from .matching import Pairs
 from .spans import IntArray, Spans
-from .text import Text
+from .text import Text, mention_text
 
 FloatArray = npt.NDArray[np.float64]
 JudgeCredit = Literal["accept", "probability"]
+# A judge reads a discontinuous mention as its fragments' words, one space between fragments:
+# never the words of its gaps, and no mark a judge's word features would count as a word.
+JUDGE_GAP = " "
 
 
 @dataclass(frozen=True)
@@ -52,9 +55,9 @@ def learned_credit(
             r, p = int(pairs.ref[k]), int(pairs.pred[k])
             items.append(
                 Mismatch(
-                    predicted_text=text.mention(int(predicted.start[p]), int(predicted.end[p])),
+                    predicted_text=mention_text(text, predicted, p, gap=JUDGE_GAP),
                     label=predicted.types[int(predicted.type[p])],
-                    reference_text=text.mention(int(reference.start[r]), int(reference.end[r])),
+                    reference_text=mention_text(text, reference, r, gap=JUDGE_GAP),
                     context=text.context(int(reference.unit[r])),
                     relation=("same", "longer", "shorter", "shifted")[int(rel[k])],
                     same_start=bool(pairs.kind[k] & 2),

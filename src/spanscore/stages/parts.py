@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import InputError
 from .buckets import Attribute, TrainIndex, assign
-from .counts import Counts, Groups, Options, count_grouped, group_fields
+from .counts import DISCONTINUOUS_EXTRA, Counts, Groups, Options, count_grouped, group_fields
 from .criteria import CRITERIA, LEARNED
 from .documents import DocCounts, DocState, TypeRows, compact_rows, scored_columns
 from .judging import Judge, JudgeCredit, learned_credit
@@ -89,6 +89,9 @@ class PartResult:
     repairs: tuple[Repaired, ...] = ()
     buckets: dict[str, TypeRows] = field(default_factory=dict)
     state: DocState | None = None  # the per-document statistics as a histogram (``Wanted.histogram``)
+    # The discontinuous figures' counts per document (``counts.DISCONTINUOUS_EXTRA``), where
+    # documents are wanted and the chunk has a discontinuous mention: the documents with any
+    discontinuous: DocCounts | None = None
 
 
 def _bucket_groups(data: ChunkData, wanted: Wanted) -> tuple[Groups, ...]:
@@ -122,7 +125,11 @@ def count_part(
     """Match and count one chunk, and produce what ``wanted`` asks for; report rows number the
     chunk's units from ``first_unit``."""
     r, p = data.reference, data.predicted
-    learned = learned_credit(judge.judge, r, p, data.text, judge.credit) if judge is not None else None
+    learned = None
+    if judge is not None:  # read as extents, a discontinuous mention is judged as its extent too
+        extents = options.discontinuous == "extent"
+        jr, jp = (r.without_pieces(), p.without_pieces()) if extents else (r, p)
+        learned = learned_credit(judge.judge, jr, jp, data.text, judge.credit)
     groups = None
     n_docs = int(data.doc_key.max(initial=-1)) + 1
     n_types = len(r.types)
@@ -184,6 +191,11 @@ def count_part(
             docs.type_rows = TypeRows(
                 keys=pair_keys // n_types, type_index=pair_keys % n_types, names=tuple(r.types), stats=type_stats
             )
+    discontinuous = None
+    if counted.discontinuous_groups is not None:
+        table = counted.discontinuous_groups
+        held = np.flatnonzero(table.any(axis=1))
+        discontinuous = DocCounts(held.astype(np.int64), table[held], DISCONTINUOUS_EXTRA, unit=data.doc_unit)
     state = None
     if wanted.narrow and docs is not None and not wanted.histogram:
         # What compare's paired tests read, a fraction of the bytes a worker sends back.
@@ -204,7 +216,7 @@ def count_part(
     kept = [KeptDetails(details, data.text, 0, data.doc_ids)] if wanted.details and details is not None else []
     return PartResult(
         counts, data.units, data.doc_advance, docs, rows, examples, kept, frozenset(data.seen_types), data.repairs,
-        _bucket_rows(wanted, counted.more_groups), state,
+        _bucket_rows(wanted, counted.more_groups), state, discontinuous,
     )
 
 
@@ -255,13 +267,16 @@ class Folder:
         # once at the end: joining as they come would copy every row again with each chunk.
         self.docs: list[tuple[DocCounts, int]] = []
         self.buckets: dict[str, list[tuple[TypeRows, int]]] = {}
+        self.discontinuous: list[tuple[DocCounts, int]] = []
 
     def _keep(self, part: PartResult, offset: int) -> PartResult:
         if part.docs is not None:
             self.docs.append((part.docs, offset))
         for name, rows in part.buckets.items():
             self.buckets.setdefault(name, []).append((rows, offset))
-        return replace(part, docs=None, buckets={})
+        if part.discontinuous is not None:
+            self.discontinuous.append((part.discontinuous, offset))
+        return replace(part, docs=None, buckets={}, discontinuous=None)
 
     def add(self, part: PartResult) -> None:
         if part.rows is not None and self.sink is not None:
@@ -306,6 +321,9 @@ class Folder:
         if self.docs:
             self.result.docs = DocCounts.join(self.docs)
             self.docs = [(self.result.docs, 0)]
+        if self.discontinuous:
+            self.result.discontinuous = DocCounts.join(self.discontinuous)
+            self.discontinuous = [(self.result.discontinuous, 0)]
         if self.buckets:
             self.result.buckets = {name: TypeRows.join(pieces) for name, pieces in self.buckets.items()}
             self.buckets = {name: [(rows, 0)] for name, rows in self.result.buckets.items()}

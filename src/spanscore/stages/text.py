@@ -69,13 +69,13 @@ def mention_texts(text: Text, spans: Spans, gap: str = FRAGMENT_GAP) -> list[str
     return out
 
 
-def mention_text(text: Text, spans: Spans, i: int) -> str:
+def mention_text(text: Text, spans: Spans, i: int, gap: str = FRAGMENT_GAP) -> str:
     """``mention_texts`` of mention ``i`` alone."""
     pieces = spans.pieces
     if pieces is not None:
         lo, hi = np.searchsorted(pieces.owner, [i, i + 1])
         if hi > lo:
-            return FRAGMENT_GAP.join(
+            return gap.join(
                 text.mention(int(a), int(b)) for a, b in zip(pieces.start[lo:hi], pieces.end[lo:hi], strict=True)
             )
     return text.mention(int(spans.start[i]), int(spans.end[i]))

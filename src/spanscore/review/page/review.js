@@ -69,10 +69,19 @@
     $("bar-fill").style.width = total ? (100 * judged / total).toFixed(1) + "%" : "0";
   }
 
+  // A side's stretches to mark: a discontinuous mention's fragments (its gaps stay unmarked), else
+  // its one span.
+  function stretches(side) {
+    const given = Array.isArray(side.fragments) && side.fragments.length
+      ? side.fragments.map(([start, end]) => ({ start, end })) : [{ start: side.start, end: side.end }];
+    return given.filter((s) => s.start !== null && s.end !== null && s.start !== undefined
+      && s.end !== undefined);
+  }
+
   // The sentence cut at every span boundary; each piece says which spans cover it.
   function pieces(sentence, ref, pred) {
-    const spans = [["ref", ref], ["pred", pred]].filter(([, s]) => s.start !== null && s.end !== null
-      && s.start >= 0 && s.end <= sentence.length && s.start < s.end);
+    const spans = [...stretches(ref).map((s) => ["ref", s]), ...stretches(pred).map((s) => ["pred", s])]
+      .filter(([, s]) => s.start >= 0 && s.end <= sentence.length && s.start < s.end);
     if (!spans.length) return { parts: [{ text: sentence, kinds: [] }], cutLeft: false, cutRight: false };
     let lo = 0, hi = sentence.length;
     const first = Math.min(...spans.map(([, s]) => s.start)), last = Math.max(...spans.map(([, s]) => s.end));
@@ -86,8 +95,8 @@
     const parts = [];
     for (let i = 0; i + 1 < points.length; i++) {
       const [a, b] = [points[i], points[i + 1]];
-        // A span cut into pieces by the other one's ends keeps one outline: only its first piece is
-      // open on the left and its last closed on the right.
+      // A span cut into pieces by the other one's ends keeps one outline: only its first piece is
+      // open on the left and its last closed on the right (each fragment has its own outline).
       const kinds = spans.filter(([, s]) => s.start <= a && b <= s.end)
         .map(([k, s]) => [k, s.start === a, s.end === b]);
       parts.push({ text: sentence.slice(a, b), kinds });
