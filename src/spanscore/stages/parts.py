@@ -135,7 +135,10 @@ def count_part(
     n_types = len(r.types)
     # Every statistic adds up over types, so a document's row is the sum of its rows per type:
     # where both are wanted as a histogram, the documents are not counted a second time.
-    by_types = wanted.documents and wanted.document_types and wanted.histogram and n_types > 0
+    # The discontinuous figures' per-document counts ride on the document groups, so a chunk
+    # with fragments counts its documents directly.
+    fragments = r.pieces is not None or p.pieces is not None
+    by_types = wanted.documents and wanted.document_types and wanted.histogram and n_types > 0 and not fragments
     if wanted.documents and not by_types:
         groups = Groups(data.doc_key[r.unit], data.doc_key[p.unit], n_docs)
     type_groups = None
