@@ -16,7 +16,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from ..engines.local import Engine, Numbered, PartCounter
 from ..errors import OptionError
@@ -203,30 +202,6 @@ def split_state(state: DocState) -> tuple[DocState, dict[str, dict[str, Histogra
     return replace(state, types=types), buckets
 
 
-def _histogram(stats: npt.NDArray[Any], fields: tuple[str, ...], weights: IntArray | None = None) -> Histogram:
-    """``Histogram.of(stats, fields, weights)``, the same histogram, for rows of non-negative counts:
-    each row written as fixed-width big-endian unsigned integers (as narrow as the largest count
-    allows) orders as its bytes do, so the rows sort by a few 64-bit words each (``lexsort`` over
-    ``width / 8`` keys, not ``width``), and equal rows end up side by side."""
-    n, width = stats.shape
-    if not n or not width or int(stats.min()) < 0:
-        return Histogram.of(stats, fields, weights)
-    size = np.min_scalar_type(int(stats.max())).itemsize
-    raw = np.ascontiguousarray(stats.astype(f">u{size}")).view(np.uint8).reshape(n, width * size)
-    padded = np.zeros((n, -(-width * size // 8) * 8), dtype=np.uint8)
-    padded[:, : width * size] = raw
-    words = padded.view(">u8").astype(np.uint64)
-    order = np.lexsort(words.T[::-1])
-    ordered = words[order]
-    first = np.concatenate(([True], (ordered[1:] != ordered[:-1]).any(axis=1)))
-    starts = np.flatnonzero(first)
-    held = np.ones(n, dtype=np.int64) if weights is None else np.asarray(weights, dtype=np.int64)[order]
-    counts = np.add.reduceat(held, starts)
-    rows = np.ascontiguousarray(stats[order[starts]], dtype=np.int64)
-    keep = counts > 0
-    return Histogram(rows[keep], counts[keep], fields)
-
-
 class _Pile:
     """A histogram built from blocks as they come: blocks wait beside it and are merged in once
     they hold more rows than twice the merged ones (and 8192), so each row is merged in a few times
@@ -248,7 +223,7 @@ class _Pile:
     def merge(self) -> Histogram:
         if self.waiting:
             parts = [self.merged, *self.waiting]
-            self.merged = _histogram(
+            self.merged = Histogram.of(
                 np.concatenate([h.rows for h in parts]), self.fields, np.concatenate([h.counts for h in parts])
             )
             self.waiting, self.rows = [], 0
@@ -311,7 +286,7 @@ class _Groups:
         bounds = np.flatnonzero(np.concatenate(([True], gids[1:] != gids[:-1], [True])))
         for start, end in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
             g = int(gids[start])
-            self.hists.setdefault(g, _Pile(fields)).add(_histogram(joint[start:end], fields))
+            self.hists.setdefault(g, _Pile(fields)).add(Histogram.of(joint[start:end], fields))
 
     def finished(self, documents: int) -> dict[str, list[tuple[str, Histogram]]]:
         """Every grouping's groups in order (the first system's, then any only others name), each
@@ -343,7 +318,7 @@ def joint_groups(
     for s, (docs, rows) in enumerate(systems):
         cols = scored_columns(docs.fields, scaled=credit in ("dice", "iou"))
         fields.append(tuple(docs.fields[i] for i in cols))
-        taken.append((rows.keys, groups.name(s, rows.names)[rows.type_index], rows.stats[:, cols]))
+        taken.append((rows.keys, groups.name(s, rows.names)[rows.type_index], np.take(rows.stats, cols, axis=1)))
     groups.add(taken, _joint_fields(fields))
     documents = int(systems[0][0].stats.shape[0])
     return [pair for found in groups.finished(documents).values() for pair in found]
@@ -457,7 +432,7 @@ def run_grouped(counters: Sequence[GroupCounter], engine: Engine, names: Sequenc
         if not first_keys.shape[0] or any(stats is None for _, stats, _, _ in taken):
             return
         fields = _joint_fields([s.fields or () for s in streams])
-        block = _histogram(np.hstack([stats for _, stats, _, _ in taken if stats is not None]), fields)
+        block = Histogram.of(np.hstack([stats for _, stats, _, _ in taken if stats is not None]), fields)
         if joint is None:
             joint = _Pile(fields)
         # The joint rows are wide (every system's columns): merged sooner than ``pile`` would.

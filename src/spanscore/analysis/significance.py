@@ -144,7 +144,7 @@ def histogram_of(docs: DocCounts | Histogram, credit: str) -> Histogram:
     if isinstance(docs, Histogram):
         whole = docs.compacted()
         return Histogram.of(whole.rows[:, cols], fields, whole.counts)
-    return Histogram.of(docs.stats[:, cols], fields)
+    return Histogram.of(np.take(docs.stats, cols, axis=1), fields)
 
 
 def score_totals(
@@ -472,7 +472,7 @@ def joint_histogram(systems: Sequence[DocCounts], credit: str) -> Histogram:
     ``s:``), as one histogram: the state of paired resampling."""
     cols = [_needed(d.fields, scaled=credit in ("dice", "iou")) for d in systems]
     fields = tuple(f"{s}:{d.fields[i]}" for s, (d, c) in enumerate(zip(systems, cols, strict=True)) for i in c)
-    stats = np.hstack([d.stats[:, c] for d, c in zip(systems, cols, strict=True)])
+    stats = np.hstack([np.take(d.stats, c, axis=1) for d, c in zip(systems, cols, strict=True)])
     return Histogram.of(stats, fields)
 
 

@@ -56,7 +56,7 @@ class _Stream:
         if self.fields is None:
             self.fields, self.unit = tuple(docs.fields[i] for i in cols), docs.unit
         # Widened: the rows may come compact (``Wanted.narrow``), and a cut document's halves add up.
-        keys, stats, ids = docs.keys + offset, docs.stats[:, cols].astype(np.int64), docs.ids
+        keys, stats, ids = docs.keys + offset, np.take(docs.stats, cols, axis=1).astype(np.int64), docs.ids
         if self.stats is None:
             self.stats, self.ids = np.zeros((0, len(cols)), dtype=np.int64), None if ids is None else []
         if self.keys.shape[0] and keys[0] == self.keys[-1]:

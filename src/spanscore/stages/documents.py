@@ -144,9 +144,10 @@ class DocCounts:
     def narrowed(self, columns: list[int]) -> DocCounts:
         """The rows (and rows per type) of these columns only."""
         t = self.type_rows
-        rows = None if t is None else TypeRows(t.keys, t.type_index, t.names, t.stats[:, columns])
+        # np.take, not ``stats[:, columns]``: several times faster for wide integer tables.
+        rows = None if t is None else TypeRows(t.keys, t.type_index, t.names, np.take(t.stats, columns, axis=1))
         fields = tuple(self.fields[i] for i in columns)
-        return DocCounts(self.keys, self.stats[:, columns], fields, self.ids, self.unit, rows)
+        return DocCounts(self.keys, np.take(self.stats, columns, axis=1), fields, self.ids, self.unit, rows)
 
     def names(self) -> list[str]:
         if self.ids is not None:
@@ -372,6 +373,33 @@ def distinct_rows(stats: IntArray) -> tuple[IntArray, IntArray]:
     return distinct[lex], inverse
 
 
+def _counted_by_words(stats: npt.NDArray[Any], weights: IntArray | None) -> tuple[IntArray, IntArray]:
+    """The distinct rows of ``stats`` (non-negative counts) in lexicographic order, and the documents
+    (or weights) each holds. Each row written as fixed-width big-endian unsigned integers (as narrow
+    as the largest count allows) orders as its bytes do, so the rows sort by a few 64-bit words each
+    (``lexsort`` over ``width / 8`` keys, not ``width``: several times faster than hashing wide
+    rows and checking them, ``distinct_rows``), and equal rows end up side by side."""
+    n, width = stats.shape
+    size = np.min_scalar_type(int(stats.max())).itemsize
+    padded = np.zeros((n, -(-width * size // 8) * 8), dtype=np.uint8)
+    step = 1 << 16  # rows at a time: the big-endian copy is a block's, never the table's
+    for i in range(0, n, step):
+        block = np.ascontiguousarray(stats[i : i + step].astype(f">u{size}"))
+        padded[i : i + step, : width * size] = block.view(np.uint8).reshape(-1, width * size)
+    words = padded.view(">u8")
+    keys = [words[:, k].astype(np.uint64) for k in range(words.shape[1] - 1, -1, -1)]
+    order = np.lexsort(keys) if len(keys) > 1 else np.argsort(keys[0], kind="stable")
+    del keys
+    ordered = words[order]
+    first = np.concatenate(([True], (ordered[1:] != ordered[:-1]).any(axis=1)))
+    del ordered
+    starts = np.flatnonzero(first)
+    held = np.ones(n, dtype=np.int64) if weights is None else np.asarray(weights, dtype=np.int64)[order]
+    counts: IntArray = np.add.reduceat(held, starts)
+    rows: IntArray = stats[order[starts]]
+    return rows, counts
+
+
 def compact_rows(rows: IntArray) -> IntArray:
     """``rows`` in the narrowest of 16, 32 and 64-bit integers that holds them: a document's
     statistics are small counts, so a histogram takes a quarter of the memory (every use of its
@@ -409,6 +437,10 @@ class Histogram:
         stats = np.ascontiguousarray(stats if np.issubdtype(stats.dtype, np.integer) else stats.astype(np.int64))
         if stats.shape[0] == 0:
             return cls(stats.reshape(0, len(fields)), np.zeros(0, dtype=np.int64), fields)
+        if stats.shape[1] and int(stats.min()) >= 0:
+            rows, counts = _counted_by_words(stats, weights)
+            keep = counts > 0
+            return cls(compact_rows(rows[keep]), counts[keep], fields)
         rows, inverse = distinct_rows(stats)
         w = np.ones(stats.shape[0], dtype=np.int64) if weights is None else weights
         counts = np.bincount(inverse, weights=w, minlength=rows.shape[0]).astype(np.int64)

@@ -169,7 +169,7 @@ def count_part(
     if by_types and type_stats is not None:
         # The histogram reads only the columns scores read (fewer distinct rows, each narrower):
         # narrowed once, before a document's row is summed from its types'.
-        type_stats, fields = type_stats[:, scored], tuple(fields[i] for i in scored)
+        type_stats, fields = np.take(type_stats, scored, axis=1), tuple(fields[i] for i in scored)
         per_document = np.zeros((n_docs, len(fields)), dtype=np.int64)
         if pair_keys.shape[0]:
             doc_of = pair_keys // n_types  # in order: a document's pairs are consecutive
