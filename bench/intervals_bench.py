@@ -4,17 +4,21 @@ not a test): each command in a fresh process, best wall time of ``--repeat`` and
 and its ratio to the plain ``evaluate --json`` measured in the same run.
 
     python bench/intervals_bench.py [--sentences 100000] [--repeat 3] [--jobs 0] [--only ci,compare A B --json]
+                                    [--baseline SRC]
 
 The corpus is ../shared/tools/synth_corpus.py's (a system output beside it); compare's second
 system is a second synthetic output (``--seed 2``) over the same reference, and ``seen`` reads a
 training corpus of a tenth the size (``--seed 3``). Also printed: how many documents (here
 sentences) the corpus has and how many distinct per-document count vectors, which is what the
-cost of resampling follows.
+cost of resampling follows. ``--baseline SRC`` also runs every command but the plain one with
+another checkout's ``src`` first on ``PYTHONPATH`` (say the main branch's), in the same run, so
+before and after share the machine's load and the same plain time.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -54,6 +58,7 @@ def main() -> None:
         default="",
         help="measure only the commands whose names hold one of these, comma-separated (and the plain one)",
     )
+    ap.add_argument("--baseline", default="", help="another checkout's src folder, measured beside this one")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
@@ -85,18 +90,26 @@ def main() -> None:
         }
         # Timed as an installed package runs: byte-compiled (where PYTHONDONTWRITEBYTECODE is set,
         # every run would compile the modules it imports again).
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(spanscore.__file__).parent)], check=True)
+        packages = [Path(spanscore.__file__).parent] + ([Path(args.baseline) / "spanscore"] if args.baseline else [])
+        for package in packages:
+            subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True)
         results = {}
+        here = os.environ.get("PYTHONPATH", "")
         for name, cmd in cases.items():
             if not any(part in name for part in args.only.split(",")) and name != "evaluate --json (plain)":
                 continue
-            if name.startswith("evaluate --report"):
-                subprocess.run(["rm", "-rf", str(base / "report")], check=True)
-            results[name] = measure(cmd, args.repeat)
+            for label, path in [(f"{name} [baseline]", args.baseline)] * bool(args.baseline) + [(name, here)]:
+                if name == "evaluate --json (plain)" and label != name:
+                    continue
+                if name.startswith("evaluate --report"):
+                    subprocess.run(["rm", "-rf", str(base / "report")], check=True)
+                os.environ["PYTHONPATH"] = path
+                results[label] = measure(cmd, args.repeat)
+            os.environ["PYTHONPATH"] = here
         plain, plain_cpu, _ = results["evaluate --json (plain)"]
-        print(f"{'command':58} {'best s':>7} {'ratio':>6} {'cpu s':>6} {'ratio':>6} {'peak MB':>8}")
+        print(f"{'command':69} {'best s':>7} {'ratio':>6} {'cpu s':>6} {'ratio':>6} {'peak MB':>8}")
         for name, (took, cpu, peak) in results.items():
-            print(f"{name:58} {took:7.2f} {took / plain:6.2f} {cpu:6.2f} {cpu / plain_cpu:6.2f} {peak:8.0f}")
+            print(f"{name:69} {took:7.2f} {took / plain:6.2f} {cpu:6.2f} {cpu / plain_cpu:6.2f} {peak:8.0f}")
 
 
 def fix_tokens(gold: Path, other: Path) -> None:
