@@ -71,6 +71,52 @@ def test_the_joint_histogram_does_not_depend_on_each_systems_chunks(btc_runs: di
         assert all(t.docs is None for t in paired.totals)
 
 
+def test_systems_of_one_reference_read_it_once_and_count_the_same(btc_runs: dict[str, Path]) -> None:  # noqa: F811
+    # CoNLL systems of one reference cut alike: each chunk's reference is read once for all of
+    # them. The same joint histogram and the same totals (examples included) as each system
+    # counted on its own stream, whatever the chunk size and the processes.
+    import pickle
+    from dataclasses import replace
+
+    from spanscore.engines.paired import _side_by_side
+
+    reading, scoring = Reading(), Scoring()
+    wanted = Wanted(documents=True, examples=5)
+    expected = joint_histogram(
+        [docs_of(btc_runs["gold"], btc_runs[n]).documents for n in ("a", "b", "a")], "0.5"
+    )
+
+    class Apart:
+        """The local engine, not recognised as one: each system counted on its own stream."""
+
+        def __init__(self, jobs: int) -> None:
+            self.engine = LocalEngine(jobs)
+
+        def results(self, counter: PartCounter, progress: Any) -> Any:
+            return self.engine.results(counter, progress)
+
+    for size, jobs in ((1500, 2), (7000, 1), (1 << 22, 2)):
+        counters = [
+            PartCounter(
+                open_source(btc_runs["gold"], btc_runs[n], reading, TypeSelection(), size), scoring.options, wanted
+            )
+            for n in ("a", "b", "a")
+        ]
+        assert _side_by_side(counters, LocalEngine(jobs)) is not None
+        assert _side_by_side(counters, Apart(jobs)) is None  # type: ignore[arg-type]
+        other = replace(counters[1], source=replace(counters[1].source, chunk_bytes=size + 1))  # type: ignore[type-var]
+        assert _side_by_side([counters[0], other], LocalEngine(jobs)) is None
+        names = ["a", "b", "a2"]
+        together = run_paired(counters, LocalEngine(jobs), names, lambda f: resampled_columns(f, "0.5"))
+        apart = run_paired(counters, Apart(jobs), names, lambda f: resampled_columns(f, "0.5"))  # type: ignore[arg-type]
+        for got in (together, apart):
+            assert got.joint is not None and got.joint.fields == expected.fields
+            assert (got.joint.rows == expected.rows).all() and (got.joint.counts == expected.counts).all()
+        for t, a in zip(together.totals, apart.totals, strict=True):
+            assert pickle.dumps(t.counts) == pickle.dumps(a.counts)  # every array, the same bits
+        assert [t.examples for t in together.totals] == [t.examples for t in apart.totals]
+
+
 def test_systems_with_other_documents_are_refused(btc_runs: dict[str, Path]) -> None:  # noqa: F811
     counters = [
         PartCounter(

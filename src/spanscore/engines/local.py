@@ -11,15 +11,16 @@ import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ..errors import OptionError
 from ..runtime.memory import keep_freed_memory
 from ..runtime.workers import can_fork, forked_map
 from ..stages.counts import Options
-from ..stages.parts import ExampleQuota, Folder, JudgeSpec, PartResult, RowSink, Source, Wanted, count_part
+from ..stages.parts import ChunkData, ExampleQuota, Folder, JudgeSpec, PartResult, RowSink, Source, Wanted, count_part
 
 Progress = Callable[[int, int], None]
+_R = TypeVar("_R")
 ENGINES: tuple[str, ...] = ("local", "dask")
 
 
@@ -49,7 +50,10 @@ class PartCounter:
         return self.source.position(item.part)
 
     def __call__(self, item: Numbered) -> PartResult:
-        data = self.source.load(item.part)
+        return self.count(item, self.source.load(item.part))
+
+    def count(self, item: Numbered, data: ChunkData) -> PartResult:
+        """``item``'s part, read as ``data``, counted."""
         if item.units is not None and item.units != data.units:
             raise RuntimeError(f"spanscore bug: a part was planned with {item.units} units but holds {data.units}")
         at = self.source.position(item.part)
@@ -109,7 +113,13 @@ class LocalEngine:
                 progress(ends[k], total)
             yield result
 
-    def _map(self, counter: PartCounter, parts: Iterable[Any]) -> Iterator[PartResult]:
+    def map(self, function: Callable[[Any], _R], items: Iterable[Any]) -> Iterator[_R]:
+        """``function`` over ``items`` as parts are counted (here or in the workers), in order."""
+        if not isinstance(self.jobs, int) or self.jobs < 1:
+            raise OptionError(f"jobs must be a positive number of processes, not {self.jobs!r}")
+        return self._map(function, items)
+
+    def _map(self, counter: Callable[[Any], _R], parts: Iterable[Any]) -> Iterator[_R]:
         it = iter(parts)
         head = list(itertools.islice(it, 2))
         if self.jobs <= 1 or len(head) < 2 or not can_fork():

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import numpy as np
 
 from ..errors import OptionError
+from ..io.sources import ConllSource
 from ..stages.documents import Histogram
 from ..stages.parts import Folder, PartResult
 from ..stages.spans import IntArray
-from .local import Engine, PartCounter
+from .local import Engine, LocalEngine, Numbered, PartCounter
 
 Columns = Callable[[tuple[str, ...]], list[int]]
 
@@ -42,7 +44,10 @@ class _Stream:
     done: bool = False
 
     def pull(self) -> None:
-        part = next(self.results, None)
+        self.add(next(self.results, None))
+
+    def add(self, part: PartResult | None) -> None:
+        """The next part's result (None: there is none)."""
         if part is None:
             self.done = True
             self.bound = np.iinfo(np.int64).max
@@ -84,6 +89,50 @@ class _Stream:
         return keys, stats, ids
 
 
+@dataclass(frozen=True)
+class _SideBySide:
+    """Every system's part of one reference chunk counted in one call, the reference read once
+    (``ConllSource.read_reference``): the systems' CoNLL sources cut the reference at the same
+    places (the plan follows the reference alone), so each system's parts are the ones it would
+    count alone, and so are its counts."""
+
+    counters: tuple[PartCounter, ...]
+
+    def plan(self) -> Iterator[tuple[Numbered, ...]]:
+        first, *others = self.counters
+        rest = [c.source.parts() for c in others]
+        for item in first.plan():
+            yield (item, *(replace(item, part=next(parts)) for parts in rest))
+
+    def __call__(self, items: tuple[Numbered, ...]) -> tuple[PartResult, ...]:
+        # Every source is a ConllSource (``_side_by_side``).
+        reference = cast(ConllSource, self.counters[0].source).read_reference(items[0].part)
+        return tuple(
+            c.count(item, cast(ConllSource, c.source).load(item.part, reference))
+            for c, item in zip(self.counters, items, strict=True)
+        )
+
+
+def _side_by_side(counters: Sequence[PartCounter], engine: Engine) -> _SideBySide | None:
+    """The counters as one, where the engine counts here and every system is a CoNLL file of the
+    same reference, read alike."""
+    if len(counters) < 2 or not isinstance(engine, LocalEngine):
+        return None
+    first = counters[0].source
+    if not isinstance(first, ConllSource) or first.predicted is None:
+        return None
+    for c in counters:
+        s = c.source
+        if not (
+            isinstance(s, ConllSource)
+            and s.predicted is not None
+            and (s.reference, s.reading, s.selection, s.chunk_bytes)
+            == (first.reference, first.reading, first.selection, first.chunk_bytes)
+        ):
+            return None
+    return _SideBySide(tuple(counters))
+
+
 @dataclass
 class Paired:
     """Each system's folded total, and the systems' joint rows as one histogram (system ``s``'s
@@ -105,8 +154,13 @@ def run_paired(
     keeps its rows."""
     # Each worker sends back only the columns scores read, in compact integers.
     counters = [replace(c, wanted=replace(c.wanted, narrow=True)) for c in counters]
+    # CoNLL systems of one reference: each chunk's reference read once for all of them.
+    together = _side_by_side(counters, engine)
     streams = [
-        _Stream(engine.results(c, None), Folder(examples=c.wanted.examples), columns) for c in counters
+        _Stream(
+            iter(()) if together is not None else engine.results(c, None), Folder(examples=c.wanted.examples), columns
+        )
+        for c in counters
     ]
     joint: Histogram | None = None
 
@@ -130,6 +184,13 @@ def run_paired(
         if sum(h.rows.shape[0] for h in joint.pending) > max(8192, joint.rows.shape[0] // 2):
             joint = joint.compacted()
 
+    if together is not None and isinstance(engine, LocalEngine):
+        for results in engine.map(together, together.plan()):
+            for s, part in zip(streams, results, strict=True):
+                s.add(part)
+            flush(min(s.bound for s in streams))
+        for s in streams:
+            s.add(None)
     while not all(s.done for s in streams):
         min(streams, key=lambda s: (s.done, s.bound)).pull()
         flush(min(s.bound for s in streams))

@@ -153,6 +153,23 @@ def _decode_levels(table: ConllTable, reading: Reading) -> tuple[Spans, Repaired
     return joined, fixed
 
 
+class ReadReference:
+    """A CoNLL part's reference parsed once (``ConllSource.read_reference``), its mentions decoded
+    on first use (after the prediction is checked against it, as when read alone)."""
+
+    def __init__(self, start: int, end: int, table: ConllTable, reading: Reading) -> None:
+        self.start, self.end, self.table, self.reading = start, end, table, reading
+        self._decoded: tuple[Spans, Repaired] | None = None
+
+    def decoded(self) -> tuple[Spans, Repaired]:
+        if self._decoded is None:
+            rd = self.reading
+            self._decoded = (
+                _decode_levels(self.table, rd) if rd.levels else decode_repaired(self.table, 0, rd.labels, rd.repair)
+            )
+        return self._decoded
+
+
 @dataclass(frozen=True)
 class ConllSource(_NothingFound):
     reference: str
@@ -226,10 +243,9 @@ class ConllSource(_NothingFound):
             return 0  # counting the part raises the error, in its turn
         return table.n_sentences
 
-    def load(self, part: Chunk) -> ChunkData:
+    def _common(self, part: Chunk) -> dict[str, Any]:
         rd = self.reading
-        ref_bytes = _read(self.reference, part.ref_start, part.ref_end)
-        common: dict[str, Any] = dict(
+        return dict(
             token_column=rd.token_column,
             delimiter=rd.delimiter,
             line_offset=part.ref_line,
@@ -237,7 +253,23 @@ class ConllSource(_NothingFound):
             encoding=rd.encoding,
             header=rd.header and part.ref_line == 0,
         )
+
+    def read_reference(self, part: Chunk) -> ReadReference:
+        """The part's reference parsed and decoded, for ``load`` to pair with several predictions
+        of the same reference (``compare``: the reference read once for every system)."""
+        rd = self.reading
+        label_columns = rd.level_columns or (rd.label_column,)
+        ref_bytes = _read(self.reference, part.ref_start, part.ref_end)
+        table = parse_conll(ref_bytes, self.reference, columns=label_columns, **self._common(part))
+        return ReadReference(part.ref_start, part.ref_end, table, rd)
+
+    def load(self, part: Chunk, reference: ReadReference | None = None) -> ChunkData:
+        """The part read and decoded; ``reference``: its reference already read (``read_reference``
+        of a source over the same reference file, reading and part)."""
+        rd = self.reading
+        common = self._common(part)
         if self.predicted is None:
+            ref_bytes = _read(self.reference, part.ref_start, part.ref_end)
             columns = (-2, -1) if rd.predicted_column is None else (rd.label_column, rd.predicted_column)
             table = parse_conll(ref_bytes, self.reference, columns=columns, **common)
             if 0 < table.n_columns < 3:
@@ -249,7 +281,11 @@ class ConllSource(_NothingFound):
             p, fixed_p = decode_repaired(table, 1, rd.labels, rd.repair)
         else:
             label_columns = rd.level_columns or (rd.label_column,)
-            table = parse_conll(ref_bytes, self.reference, columns=label_columns, **common)
+            if reference is None:
+                reference = self.read_reference(part)
+            elif (reference.start, reference.end) != (part.ref_start, part.ref_end):
+                raise RuntimeError("spanscore bug: a part was paired with another part's reference")
+            table = reference.table
             common["line_offset"] = part.pred_line
             common["header"] = rd.header and part.pred_line == 0
             common["encoding"] = rd.prediction_encoding
@@ -260,11 +296,10 @@ class ConllSource(_NothingFound):
                 **common,
             )
             check_same_tokens(table, pred_table)
+            r, fixed_r = reference.decoded()
             if rd.levels:
-                r, fixed_r = _decode_levels(table, rd)
                 p, fixed_p = _decode_levels(pred_table, rd)
             else:
-                r, fixed_r = decode_repaired(table, 0, rd.labels, rd.repair)
                 p, fixed_p = decode_repaired(pred_table, 0, rd.labels, rd.repair)
         r, p = unify(r, p)
         seen = r.types
@@ -878,6 +913,7 @@ __all__ = [
     "JsonlSource",
     "LabelsSource",
     "Opener",
+    "ReadReference",
     "SpansSource",
     "TypeSelection",
     "open_source",
