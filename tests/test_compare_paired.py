@@ -78,7 +78,7 @@ def test_systems_of_one_reference_read_it_once_and_count_the_same(btc_runs: dict
     import pickle
     from dataclasses import replace
 
-    from spanscore.engines.paired import _side_by_side
+    from spanscore.engines.paired import side_by_side
 
     reading, scoring = Reading(), Scoring()
     wanted = Wanted(documents=True, examples=5)
@@ -102,10 +102,10 @@ def test_systems_of_one_reference_read_it_once_and_count_the_same(btc_runs: dict
             )
             for n in ("a", "b", "a")
         ]
-        assert _side_by_side(counters, LocalEngine(jobs)) is not None
-        assert _side_by_side(counters, Apart(jobs)) is None  # type: ignore[arg-type]
+        assert side_by_side(counters, LocalEngine(jobs)) is not None
+        assert side_by_side(counters, Apart(jobs)) is None  # type: ignore[arg-type]
         other = replace(counters[1], source=replace(counters[1].source, chunk_bytes=size + 1))  # type: ignore[type-var]
-        assert _side_by_side([counters[0], other], LocalEngine(jobs)) is None
+        assert side_by_side([counters[0], other], LocalEngine(jobs)) is None
         names = ["a", "b", "a2"]
         together = run_paired(counters, LocalEngine(jobs), names, lambda f: resampled_columns(f, "0.5"))
         apart = run_paired(counters, Apart(jobs), names, lambda f: resampled_columns(f, "0.5"))  # type: ignore[arg-type]

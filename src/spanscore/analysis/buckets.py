@@ -17,10 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from ..engines.local import Engine, Numbered, PartCounter
+from ..engines.local import Engine, LocalEngine, Numbered, PartCounter
+from ..engines.paired import side_by_side
 from ..errors import OptionError
 from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, scored_columns
-from ..stages.parts import Folder, PartResult
+from ..stages.parts import ChunkData, Folder, PartResult
 from ..stages.spans import IntArray
 from .significance import (
     Resampling,
@@ -154,8 +155,8 @@ class GroupCounter(PartCounter):
 
     state: bool = False
 
-    def __call__(self, item: Numbered) -> PartResult:
-        part = super().__call__(item)
+    def count(self, item: Numbered, data: ChunkData) -> PartResult:
+        part = super().count(item, data)
         totals = {name: _totals(rows) for name, rows in part.buckets.items()}
         docs = part.docs
         if docs is None:
@@ -344,7 +345,10 @@ class _Stream:
     done: bool = False
 
     def pull(self, groups: _Groups, system: int) -> None:
-        part = next(self.results, None)
+        self.add(next(self.results, None), groups, system)
+
+    def add(self, part: PartResult | None, groups: _Groups, system: int) -> None:
+        """The next part's result (None: there is none)."""
         if part is None:
             self.done = True
             self.bound = np.iinfo(np.int64).max
@@ -415,7 +419,12 @@ def run_grouped(counters: Sequence[GroupCounter], engine: Engine, names: Sequenc
     """Every system's ``GroupCounter`` run by ``engine`` side by side: the documents every system
     has finished are paired and added to the corpus's joint histogram and each group's as they
     come, so the rows held are those of the chunks in flight, never the corpus's."""
-    streams = [_Stream(engine.results(c, None), Folder(examples=c.wanted.examples)) for c in counters]
+    # CoNLL systems of one reference: each chunk's reference read once for all of them.
+    together = side_by_side(counters, engine)
+    streams = [
+        _Stream(iter(()) if together is not None else engine.results(c, None), Folder(examples=c.wanted.examples))
+        for c in counters
+    ]
     groups = _Groups(len(streams))
     joint: _Pile | None = None
 
@@ -439,6 +448,13 @@ def run_grouped(counters: Sequence[GroupCounter], engine: Engine, names: Sequenc
         joint.add(block, eager=True)
         groups.add([t[3] for t in taken], fields)
 
+    if together is not None and isinstance(engine, LocalEngine):
+        for results in engine.map(together, together.plan()):
+            for k, (s, part) in enumerate(zip(streams, results, strict=True)):
+                s.add(part, groups, k)
+            flush(min(s.bound for s in streams))
+        for k, s in enumerate(streams):
+            s.add(None, groups, k)
     while not all(s.done for s in streams):
         k = min(range(len(streams)), key=lambda j: (streams[j].done, streams[j].bound))
         streams[k].pull(groups, k)

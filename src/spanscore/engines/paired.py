@@ -105,7 +105,7 @@ class _SideBySide:
             yield (item, *(replace(item, part=next(parts)) for parts in rest))
 
     def __call__(self, items: tuple[Numbered, ...]) -> tuple[PartResult, ...]:
-        # Every source is a ConllSource (``_side_by_side``).
+        # Every source is a ConllSource (``side_by_side``).
         reference = cast(ConllSource, self.counters[0].source).read_reference(items[0].part)
         return tuple(
             c.count(item, cast(ConllSource, c.source).load(item.part, reference))
@@ -113,7 +113,7 @@ class _SideBySide:
         )
 
 
-def _side_by_side(counters: Sequence[PartCounter], engine: Engine) -> _SideBySide | None:
+def side_by_side(counters: Sequence[PartCounter], engine: Engine) -> _SideBySide | None:
     """The counters as one, where the engine counts here and every system is a CoNLL file of the
     same reference, read alike."""
     if len(counters) < 2 or not isinstance(engine, LocalEngine):
@@ -155,7 +155,7 @@ def run_paired(
     # Each worker sends back only the columns scores read, in compact integers.
     counters = [replace(c, wanted=replace(c.wanted, narrow=True)) for c in counters]
     # CoNLL systems of one reference: each chunk's reference read once for all of them.
-    together = _side_by_side(counters, engine)
+    together = side_by_side(counters, engine)
     streams = [
         _Stream(
             iter(()) if together is not None else engine.results(c, None), Folder(examples=c.wanted.examples), columns
@@ -200,4 +200,4 @@ def run_paired(
     return Paired(totals, None if joint is None else joint.compacted(), unit)
 
 
-__all__ = ["Paired", "run_paired"]
+__all__ = ["Paired", "run_paired", "side_by_side"]
