@@ -19,6 +19,7 @@ from spanscore import api
 from spanscore.analysis.buckets import GroupCounter, compare_groups, joint_groups, run_grouped
 from spanscore.analysis.significance import Resampling, compare
 from spanscore.engines import LocalEngine
+from spanscore.engines.paired import side_by_side
 from spanscore.io.reading import Reading
 from spanscore.io.sources import open_source
 from spanscore.programs.samples import write_samples
@@ -141,14 +142,17 @@ def test_each_groups_histogram_does_not_depend_on_each_systems_chunks(runs: dict
         for grouping in ("per_type", *BUCKETS)
     }
     # Three systems cut into chunks of different sizes (documents cut in two by their boundaries),
-    # in one process and in two.
-    for sizes, jobs in (((1500, 7000, 3100), 2), ((1 << 22, 2000, 1 << 22), 1)):
+    # in one process and in two; and cut alike, each chunk's reference read once for all three.
+    for sizes, jobs in (
+        ((1500, 7000, 3100), 2), ((1 << 22, 2000, 1 << 22), 1), ((1500, 1500, 1500), 2), ((7000, 7000, 7000), 1)
+    ):
         counters = [
             GroupCounter(
                 open_source(runs["gold"], runs[n], Reading(), TypeSelection(), size), scoring.options, wanted
             )
             for n, size in zip(("a", "b", "a"), sizes, strict=True)
         ]
+        assert (side_by_side(counters, LocalEngine(jobs)) is not None) == (len(set(sizes)) == 1)
         grouped = run_grouped(counters, LocalEngine(jobs), ["a", "b", "a2"])
         assert set(grouped.groups) == set(expected)
         for grouping, found in expected.items():
