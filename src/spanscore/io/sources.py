@@ -30,7 +30,6 @@ import numpy as np
 
 from ..errors import InputError, OptionError
 from ..runtime.workers import can_fork, forked_map
-from ..stages.buckets import PartKeys, TrainIndex, build_index_parts, merge_keys, part_keys, part_occurrences
 from ..stages.parts import ChunkData, Source
 from ..stages.scoring import TypeSelection
 from ..stages.spans import IntArray, Spans, unify
@@ -44,6 +43,7 @@ from .reading import ANNOTATION_FORMATS, TEXT_FORMATS, Reading, level_name
 # The JSONL reader, the annotation formats' readers and io.strings are imported where a source
 # reads them, so that a CoNLL run loads none of them.
 if TYPE_CHECKING:
+    from ..stages.buckets import PartKeys, TrainIndex
     from .jsonl import RawDocument
     from .strings import DocumentClasses
 
@@ -894,6 +894,8 @@ def train_index(path: str | Path, reading: Reading, jobs: int = 1) -> TrainIndex
         return None
     if reading.levels:  # every level's mentions: read whole, as a reference
         return None
+    from ..stages.buckets import build_index_parts, merge_keys, part_keys, part_occurrences
+
     chunks = list(iter_chunks(path, None))
 
     def read(chunk: Chunk) -> tuple[Any, ConllText]:

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from ..errors import InputError
-from .buckets import Attribute, TrainIndex, assign
 from .counts import Counts, Groups, Options, count_grouped, group_fields
 from .criteria import CRITERIA, LEARNED
 from .documents import DocCounts, DocState, TypeRows, scored_columns
@@ -24,6 +23,9 @@ from .judging import Judge, JudgeCredit, learned_credit
 from .pairs import KeptDetails, PartRows, error_examples, render_rows
 from .spans import IntArray, Spans
 from .text import Repaired, Text
+
+if TYPE_CHECKING:
+    from .buckets import Attribute, TrainIndex
 
 EXAMPLE_LIMIT = 5  # examples of each error kind kept; the JSON shows the first 3, report.html 5
 PARTIAL_SAMPLE = 200  # partial pairs per criterion kept for report.html (the CSVs hold all)
@@ -93,6 +95,8 @@ class PartResult:
 def _bucket_groups(data: ChunkData, wanted: Wanted) -> tuple[Groups, ...]:
     """One grouping per attribute: by bucket, or by document and bucket where documents are wanted."""
     r, p = data.reference, data.predicted
+    from .buckets import assign  # only where buckets are asked for: a plain count starts without them
+
     out = []
     n_docs = int(data.doc_key.max(initial=-1)) + 1 if wanted.documents else 1
     for a, (ref_bucket, pred_bucket) in zip(
