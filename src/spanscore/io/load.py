@@ -20,6 +20,8 @@ from .document import Document
 
 @dataclass(frozen=True)
 class Loaded:
+    """Both sides read whole: their mentions, their text and the corpus's size."""
+
     reference: Spans
     predicted: Spans
     text: Text

@@ -155,6 +155,8 @@ def _decode_levels(table: ConllTable, reading: Reading) -> tuple[Spans, Repaired
 
 @dataclass(frozen=True)
 class ConllSource(_NothingFound):
+    """CoNLL files, read in chunks cut at the same sentence breaks in both."""
+
     reference: str
     predicted: str | None  # None: ``reference`` is a merged file
     reading: Reading
@@ -305,6 +307,8 @@ class ConllSource(_NothingFound):
 
 @dataclass(frozen=True)
 class JsonlPart:
+    """Reference and predicted documents of one part of JSONL files."""
+
     reference: tuple[RawDocument, ...]
     predicted: tuple[RawDocument, ...]  # the same ids, in the same order
     end: int  # bytes of the reference read so far, for progress
@@ -312,6 +316,8 @@ class JsonlPart:
 
 @dataclass(frozen=True)
 class JsonlSource(_NothingFound):
+    """JSONL files, read in parts of documents paired by id."""
+
     reference: str
     predicted: str
     selection: TypeSelection = EVERY_TYPE
@@ -531,6 +537,8 @@ class _Blocks(_NothingFound):
 
 @dataclass(frozen=True)
 class LabelsSource(_Blocks):
+    """Label lists in memory, counted in blocks of sentences."""
+
     reference: Sequence[Sequence[str]]
     predicted: Sequence[Sequence[str]]
     reading: Reading
@@ -582,6 +590,8 @@ class LabelsSource(_Blocks):
 
 @dataclass(frozen=True)
 class SpansSource(_Blocks):
+    """Span lists in memory, counted in blocks of documents."""
+
     reference: Sequence[Any]
     predicted: Sequence[Any]
     selection: TypeSelection = EVERY_TYPE

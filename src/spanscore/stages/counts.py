@@ -78,6 +78,8 @@ LearnedCredit = Callable[[Pairs, IntArray], FloatArray]
 
 @dataclass(frozen=True)
 class Options:
+    """How pairs are credited and matched (the counting part of ``Scoring``)."""
+
     credit: CreditRule = 0.5
     matching: Method = "optimal"
     min_overlap: float = 0.0
@@ -278,6 +280,8 @@ class Groups:
 
 @dataclass(frozen=True)
 class Counted:
+    """The counts of a pair of span sets, with what the error examples, details and groups read."""
+
     counts: Counts
     details: Details | None
     taxonomy: Matching  # the one-to-one matching the error taxonomy reads

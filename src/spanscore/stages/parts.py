@@ -73,12 +73,16 @@ class Wanted:
 
 @dataclass(frozen=True)
 class JudgeSpec:
+    """A learned judge and how its verdicts give credit."""
+
     judge: Judge
     credit: JudgeCredit = "accept"
 
 
 @dataclass
 class PartResult:
+    """What counting one part gives: its counts and whatever else the run asked for."""
+
     counts: Counts
     units: int
     doc_advance: int
