@@ -101,7 +101,6 @@ PLAIN_EVALUATE = {
     "spanscore.stages.criteria",
     "spanscore.stages.documents",
     "spanscore.stages.encoding",
-    "spanscore.stages.judging",
     "spanscore.stages.matching",
     "spanscore.stages.pairs",
     "spanscore.stages.parts",

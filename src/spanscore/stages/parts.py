@@ -19,13 +19,13 @@ from ..errors import InputError
 from .counts import Counts, Groups, Options, count_grouped, group_fields
 from .criteria import CRITERIA, LEARNED
 from .documents import DocCounts, DocState, TypeRows, scored_columns
-from .judging import Judge, JudgeCredit, learned_credit
 from .pairs import KeptDetails, PartRows, error_examples, render_rows
 from .spans import IntArray, Spans
 from .text import Repaired, Text
 
 if TYPE_CHECKING:
     from .buckets import Attribute, TrainIndex
+    from .judging import Judge, JudgeCredit
 
 EXAMPLE_LIMIT = 5  # examples of each error kind kept; the JSON shows the first 3, report.html 5
 PARTIAL_SAMPLE = 200  # partial pairs per criterion kept for report.html (the CSVs hold all)
@@ -129,7 +129,11 @@ def count_part(
     """Match and count one chunk, and produce what ``wanted`` asks for; report rows number the
     chunk's units from ``first_unit``."""
     r, p = data.reference, data.predicted
-    learned = learned_credit(judge.judge, r, p, data.text, judge.credit) if judge is not None else None
+    learned = None
+    if judge is not None:
+        from .judging import learned_credit  # only where a judge is given: a plain count starts without it
+
+        learned = learned_credit(judge.judge, r, p, data.text, judge.credit)
     groups = None
     if wanted.documents:
         groups = Groups(data.doc_key[r.unit], data.doc_key[p.unit], int(data.doc_key.max(initial=-1)) + 1)
