@@ -86,7 +86,6 @@ PLAIN_EVALUATE = {
     "spanscore.io",
     "spanscore.io.conll",
     "spanscore.io.conll_plan",
-    "spanscore.io.document",
     "spanscore.io.files",
     "spanscore.io.load",
     "spanscore.io.reading",

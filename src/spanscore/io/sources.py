@@ -36,7 +36,6 @@ from ..stages.spans import IntArray, Spans, unify
 from ..stages.text import Repaired
 from .conll import Column, ConllTable, parse_conll
 from .conll_plan import DEFAULT_CHUNK, Chunk, iter_chunks
-from .document import Document
 from .load import ConllText, OffsetText, check_same_tokens, decode_repaired, docs_to_spans, span_docs
 from .reading import ANNOTATION_FORMATS, TEXT_FORMATS, Reading, level_name
 
@@ -44,6 +43,7 @@ from .reading import ANNOTATION_FORMATS, TEXT_FORMATS, Reading, level_name
 # reads them, so that a CoNLL run loads none of them.
 if TYPE_CHECKING:
     from ..stages.buckets import PartKeys, TrainIndex
+    from .document import Document
     from .jsonl import RawDocument
     from .strings import DocumentClasses
 
@@ -608,6 +608,8 @@ class SpansSource(_Blocks):
         return SpansSource(ref, pred, selection)
 
     def load(self, part: tuple[int, int]) -> ChunkData:
+        from .document import Document  # span lists only: a CoNLL count starts without it
+
         start, end = part
         ref, pred = self.reference[start:end], self.predicted[start:end]
         lengths = [max([e for _, e, _ in r + p], default=0) for r, p in zip(ref, pred, strict=True)]
