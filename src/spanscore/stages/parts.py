@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from ..errors import InputError
-from .counts import Counts, Groups, Options, count_grouped, group_fields
+from .counts import Counts, Groups, LearnedCredit, Options, count_grouped, group_fields
 from .criteria import CRITERIA, LEARNED
 from .documents import DocCounts, DocState, TypeRows, scored_columns
 from .pairs import KeptDetails, PartRows, error_examples, render_rows
@@ -26,6 +26,14 @@ from .text import Repaired, Text
 if TYPE_CHECKING:
     from .buckets import Attribute, TrainIndex
     from .judging import Judge, JudgeCredit
+
+
+def learned_credit(judge: Judge, reference: Spans, predicted: Spans, text: Text, mode: JudgeCredit) -> LearnedCredit:
+    """``stages.judging.learned_credit``, imported where a judge is given: a plain count starts without it."""
+    from . import judging
+
+    return judging.learned_credit(judge, reference, predicted, text, mode)
+
 
 EXAMPLE_LIMIT = 5  # examples of each error kind kept; the JSON shows the first 3, report.html 5
 PARTIAL_SAMPLE = 200  # partial pairs per criterion kept for report.html (the CSVs hold all)
@@ -129,11 +137,7 @@ def count_part(
     """Match and count one chunk, and produce what ``wanted`` asks for; report rows number the
     chunk's units from ``first_unit``."""
     r, p = data.reference, data.predicted
-    learned = None
-    if judge is not None:
-        from .judging import learned_credit  # only where a judge is given: a plain count starts without it
-
-        learned = learned_credit(judge.judge, r, p, data.text, judge.credit)
+    learned = learned_credit(judge.judge, r, p, data.text, judge.credit) if judge is not None else None
     groups = None
     if wanted.documents:
         groups = Groups(data.doc_key[r.unit], data.doc_key[p.unit], int(data.doc_key.max(initial=-1)) + 1)
