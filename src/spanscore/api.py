@@ -23,7 +23,6 @@ from .io.load import Loaded
 from .io.reading import Delimiter, Format, Reading, level_name
 from .io.sources import DocumentsSource, LabelsSource, SpansSource, open_source, train_index
 from .report import Report
-from .stages import buckets as attributes
 from .stages.counts import credit_label, group_fields
 from .stages.criteria import CRITERIA
 from .stages.documents import EMPTY_RULES, DocState, Histogram
@@ -39,6 +38,7 @@ if TYPE_CHECKING:
     from .analysis import significance
     from .comparison import Comparison
     from .io.strings import StringPolicy
+    from .stages import buckets as attributes
 
 
 class ReadingOptions(TypedDict, total=False):
@@ -397,6 +397,10 @@ def _attributes(
     """The mention attributes asked for, and the document fields (the other names)."""
     if isinstance(names, str):
         raise OptionError("buckets is a list of attribute names (buckets=['length']), not one string")
+    if not names and not edges:
+        return (), ()
+    from .stages import buckets as attributes
+
     edges = dict(edges or {})
     if len(set(names)) < len(names):
         raise OptionError(f"buckets names an attribute twice: {', '.join(names)}")
@@ -421,6 +425,7 @@ def _bucket_field(reference: Any, name: str, reading: Reading) -> dict[str, str]
     """A bucket name that is no attribute is a document field of the reference: refused where no
     document has it (a misspelt attribute), naming the attributes and the fields there are."""
     from .analysis import breakdown as breakdowns
+    from .stages import buckets as attributes
 
     return breakdowns.group_values(reference, name, reading, attributes=attributes.ATTRIBUTES)
 
@@ -429,7 +434,11 @@ def _train_index(
     chosen: Sequence[attributes.Attribute], train: Any, reading: Reading, jobs: int = 1
 ) -> attributes.TrainIndex | None:
     """The training corpus's index, built once and handed to every chunk (and worker)."""
-    if train is None or not any(a.name in attributes.NEEDS_TRAIN for a in chosen):
+    if train is None:
+        return None
+    from .stages import buckets as attributes
+
+    if not any(a.name in attributes.NEEDS_TRAIN for a in chosen):
         return None
     # Its words are compared with the reference's: the readers refuse bytes that are not text in
     # the file's encoding (--encoding) rather than read them as replacement characters.

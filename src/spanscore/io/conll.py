@@ -133,7 +133,7 @@ def parse_conll(
         data = as_utf8(data, path, encoding, line_offset)
     if header:
         data = _blank_header(data)
-    if not data.strip():
+    if not data or data.isspace():  # as ``not data.strip()``, without copying the bytes
         raise InputError("file is empty: expected token lines in CoNLL columns", path=path)
     if not data.endswith(b"\n"):
         data += b"\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -15,11 +15,15 @@ from ..stages.encoding import Repair, decode, get_encoding, invalid_transitions,
 from ..stages.spans import IntArray, Pieces, Spans
 from ..stages.text import Repaired, Text
 from .conll import ConllTable, gather, prefix_masks, words_at
-from .document import Document
+
+if TYPE_CHECKING:
+    from .document import Document
 
 
 @dataclass(frozen=True)
 class Loaded:
+    """Both sides read whole: their mentions, their text and the corpus's size."""
+
     reference: Spans
     predicted: Spans
     text: Text

@@ -30,20 +30,20 @@ import numpy as np
 
 from ..errors import InputError, OptionError
 from ..runtime.workers import can_fork, forked_map
-from ..stages.buckets import PartKeys, TrainIndex, build_index_parts, merge_keys, part_keys, part_occurrences
 from ..stages.parts import ChunkData, Source
 from ..stages.scoring import TypeSelection
 from ..stages.spans import IntArray, Spans, unify
 from ..stages.text import Repaired
 from .conll import Column, ConllTable, parse_conll
 from .conll_plan import DEFAULT_CHUNK, Chunk, iter_chunks
-from .document import Document
 from .load import ConllText, OffsetText, check_same_tokens, decode_repaired, docs_to_spans, span_docs
 from .reading import ANNOTATION_FORMATS, TEXT_FORMATS, Reading, level_name
 
 # The JSONL reader, the annotation formats' readers and io.strings are imported where a source
 # reads them, so that a CoNLL run loads none of them.
 if TYPE_CHECKING:
+    from ..stages.buckets import PartKeys, TrainIndex
+    from .document import Document
     from .jsonl import RawDocument
     from .strings import DocumentClasses
 
@@ -172,6 +172,8 @@ class ReadReference:
 
 @dataclass(frozen=True)
 class ConllSource(_NothingFound):
+    """CoNLL files, read in chunks cut at the same sentence breaks in both."""
+
     reference: str
     predicted: str | None  # None: ``reference`` is a merged file
     reading: Reading
@@ -340,6 +342,8 @@ class ConllSource(_NothingFound):
 
 @dataclass(frozen=True)
 class JsonlPart:
+    """Reference and predicted documents of one part of JSONL files."""
+
     reference: tuple[RawDocument, ...]
     predicted: tuple[RawDocument, ...]  # the same ids, in the same order
     end: int  # bytes of the reference read so far, for progress
@@ -347,6 +351,8 @@ class JsonlPart:
 
 @dataclass(frozen=True)
 class JsonlSource(_NothingFound):
+    """JSONL files, read in parts of documents paired by id."""
+
     reference: str
     predicted: str
     selection: TypeSelection = EVERY_TYPE
@@ -566,6 +572,8 @@ class _Blocks(_NothingFound):
 
 @dataclass(frozen=True)
 class LabelsSource(_Blocks):
+    """Label lists in memory, counted in blocks of sentences."""
+
     reference: Sequence[Sequence[str]]
     predicted: Sequence[Sequence[str]]
     reading: Reading
@@ -617,6 +625,8 @@ class LabelsSource(_Blocks):
 
 @dataclass(frozen=True)
 class SpansSource(_Blocks):
+    """Span lists in memory, counted in blocks of documents."""
+
     reference: Sequence[Any]
     predicted: Sequence[Any]
     selection: TypeSelection = EVERY_TYPE
@@ -633,6 +643,8 @@ class SpansSource(_Blocks):
         return SpansSource(ref, pred, selection)
 
     def load(self, part: tuple[int, int]) -> ChunkData:
+        from .document import Document  # span lists only: a CoNLL count starts without it
+
         start, end = part
         ref, pred = self.reference[start:end], self.predicted[start:end]
         lengths = [max([e for _, e, _ in r + p], default=0) for r, p in zip(ref, pred, strict=True)]
@@ -930,6 +942,8 @@ def train_index(path: str | Path, reading: Reading, jobs: int = 1) -> TrainIndex
         return None
     if reading.levels:  # every level's mentions: read whole, as a reference
         return None
+    from ..stages.buckets import build_index_parts, merge_keys, part_keys, part_occurrences
+
     chunks = list(iter_chunks(path, None))
 
     def read(chunk: Chunk) -> tuple[Any, ConllText]:

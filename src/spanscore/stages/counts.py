@@ -78,6 +78,8 @@ LearnedCredit = Callable[[Pairs, IntArray], FloatArray]
 
 @dataclass(frozen=True)
 class Options:
+    """How pairs are credited and matched (the counting part of ``Scoring``)."""
+
     credit: CreditRule = 0.5
     matching: Method = "optimal"
     min_overlap: float = 0.0
@@ -278,6 +280,8 @@ class Groups:
 
 @dataclass(frozen=True)
 class Counted:
+    """The counts of a pair of span sets, with what the error examples, details and groups read."""
+
     counts: Counts
     details: Details | None
     taxonomy: Matching  # the one-to-one matching the error taxonomy reads
@@ -310,6 +314,17 @@ class _Chosen:
     level: IntArray
     credit: FloatArray
     whole: Matching | None = None
+
+
+class _Keyed:
+    """The keys of the free pairs on each side, and the fixed pairs counted by key on each side
+    (a plain class: a dataclass costs its module's import more than this saves a chunk)."""
+
+    __slots__ = ("fixed_pred", "fixed_ref", "free_pred", "free_ref")
+
+    def __init__(self, free_ref: IntArray, free_pred: IntArray, fixed_ref: IntArray, fixed_pred: IntArray) -> None:
+        self.free_ref, self.free_pred = free_ref, free_pred
+        self.fixed_ref, self.fixed_pred = fixed_ref, fixed_pred
 
 
 def count_grouped(
@@ -382,22 +397,30 @@ def count_grouped(
     scheme_chosen = {s.name: match(s, half if s.fixed_half else partial) for s in SCHEMES}
     taxonomy = matching_of(scheme_chosen[TAXONOMY.name])
 
-    def tally(c: _Chosen, ref_key: IntArray, pred_key: IntArray, n: int) -> IntArray:
+    def keyed(ref_key: IntArray, pred_key: IntArray, n: int) -> _Keyed:
+        """Each free pair's keys, and the fixed pairs (full credit under every criterion) by key."""
+        free_ref, free_pred = ref_key[pairs.ref[free]], pred_key[pairs.pred[free]]
+        fixed_ref = np.bincount(ref_key[pairs.ref[fixed]], minlength=n)
+        return _Keyed(free_ref, free_pred, fixed_ref, np.bincount(pred_key[pairs.pred[fixed]], minlength=n))
+
+    def tally(c: _Chosen, ref_key: IntArray, pred_key: IntArray, n: int, by_key: _Keyed | None = None) -> IntArray:
         if c.whole is not None:
             return _tally(c.whole, pairs, ref_key, pred_key, n)
         assert c.chosen is not None
-        sel = free[c.chosen]
-        out = _tally_free(ref_key[pairs.ref[sel]], pred_key[pairs.pred[sel]], c.level, c.credit, n)
-        out[0] += np.bincount(ref_key[pairs.ref[fixed]], minlength=n)  # full credit, reference side
-        out[4] += np.bincount(pred_key[pairs.pred[fixed]], minlength=n)  # and predicted side
+        k = keyed(ref_key, pred_key, n) if by_key is None else by_key
+        out = _tally_free(k.free_ref[c.chosen], k.free_pred[c.chosen], c.level, c.credit, n)
+        out[0] += k.fixed_ref  # full credit, reference side
+        out[4] += k.fixed_pred  # and predicted side
         return out
 
     def tally_all(ref_key: IntArray, pred_key: IntArray, n: int, token: IntArray) -> Counts:
         out = Counts.zeros(types, credit_label(options.credit), names)
         out.reference = np.bincount(ref_key, minlength=n).astype(np.int64)
         out.predicted = np.bincount(pred_key, minlength=n).astype(np.int64)
-        out.criteria = {name: tally(c, ref_key, pred_key, n) for name, c in chosen.items()}
-        out.schemes = {name: tally(c, ref_key, pred_key, n) for name, c in scheme_chosen.items()}
+        # Found once for every criterion's tally: the free and fixed pairs are the same in each.
+        by_key = keyed(ref_key, pred_key, n)
+        out.criteria = {name: tally(c, ref_key, pred_key, n, by_key) for name, c in chosen.items()}
+        out.schemes = {name: tally(c, ref_key, pred_key, n, by_key) for name, c in scheme_chosen.items()}
         out.token = token[: len(TOKEN_FIELDS)]
         out.errors = _taxonomy(taxonomy, pairs, ref_key, pred_key, n, len(reference), len(predicted))
         return out

@@ -29,6 +29,8 @@ _WRONG_TYPE_OVERLAP = (0, SAME_START, SAME_END)
 
 @dataclass(frozen=True)
 class Criterion:
+    """A matching criterion: the credit level it gives each kind of pair."""
+
     name: str
     table: tuple[int, ...]  # level of each of the 8 kinds
     fixed_half: bool = False  # SemEval's partial scheme always gives PAR 0.5

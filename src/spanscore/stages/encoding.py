@@ -123,6 +123,8 @@ def _tables(
 
 @dataclass(frozen=True)
 class Decoded:
+    """A label column decoded: its mentions and the tokens whose labels break the scheme."""
+
     spans: Spans
     invalid_into: IntArray  # tokens that cannot follow the token (or sentence start) before them
     invalid_end: IntArray  # tokens that cannot end their sentence

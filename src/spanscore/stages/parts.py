@@ -11,19 +11,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from ..errors import InputError
-from .buckets import Attribute, TrainIndex, assign
-from .counts import DISCONTINUOUS_EXTRA, Counts, Groups, Options, count_grouped, group_fields
+from .counts import DISCONTINUOUS_EXTRA, Counts, Groups, LearnedCredit, Options, count_grouped, group_fields
 from .criteria import CRITERIA, LEARNED
 from .documents import DocCounts, DocState, TypeRows, compact_rows, scored_columns
-from .judging import Judge, JudgeCredit, learned_credit
 from .pairs import KeptDetails, PartRows, error_examples, render_rows
 from .spans import IntArray, Spans
 from .text import Repaired, Text
+
+if TYPE_CHECKING:
+    from .buckets import Attribute, TrainIndex
+    from .judging import Judge, JudgeCredit
+
+
+def learned_credit(judge: Judge, reference: Spans, predicted: Spans, text: Text, mode: JudgeCredit) -> LearnedCredit:
+    """``stages.judging.learned_credit``, imported where a judge is given: a plain count starts without it."""
+    from . import judging
+
+    return judging.learned_credit(judge, reference, predicted, text, mode)
+
 
 EXAMPLE_LIMIT = 5  # examples of each error kind kept; the JSON shows the first 3, report.html 5
 PARTIAL_SAMPLE = 200  # partial pairs per criterion kept for report.html (the CSVs hold all)
@@ -72,12 +82,16 @@ class Wanted:
 
 @dataclass(frozen=True)
 class JudgeSpec:
+    """A learned judge and how its verdicts give credit."""
+
     judge: Judge
     credit: JudgeCredit = "accept"
 
 
 @dataclass
 class PartResult:
+    """What counting one part gives: its counts and whatever else the run asked for."""
+
     counts: Counts
     units: int
     doc_advance: int
@@ -97,6 +111,8 @@ class PartResult:
 def _bucket_groups(data: ChunkData, wanted: Wanted) -> tuple[Groups, ...]:
     """One grouping per attribute: by bucket, or by document and bucket where documents are wanted."""
     r, p = data.reference, data.predicted
+    from .buckets import assign  # only where buckets are asked for: a plain count starts without them
+
     out = []
     n_docs = int(data.doc_key.max(initial=-1)) + 1 if wanted.documents else 1
     for a, (ref_bucket, pred_bucket) in zip(

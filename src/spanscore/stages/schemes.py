@@ -22,6 +22,8 @@ _LETTER = {O: "O", B: "B", I: "I", E: "E", S: "S"}
 
 @dataclass(frozen=True)
 class EncodingSpec:
+    """A tagging scheme: its prefixes and which prefixes may stand next to each."""
+
     name: str
     prefixes: dict[str, int]  # written prefix -> code
     needs_prev: dict[int, frozenset[int]]  # code -> prefixes allowed just before it (same type)

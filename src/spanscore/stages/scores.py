@@ -45,6 +45,8 @@ F = {name: i for i, name in enumerate(MATCH_FIELDS)}
 
 @dataclass(frozen=True)
 class PRF:
+    """Precision, recall and F1."""
+
     precision: float
     recall: float
     f1: float

@@ -18,14 +18,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..errors import OptionError
 from .counts import CreditRule, Discontinuous, MinOverlapOf, Options, credit_label
-from .judging import Judge, JudgeCredit
 from .matching import Method
 from .scores import check_beta, check_zero_division
 from .spans import Spans, unify
+
+if TYPE_CHECKING:
+    from .judging import Judge, JudgeCredit  # imported where a judge is given
 
 
 def parse_credit(value: Any) -> CreditRule:
