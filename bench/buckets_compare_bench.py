@@ -69,11 +69,11 @@ def main() -> None:
                 results[f"{name} [baseline]"] = measure(cmd, args.repeat)
                 os.environ["PYTHONPATH"] = here
             results[name] = measure(cmd, args.repeat)
-        plain = results["evaluate --json (plain)"][0]
+        plain, plain_cpu = results["evaluate --json (plain)"][:2]
         print(f"{args.sentences} sentences, --repeat {args.repeat}, --jobs {args.jobs}")
-        print(f"{'command':63} {'best s':>7} {'ratio':>6} {'peak MB':>8}")
-        for name, (took, peak) in results.items():
-            print(f"{name:63} {took:7.2f} {took / plain:6.2f} {peak:8.0f}")
+        print(f"{'command':63} {'best s':>7} {'ratio':>6} {'CPU s':>6} {'ratio':>6} {'peak MB':>8}")
+        for name, (took, cpu, peak) in results.items():
+            print(f"{name:63} {took:7.2f} {took / plain:6.2f} {cpu:6.2f} {cpu / plain_cpu:6.2f} {peak:8.0f}")
 
 
 if __name__ == "__main__":
