@@ -20,7 +20,7 @@ import numpy as np
 from ..engines.local import Engine, LocalEngine, Numbered, PartCounter
 from ..engines.paired import side_by_side
 from ..errors import OptionError
-from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, scored_columns
+from ..stages.documents import DocCounts, DocState, Histogram, RowQueue, TypeRows, scored_columns
 from ..stages.parts import ChunkData, Folder, PartResult
 from ..stages.spans import IntArray
 from .significance import (
@@ -332,17 +332,19 @@ class _Stream:
 
     results: Iterator[PartResult]
     folder: Folder
-    keys: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    stats: IntArray | None = None
-    ids: list[str] | None = None
+    rows: RowQueue = field(default_factory=RowQueue)
     fields: tuple[str, ...] | None = None
     unit: str | None = None
     group_keys: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     group_ids: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     group_stats: IntArray | None = None
     offset: int = 0  # where the next part's document keys start
-    bound: int = 0  # every document key below this one is complete
     done: bool = False
+
+    @property
+    def bound(self) -> int:
+        """Every document key below this one is complete."""
+        return self.rows.bound
 
     def pull(self, groups: _Groups, system: int) -> None:
         self.add(next(self.results, None), groups, system)
@@ -351,7 +353,7 @@ class _Stream:
         """The next part's result (None: there is none)."""
         if part is None:
             self.done = True
-            self.bound = np.iinfo(np.int64).max
+            self.rows.close()
             return
         docs, offset = part.docs, self.offset
         self.offset += part.doc_advance
@@ -369,31 +371,12 @@ class _Stream:
             return
         if self.fields is None:
             self.fields, self.unit = docs.fields, docs.unit
-        keys, stats, ids = docs.keys + offset, docs.stats, docs.ids
-        if self.stats is None:
-            self.stats, self.ids = np.zeros((0, stats.shape[1]), dtype=np.int64), None if ids is None else []
-        if self.keys.shape[0] and keys[0] == self.keys[-1]:
-            # The chunk boundary cut this document in two: its rows become one.
-            self.stats = self.stats.copy()
-            self.stats[-1] += stats[0]
-            keys, stats, ids = keys[1:], stats[1:], None if ids is None else ids[1:]
-        self.keys = np.concatenate((self.keys, keys))
-        self.stats = np.concatenate((self.stats, stats))
-        if self.ids is not None and ids is not None:
-            self.ids.extend(ids)
-        # The last document may go on in the next part.
-        self.bound = max(self.bound, int(self.keys[-1]) if self.keys.shape[0] else self.bound)
+        self.rows.append(docs.keys + offset, docs.stats, docs.ids)
 
     def take(self, below: int) -> tuple[IntArray, IntArray | None, list[str] | None, _GroupRows]:
         """The complete rows with keys below ``below``, and their rows per group, removed from
         the stream."""
-        n = int(np.searchsorted(self.keys, below))
-        keys, self.keys = self.keys[:n], self.keys[n:]
-        stats = ids = None
-        if self.stats is not None:
-            stats, self.stats = self.stats[:n], self.stats[n:]
-        if self.ids is not None:
-            ids, self.ids = self.ids[:n], self.ids[n:]
+        keys, stats, ids = self.rows.take(below)
         if self.group_stats is None:
             width = 0 if stats is None else stats.shape[1]
             return keys, stats, ids, (self.group_keys, self.group_ids, np.zeros((0, width), dtype=np.int64))

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import OptionError
 from ..io.sources import ConllSource
-from ..stages.documents import Histogram
+from ..stages.documents import Histogram, RowQueue
 from ..stages.parts import Folder, PartResult
 from ..stages.spans import IntArray
 from .local import Engine, LocalEngine, Numbered, PartCounter
@@ -34,14 +34,16 @@ class _Stream:
     results: Iterator[PartResult]
     folder: Folder
     columns: Columns
-    keys: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    stats: IntArray | None = None
-    ids: list[str] | None = None
+    rows: RowQueue = field(default_factory=RowQueue)
     fields: tuple[str, ...] | None = None
     unit: str | None = None
     offset: int = 0  # where the next part's document keys start
-    bound: int = 0  # every document key below this one is complete
     done: bool = False
+
+    @property
+    def bound(self) -> int:
+        """Every document key below this one is complete."""
+        return self.rows.bound
 
     def pull(self) -> None:
         self.add(next(self.results, None))
@@ -50,7 +52,7 @@ class _Stream:
         """The next part's result (None: there is none)."""
         if part is None:
             self.done = True
-            self.bound = np.iinfo(np.int64).max
+            self.rows.close()
             return
         docs, offset = part.docs, self.offset
         self.offset += part.doc_advance
@@ -61,32 +63,11 @@ class _Stream:
         if self.fields is None:
             self.fields, self.unit = tuple(docs.fields[i] for i in cols), docs.unit
         # Widened: the rows may come compact (``Wanted.narrow``), and a cut document's halves add up.
-        keys, stats, ids = docs.keys + offset, np.take(docs.stats, cols, axis=1).astype(np.int64), docs.ids
-        if self.stats is None:
-            self.stats, self.ids = np.zeros((0, len(cols)), dtype=np.int64), None if ids is None else []
-        if self.keys.shape[0] and keys[0] == self.keys[-1]:
-            # The chunk boundary cut this document in two: its rows become one.
-            self.stats = self.stats.copy()
-            self.stats[-1] += stats[0]
-            keys, stats, ids = keys[1:], stats[1:], None if ids is None else ids[1:]
-        self.keys = np.concatenate((self.keys, keys))
-        self.stats = np.concatenate((self.stats, stats))
-        if self.ids is not None and ids is not None:
-            self.ids.extend(ids)
-        # The last document may go on in the next part.
-        self.bound = max(self.bound, int(self.keys[-1]) if self.keys.shape[0] else self.bound)
+        self.rows.append(docs.keys + offset, np.take(docs.stats, cols, axis=1).astype(np.int64), docs.ids)
 
     def take(self, below: int) -> tuple[IntArray, IntArray | None, list[str] | None]:
         """The complete rows with keys below ``below``, removed from the stream."""
-        n = int(np.searchsorted(self.keys, below))
-        keys, self.keys = self.keys[:n], self.keys[n:]
-        if self.stats is None:
-            return keys, None, None
-        stats, self.stats = self.stats[:n], self.stats[n:]
-        ids = None
-        if self.ids is not None:
-            ids, self.ids = self.ids[:n], self.ids[n:]
-        return keys, stats, ids
+        return self.rows.take(below)
 
 
 @dataclass(frozen=True)

@@ -590,3 +590,45 @@ class DocState:
     @property
     def documents(self) -> int:
         return self.closed.documents + int(self.edges.keys.shape[0])
+
+
+@dataclasses.dataclass
+class RowQueue:
+    """One system's per-document rows as its parts finish (global keys, in order), until they are
+    complete: a document a chunk boundary cut in two becomes one row again, and ``bound`` says
+    below which key every row is whole."""
+
+    keys: IntArray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    stats: IntArray | None = None
+    ids: list[str] | None = None
+    bound: int = 0
+
+    def append(self, keys: IntArray, stats: IntArray, ids: list[str] | None) -> None:
+        """A part's rows (int64, global keys), after every earlier part's."""
+        if self.stats is None:
+            self.stats, self.ids = np.zeros((0, stats.shape[1]), dtype=np.int64), None if ids is None else []
+        if self.keys.shape[0] and keys[0] == self.keys[-1]:
+            self.stats = self.stats.copy()
+            self.stats[-1] += stats[0]
+            keys, stats, ids = keys[1:], stats[1:], None if ids is None else ids[1:]
+        self.keys = np.concatenate((self.keys, keys))
+        self.stats = np.concatenate((self.stats, stats))
+        if self.ids is not None and ids is not None:
+            self.ids.extend(ids)
+        # The last document may go on in the next part.
+        self.bound = max(self.bound, int(self.keys[-1]) if self.keys.shape[0] else self.bound)
+
+    def close(self) -> None:
+        """No part is to come: every row is whole."""
+        self.bound = int(np.iinfo(np.int64).max)
+
+    def take(self, below: int) -> tuple[IntArray, IntArray | None, list[str] | None]:
+        """The complete rows with keys below ``below``, removed from the queue."""
+        n = int(np.searchsorted(self.keys, below))
+        keys, self.keys = self.keys[:n], self.keys[n:]
+        stats = ids = None
+        if self.stats is not None:
+            stats, self.stats = self.stats[:n], self.stats[n:]
+        if self.ids is not None:
+            ids, self.ids = self.ids[:n], self.ids[n:]
+        return keys, stats, ids
