@@ -124,3 +124,57 @@ def test_the_cli_starts_numpy_with_one_openblas_thread_unless_told_otherwise() -
     )
     assert _in_fresh_python(code).strip().splitlines()[-1] == "1"
     assert _in_fresh_python(code, OPENBLAS_NUM_THREADS="4").strip().splitlines()[-1] == "4"
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_with_here_results_come_in_item_order(jobs: int) -> None:
+    assert list(forked_map(square, range(50), jobs, here=True)) == [x * x for x in range(50)]
+
+
+def test_with_here_this_process_is_one_of_the_jobs_and_skips_the_start_hook() -> None:
+    seen = list(forked_map(pid_and_start, range(200), 2, start=mark_start, here=True))
+    workers = {pid for pid, _ in seen} - {os.getpid()}
+    assert len(workers) <= 1  # one worker forked, not two
+    assert all(pid == started for pid, started in seen if pid != os.getpid())
+    assert all(started == 0 for pid, started in seen if pid == os.getpid())
+    assert STARTED["pid"] == 0
+    assert [pid for pid, _ in seen].count(os.getpid()) >= 1  # items before the worker's first answer
+
+
+def test_with_here_the_first_bad_item_raises_after_the_results_before_it() -> None:
+    for jobs in (1, 2, 3):
+        got: list[int] = []
+        with pytest.raises(ValueError, match="item 7 is bad"):
+            for value in forked_map(square_or_fail, range(20), jobs, here=True):
+                got.append(value)
+        assert got == [x * x for x in range(7)]
+
+
+def test_with_here_an_error_of_the_items_themselves_comes_in_its_turn() -> None:
+    def items() -> Iterator[int]:
+        yield from range(9)
+        raise OSError("cannot read item 9")
+
+    got: list[int] = []
+    with pytest.raises(OSError, match="cannot read item 9"):
+        for value in forked_map(square, items(), 2, here=True):
+            got.append(value)
+    assert got == [x * x for x in range(9)]
+
+
+def test_with_here_a_dead_worker_is_an_error() -> None:
+    def items() -> Iterator[int]:
+        yield from range(10)
+
+    with pytest.raises(WorkerDied, match="ended before it sent back its result"):
+        # The worker dies on its first item; this process, working beside it, must still notice.
+        list(forked_map(die_in_a_worker, items(), 2, here=True))
+
+
+PARENT = os.getpid()
+
+
+def die_in_a_worker(x: int) -> int:
+    if os.getpid() != PARENT:
+        os._exit(3)
+    return x

@@ -91,7 +91,8 @@ class LocalEngine:
 
     Results come back in plan order, so the first bad part's error is the one raised, as in one
     process. Forked, not spawned: a spawned worker would spend longer importing numpy than
-    counting a chunk.
+    counting a chunk. This process is one of the ``jobs``: it counts parts beside ``jobs - 1``
+    workers rather than wait for them.
     """
 
     jobs: int = 1
@@ -125,7 +126,7 @@ class LocalEngine:
         if self.jobs <= 1 or len(head) < 2 or not can_fork():
             yield from map(counter, itertools.chain(head, it))
             return
-        yield from forked_map(counter, itertools.chain(head, it), self.jobs, start=keep_freed_memory)
+        yield from forked_map(counter, itertools.chain(head, it), self.jobs, start=keep_freed_memory, here=True)
 
 
 def run(
