@@ -178,3 +178,17 @@ def die_in_a_worker(x: int) -> int:
     if os.getpid() != PARENT:
         os._exit(3)
     return x
+
+
+def die_on_one(x: int) -> int:
+    if x == 1:
+        os._exit(3)
+    return x
+
+
+def test_a_worker_dead_before_its_next_task_arrives_is_the_same_error() -> None:
+    # The worker answers item 0 and dies on item 1; the next task written to it finds its pipe
+    # closed or not, as the timing goes: a broken pipe was raised as such.
+    for _ in range(20):
+        with pytest.raises(WorkerDied, match="ended before it sent back its result"):
+            list(forked_map(die_on_one, range(50), 1))

@@ -100,7 +100,10 @@ class _Worker:
         return _Worker(pid, task_w, result_r)
 
     def send(self, number: int, item: object) -> None:
-        _write(self.tasks, pickle.dumps((number, item), protocol=pickle.HIGHEST_PROTOCOL))
+        try:
+            _write(self.tasks, pickle.dumps((number, item), protocol=pickle.HIGHEST_PROTOCOL))
+        except BrokenPipeError:  # it died after its last answer, before this task reached it
+            raise WorkerDied(f"a worker process (pid {self.pid}) ended before it sent back its result") from None
         self.pending.append(number)
 
     def receive(self) -> tuple[int, bool, Any]:
@@ -137,9 +140,9 @@ def _run(workers: list[_Worker], items: Iterator[Any], here: Callable[[Any], Any
     # workers rather than work ahead of them.
     ahead = _IN_FLIGHT * len(workers) + 2
 
-    def feed(w: _Worker) -> None:
+    def feed(w: _Worker, limit: int = _IN_FLIGHT) -> None:
         nonlocal sent, exhausted
-        while not exhausted and len(w.pending) < _IN_FLIGHT:
+        while not exhausted and len(w.pending) < limit:
             try:
                 item = next(items)
             except StopIteration:
@@ -154,7 +157,9 @@ def _run(workers: list[_Worker], items: Iterator[Any], here: Callable[[Any], Any
             sent += 1
 
     for w in workers:
-        feed(w)
+        # Working here too, hand out one item each at first (topped up as results come back):
+        # with two items and one worker, this process counts the second rather than wait.
+        feed(w, 1 if here is not None else _IN_FLIGHT)
     by_fd = {w.results: w for w in workers}
     while wanted < sent or not exhausted:
         while wanted in done:
