@@ -4,9 +4,11 @@
     python bench/profile_hot_path.py [--sentences 100000] [--out bench/out] [--top 25]
 
 Prints the CLI's cost outside ``evaluate`` (imports, scoring and JSON), the functions that cost
-most by own time and by cumulative time, and the time of each stage of one chunk, best of 7.
-Every figure is CPU time of this process (or of the child), so that a busy machine does not
-inflate it.
+most by own time and by cumulative time, the time of each stage of one chunk, best of 7, and
+where a whole ``evaluate --json`` run's time goes against the reading floor (Python, numpy and
+reading both files): spanscore's imports beyond numpy, planning, the chunks, and what a forked
+worker's first chunk costs more than a later one. Every figure is CPU time of this process (or
+of the child), so that a busy machine does not inflate it.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ import argparse
 import cProfile
 import io
 import json
+import os
 import pstats
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -91,6 +95,72 @@ def stages(gold: Path, pred: Path) -> dict[str, float]:
     return out
 
 
+def child_cpu(argv: list[str], n: int = 5) -> float:
+    """Median CPU milliseconds (user + system) of a process running ``argv``."""
+    runs = []
+    for _ in range(n):
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise RuntimeError(f"{argv} failed")
+        runs.append((usage.ru_utime + usage.ru_stime) * 1000)
+    return statistics.median(runs)
+
+
+def first_chunk(gold: Path, pred: Path) -> tuple[float, float, int]:
+    """CPU ms of a forked worker's first chunk and of its later ones (median), and its page faults
+    in the first: a fresh process faults in the memory a chunk works in once."""
+    from spanscore.engines import PartCounter
+    from spanscore.io.reading import Reading
+    from spanscore.io.sources import ConllSource
+    from spanscore.stages.counts import Options
+    from spanscore.stages.parts import Wanted
+    from spanscore.stages.scoring import TypeSelection
+
+    source = ConllSource.open(gold, pred, Reading(), TypeSelection(), 1 << 19)
+    counter = PartCounter(source, Options(), Wanted(examples=0))
+    items = list(counter.plan())[:8]
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: times its chunks and reports them
+        os.close(read)
+        times, faults = [], 0
+        for k, item in enumerate(items):
+            before, t0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt, time.process_time()
+            counter(item)
+            times.append((time.process_time() - t0) * 1000)
+            if k == 0:
+                faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+        os.write(write, json.dumps([times, faults]).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as f:
+        times, faults = json.loads(f.read())
+    os.waitpid(pid, 0)
+    return times[0], statistics.median(times[1:]), faults
+
+
+def budget(gold: Path, pred: Path, in_process: float, plan: float) -> None:
+    """Where a run's CPU goes, against the floor."""
+    py = sys.executable
+    read = "import sys, numpy\nfor p in sys.argv[1:]:\n    open(p, 'rb').read()"
+    imports = "import sys; sys.argv = ['spanscore']; import spanscore.cli.main, spanscore.cli.evaluate, spanscore.api"
+    floor = child_cpu([py, "-c", read, str(gold), str(pred)])
+    numpy = child_cpu([py, "-c", "import numpy"])
+    ours = child_cpu([py, "-c", imports])
+    cli = child_cpu([str(Path(py).parent / "spanscore"), "evaluate", str(gold), str(pred), "--json", "--jobs", "1"])
+    first, later, faults = first_chunk(gold, pred)
+    print(f"\nwhere a run's CPU goes (ms; processes: median of 5; load {os.getloadavg()[0]:.2f}):")
+    print(f"  floor (Python, numpy, reading both files)          {floor:8.0f}")
+    print(f"  python -c 'import numpy'                           {numpy:8.0f}")
+    print(f"  spanscore's imports beyond numpy (evaluate's set)  {ours - numpy:8.0f}")
+    print(f"  planning (whole files)                             {plan:8.0f}")
+    print(f"  evaluate() in process, planning included           {in_process:8.0f}")
+    print(f"  a worker's first chunk / a later one               {first:8.1f} / {later:.1f} ({faults} page faults)")
+    print(f"  evaluate --json --jobs 1, whole process            {cli:8.0f}  ({cli / floor:.2f}x the floor)")
+    print(f"  the rest (start, scoring, JSON, exit)              {cli - ours - in_process:8.0f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sentences", type=int, default=100_000)
@@ -127,8 +197,10 @@ def main() -> None:
         pstats.Stats(prof, stream=s).sort_stats(key).print_stats(args.top)
         print(s.getvalue())
     print("stages of one chunk (CPU ms, best of 7):")
-    for name, ms in stages(gold, pred).items():
+    staged = stages(gold, pred)
+    for name, ms in staged.items():
         print(f"  {name:<45} {ms:9.2f}" if isinstance(ms, float) else f"  {name:<45} {ms}")
+    budget(gold, pred, in_process, staged["plan_chunks (whole files)"])
 
 
 if __name__ == "__main__":
