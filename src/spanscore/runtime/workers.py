@@ -21,8 +21,6 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
-import select
-import signal
 import struct
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
@@ -78,6 +76,8 @@ class _Worker:
 
     @staticmethod
     def fork(work: Callable[[Any], Any], start: Callable[[], object] | None, others: list[int]) -> _Worker:
+        import signal  # here, not at the top: a count in one process forks nothing (imported before the fork)
+
         task_r, task_w = os.pipe()
         result_r, result_w = os.pipe()
         pid = os.fork()
@@ -123,6 +123,8 @@ class _Worker:
                 os.close(fd)
         try:
             if not wait:
+                import signal
+
                 os.kill(self.pid, signal.SIGTERM)
             os.waitpid(self.pid, 0)
         except (ChildProcessError, ProcessLookupError):
@@ -132,6 +134,8 @@ class _Worker:
 def _run(workers: list[_Worker], items: Iterator[Any], here: Callable[[Any], Any] | None = None) -> Iterator[Any]:
     """Results in item order; ``here``: this process's own work, done on an item whenever no
     worker's result is waiting."""
+    import select  # here, not at the top: a count in one process never waits on a pipe
+
     done: dict[int, tuple[bool, Any]] = {}
     sent = 0
     wanted = 0  # the next result to hand out
