@@ -39,14 +39,15 @@ sys.path.insert(0, str(HERE))
 from face_bench import extract  # noqa: E402
 from run_bench import compile_bytecode, corpus  # noqa: E402
 
-BIN = Path(sys.executable).parent
-SPANSCORE = str(BIN / "spanscore")
 PY = sys.executable
+ROOT = HERE.parent
+SPANSCORE = str(HERE / "out" / "spanscore")  # the console script of this tree (see entry_script)
 STARTUP_SENTENCES = 17_000  # about 2 MB per file
 HELPS = ("evaluate", "compare", "convert", "train")
 
 
 BEFORE: Path | None = None  # the source tree of --before REV
+BEFORE_SCRIPT: str | None = None  # its console script
 Command = tuple[list[str], dict[str, str] | None]  # argv, environment (None: this one)
 
 
@@ -63,13 +64,32 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, flo
     return wall, usage.ru_utime + usage.ru_stime
 
 
+def entry_script(pyproject: str, path: Path) -> str:
+    """The ``spanscore`` console script as pip writes it, for the entry point ``pyproject`` names.
+
+    Each revision runs its own entry point (the venv's script names the one of the installed tree).
+    """
+    import tomllib
+
+    module, _, function = tomllib.loads(pyproject)["project"]["scripts"]["spanscore"].partition(":")
+    path.write_text(
+        f"#!{PY}\n# -*- coding: utf-8 -*-\nimport re\nimport sys\nfrom {module} import {function}\n"
+        "if __name__ == '__main__':\n"
+        "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
+        f"    sys.exit({function}())\n"
+    )
+    path.chmod(0o755)
+    return str(path)
+
+
 def with_before(commands: dict[str, list[str]]) -> dict[str, Command]:
     """The commands, and with --before each spanscore command again on the earlier source."""
     out: dict[str, Command] = {}
     for name, cmd in commands.items():
         out[name] = (cmd, None)
-        if BEFORE is not None and name.startswith("spanscore"):
-            out[f"{name} [before]"] = (cmd, {**os.environ, "PYTHONPATH": str(BEFORE)})
+        if BEFORE is not None and BEFORE_SCRIPT is not None and name.startswith("spanscore"):
+            before = [BEFORE_SCRIPT if c == SPANSCORE else c for c in cmd]
+            out[f"{name} [before]"] = (before, {**os.environ, "PYTHONPATH": str(BEFORE)})
     return out
 
 
@@ -155,9 +175,14 @@ def main() -> None:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     compile_bytecode()
-    global BEFORE
+    global BEFORE, BEFORE_SCRIPT, SPANSCORE
+    SPANSCORE = entry_script((ROOT / "pyproject.toml").read_text(), args.out / "spanscore")
     if args.before:
         BEFORE = extract(args.before, args.out)
+        pyproject = subprocess.run(
+            ["git", "show", f"{args.before}:pyproject.toml"], cwd=ROOT, check=True, capture_output=True, text=True
+        ).stdout
+        BEFORE_SCRIPT = entry_script(pyproject, BEFORE.parent / "spanscore")
     import spanscore
 
     print(f"spanscore from {Path(spanscore.__file__).parent}; Python {sys.version.split()[0]}; {os.cpu_count()} CPUs")
