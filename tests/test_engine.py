@@ -362,3 +362,23 @@ def test_jsonl_duplicate_ids_are_named_with_both_lines(tmp_path: Path) -> None:
         with pytest.raises(InputError, match=rf"also on line {first}$") as err:
             spanscore.evaluate(reference=gold, predicted=pred, format="jsonl")
         assert (err.value.path, err.value.line) == (str(tmp_path / where), line)
+
+
+def _pid(_: object) -> int:
+    import os
+
+    return os.getpid()
+
+
+@pytest.mark.parametrize(
+    ("parts", "jobs", "processes"),
+    [(0, 2, 1), (3, 2, 1), (7, 2, 1), (8, 2, 2), (22, 2, 2), (22, 4, 4), (11, 4, 2), (5, 1, 1), (100, 1, 1)],
+)
+def test_few_parts_are_counted_by_fewer_processes(parts: int, jobs: int, processes: int) -> None:
+    from spanscore.engines.local import PARTS_PER_PROCESS, processes_for
+
+    assert processes_for(parts, jobs) == processes
+    assert processes == max(1, min(jobs, parts // PARTS_PER_PROCESS))
+    pids = list(LocalEngine(jobs).map(_pid, range(parts)))
+    assert len(pids) == parts
+    assert len(set(pids)) == (min(processes, parts) if parts else 0)  # every process takes a part at first
