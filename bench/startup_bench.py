@@ -20,7 +20,9 @@ the median of the rounds (the fastest in brackets). Corpora are made by
 ../shared/tools/synth_corpus.py into the work folder (bench/out/, which git ignores); spanscore's
 bytecode is compiled first, as pip does for an installed package. With ``--before REV`` every
 spanscore command also runs on that revision's source (``git archive``, as bench/face_bench.py),
-in the same rounds.
+in the same rounds. ``spanscore`` is the console script pip would write for the entry point each
+revision's pyproject.toml names (bench/out/spanscore, and beside the earlier source), so that each
+revision runs as its own installed command would.
 """
 
 from __future__ import annotations
