@@ -66,7 +66,10 @@ if TYPE_CHECKING:
     "--jobs",
     type=click.IntRange(min=0),
     default=0,
-    help="Processes counting chunks with the local engine (default 0: one per CPU).",
+    help=(
+        "At most this many processes count chunks with the local engine"
+        " (default 0: one per CPU; fewer for a file of few chunks)."
+    ),
 )
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when a terminal).")
 @click.option(
