@@ -168,3 +168,15 @@ def test_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
     err = proc.stderr.read().decode()
     assert proc.wait() == 0
     assert err == ""
+
+
+def test_python_dash_i_still_gets_its_prompt(pair: tuple[str, str]) -> None:
+    code = PROGRAM.format(setup="")
+    proc = subprocess.run(
+        [sys.executable, "-i", "-c", code, "evaluate", *pair, "--json"],
+        input="print('prompt ' + 'reached')\n",
+        capture_output=True,
+        text=True,
+    )
+    assert "prompt reached" in proc.stdout
+    assert "[quick exit]" not in proc.stderr

@@ -184,8 +184,8 @@ def run() -> NoReturn:
 
 def _nothing_pending() -> bool:
     """Whether an exit may skip the interpreter's teardown: no exit handler, no thread to join."""
-    if atexit._ncallbacks() != 0:
-        return False
+    if atexit._ncallbacks() != 0 or sys.flags.inspect or os.environ.get("PYTHONINSPECT"):
+        return False  # with ``python -i`` the prompt comes after the command
     main_thread = threading.main_thread()
     return all(t is main_thread or t.daemon or not t.is_alive() for t in threading.enumerate())
 
