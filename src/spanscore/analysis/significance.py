@@ -42,7 +42,6 @@ import os
 import threading
 import zlib
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
@@ -170,7 +169,15 @@ def metrics_of(beta: float) -> tuple[str, ...]:
 
 
 SMALL_LEVEL = 8  # rows held by at most this many documents each are drawn document by document
-_POPCOUNT = np.array([bin(i).count("1") for i in range(1 << 16)], dtype=np.float64)
+
+
+@functools.cache
+def _popcount() -> FloatArray:
+    """How many bits are set in each 16-bit number (made once, where a randomisation test asks:
+    a Python loop over the numbers would cost an interval run tens of milliseconds)."""
+    bits = np.unpackbits(np.arange(1 << 16, dtype=">u2").view(np.uint8)).reshape(-1, 16)
+    out: FloatArray = bits.sum(axis=1).astype(np.float64)
+    return out
 
 
 class Draws:
@@ -225,7 +232,7 @@ class Draws:
         out = np.empty((size, self.k))
         for c, members in self.levels:
             if c <= 16:  # a sum of c fair bits
-                out[:, members] = _POPCOUNT[rng.integers(0, 1 << c, size=(size, members.shape[0]))]
+                out[:, members] = _popcount()[rng.integers(0, 1 << c, size=(size, members.shape[0]))]
             else:
                 out[:, members] = rng.binomial(c, 0.5, size=(size, members.shape[0]))
         return out
@@ -274,6 +281,27 @@ def _map_items(work: Callable[[Any], _T], items: list[Any]) -> list[_T]:
         return [work(item) for item in items]
     if can_fork() and threading.active_count() == 1:
         return list(forked_map(work, items, jobs))
+    from concurrent.futures import ThreadPoolExecutor  # with logging, tens of milliseconds: only here
+
+    with ThreadPoolExecutor(jobs) as pool:
+        return list(pool.map(work, items))
+
+
+SHARED_DRAWS = 1 << 21  # draws (resamples x (distinct rows + documents of rare rows)) worth a second thread
+
+
+def _map_drawn(work: Callable[[Any], _T], items: list[Any], draws: list[int]) -> list[_T]:
+    """``work`` over ``items`` (``draws`` says what each costs), results in order: in this thread
+    where the draws are few, else on a few threads. Forked processes would cost more than they
+    save at the sizes intervals reach (a fork copies the page tables of a process that holds a
+    corpus's state, and every block's scores come back pickled), and the generator's draws and
+    the products of the weights run without the GIL. Each item draws from its own generator, so
+    the results never depend on how many threads score them."""
+    jobs = min(_threads(), len(items), max(1, sum(draws) // SHARED_DRAWS + 1))
+    if jobs <= 1:
+        return [work(item) for item in items]
+    from concurrent.futures import ThreadPoolExecutor  # with logging, tens of milliseconds: only here
+
     with ThreadPoolExecutor(jobs) as pool:
         return list(pool.map(work, items))
 
@@ -287,8 +315,29 @@ def _interval(values: FloatArray, value: float, level: float) -> dict[str, float
     kept = values[~np.isnan(values)]
     if math.isnan(value) or kept.shape[0] == 0:
         return {"value": None if math.isnan(value) else value, "low": None, "high": None}
-    low, high = np.quantile(kept, [(1 - level) / 2, (1 + level) / 2])
+    low, high = _quantiles(kept, np.array([(1 - level) / 2, (1 + level) / 2]))
     return {"value": value, "low": float(low), "high": float(high)}
+
+
+def _quantiles(values: FloatArray, q: FloatArray) -> FloatArray:
+    """``np.quantile(values, q)`` (its default, linear interpolation between order statistics),
+    the same bits by the same operations: ``np.quantile`` imports ``numpy.ma`` on its first call,
+    which would cost an interval run more than the quantiles themselves. ``values`` hold no NaN."""
+    n = values.shape[0]
+    virtual = (n - 1) * q
+    below = np.floor(virtual)
+    gamma = virtual - below
+    low = below.astype(np.intp)
+    high = low + 1
+    last = virtual >= n - 1  # past the last order statistic: the largest value
+    low[last] = high[last] = n - 1
+    ordered = np.sort(values)
+    a, b = ordered[low], ordered[high]
+    diff = b - a
+    out: FloatArray = a + diff * gamma
+    upper = gamma >= 0.5
+    out[upper] = (b - diff * (1 - gamma))[upper]
+    return out
 
 
 def _point(table: _Table, zd: float, credit: str, beta: float = 1.0) -> dict[str, dict[str, float]]:
@@ -318,7 +367,7 @@ def _bootstrap_tables(
         table = tables[j]
         return score_totals(table.sums(draws[j].bootstrap(jobs[j][1](k), size)), table.fields, zd, credit, beta)
 
-    done = _map_items(work, items)
+    done = _map_drawn(work, items, [size * (draws[j].k + draws[j].rare_weight) for j, _, size in items])
     out = []
     for j, table in enumerate(tables):
         blocks = [b for (i, _, _), b in zip(items, done, strict=True) if i == j]

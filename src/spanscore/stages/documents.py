@@ -501,17 +501,25 @@ def _by_type_fields(rows: TypeRows, keep: npt.NDArray[np.bool_], fields: tuple[s
     if not mine.shape[0]:
         return {}
     types, keys = rows.type_index[mine], rows.keys[mine]
-    order = np.lexsort((keys, types))
-    types, keys, stats = types[order], keys[order], rows.stats[mine[order]]
-    new = np.concatenate(([True], (types[1:] != types[:-1]) | (keys[1:] != keys[:-1])))
-    if not new.all():
-        starts = np.flatnonzero(new)
-        types, stats = types[starts], np.add.reduceat(stats, starts, axis=0)
-    whole = Histogram.of(np.column_stack((types, stats)), ("type", *fields))
+    # A chunk's rows come ordered by document, then type, one per pair (the histogram sorts
+    # them anyway); only rows joined across a chunk boundary may repeat a pair, to be summed.
+    pair = keys * (int(types.max()) + 1) + types
+    if bool((pair[1:] > pair[:-1]).all()):
+        stats = rows.stats[mine]
+    else:
+        order = np.argsort(pair, kind="stable")
+        pair, types, mine = pair[order], types[order], mine[order]
+        starts = np.flatnonzero(np.concatenate(([True], pair[1:] != pair[:-1])))
+        types, stats = types[starts], np.add.reduceat(rows.stats[mine], starts, axis=0)
+    return _split_types(Histogram.of(np.column_stack((types, stats)), ("type", *fields)), rows.names, fields)
+
+
+def _split_types(whole: Histogram, names: tuple[str, ...], fields: tuple[str, ...]) -> dict[str, Histogram]:
+    """Each type's histogram out of one whose first column is the type (its rows sorted by it)."""
     first = whole.rows[:, 0]
     bounds = np.flatnonzero(np.concatenate(([True], first[1:] != first[:-1], [True])))
     return {
-        rows.names[int(first[a])]: Histogram(np.ascontiguousarray(whole.rows[a:b, 1:]), whole.counts[a:b], fields)
+        names[int(first[a])]: Histogram(np.ascontiguousarray(whole.rows[a:b, 1:]), whole.counts[a:b], fields)
         for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
     }
 
