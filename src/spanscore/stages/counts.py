@@ -445,7 +445,7 @@ def count_grouped(
     # Per type only: per group it would be a groups x groups matrix, and no group statistic reads it.
     counts.confusion = _confusion(taxonomy, pairs, reference.type, predicted.type, n_types)
 
-    def grouped(g: Groups, contiguous: bool = True) -> IntArray:
+    def grouped(g: Groups) -> IntArray:
         token = token_counts(g.reference, g.predicted, g.size)
         token_pred = token[len(TOKEN_FIELDS)]
         by_group = tally_all(g.reference, g.predicted, g.size, token)
@@ -459,17 +459,14 @@ def count_grouped(
                 token_pred[None, :],
                 by_group.errors,
             )
-        ).T
-        # The rows per document and type are read by columns (the scored ones taken, or rows
-        # gathered into new arrays), so they stay column-major: the transposing copy of a table
-        # of every statistic cost more than the counting it follows.
-        return out.copy() if contiguous else out
+        ).T.copy()
+        return out
 
     per_group = None if groups is None else grouped(groups)
     disc_groups = None
     if fragmented and groups is not None:
         disc_groups = _discontinuous_groups(strict_tally, reference, predicted, discontinuous, groups)
-    per_type_group = None if type_groups is None else grouped(type_groups, contiguous=False)
+    per_type_group = None if type_groups is None else grouped(type_groups)
     details = None
     if keep_details:
         details = Details(
