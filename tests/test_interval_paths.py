@@ -1,0 +1,145 @@
+"""The ways an evaluation's intervals are computed give the same numbers: the quantiles are
+``np.quantile``'s bits, the bootstrap's blocks give the same intervals on one thread or several,
+the per-type histograms are the same whether a chunk's rows repeat a document and type or not,
+and ``--ci`` loads only what it uses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import spanscore
+from spanscore.analysis import significance
+from spanscore.analysis.significance import Resampling, _quantiles, intervals
+from spanscore.stages.documents import DocState, Histogram, TypeRows, _by_type_fields
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_quantiles_are_numpys_bits(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    for trial in range(400):
+        n = int(rng.integers(1, 1500))
+        values = [
+            rng.random(n),
+            rng.integers(0, 6, n) / 7.0,  # many ties, as scores of small corpora have
+            0.7 + np.round(rng.random(n), 3) * 1e-3,
+            rng.standard_normal(n) * 1e6,
+        ][trial % 4]
+        level = [0.95, 0.9, 0.5, 0.99, 0.999, float(rng.random())][trial % 6]
+        q = np.array([(1 - level) / 2, (1 + level) / 2])
+        got, want = _quantiles(values, q), np.quantile(values, q)
+        assert np.array_equal(got, want), (n, level, got, want)
+
+
+def test_quantiles_of_one_value() -> None:
+    assert _quantiles(np.array([0.25]), np.array([0.025, 0.975])).tolist() == [0.25, 0.25]
+
+
+def _state() -> tuple[DocState, str]:
+    report = spanscore.evaluate(
+        reference=str(DATA / "small.gold.conll"), predicted=str(DATA / "small.pred.conll"), ci=0.95, chunk_bytes=300
+    )
+    assert report.document_state is not None
+    return report.document_state, report.counts.credit
+
+
+@pytest.mark.filterwarnings("ignore:intervals over")
+def test_intervals_are_the_same_on_one_thread_or_several(monkeypatch: pytest.MonkeyPatch) -> None:
+    state, credit = _state()
+    resampling = Resampling(resamples=700, seed=3)
+    monkeypatch.setattr(significance, "SHARED_DRAWS", 1 << 60)  # every block in this thread
+    monkeypatch.setattr(significance, "_threads", lambda: 4)
+    alone = intervals(state, zero_division=0.0, credit=credit, resampling=resampling)
+    monkeypatch.setattr(significance, "SHARED_DRAWS", 1)  # as many threads as blocks allow
+    shared = intervals(state, zero_division=0.0, credit=credit, resampling=resampling)
+    assert json.dumps(alone, sort_keys=True) == json.dumps(shared, sort_keys=True)
+    assert alone["per_type"]  # the per-type tables were drawn too
+
+
+def test_the_threads_a_run_uses_follow_its_draws(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[int] = []
+
+    class Pool:
+        def __init__(self, jobs: int) -> None:
+            seen.append(jobs)
+
+        def __enter__(self) -> Pool:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+        def map(self, work: object, items: list[int]) -> list[int]:
+            return [i * 2 for i in items]
+
+    import concurrent.futures
+
+    monkeypatch.setattr(concurrent.futures, "ThreadPoolExecutor", Pool)
+    monkeypatch.setattr(significance, "_threads", lambda: 4)
+    few = significance._map_drawn(lambda i: i * 2, [1, 2, 3], [10, 10, 10])
+    assert few == [2, 4, 6] and seen == []  # a few draws: this thread alone
+    many = significance._map_drawn(lambda i: i * 2, [1, 2, 3], [significance.SHARED_DRAWS] * 3)
+    assert many == [2, 4, 6] and seen == [3]  # no more threads than items
+
+
+def _type_histograms_by_hand(rows: TypeRows, keep: np.ndarray, fields: tuple[str, ...]) -> dict[str, Histogram]:
+    """Each type's rows summed per document, one histogram per type (an independent count)."""
+    out: dict[str, Histogram] = {}
+    for t, name in enumerate(rows.names):
+        mine = keep & (rows.type_index == t)
+        if not mine.any():
+            continue
+        per_doc: dict[int, np.ndarray] = {}
+        for key, stats in zip(rows.keys[mine].tolist(), rows.stats[mine], strict=True):
+            per_doc[key] = per_doc.get(key, np.zeros(len(fields), dtype=np.int64)) + stats
+        out[name] = Histogram.of(np.array(list(per_doc.values())), fields)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_per_type_histograms_of_ordered_and_repeated_rows(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    fields = ("reference", "predicted", "x.full_ref")
+    n = int(rng.integers(5, 200))
+    keys = np.sort(rng.integers(0, 40, n))
+    types = rng.integers(0, 3, n)
+    if seed % 2 == 0:  # a chunk's rows: one per document and type, in that order
+        pair = np.unique(keys * 3 + types)
+        keys, types = pair // 3, pair % 3
+    rows = TypeRows(keys, types, ("LOC", "ORG", "PER"), rng.integers(0, 4, (keys.shape[0], 3)))
+    keep = rng.random(keys.shape[0]) < 0.8
+    got = _by_type_fields(rows, keep, fields)
+    want = _type_histograms_by_hand(rows, keep, fields)
+    assert sorted(got) == sorted(want)
+    for name, h in want.items():
+        assert np.array_equal(got[name].rows, h.rows) and np.array_equal(got[name].counts, h.counts)
+
+
+CI_PROBE = """
+import json, sys
+from spanscore.cli.main import cli
+try:
+    cli(args=sys.argv[1:], prog_name="spanscore")
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def test_ci_loads_only_what_intervals_use() -> None:
+    """numpy.ma (np.quantile's first call), a thread pool and its logging, the JSONL reader and
+    the breakdown are tens of milliseconds of imports that a CoNLL ``--ci`` has no use for."""
+    gold, pred = str(DATA / "small.gold.conll"), str(DATA / "small.pred.conll")
+    args = ["evaluate", gold, pred, "--json", "--ci", "0.9", "--resamples", "50", "--jobs", "1"]
+    done = subprocess.run([sys.executable, "-c", CI_PROBE, *args], capture_output=True, text=True, check=True)
+    modules = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    assert json.loads(done.stdout)["intervals"]["scores"]["strict"]["f1"]["low"] is not None
+    unused = ["numpy.ma", "concurrent.futures", "logging", "spanscore.io.jsonl", "spanscore.analysis.breakdown"]
+    assert [m for m in unused if m in modules] == []
