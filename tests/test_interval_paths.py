@@ -143,3 +143,21 @@ def test_ci_loads_only_what_intervals_use() -> None:
     assert json.loads(done.stdout)["intervals"]["scores"]["strict"]["f1"]["low"] is not None
     unused = ["numpy.ma", "concurrent.futures", "logging", "spanscore.io.jsonl", "spanscore.analysis.breakdown"]
     assert [m for m in unused if m in modules] == []
+
+
+def test_one_blas_thread_inside_and_the_count_found_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    from spanscore.runtime import blas
+
+    for name in blas._ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+    controls = blas._controls()
+    before = [get() for get, _ in controls]
+    with blas.one_blas_thread():
+        assert [get() for get, _ in controls] == [1] * len(controls)
+        with blas.one_blas_thread():  # entered again (another thread's block): still one
+            assert [get() for get, _ in controls] == [1] * len(controls)
+        assert [get() for get, _ in controls] == [1] * len(controls)
+    assert [get() for get, _ in controls] == before
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")  # chosen by someone: left alone
+    with blas.one_blas_thread():
+        assert [get() for get, _ in controls] == before

@@ -50,6 +50,7 @@ import numpy.typing as npt
 
 from ..errors import OptionError
 from ..results import ComparisonResult
+from ..runtime.blas import one_blas_thread
 from ..runtime.workers import can_fork, forked_map
 from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, scored_columns, scores_per_row
 from ..stages.spans import IntArray
@@ -367,7 +368,8 @@ def _bootstrap_tables(
         table = tables[j]
         return score_totals(table.sums(draws[j].bootstrap(jobs[j][1](k), size)), table.fields, zd, credit, beta)
 
-    done = _map_drawn(work, items, [size * (draws[j].k + draws[j].rare_weight) for j, _, size in items])
+    with one_blas_thread():
+        done = _map_drawn(work, items, [size * (draws[j].k + draws[j].rare_weight) for j, _, size in items])
     out = []
     for j, table in enumerate(tables):
         blocks = [b for (i, _, _), b in zip(items, done, strict=True) if i == j]
