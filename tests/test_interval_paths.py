@@ -114,7 +114,7 @@ def test_per_type_histograms_of_ordered_and_repeated_rows(seed: int) -> None:
         pair = np.unique(keys * 3 + types)
         keys, types = pair // 3, pair % 3
     rows = TypeRows(keys, types, ("LOC", "ORG", "PER"), rng.integers(0, 4, (keys.shape[0], 3)))
-    keep = rng.random(keys.shape[0]) < 0.8
+    keep = np.asarray(rng.random(keys.shape[0]), dtype=np.float64) < np.float64(0.8)
     got = _by_type_fields(rows, keep, fields)
     want = _type_histograms_by_hand(rows, keep, fields)
     assert sorted(got) == sorted(want)
