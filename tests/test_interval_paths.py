@@ -1,6 +1,7 @@
 """The ways an evaluation's intervals are computed give the same numbers: the quantiles are
 ``np.quantile``'s bits, the bootstrap's blocks give the same intervals on one thread or several,
 the per-type histograms are the same whether a chunk's rows repeat a document and type or not,
+only the scored columns counted per document and type are those columns of the whole table,
 and ``--ci`` loads only what it uses."""
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ import pytest
 import spanscore
 from spanscore.analysis import significance
 from spanscore.analysis.significance import Resampling, _quantiles, intervals
-from spanscore.stages.documents import DocState, Histogram, TypeRows, _by_type_fields
+from spanscore.stages.counts import Groups, Options, count_grouped, group_fields
+from spanscore.stages.criteria import CRITERIA
+from spanscore.stages.documents import DocState, Histogram, TypeRows, _by_type_fields, scored_columns
+from spanscore.stages.spans import Spans
 
 DATA = Path(__file__).parent / "data"
 
@@ -113,13 +117,53 @@ def test_per_type_histograms_of_ordered_and_repeated_rows(seed: int) -> None:
     if seed % 2 == 0:  # a chunk's rows: one per document and type, in that order
         pair = np.unique(keys * 3 + types)
         keys, types = pair // 3, pair % 3
-    rows = TypeRows(keys, types, ("LOC", "ORG", "PER"), rng.integers(0, 4, (keys.shape[0], 3)))
+    stats = rng.integers(0, 4, (keys.shape[0], 3))
+    if seed % 3 == 0:  # as a chunk's table comes: the transpose of a row per column
+        stats = np.asfortranarray(stats)
+    rows = TypeRows(keys, types, ("LOC", "ORG", "PER"), stats)
     keep = np.asarray(rng.random(keys.shape[0]), dtype=np.float64) < np.float64(0.8)
     got = _by_type_fields(rows, keep, fields)
     want = _type_histograms_by_hand(rows, keep, fields)
     assert sorted(got) == sorted(want)
     for name, h in want.items():
         assert np.array_equal(got[name].rows, h.rows) and np.array_equal(got[name].counts, h.counts)
+
+
+def _random_spans(rng: np.random.Generator, n: int, units: int, nested: bool) -> Spans:
+    unit = np.sort(rng.integers(0, units, n))
+    start = unit * 40 + rng.integers(0, 30, n)
+    end = start + rng.integers(1, 9 if nested else 3, n)
+    if not nested:  # at most one mention per unit and position: disjoint within each side
+        keep = np.concatenate(([True], start[1:] >= end[:-1]))
+        unit, start, end = unit[keep], start[keep], end[keep]
+    return Spans.build(start, end, rng.integers(0, 3, start.shape[0]), unit, ("LOC", "ORG", "PER"))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_type_columns_are_those_columns_of_the_whole_table(seed: int) -> None:
+    """Per document and type, only the columns asked for are counted: they are those columns
+    of the table of every statistic (the scored ones, and any other choice in any order)."""
+    rng = np.random.default_rng(seed)
+    units, nested = int(rng.integers(3, 30)), seed % 2 == 1
+    ref = _random_spans(rng, int(rng.integers(0, 80)), units, nested)
+    pred = _random_spans(rng, int(rng.integers(0, 80)), units, nested)
+    credit = (0.5, "dice", "iou", 0.25)[seed % 4]
+    options = Options(credit=credit, min_overlap=0.3 if seed > 5 else 0.0)
+    key = lambda s: s.unit * 3 + s.type  # noqa: E731
+    groups = Groups(key(ref), key(pred), units * 3)
+    whole = count_grouped(ref, pred, options, type_groups=groups).type_groups
+    assert whole is not None
+    fields = group_fields(tuple(c.name for c in CRITERIA))
+    picks = [
+        scored_columns(fields, scaled=isinstance(credit, str)),
+        sorted(rng.choice(len(fields), size=int(rng.integers(1, len(fields))), replace=False).tolist()),
+        [len(fields) - 1, 3, 0, fields.index("token.true_positive_predicted")],
+        [],
+    ]
+    for columns in picks:
+        got = count_grouped(ref, pred, options, type_groups=groups, type_columns=columns).type_groups
+        assert got is not None and got.shape == (units * 3, len(columns))
+        assert np.array_equal(got, whole[:, columns]), columns
 
 
 CI_PROBE = """

@@ -433,14 +433,16 @@ class Histogram:
     @classmethod
     def of(cls, stats: npt.NDArray[Any], fields: tuple[str, ...], weights: IntArray | None = None) -> Histogram:
         """The histogram of ``stats`` (one row per document, or per distinct row with ``weights``)."""
-        # Kept in the rows' own integer type (compact where they come from a histogram).
-        stats = np.ascontiguousarray(stats if np.issubdtype(stats.dtype, np.integer) else stats.astype(np.int64))
+        # Kept in the rows' own integer type (compact where they come from a histogram), and in
+        # either layout: the histogram's rows are copied out whole.
+        stats = np.asarray(stats if np.issubdtype(stats.dtype, np.integer) else stats.astype(np.int64))
         if stats.shape[0] == 0:
             return cls(stats.reshape(0, len(fields)), np.zeros(0, dtype=np.int64), fields)
         if stats.shape[1] and int(stats.min()) >= 0:
             rows, counts = _counted_by_words(stats, weights)
             keep = counts > 0
-            return cls(compact_rows(rows[keep]), counts[keep], fields)
+            return cls(np.ascontiguousarray(compact_rows(rows[keep])), counts[keep], fields)
+        stats = np.ascontiguousarray(stats)
         rows, inverse = distinct_rows(stats)
         w = np.ones(stats.shape[0], dtype=np.int64) if weights is None else weights
         counts = np.bincount(inverse, weights=w, minlength=rows.shape[0]).astype(np.int64)
@@ -505,13 +507,20 @@ def _by_type_fields(rows: TypeRows, keep: npt.NDArray[np.bool_], fields: tuple[s
     # them anyway); only rows joined across a chunk boundary may repeat a pair, to be summed.
     pair = keys * (int(types.max()) + 1) + types
     if bool((pair[1:] > pair[:-1]).all()):
-        stats = rows.stats[mine]
+        # A chunk's rows but its first and last documents' are one run: a view, not a copy.
+        whole = int(mine[-1]) - int(mine[0]) + 1 == mine.shape[0]
+        stats = rows.stats[int(mine[0]) : int(mine[-1]) + 1] if whole else rows.stats[mine]
     else:
         order = np.argsort(pair, kind="stable")
         pair, types, mine = pair[order], types[order], mine[order]
         starts = np.flatnonzero(np.concatenate(([True], pair[1:] != pair[:-1])))
         types, stats = types[starts], np.add.reduceat(rows.stats[mine], starts, axis=0)
-    return _split_types(Histogram.of(np.column_stack((types, stats)), ("type", *fields)), rows.names, fields)
+    # Written column by column and read as its transpose: a chunk's table comes as the
+    # transpose of a row per column, whose columns copy cheaply and its rows do not (the
+    # histogram reads either layout).
+    table = np.empty((stats.shape[1] + 1, stats.shape[0]), dtype=np.int64)
+    table[0], table[1:] = types, stats.T
+    return _split_types(Histogram.of(table.T, ("type", *fields)), rows.names, fields)
 
 
 def _split_types(whole: Histogram, names: tuple[str, ...], fields: tuple[str, ...]) -> dict[str, Histogram]:
