@@ -10,13 +10,14 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 import spanscore
 from spanscore.analysis import significance
-from spanscore.analysis.significance import Resampling, _quantiles, intervals
+from spanscore.analysis.significance import Draws, Resampling, _quantiles, _Table, intervals
 from spanscore.stages.counts import Groups, Options, count_grouped, group_fields
 from spanscore.stages.criteria import CRITERIA
 from spanscore.stages.documents import DocState, Histogram, TypeRows, _by_type_fields, scored_columns
@@ -70,22 +71,11 @@ def test_intervals_are_the_same_on_one_thread_or_several(monkeypatch: pytest.Mon
 def test_the_threads_a_run_uses_follow_its_draws(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[int] = []
 
-    class Pool:
-        def __init__(self, jobs: int) -> None:
-            seen.append(jobs)
+    def pool(work: Any, items: list[int], jobs: int) -> list[int]:
+        seen.append(jobs)
+        return [i * 2 for i in items]
 
-        def __enter__(self) -> Pool:
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            return None
-
-        def map(self, work: object, items: list[int]) -> list[int]:
-            return [i * 2 for i in items]
-
-    import concurrent.futures
-
-    monkeypatch.setattr(concurrent.futures, "ThreadPoolExecutor", Pool)
+    monkeypatch.setattr(significance, "_thread_map", pool)
     monkeypatch.setattr(significance, "_threads", lambda: 4)
     few = significance._map_drawn(lambda i: i * 2, [1, 2, 3], [10, 10, 10])
     assert few == [2, 4, 6] and seen == []  # a few draws: this thread alone
@@ -164,6 +154,37 @@ def test_type_columns_are_those_columns_of_the_whole_table(seed: int) -> None:
         got = count_grouped(ref, pred, options, type_groups=groups, type_columns=columns).type_groups
         assert got is not None and got.shape == (units * 3, len(columns))
         assert np.array_equal(got, whole[:, columns]), columns
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sums_of_the_split_draws_are_those_of_the_whole_weights(seed: int) -> None:
+    """The rare rows' draws and the common rows' multiplied each by their rows give the bits of
+    the product of the whole table of weights, from the same draws."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, 60))
+    counts = rng.choice([1, 2, 5, 8, 9, 40, 3000], size=k) if seed != 5 else np.full(k, 50)
+    rows = rng.integers(0, 1 << int(rng.integers(1, 33)), size=(k, 7))
+    table = _Table(rows, counts, tuple(f"f{i}" for i in range(7)))
+    draws = Draws(counts)
+    split = (table.distinct[draws.rare], table.distinct[draws.common])
+    for block, size in enumerate((1, 17, 256)):
+        whole = table.sums(draws.bootstrap(np.random.default_rng([seed, block]), size))
+        parts = table.drawn_sums(draws, split, np.random.default_rng([seed, block]), size)
+        assert whole.shape == parts.shape and np.array_equal(whole, parts)
+
+
+def test_the_thread_map_keeps_order_and_raises_the_first_error() -> None:
+    items = list(range(40))
+    for jobs in (1, 2, 4):
+        assert significance._thread_map(lambda i: i * i, items, jobs) == [i * i for i in items]
+
+    def fails(i: int) -> int:
+        if i == 7:
+            raise ValueError("seven")
+        return i
+
+    with pytest.raises(ValueError, match="seven"):
+        significance._thread_map(fails, items, 3)
 
 
 CI_PROBE = """

@@ -135,6 +135,20 @@ class _Table:
         out: FloatArray = (weights @ self.distinct)[:, self.expand]
         return out
 
+    def drawn_sums(
+        self, draws: Draws, rows: tuple[FloatArray, FloatArray], rng: np.random.Generator, size: int
+    ) -> FloatArray:
+        """``sums(draws.bootstrap(rng, size))``, the same numbers (every partial sum is an integer
+        below 2^53, exact in any order): the rare rows' draws and the common rows' are each
+        multiplied by their rows (``rows``: ``distinct`` at ``draws.rare`` and at ``draws.common``),
+        never scattered into one table of weights first."""
+        total: FloatArray = np.zeros((size, self.distinct.shape[1]))
+        for table, part in zip(draws.split(rng, size), rows, strict=True):
+            if table is not None:
+                total += table.astype(np.float64) @ part
+        out: FloatArray = total[:, self.expand]
+        return out
+
 
 def histogram_of(docs: DocCounts | Histogram, credit: str) -> Histogram:
     """The histogram of the statistics that scores read (``docs``'s rows, or a histogram's rows
@@ -216,16 +230,27 @@ class Draws:
     def bootstrap(self, rng: np.random.Generator, size: int) -> FloatArray:
         """How often each distinct row is drawn in each of ``size`` resamples of ``n`` documents."""
         out = np.empty((size, self.k))
+        on_rare, on_common = self.split(rng, size)
+        if on_rare is not None:
+            out[:, self.rare] = on_rare
+        if on_common is not None:
+            out[:, self.common] = on_common
+        return out
+
+    def split(self, rng: np.random.Generator, size: int) -> tuple[IntArray | None, IntArray | None]:
+        """``bootstrap``'s counts (the same draws) as two tables: of the rare rows (``rare``'s
+        order) and of the common rows (``common``'s); None where there are none."""
         rare = self.rare_weight
         on_rare = rng.binomial(self.n, rare / self.n, size=size) if rare else np.zeros(size, dtype=np.int64)
+        rare_table = common_table = None
         if rare:
             m = self.rare.shape[0]
             picked = self.rare_documents[rng.integers(0, rare, size=int(on_rare.sum()))]
             picked += np.repeat(np.arange(size) * m, on_rare)  # its cell in the (resample, rare row) grid
-            out[:, self.rare] = np.bincount(picked, minlength=size * m).reshape(size, m)
+            rare_table = np.bincount(picked, minlength=size * m).reshape(size, m)
         if self.common.shape[0]:
-            out[:, self.common] = rng.multinomial(self.n - on_rare, self.common_p)
-        return out
+            common_table = rng.multinomial(self.n - on_rare, self.common_p)
+        return rare_table, common_table
 
     def swaps(self, rng: np.random.Generator, size: int) -> FloatArray:
         """How many of each distinct row's documents each of ``size`` randomisation trials swaps
@@ -282,10 +307,7 @@ def _map_items(work: Callable[[Any], _T], items: list[Any]) -> list[_T]:
         return [work(item) for item in items]
     if can_fork() and threading.active_count() == 1:
         return list(forked_map(work, items, jobs))
-    from concurrent.futures import ThreadPoolExecutor  # with logging, tens of milliseconds: only here
-
-    with ThreadPoolExecutor(jobs) as pool:
-        return list(pool.map(work, items))
+    return _thread_map(work, items, jobs)
 
 
 SHARED_DRAWS = 1 << 21  # draws (resamples x (distinct rows + documents of rare rows)) worth a second thread
@@ -301,10 +323,40 @@ def _map_drawn(work: Callable[[Any], _T], items: list[Any], draws: list[int]) ->
     jobs = min(_threads(), len(items), max(1, sum(draws) // SHARED_DRAWS + 1))
     if jobs <= 1:
         return [work(item) for item in items]
-    from concurrent.futures import ThreadPoolExecutor  # with logging, tens of milliseconds: only here
+    return _thread_map(work, items, jobs)
 
-    with ThreadPoolExecutor(jobs) as pool:
-        return list(pool.map(work, items))
+
+def _thread_map(work: Callable[[Any], _T], items: list[Any], jobs: int) -> list[_T]:
+    """``work`` over ``items`` on ``jobs`` threads, this one among them, results in order; the
+    first error is raised once every thread stopped. (``concurrent.futures`` would import
+    ``logging`` with it: tens of milliseconds of an interval run.)"""
+    results: list[Any] = [None] * len(items)
+    errors: list[BaseException] = []
+    queue = iter(enumerate(items))
+    lock = threading.Lock()
+
+    def run() -> None:
+        while not errors:
+            with lock:
+                taken = next(queue, None)
+            if taken is None:
+                return
+            try:
+                results[taken[0]] = work(taken[1])
+            except BaseException as exc:  # raised in the calling thread below
+                errors.append(exc)
+
+    threads = [threading.Thread(target=run, daemon=True) for _ in range(jobs - 1)]
+    for thread in threads:
+        thread.start()
+    try:
+        run()
+    finally:
+        for thread in threads:
+            thread.join()
+    if errors:
+        raise errors[0]
+    return cast(list[_T], results)
 
 
 def _map_blocks(work: Callable[[int, int], _T], sizes: list[int]) -> list[_T]:
@@ -361,12 +413,14 @@ def _bootstrap_tables(
     draws from its ``seed_of(k)``. Every histogram's blocks go to the CPUs together."""
     tables = [_Table(hist.rows, hist.counts, hist.fields) for hist, _ in jobs]
     draws = [Draws(hist.counts) for hist, _ in jobs]
+    split_rows = [(t.distinct[d.rare], t.distinct[d.common]) for t, d in zip(tables, draws, strict=True)]
     items = [(j, k, size) for j in range(len(jobs)) for k, size in enumerate(draws[j].plan(resampling.resamples))]
 
     def work(item: tuple[int, int, int]) -> dict[str, dict[str, FloatArray]]:
         j, k, size = item
         table = tables[j]
-        return score_totals(table.sums(draws[j].bootstrap(jobs[j][1](k), size)), table.fields, zd, credit, beta)
+        sums = table.drawn_sums(draws[j], split_rows[j], jobs[j][1](k), size)
+        return score_totals(sums, table.fields, zd, credit, beta)
 
     with one_blas_thread():
         done = _map_drawn(work, items, [size * (draws[j].k + draws[j].rare_weight) for j, _, size in items])
