@@ -187,6 +187,29 @@ def test_the_thread_map_keeps_order_and_raises_the_first_error() -> None:
         significance._thread_map(fails, items, 3)
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_a_histogram_is_numpys_distinct_rows_and_their_counts(seed: int) -> None:
+    """Rows packed into words of as many bits as each column needs (fields across several words,
+    columns always zero, values up to 2^62, 16-bit rows, either layout, weights) give the distinct
+    rows in lexicographic order and their documents, as ``np.unique`` finds them."""
+    rng = np.random.default_rng(seed)
+    n, width = int(rng.integers(1, 400)), int(rng.integers(1, 50))
+    top = rng.choice([1, 2, 3, 17, 300, 1 << 20, 1 << 40, 1 << 62], size=width)
+    stats = rng.integers(0, top, size=(n, width), dtype=np.int64)
+    stats = stats[rng.integers(0, max(1, n // 3), n)]  # repeated rows
+    if seed % 3 == 1:
+        stats = stats % 1000
+        stats = stats.astype(np.int16)
+    if seed % 2:
+        stats = np.asfortranarray(stats)
+    weights = rng.integers(1, 5, n) if seed % 4 == 0 else None
+    h = Histogram.of(stats, tuple(f"f{i}" for i in range(width)), weights)
+    rows, inverse = np.unique(np.asarray(stats, dtype=np.int64), axis=0, return_inverse=True)
+    want = np.bincount(inverse.reshape(-1), weights=weights, minlength=rows.shape[0]).astype(np.int64)
+    assert np.array_equal(h.rows, rows) and np.array_equal(h.counts, want)
+    assert h.rows.flags["C_CONTIGUOUS"]
+
+
 CI_PROBE = """
 import json, sys
 from spanscore.cli.main import cli
