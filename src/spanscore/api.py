@@ -209,8 +209,9 @@ def _evaluation(
     if empty_documents not in EMPTY_RULES:
         raise OptionError(f"empty_documents is one of {', '.join(EMPTY_RULES)}, not {empty_documents!r}")
     if ci is not None or by is not None:  # the analyses load where a run asks for them
-        from .analysis import breakdown as breakdowns
         from .analysis import reliability, significance
+    if by is not None:
+        from .analysis import breakdown as breakdowns
     resampling = None if ci is None else significance.Resampling(level=ci, resamples=resamples, seed=seed)
     values = None if by is None else breakdowns.group_values(reference, by, reading)
     source = open_source(reference, predicted, reading, scoring.selection, chunk_bytes)

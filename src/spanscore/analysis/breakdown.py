@@ -26,7 +26,6 @@ import numpy as np
 
 from ..errors import InputError, OptionError
 from ..io.files import read_bytes
-from ..io.jsonl import json_objects
 from ..io.reading import Reading
 from ..stages.documents import DocCounts, scores_per_row
 from .significance import Resampling, bootstrap
@@ -77,6 +76,8 @@ def document_fields(
             else:
                 found.add(f"{prefix}{key}")
 
+    from ..io.jsonl import json_objects  # where documents are JSONL: a CoNLL breakdown starts without it
+
     for _, obj in json_objects(path):
         walk({k: v for k, v in obj.items() if k not in ("id", "text", "spans")}, "")
     return sorted(found)
@@ -91,6 +92,8 @@ def field_values(
         raise OptionError(f"--by names a field (source, or meta.year for a nested one), not {field!r}")
     if format == "conll":
         return conll_field_values(path, field, encoding=encoding, header=header)
+    from ..io.jsonl import json_objects  # where documents are JSONL: a CoNLL breakdown starts without it
+
     out: dict[str, str] = {}
     for line, obj in json_objects(path):
         value: Any = obj

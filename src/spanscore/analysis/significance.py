@@ -42,7 +42,6 @@ import os
 import threading
 import zlib
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
@@ -51,6 +50,7 @@ import numpy.typing as npt
 
 from ..errors import OptionError
 from ..results import ComparisonResult
+from ..runtime.blas import one_blas_thread
 from ..runtime.workers import can_fork, forked_map
 from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, scored_columns, scores_per_row
 from ..stages.spans import IntArray
@@ -135,6 +135,20 @@ class _Table:
         out: FloatArray = (weights @ self.distinct)[:, self.expand]
         return out
 
+    def drawn_sums(
+        self, draws: Draws, rows: tuple[FloatArray, FloatArray], rng: np.random.Generator, size: int
+    ) -> FloatArray:
+        """``sums(draws.bootstrap(rng, size))``, the same numbers (every partial sum is an integer
+        below 2^53, exact in any order): the rare rows' draws and the common rows' are each
+        multiplied by their rows (``rows``: ``distinct`` at ``draws.rare`` and at ``draws.common``),
+        never scattered into one table of weights first."""
+        total: FloatArray = np.zeros((size, self.distinct.shape[1]))
+        for table, part in zip(draws.split(rng, size), rows, strict=True):
+            if table is not None:
+                total += table.astype(np.float64) @ part
+        out: FloatArray = total[:, self.expand]
+        return out
+
 
 def histogram_of(docs: DocCounts | Histogram, credit: str) -> Histogram:
     """The histogram of the statistics that scores read (``docs``'s rows, or a histogram's rows
@@ -170,7 +184,15 @@ def metrics_of(beta: float) -> tuple[str, ...]:
 
 
 SMALL_LEVEL = 8  # rows held by at most this many documents each are drawn document by document
-_POPCOUNT = np.array([bin(i).count("1") for i in range(1 << 16)], dtype=np.float64)
+
+
+@functools.cache
+def _popcount() -> FloatArray:
+    """How many bits are set in each 16-bit number (made once, where a randomisation test asks:
+    a Python loop over the numbers would cost an interval run tens of milliseconds)."""
+    bits = np.unpackbits(np.arange(1 << 16, dtype=">u2").view(np.uint8)).reshape(-1, 16)
+    out: FloatArray = bits.sum(axis=1).astype(np.float64)
+    return out
 
 
 class Draws:
@@ -208,16 +230,27 @@ class Draws:
     def bootstrap(self, rng: np.random.Generator, size: int) -> FloatArray:
         """How often each distinct row is drawn in each of ``size`` resamples of ``n`` documents."""
         out = np.empty((size, self.k))
+        on_rare, on_common = self.split(rng, size)
+        if on_rare is not None:
+            out[:, self.rare] = on_rare
+        if on_common is not None:
+            out[:, self.common] = on_common
+        return out
+
+    def split(self, rng: np.random.Generator, size: int) -> tuple[IntArray | None, IntArray | None]:
+        """``bootstrap``'s counts (the same draws) as two tables: of the rare rows (``rare``'s
+        order) and of the common rows (``common``'s); None where there are none."""
         rare = self.rare_weight
         on_rare = rng.binomial(self.n, rare / self.n, size=size) if rare else np.zeros(size, dtype=np.int64)
+        rare_table = common_table = None
         if rare:
             m = self.rare.shape[0]
             picked = self.rare_documents[rng.integers(0, rare, size=int(on_rare.sum()))]
             picked += np.repeat(np.arange(size) * m, on_rare)  # its cell in the (resample, rare row) grid
-            out[:, self.rare] = np.bincount(picked, minlength=size * m).reshape(size, m)
+            rare_table = np.bincount(picked, minlength=size * m).reshape(size, m)
         if self.common.shape[0]:
-            out[:, self.common] = rng.multinomial(self.n - on_rare, self.common_p)
-        return out
+            common_table = rng.multinomial(self.n - on_rare, self.common_p)
+        return rare_table, common_table
 
     def swaps(self, rng: np.random.Generator, size: int) -> FloatArray:
         """How many of each distinct row's documents each of ``size`` randomisation trials swaps
@@ -225,7 +258,7 @@ class Draws:
         out = np.empty((size, self.k))
         for c, members in self.levels:
             if c <= 16:  # a sum of c fair bits
-                out[:, members] = _POPCOUNT[rng.integers(0, 1 << c, size=(size, members.shape[0]))]
+                out[:, members] = _popcount()[rng.integers(0, 1 << c, size=(size, members.shape[0]))]
             else:
                 out[:, members] = rng.binomial(c, 0.5, size=(size, members.shape[0]))
         return out
@@ -274,8 +307,56 @@ def _map_items(work: Callable[[Any], _T], items: list[Any]) -> list[_T]:
         return [work(item) for item in items]
     if can_fork() and threading.active_count() == 1:
         return list(forked_map(work, items, jobs))
-    with ThreadPoolExecutor(jobs) as pool:
-        return list(pool.map(work, items))
+    return _thread_map(work, items, jobs)
+
+
+SHARED_DRAWS = 1 << 21  # draws (resamples x (distinct rows + documents of rare rows)) worth a second thread
+
+
+def _map_drawn(work: Callable[[Any], _T], items: list[Any], draws: list[int]) -> list[_T]:
+    """``work`` over ``items`` (``draws`` says what each costs), results in order: in this thread
+    where the draws are few, else on a few threads. Forked processes would cost more than they
+    save at the sizes intervals reach (a fork copies the page tables of a process that holds a
+    corpus's state, and every block's scores come back pickled), and the generator's draws and
+    the products of the weights run without the GIL. Each item draws from its own generator, so
+    the results never depend on how many threads score them."""
+    jobs = min(_threads(), len(items), max(1, sum(draws) // SHARED_DRAWS + 1))
+    if jobs <= 1:
+        return [work(item) for item in items]
+    return _thread_map(work, items, jobs)
+
+
+def _thread_map(work: Callable[[Any], _T], items: list[Any], jobs: int) -> list[_T]:
+    """``work`` over ``items`` on ``jobs`` threads, this one among them, results in order; the
+    first error is raised once every thread stopped. (``concurrent.futures`` would import
+    ``logging`` with it: tens of milliseconds of an interval run.)"""
+    results: list[Any] = [None] * len(items)
+    errors: list[BaseException] = []
+    queue = iter(enumerate(items))
+    lock = threading.Lock()
+
+    def run() -> None:
+        while not errors:
+            with lock:
+                taken = next(queue, None)
+            if taken is None:
+                return
+            try:
+                results[taken[0]] = work(taken[1])
+            except BaseException as exc:  # raised in the calling thread below
+                errors.append(exc)
+
+    threads = [threading.Thread(target=run, daemon=True) for _ in range(jobs - 1)]
+    for thread in threads:
+        thread.start()
+    try:
+        run()
+    finally:
+        for thread in threads:
+            thread.join()
+    if errors:
+        raise errors[0]
+    return cast(list[_T], results)
 
 
 def _map_blocks(work: Callable[[int, int], _T], sizes: list[int]) -> list[_T]:
@@ -287,8 +368,29 @@ def _interval(values: FloatArray, value: float, level: float) -> dict[str, float
     kept = values[~np.isnan(values)]
     if math.isnan(value) or kept.shape[0] == 0:
         return {"value": None if math.isnan(value) else value, "low": None, "high": None}
-    low, high = np.quantile(kept, [(1 - level) / 2, (1 + level) / 2])
+    low, high = _quantiles(kept, np.array([(1 - level) / 2, (1 + level) / 2]))
     return {"value": value, "low": float(low), "high": float(high)}
+
+
+def _quantiles(values: FloatArray, q: FloatArray) -> FloatArray:
+    """``np.quantile(values, q)`` (its default, linear interpolation between order statistics),
+    the same bits by the same operations: ``np.quantile`` imports ``numpy.ma`` on its first call,
+    which would cost an interval run more than the quantiles themselves. ``values`` hold no NaN."""
+    n = values.shape[0]
+    virtual = (n - 1) * q
+    below = np.floor(virtual)
+    gamma = virtual - below
+    low = below.astype(np.intp)
+    high = low + 1
+    last = virtual >= n - 1  # past the last order statistic: the largest value
+    low[last] = high[last] = n - 1
+    ordered = np.sort(values)
+    a, b = ordered[low], ordered[high]
+    diff = b - a
+    out: FloatArray = a + diff * gamma
+    upper = gamma >= 0.5
+    out[upper] = (b - diff * (1 - gamma))[upper]
+    return out
 
 
 def _point(table: _Table, zd: float, credit: str, beta: float = 1.0) -> dict[str, dict[str, float]]:
@@ -311,14 +413,17 @@ def _bootstrap_tables(
     draws from its ``seed_of(k)``. Every histogram's blocks go to the CPUs together."""
     tables = [_Table(hist.rows, hist.counts, hist.fields) for hist, _ in jobs]
     draws = [Draws(hist.counts) for hist, _ in jobs]
+    split_rows = [(t.distinct[d.rare], t.distinct[d.common]) for t, d in zip(tables, draws, strict=True)]
     items = [(j, k, size) for j in range(len(jobs)) for k, size in enumerate(draws[j].plan(resampling.resamples))]
 
     def work(item: tuple[int, int, int]) -> dict[str, dict[str, FloatArray]]:
         j, k, size = item
         table = tables[j]
-        return score_totals(table.sums(draws[j].bootstrap(jobs[j][1](k), size)), table.fields, zd, credit, beta)
+        sums = table.drawn_sums(draws[j], split_rows[j], jobs[j][1](k), size)
+        return score_totals(sums, table.fields, zd, credit, beta)
 
-    done = _map_items(work, items)
+    with one_blas_thread():
+        done = _map_drawn(work, items, [size * (draws[j].k + draws[j].rare_weight) for j, _, size in items])
     out = []
     for j, table in enumerate(tables):
         blocks = [b for (i, _, _), b in zip(items, done, strict=True) if i == j]

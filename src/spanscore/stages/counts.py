@@ -7,7 +7,7 @@ what streaming and the distributed engine rely on. Scores are computed elsewhere
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
@@ -337,10 +337,13 @@ def count_grouped(
     groups: Groups | None = None,
     type_groups: Groups | None = None,
     more_groups: tuple[Groups, ...] = (),
+    type_columns: Sequence[int] | None = None,
 ) -> Counted:
     """``count``, and with ``groups`` every statistic per group too (summed over types); with
     ``type_groups`` as well, per group of that second grouping (a document and a type, say), and
-    so for each of ``more_groups`` (a document and a bucket)."""
+    so for each of ``more_groups`` (a document and a bucket). ``type_columns``: only these
+    columns of ``group_fields`` (in this order) per group of ``type_groups``, the others not
+    counted at all (what a histogram of the scored statistics reads)."""
     if reference.types != predicted.types:
         raise OptionError("reference and predicted spans must share one type vocabulary")
     types = reference.types
@@ -403,12 +406,14 @@ def count_grouped(
         fixed_ref = np.bincount(ref_key[pairs.ref[fixed]], minlength=n)
         return _Keyed(free_ref, free_pred, fixed_ref, np.bincount(pred_key[pairs.pred[fixed]], minlength=n))
 
-    def tally(c: _Chosen, ref_key: IntArray, pred_key: IntArray, n: int, by_key: _Keyed | None = None) -> IntArray:
+    def tally(
+        c: _Chosen, ref_key: IntArray, pred_key: IntArray, n: int, by_key: _Keyed | None = None, scaled: bool = True
+    ) -> IntArray:
         if c.whole is not None:
             return _tally(c.whole, pairs, ref_key, pred_key, n)
         assert c.chosen is not None
         k = keyed(ref_key, pred_key, n) if by_key is None else by_key
-        out = _tally_free(k.free_ref[c.chosen], k.free_pred[c.chosen], c.level, c.credit, n)
+        out = _tally_free(k.free_ref[c.chosen], k.free_pred[c.chosen], c.level, c.credit, n, scaled)
         out[0] += k.fixed_ref  # full credit, reference side
         out[4] += k.fixed_pred  # and predicted side
         return out
@@ -466,7 +471,37 @@ def count_grouped(
     disc_groups = None
     if fragmented and groups is not None:
         disc_groups = _discontinuous_groups(strict_tally, reference, predicted, discontinuous, groups)
-    per_type_group = None if type_groups is None else grouped(type_groups)
+
+    def grouped_columns(g: Groups, columns: Sequence[int]) -> IntArray:
+        """``grouped(g)[:, columns]``, counting only what those columns read (no error taxonomy,
+        no scaled credit unless a column holds it); returned as the transpose of a row per column,
+        as the histogram and the sums per document read it by column."""
+        n = g.size
+        rows: dict[int, IntArray] = {}
+        want = set(columns)
+        rows[0] = np.bincount(g.reference, minlength=n).astype(np.int64)
+        rows[1] = np.bincount(g.predicted, minlength=n).astype(np.int64)
+        by_key = keyed(g.reference, g.predicted, n)
+        at = 2
+        for c in (*(chosen[name] for name in names), *(scheme_chosen[s.name] for s in SCHEMES)):
+            block = range(at, at + len(MATCH_FIELDS))
+            if want.intersection(block):
+                scaled = at + 3 in want or at + 7 in want
+                table = tally(c, g.reference, g.predicted, n, by_key, scaled)
+                rows.update(zip(block, table, strict=True))
+            at += len(MATCH_FIELDS)
+        if want.intersection(range(at, at + len(GROUP_TOKEN_FIELDS))):
+            rows.update(enumerate(token_counts(g.reference, g.predicted, n), start=at))
+        at += len(GROUP_TOKEN_FIELDS)
+        if want.intersection(range(at, at + len(ERROR_FIELDS))):
+            errors = _taxonomy(taxonomy, pairs, g.reference, g.predicted, n, len(reference), len(predicted))
+            rows.update(enumerate(errors, start=at))
+        out: IntArray = np.stack([rows[i] for i in columns]).T if columns else np.zeros((n, 0), dtype=np.int64)
+        return out
+
+    per_type_group = None
+    if type_groups is not None:
+        per_type_group = grouped(type_groups) if type_columns is None else grouped_columns(type_groups, type_columns)
     details = None
     if keep_details:
         details = Details(
@@ -575,17 +610,21 @@ def _tally(m: Matching, pairs: Pairs, ref_key: IntArray, pred_key: IntArray, n: 
     return out
 
 
-def _tally_free(rt: IntArray, pt: IntArray, level: IntArray, credit: FloatArray, n_types: int) -> IntArray:
-    """``_tally`` of matched pairs given by their types, levels and credits."""
+def _tally_free(
+    rt: IntArray, pt: IntArray, level: IntArray, credit: FloatArray, n_types: int, with_scaled: bool = True
+) -> IntArray:
+    """``_tally`` of matched pairs given by their types, levels and credits (the scaled credits
+    left zero unless ``with_scaled``)."""
     out = np.zeros((len(MATCH_FIELDS), n_types), dtype=np.int64)
     if level.shape[0] == 0:
         return out
     partial = level == PARTIAL
-    scaled = np.rint(credit * CREDIT_SCALE).astype(np.int64) * partial
+    with_scaled = with_scaled and bool(partial.any())
+    scaled = np.rint(credit * CREDIT_SCALE).astype(np.int64) * partial if with_scaled else None
     row = (level - FULL) * n_types  # FULL, PARTIAL, NO_CREDIT are consecutive, like their fields
     for side, t in ((0, rt), (4, pt)):
         out[side : side + 3] = np.bincount(row + t, minlength=3 * n_types).reshape(3, n_types)
-        if partial.any():
+        if scaled is not None:
             out[side + 3] = _bincount_int(t, scaled, n_types)
     return out
 
