@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import random
 import subprocess
 import sys
@@ -381,4 +382,12 @@ def test_few_parts_are_counted_by_fewer_processes(parts: int, jobs: int, process
     assert processes == max(1, min(jobs, parts // PARTS_PER_PROCESS))
     pids = list(LocalEngine(jobs).map(_pid, range(parts)))
     assert len(pids) == parts
-    assert len(set(pids)) == (min(processes, parts) if parts else 0)  # every process takes a part at first
+    # Every worker takes a part at first; this process counts only when no worker's result is
+    # waiting, which a loaded machine may never leave it (so it may or may not appear).
+    workers = processes - 1
+    if not parts:
+        assert pids == []
+    elif workers == 0:
+        assert set(pids) == {os.getpid()}
+    else:
+        assert len(set(pids) - {os.getpid()}) == workers
