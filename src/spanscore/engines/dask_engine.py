@@ -130,6 +130,12 @@ def _drain(planned: queue.Queue[Any]) -> Iterator[Any]:
         yield item
 
 
+def _submit(running: Any, future: Any) -> str:
+    """``future`` handed to ``running`` (an ``as_completed``), which alone holds it; its key."""
+    running.add(future)
+    return str(future.key)
+
+
 def _malloc_env() -> bool:
     """Runs on a worker: whether glibc's mmap threshold is frozen at its small default."""
     env = os.environ
@@ -184,20 +190,28 @@ class DaskEngine:
             total_bytes = source.size()
             slots = _slots(client, self.n_workers)
             n_parts = max(slots * TASKS_PER_WORKER, math.ceil(total_bytes / self.partition_bytes))
-            futures, ends = [], {}
+            order: list[str] = []  # the partitions' keys in plan order
+            ends: dict[str, int] = {}
+            running = dist.as_completed()
             for group in partitions(_drain(planned), total_bytes, n_parts, counter.position):
-                future = client.submit(count_partition, counter, group, pure=False)
-                futures.append(future)
-                ends[future.key] = counter.position(group[-1])
+                # No name is left holding the future: a partition's result stays on its worker
+                # while any future names it.
+                key = _submit(running, client.submit(count_partition, counter, group, pure=False))
+                order.append(key)
+                ends[key] = counter.position(group[-1])
             done: dict[str, PartResult] = {}
             finished = 0
-            # Hand results back in plan order as soon as the next one in order is in.
-            for future in dist.as_completed(futures):
+            # Hand results back in plan order as soon as the next one in order is in. Only keys are
+            # kept: once its result is fetched, no future names a partition, so Dask frees it on its
+            # worker (a list of every future held every partition's result to the end, and the
+            # workers' memory grew with the corpus).
+            for future in running:
                 done[future.key] = future.result()
-                while finished < len(futures) and futures[finished].key in done:
-                    key = futures[finished].key
+                future.release()
+                while finished < len(order) and order[finished] in done:
+                    key = order[finished]
                     if progress is not None:
-                        progress(ends[key], total_bytes)
+                        progress(ends.pop(key), total_bytes)
                     yield done.pop(key)
                     finished += 1
 

@@ -1,0 +1,131 @@
+"""What the Dask engine holds does not grow with the corpus.
+
+A partition's task sends back its per-document statistics as a histogram of distinct rows (plus
+the documents a partition boundary may cut), never a row per document; and once the client has
+fetched a partition's result, no future names it, so the worker frees it. Both run on a real
+loopback ``LocalCluster``; skipped only without Dask's ``distributed``. The memory itself at 1M
+and 10M sentences is measured by ``bench/scale_bench.py``, not here.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import spanscore
+
+distributed = pytest.importorskip("distributed")
+import dask  # noqa: E402  (installed with distributed)
+
+from spanscore.engines import PartCounter  # noqa: E402
+from spanscore.engines.dask_engine import LOCAL_WORKER_CONFIG, DaskEngine  # noqa: E402
+from spanscore.stages.parts import PartResult  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def scheduler() -> Iterator[str]:
+    with (
+        dask.config.set(LOCAL_WORKER_CONFIG),
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+        ) as cluster,
+    ):
+        yield cluster.scheduler_address
+
+
+@pytest.fixture(scope="module")
+def corpus(synth_tool: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    prefix = tmp_path_factory.mktemp("synth") / "s"
+    subprocess.run([sys.executable, str(synth_tool), "6000", str(prefix)], check=True)
+    return prefix.with_suffix(".gold"), prefix.with_suffix(".pred")
+
+
+def _held(scheduler: str) -> Callable[[], int]:
+    """How many partition tasks the scheduler still keeps (results a client may fetch)."""
+    watcher = distributed.Client(scheduler)
+
+    def count() -> int:
+        def on_scheduler(dask_scheduler: Any) -> int:
+            return sum(1 for key in dask_scheduler.tasks if "count_partition" in str(key))
+
+        return int(watcher.run_on_scheduler(on_scheduler))
+
+    count.close = watcher.close  # type: ignore[attr-defined]
+    return count
+
+
+@dataclass
+class Watched:
+    """A Dask engine whose results are looked at as they come: each partition's, and, where the
+    number of partitions is ``expected``, how many of them the cluster still holds as the last
+    result reaches the caller (the engine's client still open)."""
+
+    inner: DaskEngine
+    held: Callable[[], int]
+    expected: int | None = None
+    parts: list[PartResult] = field(default_factory=list)
+    held_at_last: int | None = None
+
+    def results(self, counter: PartCounter, progress: Any) -> Iterator[PartResult]:
+        for k, part in enumerate(self.inner.results(counter, progress)):
+            if self.expected is not None and k == self.expected - 1:
+                # Every result is fetched: none needs to stay (a release takes a moment to arrive).
+                deadline = time.monotonic() + 10
+                while (held := self.held()) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                self.held_at_last = held
+            self.parts.append(part)
+            yield part
+
+
+def test_fetched_partitions_are_freed_on_the_workers(scheduler: str, corpus: tuple[Path, Path]) -> None:
+    gold, pred = corpus
+    held = _held(scheduler)
+    options: dict[str, Any] = {"chunk_bytes": 4096, "ci": 0.9, "resamples": 50}
+    try:
+        first = Watched(DaskEngine(scheduler=scheduler, partition_bytes=20_000), held)
+        spanscore.evaluate(reference=gold, predicted=pred, engine=first, **options)
+        assert len(first.parts) >= 20  # many partitions, so holding them all would show
+        engine = Watched(first.inner, held, expected=len(first.parts))
+        got = spanscore.evaluate(reference=gold, predicted=pred, engine=engine, **options)
+    finally:
+        held.close()  # type: ignore[attr-defined]
+    assert len(engine.parts) == len(first.parts)
+    assert engine.held_at_last == 0
+    want = spanscore.evaluate(reference=gold, predicted=pred, keep_details=False, **options)
+    assert got.to_dict() == want.to_dict()
+
+
+def test_a_partition_sends_a_histogram_not_a_row_per_document(scheduler: str, corpus: tuple[Path, Path]) -> None:
+    gold, pred = corpus
+    held = _held(scheduler)
+    try:
+        engine = Watched(DaskEngine(scheduler=scheduler, partition_bytes=100_000), held)
+        spanscore.evaluate(reference=gold, predicted=pred, chunk_bytes=8192, ci=0.9, resamples=20, engine=engine)
+    finally:
+        held.close()  # type: ignore[attr-defined]
+    documents = 0
+    for part in engine.parts:
+        assert part.docs is None and part.state is not None
+        state = part.state
+        rows = state.closed.compacted().rows
+        # Distinct rows only, and at most the two documents a boundary may cut kept whole.
+        assert np.unique(rows, axis=0).shape[0] == rows.shape[0]
+        assert state.edges.keys.shape[0] <= 2
+        assert rows.shape[0] < state.documents / 2  # hundreds of sentences share far fewer vectors
+        documents += state.documents
+    # Each partition's documents, the cut ones counted once per side, add up to the corpus.
+    assert 6000 <= documents <= 6000 + len(engine.parts)
