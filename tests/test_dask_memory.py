@@ -26,7 +26,7 @@ distributed = pytest.importorskip("distributed")
 import dask  # noqa: E402  (installed with distributed)
 
 from spanscore.engines import PartCounter  # noqa: E402
-from spanscore.engines.dask_engine import LOCAL_WORKER_CONFIG, DaskEngine  # noqa: E402
+from spanscore.engines.dask_engine import LOCAL_WORKER_CONFIG, TASKS_PER_WORKER, DaskEngine  # noqa: E402
 from spanscore.stages.parts import PartResult  # noqa: E402
 
 
@@ -76,11 +76,16 @@ class Watched:
     inner: DaskEngine
     held: Callable[[], int]
     expected: int | None = None
+    slow: float = 0.0  # seconds the consumer takes over each result
     parts: list[PartResult] = field(default_factory=list)
     held_at_last: int | None = None
+    most_held: int = 0
 
     def results(self, counter: PartCounter, progress: Any) -> Iterator[PartResult]:
         for k, part in enumerate(self.inner.results(counter, progress)):
+            if self.slow:
+                time.sleep(self.slow)  # the workers finish the partitions out meanwhile
+                self.most_held = max(self.most_held, self.held())
             if self.expected is not None and k == self.expected - 1:
                 # Every result is fetched: none needs to stay (a release takes a moment to arrive).
                 deadline = time.monotonic() + 10
@@ -107,6 +112,23 @@ def test_fetched_partitions_are_freed_on_the_workers(scheduler: str, corpus: tup
     assert engine.held_at_last == 0
     want = spanscore.evaluate(reference=gold, predicted=pred, keep_details=False, **options)
     assert got.to_dict() == want.to_dict()
+
+
+def test_a_slow_client_keeps_a_window_of_partitions_out(scheduler: str, corpus: tuple[Path, Path]) -> None:
+    """The client takes longer over each result than the workers over a partition (as when it
+    joins the systems of a comparison): the workers hold only the partitions out, a few per
+    worker, not every partition of the corpus."""
+    gold, pred = corpus
+    held = _held(scheduler)
+    try:
+        engine = Watched(DaskEngine(scheduler=scheduler, partition_bytes=20_000), held, slow=0.15)
+        got = spanscore.evaluate(reference=gold, predicted=pred, chunk_bytes=4096, engine=engine)
+    finally:
+        held.close()  # type: ignore[attr-defined]
+    window = 2 * TASKS_PER_WORKER  # two workers of one thread
+    assert len(engine.parts) >= 3 * window
+    assert 0 < engine.most_held <= window + 2  # a release may still be on its way
+    assert got.to_dict() == spanscore.evaluate(reference=gold, predicted=pred, keep_details=False).to_dict()
 
 
 def test_a_partition_sends_a_histogram_not_a_row_per_document(scheduler: str, corpus: tuple[Path, Path]) -> None:

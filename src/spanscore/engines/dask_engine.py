@@ -2,7 +2,9 @@
 
 The client plans the parts (``source.parts()``, in a thread), groups them into partitions of about
 ``partition_bytes`` of reference, and submits each partition's task as soon as its parts are
-planned. A task reads its parts (CoNLL byte ranges are read *by path*), counts each one with the
+planned, keeping a few partitions per worker out at a time (a result waits on its worker until
+the client fetches it, and is freed then), so no process holds more than a few partitions'
+results whatever the corpus's size. A task reads its parts (CoNLL byte ranges are read *by path*), counts each one with the
 same ``PartCounter`` that the local engine runs, and returns them folded into one result; the
 client hands the partitions back in plan order, so every output (counts, per-document counts,
 report rows, examples) is identical to the local engine's. Counts are integers (proportional
@@ -19,6 +21,7 @@ this engine runs.
 
 from __future__ import annotations
 
+import collections
 import importlib
 import importlib.util
 import logging
@@ -190,30 +193,41 @@ class DaskEngine:
             total_bytes = source.size()
             slots = _slots(client, self.n_workers)
             n_parts = max(slots * TASKS_PER_WORKER, math.ceil(total_bytes / self.partition_bytes))
-            order: list[str] = []  # the partitions' keys in plan order
+            # At most ``window`` partitions are out (submitted, not yet handed back) at a time: a
+            # partition's result waits on its worker until the client fetches it, and the client
+            # (folding, or joining the systems of a comparison) may take longer than the workers,
+            # so with every partition out at once the workers' memory grew with the corpus.
+            window = slots * TASKS_PER_WORKER
+            groups = partitions(_drain(planned), total_bytes, n_parts, counter.position)
+            order: collections.deque[str] = collections.deque()  # keys out, in plan order
             ends: dict[str, int] = {}
             running = dist.as_completed()
-            for group in partitions(_drain(planned), total_bytes, n_parts, counter.position):
-                # No name is left holding the future: a partition's result stays on its worker
-                # while any future names it.
-                key = _submit(running, client.submit(count_partition, counter, group, pure=False))
-                order.append(key)
-                ends[key] = counter.position(group[-1])
+
+            def refill() -> None:
+                while len(order) < window:
+                    group = next(groups, None)
+                    if group is None:
+                        return
+                    # No name is left holding the future: Dask keeps a result while one does.
+                    key = _submit(running, client.submit(count_partition, counter, group, pure=False))
+                    order.append(key)
+                    ends[key] = counter.position(group[-1])
+
+            refill()
             done: dict[str, PartResult] = {}
-            finished = 0
-            # Hand results back in plan order as soon as the next one in order is in. Only keys are
-            # kept: once its result is fetched, no future names a partition, so Dask frees it on its
-            # worker (a list of every future held every partition's result to the end, and the
-            # workers' memory grew with the corpus).
-            for future in running:
+            # Hand results back in plan order as soon as the next one in order is in; once fetched,
+            # a partition is released, so Dask frees it on its worker.
+            while order:
+                future = next(running)
                 done[future.key] = future.result()
                 future.release()
-                while finished < len(order) and order[finished] in done:
-                    key = order[finished]
+                del future
+                while order and order[0] in done:
+                    key = order.popleft()
                     if progress is not None:
                         progress(ends.pop(key), total_bytes)
                     yield done.pop(key)
-                    finished += 1
+                    refill()
 
     def _client(self, dist: Any, stack: ExitStack) -> Any:
         if self.scheduler is not None:
