@@ -151,3 +151,21 @@ def test_a_partition_sends_a_histogram_not_a_row_per_document(scheduler: str, co
         documents += state.documents
     # Each partition's documents, the cut ones counted once per side, add up to the corpus.
     assert 6000 <= documents <= 6000 + len(engine.parts)
+
+
+def test_tasks_sending_rows_per_document_count_smaller_partitions(scheduler: str, corpus: tuple[Path, Path]) -> None:
+    """A task that sends back a row per document (here ``documents=True``) counts at most
+    ``rows_partition_bytes`` of reference; one that sends additive state (``ci``) the usual
+    ``partition_bytes``. The numbers are the local engine's either way."""
+    gold, pred = corpus
+    size = gold.stat().st_size
+    engine = DaskEngine(scheduler=scheduler, partition_bytes=size // 4, rows_partition_bytes=size // 24)
+    counts = {}
+    for name, options in {"rows": {"documents": True}, "state": {"ci": 0.9, "resamples": 20}}.items():
+        watched = Watched(engine, lambda: 0)
+        got = spanscore.evaluate(reference=gold, predicted=pred, chunk_bytes=4096, engine=watched, **options)
+        want = spanscore.evaluate(reference=gold, predicted=pred, chunk_bytes=4096, keep_details=False, **options)
+        assert got.to_dict() == want.to_dict()
+        counts[name] = len(watched.parts)
+    assert counts["state"] == 2 * TASKS_PER_WORKER  # four shares of the bytes, but a few tasks per worker at least
+    assert 24 <= counts["rows"] <= 26
