@@ -157,7 +157,7 @@ class TreeWatch:
         self.thread.join()
         by_depth: dict[int, list[int]] = {}
         for pid, hwm in self.peak.items():
-            if pid != self.root:  # /usr/bin/time itself
+            if pid != self.root and hwm:  # not /usr/bin/time itself, nor a process seen only as a zombie
                 by_depth.setdefault(self.depth[pid] - 1, []).append(hwm)
         return by_depth
 
