@@ -14,8 +14,9 @@ client, the local engine's forked workers, Dask's nannies and workers) is found 
 ``/proc`` every 50 ms, and each one's own peak resident memory is its ``VmHWM``, which the kernel
 keeps (so a short peak between two polls is not missed). Printed per command: wall and CPU seconds
 (user and system of the whole tree, from ``/usr/bin/time``), the client's peak, and the largest
-peak among its descendants by depth (the local engine's workers and the forked resampling at
-depth 1; Dask's nannies at depth 1 and its workers at depth 2), each with the number of processes.
+peak among its descendants by depth, each with the number of processes (depth 1: the local
+engine's forked workers, the forked resampling processes, and a local Dask cluster's worker
+processes, whose nannies run in the client).
 
 ``--big`` adds 10M sentences (about 1.1 GB per file; generating them takes minutes and some
 4.5 GB of disk, checked first) on the Dask engine only (a loopback ``LocalCluster`` of
