@@ -183,7 +183,14 @@ def evaluate(
         empty_documents=empty_documents, rows=rows, chunk_bytes=chunk_bytes, jobs=jobs, engine=engine,
         options=options,
     )
-    return _finished(steps, run(next(steps), engine or LocalEngine(jobs), sink=rows, progress=progress))
+    counter = next(steps)
+    chosen: Engine = engine or LocalEngine(jobs)
+    groups = getattr(counter, "groups", None)
+    if groups is not None:  # --by: each part's rows folded into its groups' state as it comes
+        from .analysis.breakdown import FieldEngine
+
+        chosen = FieldEngine(chosen, groups)
+    return _finished(steps, run(counter, chosen, sink=rows, progress=progress))
 
 
 def _finished(steps: Generator[PartCounter, PartResult, Report], total: PartResult) -> Report:
@@ -212,10 +219,13 @@ def _evaluation(
         from .analysis import breakdown as breakdowns
         from .analysis import reliability, significance
     resampling = None if ci is None else significance.Resampling(level=ci, resamples=resamples, seed=seed)
-    values = None if by is None else breakdowns.group_values(reference, by, reading)
     source = open_source(reference, predicted, reading, scoring.selection, chunk_bytes)
     types = document_types or resampling is not None
     chosen, fields = _attributes(buckets, bucket_edges, train, reading)
+    # A breakdown alone needs each group's per-document statistics only as additive state.
+    streamed = by is not None and not (documents or document_types or buckets)
+    groups = breakdowns.field_groups(reference, by, reading) if streamed and by is not None else None
+    values = None if by is None or streamed else breakdowns.group_values(reference, by, reading)
     field_values = {f: _bucket_field(reference, f, reading) for f in fields}
     wanted = _wanted(scoring, rows, keep_details, documents or types or by is not None or bool(fields), types)
     # Intervals alone need the per-document statistics only as a histogram (additive, small).
@@ -231,6 +241,9 @@ def _evaluation(
 
         inner = dataclasses.replace(wanted, documents=True, document_types=True, histogram=False)
         counter = bucket_scores.GroupCounter(source, scoring.options, inner, _judge_spec(scoring), state=True)
+    if groups is not None:
+        narrow = dataclasses.replace(wanted, narrow=True)
+        counter = breakdowns.FieldCounter(source, scoring.options, narrow, _judge_spec(scoring), groups=groups)
     total = yield counter
     bucket_states: dict[str, Any] | None = None
     if grouped and total.state is not None:
@@ -261,6 +274,16 @@ def _evaluation(
             zero_division=scoring.zero_division,
             credit=report.counts.credit,
             beta=scoring.beta,
+            resampling=resampling,
+        )
+    if groups is not None and total.state is not None and by is not None:
+        from .analysis import buckets as bucket_scores
+
+        total.state, by_states = bucket_scores.split_state(total.state)
+        total.state.types = total.state.types if types else None
+        report.breakdown = breakdowns.state_breakdown(
+            by_states.get(breakdowns.GROUPING, {}), groups.values, field=by,
+            zero_division=scoring.zero_division, credit=report.counts.credit, beta=scoring.beta,
             resampling=resampling,
         )
     report.document_state = total.state
