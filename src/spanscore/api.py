@@ -310,6 +310,9 @@ def _evaluation(
             )
         report.signature += significance.interval_signature(resampling, per_document.unit)
         report.warnings = reliability.few_units_warnings(report.intervals["count"], per_document.unit)
+        note = reliability.narrow_note(report.intervals["count"], per_document.unit)
+        if note is not None:  # what the interval tables' titles say
+            report.intervals["note"] = note
         if report.breakdown is not None and by is not None:
             report.warnings += reliability.group_warnings(report.breakdown["groups"], per_document.unit, by)
         reliability.warn(report.warnings)
