@@ -171,3 +171,36 @@ def test_the_dask_engine_gives_the_same_breakdown(corpora: dict[str, tuple[Path,
     local = _json(_run(ref, pred, by="source", **ci))
     engine = DaskEngine(n_workers=2, partition_bytes=40000)
     assert _json(_run(ref, pred, by="source", engine=engine, chunk_bytes=10000, **ci)) == local
+
+
+@pytest.mark.parametrize("breaks", ["\n", "\r\n", "\r", "\u2028"])
+@pytest.mark.parametrize("docstart", [False, True])
+def test_odd_lines_read_as_the_whole_file_reads_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, breaks: str, docstart: bool
+) -> None:
+    """Comments that are no fields, fields inside a sentence, blank lines of spaces, a header line,
+    a file without a final line break, every kind of line break: the streamed values are those of
+    the file read whole (``conll_field_values``), for blocks of any size."""
+    from spanscore.analysis import breakdown
+
+    rng = random.Random(len(breaks) + docstart)
+    lines = ["TOKEN TAG"]
+    for k in range(60):
+        if docstart and k % 7 == 0:
+            lines += ["-DOCSTART- O", ""]
+        for _ in range(rng.randint(0, 2)):
+            lines.append(rng.choice([f"# source = v{rng.randint(0, 3)}", "# not a field", "#", "# other = 1"]))
+        for t in range(rng.randint(1, 4)):
+            lines.append(f"w{t} {rng.choice(['O', 'B-X'])}")
+            if rng.random() < 0.1:
+                lines.append(f"# source = inside{k}")
+        lines.append(rng.choice(["", "  ", "\t"]))
+    text = breaks.join(lines).rstrip() + ("" if rng.random() < 0.5 else breaks)
+    path = tmp_path / "odd.conll"
+    path.write_bytes(text.encode("utf-8"))
+    whole = conll_field_values(path, "source", header=True)
+    assert len(set(whole.values())) > 2
+    for block in (1, 2, 5, 16, 1 << 18):
+        monkeypatch.setattr(breakdown, "_BLOCK", block)
+        groups = conll_field_groups(path, "source", header=True)
+        assert [groups.values[c] for c in groups.codes.tolist()] == list(whole.values()), block

@@ -253,7 +253,7 @@ def breakdown(
 # held follows the distinct rows of each group, never the corpus's documents.
 
 GROUPING = "by"  # the grouping's name among a state's groups (``buckets.group_name``)
-_BLOCK = 1 << 24  # bytes of the reference decoded at a time
+_BLOCK = 1 << 18  # bytes of the reference decoded at a time (its lines' strings cost several times that)
 
 
 @dataclass(frozen=True)
@@ -278,8 +278,39 @@ def _coded(values: Iterator[str]) -> tuple[npt.NDArray[np.int32], tuple[str, ...
     return np.frombuffer(codes, dtype=np.int32).copy(), tuple(index)
 
 
+# Line breaks other than "\n" (and "\r\n"), as ``str.splitlines`` finds them.
+_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+# A line that is not a token line: a comment, a -DOCSTART- line, a blank line.
+_NOT_TOKENS = re.compile(r"^(?:#[^\n]*|-DOCSTART-[^\n]*|[^\S\n]*)$", re.M)
+
+
+def _marks(text: str) -> Iterator[str]:
+    """The lines of ``text`` (whole lines) that can change what document or sentence a line
+    belongs to, or its fields: every line but a token line that follows another (a run of token
+    lines is one sentence, its first line says all)."""
+    if _OTHER_BREAKS.search(text):
+        previous_token = False
+        for line in text.splitlines():
+            token = bool(line.strip()) and not line.startswith(("#", "-DOCSTART-"))
+            if not (token and previous_token):
+                yield line
+            previous_token = token
+        return
+    at = 0
+    for found in _NOT_TOKENS.finditer(text):
+        if found.start() > at:  # the token lines between two marks: their first one
+            end = text.find("\n", at)
+            yield text[at : found.start() - 1 if end < 0 or end >= found.start() else end]
+        yield found.group()
+        at = found.end() + 1
+    if at < len(text):
+        end = text.find("\n", at)
+        yield text[at : len(text) if end < 0 else end]
+
+
 def _conll_stream(path: str | Path, encoding: str, header: bool) -> Iterator[str]:
-    """``_conll_lines``, a block at a time (the file is never held whole)."""
+    """``_conll_lines``'s lines a block at a time (the file is never held whole), a run of token
+    lines given by its first line only (``_marks``)."""
     decoder = codecs.getincrementaldecoder(encoding)()
     first, at = True, 0
     with open_input(path) as handle:
@@ -296,14 +327,20 @@ def _conll_stream(path: str | Path, encoding: str, header: bool) -> Iterator[str
             at += len(block)
             if first and text:
                 text, first = text.removeprefix("\ufeff"), False
-            lines = text.splitlines(keepends=True)
-            # The last line may go on in the next block (a "\r" too: "\r\n" is one break).
-            tail = lines.pop() if block and lines else ""
-            for line in lines:
                 if header:
-                    header = False
-                    continue
-                yield line.rstrip("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+                    lines = text.splitlines(keepends=True)
+                    if len(lines) < 2 and block:  # the header line goes on in the next block
+                        tail, first = text, True
+                        continue
+                    text, header = text[len(lines[0]) if lines else 0 :], False
+            # The last line may go on in the next block: the block ends after its last "\n" (or
+            # last "\r" but a final one, which may open a "\r\n").
+            cut = len(text)
+            if block:
+                cut = text.rfind("\n") + 1 or text.rfind("\r", 0, len(text) - 1) + 1
+            text, tail = text[:cut].replace("\r\n", "\n"), text[cut:]
+            if text:
+                yield from _marks(text.removesuffix("\n"))
             if not block:
                 break
 
