@@ -204,3 +204,16 @@ def test_odd_lines_read_as_the_whole_file_reads_them(
         monkeypatch.setattr(breakdown, "_BLOCK", block)
         groups = conll_field_groups(path, "source", header=True)
         assert [groups.values[c] for c in groups.codes.tolist()] == list(whole.values()), block
+
+
+def test_a_part_made_into_state_in_small_slices_gives_the_same(
+    corpora: dict[str, tuple[Path, Path]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from spanscore.analysis import breakdown
+
+    ref, pred = corpora["documents"]
+    ci = {"ci": 0.95, "resamples": 100}
+    whole = _json(_run(ref, pred, by="source", **ci))
+    monkeypatch.setattr(breakdown, "_SLICE", 3)
+    assert _json(_run(ref, pred, by="source", **ci)) == whole
+    assert _json(_run(ref, pred, by="source", chunk_bytes=5000, **ci)) == whole

@@ -133,7 +133,7 @@ def evaluate(
     buckets: Sequence[str] = (),
     train: Any = None,
     bucket_edges: Mapping[str, Sequence[float]] | None = None,
-    keep_details: bool = True,
+    keep_details: bool | None = None,
     documents: bool = False,
     document_types: bool = False,
     empty_documents: str = "skip",
@@ -161,7 +161,9 @@ def evaluate(
     numeric one bucketed by ``bucket_edges[name]`` or its defaults (``Report.buckets``).
 
     Input is counted in chunks (``chunk_bytes``), here, in ``jobs`` processes or by ``engine``,
-    with the same numbers. ``keep_details`` keeps the matched pairs (``Report.pair_rows``),
+    with the same numbers. ``keep_details`` keeps the matched pairs (``Report.pair_rows``; by
+    default where the counting runs on this machine, not on another ``engine``, whose workers
+    would send every chunk's pairs and text back),
     ``documents`` every statistic per document, ``document_types`` per document and type;
     ``empty_documents`` whether the mean over documents leaves out (``"skip"``) or scores
     (``"score"``, as ``zero_division``) those without mentions on either side; ``rows``
@@ -176,6 +178,8 @@ def evaluate(
     ```
     """
     _check_evaluate(locals())
+    if keep_details is None:
+        keep_details = engine is None or isinstance(engine, LocalEngine)
     steps = _evaluation(
         reference=reference, predicted=predicted, format=format, reading=reading, scoring=scoring, ci=ci,
         resamples=resamples, seed=seed, by=by, buckets=buckets, train=train, bucket_edges=bucket_edges,
@@ -813,7 +817,7 @@ def _check_evaluate(given: Mapping[str, Any]) -> None:
     if by is not None and (not isinstance(by, str) or not by):
         raise OptionError(f"by names a document field (source, or meta.year), not {by!r}")
     for name in ("keep_details", "documents", "document_types"):
-        if not isinstance(given[name], bool):
+        if not isinstance(given[name], bool) and not (name == "keep_details" and given[name] is None):
             raise OptionError(f"{name} is True or False, not {given[name]!r}")
     rows = given["rows"]
     if rows is not None and (not callable(rows) or not hasattr(rows, "rows_dir")):

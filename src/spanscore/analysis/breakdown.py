@@ -31,13 +31,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..engines.local import Engine, PartCounter, Progress
+from ..engines.local import Engine, Numbered, PartCounter, Progress
 from ..errors import InputError, OptionError
 from ..io.files import open_input, read_bytes
 from ..io.jsonl import json_objects
 from ..io.reading import Reading
-from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, scores_per_row
-from ..stages.parts import PartResult
+from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, compact_rows, scores_per_row
+from ..stages.parts import ChunkData, PartResult
 from .buckets import group_name
 from .significance import Resampling, bootstrap
 
@@ -418,6 +418,16 @@ class FieldCounter(PartCounter):
 
     groups: FieldGroups | None = dataclasses.field(default=None, compare=False, repr=False)
 
+    def count(self, item: Numbered, data: ChunkData) -> PartResult:
+        part = super().count(item, data)
+        docs = part.docs
+        if docs is not None and docs.type_rows is not None:
+            # Sent back in the narrowest integers that hold them (a document's counts of one type
+            # are small), as the per-document rows are (``Wanted.narrow``).
+            rows = dataclasses.replace(docs.type_rows, stats=compact_rows(docs.type_rows.stats))
+            part = dataclasses.replace(part, docs=dataclasses.replace(docs, type_rows=rows))
+        return part
+
 
 @dataclass(frozen=True)
 class FieldEngine:
@@ -448,20 +458,43 @@ class FieldEngine:
                     if not np.array_equal(sums, g.ids[rows]):
                         raise RuntimeError("spanscore bug: the per-document counts are not in the reference's order")
                 mine = TypeRows(docs.keys, g.codes[rows].astype(np.int64), names, docs.stats)
-                pieces = [mine] if docs.type_rows is None else [docs.type_rows, mine]
-                starts = [0, len(pieces[0].names)]
-                rows_by_group = TypeRows(
-                    np.concatenate([r.keys for r in pieces]),
-                    np.concatenate([r.type_index + s for r, s in zip(pieces, starts, strict=False)]),
-                    tuple(n for r in pieces for n in r.names),
-                    np.concatenate([r.stats for r in pieces]),
-                )
-                state = DocState.of(dataclasses.replace(docs, ids=None, type_rows=rows_by_group))
-                part = dataclasses.replace(part, docs=None, state=state)
+                part = dataclasses.replace(part, docs=None, state=_state(docs, mine))
             offset += part.doc_advance
             yield part
         if g.ids is None and seen != g.codes.shape[0]:
             raise _misaligned(g.codes.shape[0], seen, "document")
+
+
+_SLICE = 8192  # documents made into state at a time (a Dask partition holds tens of thousands)
+
+
+def _state(docs: DocCounts, groups: TypeRows) -> DocState:
+    """The state of a part's documents, with each one's row in its group (``groups``) beside
+    its rows per type; made a slice of documents at a time, so the temporaries stay small."""
+    out: DocState | None = None
+    types = docs.type_rows
+    n = docs.keys.shape[0]
+    for a in range(0, n, _SLICE):
+        b = min(n, a + _SLICE)
+        mine = TypeRows(groups.keys[a:b], groups.type_index[a:b], groups.names, groups.stats[a:b])
+        pieces = [mine]
+        if types is not None:  # a document's rows per type follow its key (two where a chunk cut it)
+            lo = int(np.searchsorted(types.keys, docs.keys[a], "left"))
+            hi = int(np.searchsorted(types.keys, docs.keys[b - 1], "right"))
+            pieces.insert(0, TypeRows(types.keys[lo:hi], types.type_index[lo:hi], types.names, types.stats[lo:hi]))
+        starts = [0, len(pieces[0].names)]
+        rows = TypeRows(
+            np.concatenate([r.keys for r in pieces]),
+            np.concatenate([r.type_index + s for r, s in zip(pieces, starts, strict=False)]),
+            tuple(name for r in pieces for name in r.names),
+            np.concatenate([r.stats for r in pieces]),
+        )
+        piece = DocCounts(docs.keys[a:b], docs.stats[a:b], docs.fields, None, docs.unit, rows)
+        state = DocState.of(piece)
+        out = state if out is None else out.then(state, 0)
+    if out is None:
+        raise RuntimeError("spanscore bug: a part's state asked for without documents")
+    return out
 
 
 def _misaligned(found: int, counted: int, unit: str) -> OptionError:
