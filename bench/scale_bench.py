@@ -21,8 +21,7 @@ processes, whose nannies run in the client).
 ``--big`` adds 10M sentences (about 1.1 GB per file; generating them takes minutes and some
 4.5 GB of disk, checked first) on the Dask engine only (a loopback ``LocalCluster`` of
 ``--workers`` processes, as ``--engine dask`` starts it); the 10M files are deleted afterwards
-unless ``--keep``. ``--by`` is not run at 10M unless ``--by-big``: it holds every document's row
-(see docs/benchmarks.md, "Dask").
+unless ``--keep``.
 """
 
 from __future__ import annotations
@@ -223,7 +222,6 @@ def main() -> None:
         default="",
         help="only commands whose names hold one of these (comma-separated; plain: the plain count)",
     )
-    ap.add_argument("--by-big", action="store_true", help="run --by at 10M too (it holds every document's row)")
     ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--keep", action="store_true", help="keep the 10M files")
     ap.add_argument("--nice", type=int, default=0, help="run each command under nice -n N")
@@ -255,8 +253,6 @@ def main() -> None:
                 if args.only and not any(p in name for p in args.only.split(",")):
                     continue
                 if "--by" in name:
-                    if n == big and not args.by_big:
-                        continue
                     by_reference(files["gold"], files["by"])
                 took, cpu, peaks, rc = measure(cmd, args.nice)
                 cells = []
