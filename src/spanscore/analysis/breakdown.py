@@ -349,7 +349,8 @@ def conll_field_groups(path: str | Path, field: str, *, encoding: str = "utf-8",
     """``conll_field_values`` as ``FieldGroups``, the file read once as it streams: each document's
     value is found both as if the file had -DOCSTART- lines and as if not, and the reading that
     fits the file kept."""
-    by_doc: list[str] = []  # values of -DOCSTART- documents: few
+    by_doc = array("i")
+    doc_index: dict[str, int] = {}
     by_sentence = array("i")
     sentence_index: dict[str, int] = {}
     docstart = False
@@ -361,7 +362,7 @@ def conll_field_groups(path: str | Path, field: str, *, encoding: str = "utf-8",
         # As -DOCSTART- documents.
         if line.startswith("-DOCSTART-"):
             if doc_has_sentence:
-                by_doc.append(doc_fields.get(field, MISSING))
+                by_doc.append(doc_index.setdefault(doc_fields.get(field, MISSING), len(doc_index)))
             docstart, doc_fields, doc_has_sentence = True, {}, False
         elif found is not None:
             doc_fields.setdefault(found.group(1), found.group(2))
@@ -380,9 +381,8 @@ def conll_field_groups(path: str | Path, field: str, *, encoding: str = "utf-8",
             by_sentence.append(sentence_index.setdefault(sentence_fields.get(field, MISSING), len(sentence_index)))
     if docstart:
         if doc_has_sentence:
-            by_doc.append(doc_fields.get(field, MISSING))
-        codes, values = _coded(iter(by_doc))
-        return FieldGroups(field, codes, values)
+            by_doc.append(doc_index.setdefault(doc_fields.get(field, MISSING), len(doc_index)))
+        return FieldGroups(field, np.frombuffer(by_doc, dtype=np.int32).copy(), tuple(doc_index))
     return FieldGroups(field, np.frombuffer(by_sentence, dtype=np.int32).copy(), tuple(sentence_index))
 
 
