@@ -133,7 +133,7 @@ def evaluate(
     buckets: Sequence[str] = (),
     train: Any = None,
     bucket_edges: Mapping[str, Sequence[float]] | None = None,
-    keep_details: bool = True,
+    keep_details: bool | None = None,
     documents: bool = False,
     document_types: bool = False,
     empty_documents: str = "skip",
@@ -161,7 +161,9 @@ def evaluate(
     numeric one bucketed by ``bucket_edges[name]`` or its defaults (``Report.buckets``).
 
     Input is counted in chunks (``chunk_bytes``), here, in ``jobs`` processes or by ``engine``,
-    with the same numbers. ``keep_details`` keeps the matched pairs (``Report.pair_rows``),
+    with the same numbers. ``keep_details`` keeps the matched pairs (``Report.pair_rows``; by
+    default where the counting runs on this machine, not on another ``engine``, whose workers
+    would send every chunk's pairs and text back),
     ``documents`` every statistic per document, ``document_types`` per document and type;
     ``empty_documents`` whether the mean over documents leaves out (``"skip"``) or scores
     (``"score"``, as ``zero_division``) those without mentions on either side; ``rows``
@@ -176,6 +178,8 @@ def evaluate(
     ```
     """
     _check_evaluate(locals())
+    if keep_details is None:
+        keep_details = engine is None or isinstance(engine, LocalEngine)
     steps = _evaluation(
         reference=reference, predicted=predicted, format=format, reading=reading, scoring=scoring, ci=ci,
         resamples=resamples, seed=seed, by=by, buckets=buckets, train=train, bucket_edges=bucket_edges,
@@ -183,7 +187,14 @@ def evaluate(
         empty_documents=empty_documents, rows=rows, chunk_bytes=chunk_bytes, jobs=jobs, engine=engine,
         options=options,
     )
-    return _finished(steps, run(next(steps), engine or LocalEngine(jobs), sink=rows, progress=progress))
+    counter = next(steps)
+    chosen: Engine = engine or LocalEngine(jobs)
+    groups = getattr(counter, "groups", None)
+    if groups is not None:  # --by: each part's rows folded into its groups' state as it comes
+        from .analysis.breakdown import FieldEngine
+
+        chosen = FieldEngine(chosen, groups)
+    return _finished(steps, run(counter, chosen, sink=rows, progress=progress))
 
 
 def _finished(steps: Generator[PartCounter, PartResult, Report], total: PartResult) -> Report:
@@ -213,10 +224,13 @@ def _evaluation(
     if by is not None:
         from .analysis import breakdown as breakdowns
     resampling = None if ci is None else significance.Resampling(level=ci, resamples=resamples, seed=seed)
-    values = None if by is None else breakdowns.group_values(reference, by, reading)
     source = open_source(reference, predicted, reading, scoring.selection, chunk_bytes)
     types = document_types or resampling is not None
     chosen, fields = _attributes(buckets, bucket_edges, train, reading)
+    # A breakdown alone needs each group's per-document statistics only as additive state.
+    streamed = by is not None and not (documents or document_types or buckets)
+    groups = breakdowns.field_groups(reference, by, reading) if streamed and by is not None else None
+    values = None if by is None or streamed else breakdowns.group_values(reference, by, reading)
     field_values = {f: _bucket_field(reference, f, reading) for f in fields}
     wanted = _wanted(scoring, rows, keep_details, documents or types or by is not None or bool(fields), types)
     # Intervals alone need the per-document statistics only as a histogram (additive, small).
@@ -232,6 +246,9 @@ def _evaluation(
 
         inner = dataclasses.replace(wanted, documents=True, document_types=True, histogram=False)
         counter = bucket_scores.GroupCounter(source, scoring.options, inner, _judge_spec(scoring), state=True)
+    if groups is not None:
+        narrow = dataclasses.replace(wanted, narrow=True)
+        counter = breakdowns.FieldCounter(source, scoring.options, narrow, _judge_spec(scoring), groups=groups)
     total = yield counter
     bucket_states: dict[str, Any] | None = None
     if grouped and total.state is not None:
@@ -264,6 +281,16 @@ def _evaluation(
             beta=scoring.beta,
             resampling=resampling,
         )
+    if groups is not None and total.state is not None and by is not None:
+        from .analysis import buckets as bucket_scores
+
+        total.state, by_states = bucket_scores.split_state(total.state)
+        total.state.types = total.state.types if types else None
+        report.breakdown = breakdowns.state_breakdown(
+            by_states.get(breakdowns.GROUPING, {}), groups.values, field=by,
+            zero_division=scoring.zero_division, credit=report.counts.credit, beta=scoring.beta,
+            resampling=resampling,
+        )
     report.document_state = total.state
     report.discontinuous_documents = total.discontinuous
     per_document = total.docs if total.docs is not None else total.state
@@ -288,6 +315,9 @@ def _evaluation(
             )
         report.signature += significance.interval_signature(resampling, per_document.unit)
         report.warnings = reliability.few_units_warnings(report.intervals["count"], per_document.unit)
+        note = reliability.narrow_note(report.intervals["count"], per_document.unit)
+        if note is not None:  # what the interval tables' titles say
+            report.intervals["note"] = note
         if report.breakdown is not None and by is not None:
             report.warnings += reliability.group_warnings(report.breakdown["groups"], per_document.unit, by)
         reliability.warn(report.warnings)
@@ -788,7 +818,7 @@ def _check_evaluate(given: Mapping[str, Any]) -> None:
     if by is not None and (not isinstance(by, str) or not by):
         raise OptionError(f"by names a document field (source, or meta.year), not {by!r}")
     for name in ("keep_details", "documents", "document_types"):
-        if not isinstance(given[name], bool):
+        if not isinstance(given[name], bool) and not (name == "keep_details" and given[name] is None):
             raise OptionError(f"{name} is True or False, not {given[name]!r}")
     rows = given["rows"]
     if rows is not None and (not callable(rows) or not hasattr(rows, "rows_dir")):

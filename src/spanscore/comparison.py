@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from .analysis.reliability import few_units_warnings
+from .analysis.reliability import few_units_warnings, narrow_note
 from .analysis.significance import Comparison as PairedTests
 from .analysis.significance import Resampling, comparison_dict
 from .errors import OptionError
@@ -151,6 +151,9 @@ class Comparison:
             )
             if notes:
                 self._dict["warnings"] = notes
+            note = narrow_note(self._dict["documents"], self.unit)
+            if note is not None:  # what the interval tables' titles say
+                self._dict["note"] = note
         return copy.deepcopy(self._dict)
 
     def to_json(self, indent: int | None = 2) -> str:

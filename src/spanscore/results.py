@@ -264,9 +264,10 @@ class DiscontinuousIntervals(TypedDict):
 
 class Intervals(_IntervalsRequired, total=False):
     """``evaluate(ci=...)``: what was resampled and how, and every score's interval, overall and per
-    type; ``discontinuous`` where a side has discontinuous mentions."""
+    type; ``discontinuous`` where a side has discontinuous mentions; ``note`` below 100 units."""
 
     discontinuous: DiscontinuousIntervals
+    note: str  # intervals over fewer than 100 units run narrow (as the tables' titles say)
 
 
 class _GroupRequired(TypedDict):
@@ -412,6 +413,7 @@ class ComparisonResult(_ComparisonRequired, total=False):
     per_type: list[GroupComparison]
     buckets: dict[str, list[GroupComparison]]
     warnings: list[str]  # why the intervals and tests mean little: too few resampling units
+    note: str  # intervals over fewer than 100 units run narrow (as the tables' titles say)
     llm_classes: dict[str, Any]  # mentions given as strings: each class's count and share, with intervals
     discontinuous: dict[str, Discontinuous]  # each system's figures, where a side has discontinuous mentions
     levels: list[GroupComparison]  # nesting levels: each level alone, compared as a type is

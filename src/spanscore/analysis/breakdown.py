@@ -18,16 +18,26 @@ breakdown costs no new matching. Documents without the field form the group ``(m
 
 from __future__ import annotations
 
+import codecs
+import dataclasses
 import re
+import zlib
+from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from ..engines.local import Engine, Numbered, PartCounter, Progress
 from ..errors import InputError, OptionError
-from ..io.files import read_bytes
+from ..io.files import open_input, read_bytes
 from ..io.reading import Reading
-from ..stages.documents import DocCounts, scores_per_row
+from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, compact_rows, scores_per_row
+from ..stages.parts import ChunkData, PartResult
+from .buckets import group_name
 from .significance import Resampling, bootstrap
 
 MISSING = "(missing)"
@@ -235,3 +245,298 @@ def breakdown(
                 beta=beta,
             )
     return out
+
+
+# Streaming groups ---------------------------------------------------------------------------
+#
+# A breakdown needs, of each group, its totals and (for intervals) the histogram of its
+# documents' rows: additive state, merged like the counts. The reference's field is read once,
+# streaming, into one small integer per document (``FieldGroups``); each part's per-document rows
+# are then turned into that state as the part comes back from its worker and dropped, so what is
+# held follows the distinct rows of each group, never the corpus's documents.
+
+GROUPING = "by"  # the grouping's name among a state's groups (``buckets.group_name``)
+_BLOCK = 1 << 18  # bytes of the reference decoded at a time (its lines' strings cost several times that)
+
+
+@dataclass(frozen=True)
+class FieldGroups:
+    """Each counted document's group (its place in ``values``), in corpus order, and with JSONL
+    each document's id checksum (``ids``) to check the rows line up with the documents."""
+
+    field: str
+    codes: npt.NDArray[np.int32]
+    values: tuple[str, ...]
+    ids: npt.NDArray[np.uint32] | None = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Only the process that folds the parts reads the groups: a counter sent to a worker
+        # (``FieldCounter``) goes without them.
+        return (FieldGroups, (self.field, np.zeros(0, dtype=np.int32), self.values))
+
+
+def _coded(values: Iterator[str]) -> tuple[npt.NDArray[np.int32], tuple[str, ...]]:
+    index: dict[str, int] = {}
+    codes = array("i", (index.setdefault(v, len(index)) for v in values))
+    return np.frombuffer(codes, dtype=np.int32).copy(), tuple(index)
+
+
+# Line breaks other than "\n" (and "\r\n"), as ``str.splitlines`` finds them.
+_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+# A line that is not a token line: a comment, a -DOCSTART- line, a blank line.
+_NOT_TOKENS = re.compile(r"^(?:#[^\n]*|-DOCSTART-[^\n]*|[^\S\n]*)$", re.M)
+
+
+def _marks(text: str) -> Iterator[str]:
+    """The lines of ``text`` (whole lines) that can change what document or sentence a line
+    belongs to, or its fields: every line but a token line that follows another (a run of token
+    lines is one sentence, its first line says all)."""
+    if _OTHER_BREAKS.search(text):
+        previous_token = False
+        for line in text.splitlines():
+            token = bool(line.strip()) and not line.startswith(("#", "-DOCSTART-"))
+            if not (token and previous_token):
+                yield line
+            previous_token = token
+        return
+    at = 0
+    for found in _NOT_TOKENS.finditer(text):
+        if found.start() > at:  # the token lines between two marks: their first one
+            end = text.find("\n", at)
+            yield text[at : found.start() - 1 if end < 0 or end >= found.start() else end]
+        yield found.group()
+        at = found.end() + 1
+    if at < len(text):
+        end = text.find("\n", at)
+        yield text[at : len(text) if end < 0 else end]
+
+
+def _conll_stream(path: str | Path, encoding: str, header: bool) -> Iterator[str]:
+    """``_conll_lines``'s lines a block at a time (the file is never held whole), a run of token
+    lines given by its first line only (``_marks``)."""
+    decoder = codecs.getincrementaldecoder(encoding)()
+    first, at = True, 0
+    with open_input(path) as handle:
+        tail = ""
+        while True:
+            block = handle.read(_BLOCK)
+            try:
+                text = tail + decoder.decode(block, final=not block)
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    f"not {encoding} text ({exc.reason} at byte {at + exc.start}): name its encoding with --encoding",
+                    path=str(path),
+                ) from None
+            at += len(block)
+            if first and text:
+                text, first = text.removeprefix("\ufeff"), False
+                if header:
+                    lines = text.splitlines(keepends=True)
+                    if len(lines) < 2 and block:  # the header line goes on in the next block
+                        tail, first = text, True
+                        continue
+                    text, header = text[len(lines[0]) if lines else 0 :], False
+            # The last line may go on in the next block: the block ends after its last "\n" (or
+            # last "\r" but a final one, which may open a "\r\n").
+            cut = len(text)
+            if block:
+                cut = text.rfind("\n") + 1 or text.rfind("\r", 0, len(text) - 1) + 1
+            text, tail = text[:cut].replace("\r\n", "\n"), text[cut:]
+            if text:
+                yield from _marks(text.removesuffix("\n"))
+            if not block:
+                break
+
+
+def conll_field_groups(path: str | Path, field: str, *, encoding: str = "utf-8", header: bool = False) -> FieldGroups:
+    """``conll_field_values`` as ``FieldGroups``, the file read once as it streams: each document's
+    value is found both as if the file had -DOCSTART- lines and as if not, and the reading that
+    fits the file kept."""
+    by_doc = array("i")
+    doc_index: dict[str, int] = {}
+    by_sentence = array("i")
+    sentence_index: dict[str, int] = {}
+    docstart = False
+    doc_fields: dict[str, str] = {}
+    sentence_fields: dict[str, str] = {}
+    in_sentence = doc_has_sentence = False
+    for line in _conll_stream(path, encoding, header):
+        found = _FIELD.match(line) if line.startswith("#") else None
+        # As -DOCSTART- documents.
+        if line.startswith("-DOCSTART-"):
+            if doc_has_sentence:
+                by_doc.append(doc_index.setdefault(doc_fields.get(field, MISSING), len(doc_index)))
+            docstart, doc_fields, doc_has_sentence = True, {}, False
+        elif found is not None:
+            doc_fields.setdefault(found.group(1), found.group(2))
+        elif line.strip():
+            doc_has_sentence = True
+        # As sentences (CoNLL-U).
+        if docstart:
+            continue
+        if found is not None and not in_sentence:
+            sentence_fields.setdefault(found.group(1), found.group(2))
+        elif not line.strip():
+            if in_sentence:
+                in_sentence, sentence_fields = False, {}
+        elif found is None and not in_sentence:
+            in_sentence = True
+            by_sentence.append(sentence_index.setdefault(sentence_fields.get(field, MISSING), len(sentence_index)))
+    if docstart:
+        if doc_has_sentence:
+            by_doc.append(doc_index.setdefault(doc_fields.get(field, MISSING), len(doc_index)))
+        return FieldGroups(field, np.frombuffer(by_doc, dtype=np.int32).copy(), tuple(doc_index))
+    return FieldGroups(field, np.frombuffer(by_sentence, dtype=np.int32).copy(), tuple(sentence_index))
+
+
+def jsonl_field_groups(path: str | Path, field: str) -> FieldGroups:
+    """``field_values`` of a JSONL file as ``FieldGroups``, in file order, with each id's checksum."""
+    values = field_values(path, field, "jsonl")  # keyed by id, so also ids in file order
+    codes, names = _coded(iter(values.values()))
+    ids = np.fromiter((zlib.crc32(k.encode("utf-8")) for k in values), dtype=np.uint32, count=len(values))
+    return FieldGroups(field, codes, names, ids)
+
+
+def field_groups(reference: Any, field: str, reading: Reading) -> FieldGroups:
+    """``group_values`` as ``FieldGroups`` (``evaluate(by=field)``), refused as it refuses."""
+    asked = f"by (--by) {field!r}:"
+    if reading.format not in ("jsonl", "conll") or reading.merged or not isinstance(reference, str | Path):
+        raise OptionError(f"{asked} a document field is read from the reference given as a JSONL or CoNLL file")
+    if not field or any(not part for part in field.split(".")):
+        raise OptionError(f"--by names a field (source, or meta.year for a nested one), not {field!r}")
+    if reading.format == "conll":
+        groups = conll_field_groups(reference, field, encoding=reading.encoding, header=reading.header)
+    else:
+        groups = jsonl_field_groups(reference, field)
+    if groups.codes.shape[0] and groups.values == (MISSING,):
+        present = document_fields(reference, reading.format, encoding=reading.encoding, header=reading.header)
+        there = f"their fields are {', '.join(present)}" if present else "its documents have no fields"
+        raise OptionError(f"{asked} no document of {reference} has this field; {there}")
+    return groups
+
+
+@dataclass(frozen=True)
+class FieldCounter(PartCounter):
+    """A counter whose parts' per-document rows ``FieldEngine`` folds into each group's state."""
+
+    groups: FieldGroups | None = dataclasses.field(default=None, compare=False, repr=False)
+
+    def count(self, item: Numbered, data: ChunkData) -> PartResult:
+        part = super().count(item, data)
+        docs = part.docs
+        if docs is not None and docs.type_rows is not None:
+            # Sent back in the narrowest integers that hold them (a document's counts of one type
+            # are small), as the per-document rows are (``Wanted.narrow``).
+            rows = dataclasses.replace(docs.type_rows, stats=compact_rows(docs.type_rows.stats))
+            part = dataclasses.replace(part, docs=dataclasses.replace(docs, type_rows=rows))
+        return part
+
+
+@dataclass(frozen=True)
+class FieldEngine:
+    """``inner``'s results with each part's per-document rows turned into additive state
+    (``DocState``): the corpus's histogram, each type's where they were counted, and each group's
+    (``buckets.group_name(GROUPING, value)``), the rows then dropped."""
+
+    inner: Engine
+    groups: FieldGroups
+
+    def results(self, counter: PartCounter, progress: Progress | None) -> Iterator[PartResult]:
+        g = self.groups
+        names = tuple(group_name(GROUPING, v) for v in g.values)
+        offset = seen = 0  # where the part's keys start; documents before it
+        last = -1  # the global key of the last document so far
+        for part in self.inner.results(counter, progress):
+            docs = part.docs
+            if docs is not None and docs.keys.shape[0]:
+                keys = docs.keys + offset
+                # A document a chunk boundary cut in two is one document, in one group.
+                start = seen - 1 if keys[0] == last else seen
+                rows = start + np.arange(keys.shape[0])
+                seen, last = int(rows[-1]) + 1, int(keys[-1])
+                if seen > g.codes.shape[0]:
+                    raise _misaligned(g.codes.shape[0], seen, docs.unit)
+                if g.ids is not None and docs.ids is not None:
+                    sums = np.fromiter((zlib.crc32(k.encode("utf-8")) for k in docs.ids), dtype=np.uint32)
+                    if not np.array_equal(sums, g.ids[rows]):
+                        raise RuntimeError("spanscore bug: the per-document counts are not in the reference's order")
+                mine = TypeRows(docs.keys, g.codes[rows].astype(np.int64), names, docs.stats)
+                part = dataclasses.replace(part, docs=None, state=_state(docs, mine))
+            offset += part.doc_advance
+            yield part
+        if g.ids is None and seen != g.codes.shape[0]:
+            raise _misaligned(g.codes.shape[0], seen, "document")
+
+
+_SLICE = 8192  # documents made into state at a time (a Dask partition holds tens of thousands)
+
+
+def _state(docs: DocCounts, groups: TypeRows) -> DocState:
+    """The state of a part's documents, with each one's row in its group (``groups``) beside
+    its rows per type; made a slice of documents at a time, so the temporaries stay small."""
+    out: DocState | None = None
+    types = docs.type_rows
+    n = docs.keys.shape[0]
+    for a in range(0, n, _SLICE):
+        b = min(n, a + _SLICE)
+        mine = TypeRows(groups.keys[a:b], groups.type_index[a:b], groups.names, groups.stats[a:b])
+        pieces = [mine]
+        if types is not None:  # a document's rows per type follow its key (two where a chunk cut it)
+            lo = int(np.searchsorted(types.keys, docs.keys[a], "left"))
+            hi = int(np.searchsorted(types.keys, docs.keys[b - 1], "right"))
+            pieces.insert(0, TypeRows(types.keys[lo:hi], types.type_index[lo:hi], types.names, types.stats[lo:hi]))
+        starts = [0, len(pieces[0].names)]
+        rows = TypeRows(
+            np.concatenate([r.keys for r in pieces]),
+            np.concatenate([r.type_index + s for r, s in zip(pieces, starts, strict=False)]),
+            tuple(name for r in pieces for name in r.names),
+            np.concatenate([r.stats for r in pieces]),
+        )
+        piece = DocCounts(docs.keys[a:b], docs.stats[a:b], docs.fields, None, docs.unit, rows)
+        state = DocState.of(piece)
+        out = state if out is None else out.then(state, 0)
+    if out is None:
+        raise RuntimeError("spanscore bug: a part's state asked for without documents")
+    return out
+
+
+def _misaligned(found: int, counted: int, unit: str) -> OptionError:
+    return OptionError(
+        f"--by found {found} {unit}s in the reference and the counts {counted}: the comment"
+        " lines could not be lined up with the documents"
+    )
+
+
+def state_breakdown(
+    groups: dict[str, Histogram],
+    values: tuple[str, ...],
+    *,
+    field: str,
+    zero_division: float,
+    credit: str,
+    beta: float = 1.0,
+    resampling: Resampling | None = None,
+) -> dict[str, Any]:
+    """``breakdown`` from each group's histogram of its documents' rows (``FieldEngine``): the
+    same numbers, groups in order of first appearance."""
+    out = []
+    for value in values:
+        hist = groups.get(value)
+        if hist is None:
+            continue
+        total = hist.total().astype(np.int64)[None, :]
+        view = DocCounts(np.zeros(1, dtype=np.int64), total, hist.fields)
+        scores = scores_per_row(view, zero_division, credit)
+        group: dict[str, Any] = {
+            "value": value,
+            "documents": hist.documents,
+            "reference_mentions": int(view.column("reference")[0]),
+            "predicted_mentions": int(view.column("predicted")[0]),
+            "scores": {name: {m: float(block[m][0]) for m in block} for name, block in scores.items()},
+        }
+        if resampling is not None:
+            group["intervals"] = bootstrap(
+                hist, zero_division=zero_division, credit=credit, resampling=resampling, beta=beta
+            )
+        out.append(group)
+    return {"field": field, "groups": out}

@@ -12,6 +12,7 @@ import itertools
 from collections.abc import Mapping
 from typing import Any
 
+from ..analysis.reliability import NARROW_UNITS, narrow_note
 from .buckets import comparison_group_tables, forest_plot
 from .llm_classes import CLASS_NAMES
 from .tables import Column, Row, TableModel
@@ -222,14 +223,13 @@ def breakdown_table(breakdown: Mapping[str, Any]) -> TableModel:
     return TableModel(f"F1 by {breakdown['field']} (reference mentions)", tuple(columns), tuple(rows))
 
 
-FEW_UNITS = 100  # below this many documents, percentile intervals cover too seldom (docs/compare.md)
+FEW_UNITS = NARROW_UNITS  # below this many documents, percentile intervals cover too seldom (docs/compare.md)
 
 
 def few_units(count: int, unit: str) -> str:
     """A warning for a title where the intervals rest on too few documents to hold their level."""
-    if count >= FEW_UNITS:
-        return ""
-    return f"; fewer than {FEW_UNITS} {unit}s: the intervals run narrow (see docs/compare.md, coverage)"
+    note = narrow_note(count, unit)
+    return "" if note is None else f"; {note}"
 
 
 def per_type_interval_table(per_type: Mapping[str, Mapping[str, Any]], title: str) -> TableModel:

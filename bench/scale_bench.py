@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""Peak memory of every process of the analyses at 100k, 1M and 10M sentences (a script, not a
+test): does any process's memory grow with the corpus?
+
+    python bench/scale_bench.py [--sizes 100000,1000000] [--big] [--engines local,dask]
+                                [--only ci,compare] [--keep]
+
+Corpora come from ../shared/tools/synth_corpus.py (into ``bench/out/``, ignored by git): the
+reference, its system output (``A``), a second system (``B``: ``A`` with about 5% of its entity
+labels given another type, so the two systems differ document by document), and for ``--by`` a
+copy of the reference whose sentences carry a ``# source = ...`` comment (three values, in runs
+of about 1 MB of text). Each command runs in a fresh process; every process of its tree (the
+client, the local engine's forked workers, Dask's nannies and workers) is found by polling
+``/proc`` every 50 ms, and each one's own peak resident memory is its ``VmHWM``, which the kernel
+keeps (so a short peak between two polls is not missed). Printed per command: wall and CPU seconds
+(user and system of the whole tree, from ``/usr/bin/time``), the client's peak, and the largest
+peak among its descendants by depth, each with the number of processes (depth 1: the local
+engine's forked workers, the forked resampling processes, and a local Dask cluster's worker
+processes, whose nannies run in the client).
+
+``--big`` adds 10M sentences (about 1.1 GB per file; generating them takes minutes and some
+4.5 GB of disk, checked first) on the Dask engine only (a loopback ``LocalCluster`` of
+``--workers`` processes, as ``--engine dask`` starts it); the 10M files are deleted afterwards
+unless ``--keep``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+SYNTH = HERE.parents[1] / "shared" / "tools" / "synth_corpus.py"
+SOURCES = (b"news", b"web", b"talk")
+
+
+def make_corpus(n: int, out: Path) -> dict[str, Path]:
+    """The files of an ``n``-sentence corpus, made once (kept in ``out`` for later runs)."""
+    prefix = out / f"scale-{n}"
+    gold, a = prefix.with_suffix(".gold"), prefix.with_suffix(".pred")
+    b, by = prefix.with_suffix(".alt"), prefix.with_suffix(".bygold")
+    if not (gold.exists() and a.exists()):
+        subprocess.run([sys.executable, str(SYNTH), str(n), str(prefix)], check=True)
+        prefix.with_suffix(".merged").unlink(missing_ok=True)  # not read here
+    if not b.exists():
+        second_system(a, b)
+    return {"gold": gold, "a": a, "b": b, "by": by}
+
+
+def second_system(src: Path, dst: Path, share: float = 0.05, seed: int = 7) -> None:
+    """``src`` with about ``share`` of its PER labels made LOC and of its LOC labels made ORG, in
+    place (same length), block by block: another system over the same tokens."""
+    rng = np.random.default_rng(seed)
+    tmp = dst.with_suffix(".tmp")
+    with src.open("rb") as f, tmp.open("wb") as g:
+        while block := f.read(64 << 20):
+            d = np.frombuffer(block, dtype=np.uint8).copy()
+            for old, new in ((b"-PER\n", b"-LOC\n"), (b"-LOC\n", b"-ORG\n")):
+                pat = np.frombuffer(old, dtype=np.uint8)
+                m = np.ones(d.shape[0] - len(old) + 1, dtype=bool)
+                for k, c in enumerate(pat):
+                    m &= d[k : d.shape[0] - len(old) + 1 + k] == c
+                at = np.flatnonzero(m)
+                at = at[rng.random(at.shape[0]) < share]
+                for k, c in enumerate(np.frombuffer(new, dtype=np.uint8)):
+                    d[at + k] = c
+            g.write(d.tobytes())
+    tmp.replace(dst)
+
+
+def by_reference(gold: Path, dst: Path) -> None:
+    """``gold`` with a ``# source = ...`` line opening every sentence: the value changes every
+    1 MB or so of text (three values in turn)."""
+    if dst.exists():
+        return
+    tmp = dst.with_suffix(".tmp")
+    with gold.open("rb") as f, tmp.open("wb") as g:
+        carry, k = b"", 0
+        while True:
+            block = f.read(1 << 20)
+            text = carry + block
+            if not text:
+                break
+            cut = text.rfind(b"\n\n") + 2 if block else len(text)
+            if cut < 2:  # no sentence ends in this block yet
+                carry = text
+                continue
+            head, carry = text[:cut], text[cut:]  # head opens with a sentence and ends with one
+            if head.strip():
+                tag = b"# source = " + SOURCES[k % len(SOURCES)] + b"\n"
+                k += 1
+                g.write(tag + head.replace(b"\n\n", b"\n\n" + tag).removesuffix(tag))
+            if not block:
+                break
+    tmp.replace(dst)
+
+
+def _status(pid: int) -> tuple[int, int] | None:
+    """(parent pid, peak RSS in kB) of a process, or None where it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            text = f.read()
+    except OSError:
+        return None
+    ppid = hwm = 0
+    for line in text.splitlines():
+        if line.startswith("PPid:"):
+            ppid = int(line.split()[1])
+        elif line.startswith("VmHWM:"):
+            hwm = int(line.split()[1])
+    return ppid, hwm
+
+
+class TreeWatch:
+    """Every process under ``root``, polled until it ends: each one's depth and peak RSS (kB)."""
+
+    def __init__(self, root: int, every: float = 0.05) -> None:
+        self.root, self.every = root, every
+        self.depth: dict[int, int] = {root: 0}
+        self.peak: dict[int, int] = {}
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.done.is_set():
+            seen: dict[int, tuple[int, int]] = {}
+            for name in os.listdir("/proc"):
+                if name.isdigit():
+                    got = _status(int(name))
+                    if got is not None:
+                        seen[int(name)] = got
+            changed = True
+            while changed:  # parents first, whatever the order /proc lists them in
+                changed = False
+                for pid, (ppid, _) in seen.items():
+                    if pid not in self.depth and ppid in self.depth:
+                        self.depth[pid] = self.depth[ppid] + 1
+                        changed = True
+            for pid, (_, hwm) in seen.items():
+                if pid in self.depth:
+                    self.peak[pid] = max(self.peak.get(pid, 0), hwm)
+            time.sleep(self.every)
+
+    def stop(self) -> dict[int, list[int]]:
+        """Peaks (kB) by depth."""
+        self.done.set()
+        self.thread.join()
+        by_depth: dict[int, list[int]] = {}
+        for pid, hwm in self.peak.items():
+            if pid != self.root and hwm:  # not /usr/bin/time itself, nor a process seen only as a zombie
+                by_depth.setdefault(self.depth[pid] - 1, []).append(hwm)
+        return by_depth
+
+
+def measure(cmd: list[str], nice: int) -> tuple[float, float, dict[int, list[int]], int]:
+    """Wall seconds, CPU seconds of the tree, peaks by depth (0: the command's own process), and
+    the exit status."""
+    with tempfile.NamedTemporaryFile("r") as timing:
+        start = time.perf_counter()
+        prefix = ["nice", "-n", str(nice)] if nice else []
+        proc = subprocess.Popen(
+            [*prefix, "/usr/bin/time", "-f", "%U %S", "-o", timing.name, *cmd],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        watch = TreeWatch(proc.pid)
+        _, err = proc.communicate()
+        took = time.perf_counter() - start
+        peaks = watch.stop()
+        if proc.returncode:
+            sys.stderr.write(err.decode(errors="replace")[-2000:])
+        timing.seek(0)
+        words = timing.read().split()
+        cpu = float(words[-2]) + float(words[-1]) if len(words) >= 2 else float("nan")
+    if nice:  # ``nice`` is the depth-0 process; what it runs is depth 1
+        peaks = {d - 1: v for d, v in peaks.items() if d > 0}
+    return took, cpu, peaks, proc.returncode
+
+
+def commands(files: dict[str, Path], engine: list[str], resamples: int) -> dict[str, list[str]]:
+    ss = [sys.executable, "-m", "spanscore.cli.main"]
+    g, a, b, by = (str(files[k]) for k in ("gold", "a", "b", "by"))
+    ci = ["--ci", "0.95", "--resamples", str(resamples)]
+    return {
+        "evaluate --json (plain)": [*ss, "evaluate", g, a, "--json", *engine],
+        "evaluate --ci 0.95 --json": [*ss, "evaluate", g, a, *ci, "--json", *engine],
+        "evaluate --buckets length --ci 0.95 --json": [
+            *ss,
+            "evaluate",
+            g,
+            a,
+            "--buckets",
+            "length",
+            *ci,
+            "--json",
+            *engine,
+        ],
+        "evaluate --by source --ci 0.95 --json": [*ss, "evaluate", by, a, "--by", "source", *ci, "--json", *engine],
+        "compare A B --json": [*ss, "compare", g, a, b, "--resamples", str(resamples), "--json", *engine],
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=HERE / "out")
+    ap.add_argument("--sizes", default="100000,1000000", help="sentences, comma-separated (local and Dask)")
+    ap.add_argument("--big", action="store_true", help="also 10M sentences, on the Dask engine only")
+    ap.add_argument("--engines", default="local,dask", help="engines at --sizes")
+    ap.add_argument("--workers", type=int, default=2, help="workers of the loopback Dask cluster")
+    ap.add_argument(
+        "--only",
+        default="",
+        help="only commands whose names hold one of these (comma-separated; plain: the plain count)",
+    )
+    ap.add_argument("--resamples", type=int, default=1000)
+    ap.add_argument("--keep", action="store_true", help="keep the 10M files")
+    ap.add_argument("--nice", type=int, default=0, help="run each command under nice -n N")
+    args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    runs: list[tuple[int, str]] = []
+    for n in (int(s) for s in args.sizes.split(",") if s):
+        runs += [(n, e) for e in args.engines.split(",") if e]
+    big = 10_000_000
+    if args.big:
+        free = shutil.disk_usage(args.out).free
+        if free < 6 << 30:
+            sys.exit(f"--big needs about 4.5 GB free beside {args.out}; {free / 2**30:.1f} GB are")
+        runs.append((big, "dask"))
+    import spanscore
+
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(spanscore.__file__).parent)], check=True)
+    print(
+        f"{'sentences':>10} {'engine':6} {'command':44} {'wall s':>7} {'cpu s':>7} {'client MB':>9} "
+        f"{'depth 1 MB (n)':>15} {'depth 2 MB (n)':>15} {'load':>5}"
+    )
+    made: set[int] = set()
+    try:
+        for n, engine in runs:
+            files = make_corpus(n, args.out)
+            made.add(n)
+            flags = ["--engine", "dask", "--workers", str(args.workers)] if engine == "dask" else []
+            for name, cmd in commands(files, flags, args.resamples).items():
+                if args.only and not any(p in name for p in args.only.split(",")):
+                    continue
+                if "--by" in name:
+                    by_reference(files["gold"], files["by"])
+                took, cpu, peaks, rc = measure(cmd, args.nice)
+                cells = []
+                for d in (1, 2):
+                    got = peaks.get(d, [])
+                    cells.append(f"{max(got) / 1024:.0f} ({len(got)})" if got else "-")
+                client = max(peaks.get(0, [0])) / 1024
+                status = "" if rc == 0 else f"  FAILED ({rc})"
+                print(
+                    f"{n:10d} {engine:6} {name:44} {took:7.2f} {cpu:7.2f} {client:9.0f} {cells[0]:>15} "
+                    f"{cells[1]:>15} {os.getloadavg()[0]:5.2f}{status}",
+                    flush=True,
+                )
+    finally:
+        if big in made and not args.keep:
+            for suffix in (".gold", ".pred", ".alt", ".bygold", ".merged"):
+                (args.out / f"scale-{big}").with_suffix(suffix).unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    main()
