@@ -27,7 +27,7 @@ from .significance import (
     Resampling,
     bootstrap_histograms,
     bootstrap_rows,
-    compare_histogram,
+    compare_histograms,
     metrics_of,
     score_totals,
 )
@@ -461,11 +461,14 @@ def compare_groups(
     """Per group of rows (a bucket, a type) given as its joint histogram (``run_grouped``,
     ``joint_groups``), each system's scores with intervals and each system against the first:
     the difference, its paired-bootstrap interval and both p-values (``significance.compare``)."""
+    # Every group's resamples drawn in one pass and scored together (``compare_histograms``):
+    # a group's histogram is small, so one at a time would cost mostly the passes themselves.
+    every = compare_histograms(
+        [joint for _, joint in groups], names, zero_division=zero_division, credit=credit, resampling=resampling,
+        beta=beta,
+    )
     out = []
-    for label, joint in groups:
-        tests = compare_histogram(
-            joint, names, zero_division=zero_division, credit=credit, resampling=resampling, beta=beta
-        )
+    for (label, joint), tests in zip(groups, every, strict=True):
         total = joint.total()
         out.append(
             {
