@@ -105,7 +105,9 @@ def test_batched_forked_and_serial_draws_give_the_same_numbers(
 ) -> None:
     systems = [docs_of(runs["gold"], runs[n], types=True) for n in ("a", "b")]
     joint = joint_histogram(systems, "0.5")
-    groups = joint_groups([(d, d.type_rows) for d in systems], "0.5")
+    rows = [d.type_rows for d in systems]
+    assert rows[0] is not None and rows[1] is not None
+    groups = joint_groups([(systems[0], rows[0]), (systems[1], rows[1])], "0.5")
     hists = [joint, *(h for _, h in groups)]
     resampling = Resampling(resamples=300, trials=300, seed=4)
     options = {"zero_division": 0.0, "credit": "0.5", "resampling": resampling}
@@ -126,7 +128,7 @@ def by_documents(
     n = a.stats.shape[0]
     weights = np.stack([np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(resamples)]).astype(float)
     scores = [
-        scores_per_row(DocCounts(np.arange(resamples), weights @ d.stats.astype(float), d.fields), 0.0, "0.5")  # type: ignore[arg-type]
+        scores_per_row(DocCounts(np.arange(resamples), weights @ d.stats.astype(float), d.fields), 0.0, "0.5")
         for d in (a, b)
     ]
     points = [
