@@ -614,16 +614,21 @@ class _Sampler:
 
     def draw(self, rng: np.random.Generator, size: int) -> FloatArray:
         """How often each row is drawn in each of ``size`` resamples."""
-        out = np.zeros((size, self.k))
+        return self.summed(rng, size, np.eye(self.k))
+
+    def summed(self, rng: np.random.Generator, size: int, rows: FloatArray) -> FloatArray:
+        """``rows`` (one per histogram row) summed over each of ``size`` resamples: the rare rows'
+        draws and the common rows' each multiplied with their rows, never put side by side."""
+        out = np.zeros((size, rows.shape[1]))
         rare = int(self.rare_documents.shape[0])
         on_rare = rng.binomial(self.n, rare / self.n, size=size) if rare else np.zeros(size, dtype=np.int64)
         if rare:
             m = self.rare.shape[0]
             picked = self.rare_documents[rng.integers(0, rare, size=int(on_rare.sum()))]
             picked += np.repeat(np.arange(size) * m, on_rare)
-            out[:, self.rare] = np.bincount(picked, minlength=size * m).reshape(size, m)
+            out += np.bincount(picked, minlength=size * m).reshape(size, m).astype(np.float64) @ rows[self.rare]
         if self.common.shape[0]:
-            out[:, self.common] = self._common(rng, self.n - on_rare)
+            out += self._common(rng, self.n - on_rare).astype(np.float64) @ rows[self.common]
         return out
 
     def _common(self, rng: np.random.Generator, wanted: IntArray) -> IntArray:
@@ -662,11 +667,12 @@ class _Family:
         self.counts: IntArray = hist.counts
         self.draws = _Sampler(hist.counts)
         keep, self.expand = _distinct_columns(self.rows)
+        # The rare rows' and the common rows' apart, as the draws multiply them.
         self.distinct: FloatArray = np.ascontiguousarray(self.rows[:, keep], dtype=np.float64)
 
-    def sums(self, weights: FloatArray) -> FloatArray:
-        """Every column summed with ``weights`` (a row of weights per resample, a column per row)."""
-        out: FloatArray = (weights @ self.distinct)[:, self.expand]
+    def resampled(self, rng: np.random.Generator, size: int) -> FloatArray:
+        """Every column summed over each of ``size`` bootstrap resamples."""
+        out: FloatArray = self.draws.summed(rng, size, self.distinct)[:, self.expand]
         return out
 
     def side(self, rows: FloatArray, system: int) -> FloatArray:
@@ -766,7 +772,7 @@ def compare_histograms(
         kind, i, k, size = task
         if kind == "bootstrap":
             fam = fams[i // len(families)][i % len(families)]
-            return fam.sums(fam.draws.draw(_paired_rng(seed, 3, fam.name, 0, k), size))
+            return fam.resampled(_paired_rng(seed, 3, fam.name, 0, k), size)
         j, f, s, swaps = pairs[i]
         return swaps.moved(swaps.draws.swaps(_paired_rng(seed, 4, fams[j][f].name, s, k), size))
 
