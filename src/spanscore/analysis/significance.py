@@ -833,9 +833,18 @@ def compare_histograms(
     out = []
     for j, joint in enumerate(joints):
         window = slice(j * n_boot, (j + 1) * n_boot)
-        mine_samples = [{n: {m: samples[s][n][m][window] for m in mets} for n in score_names} for s in range(systems)]
+        keys = [(s, n, m) for s in range(systems) for n in score_names for m in mets]
+        drawn_here = {key: samples[key[0]][key[1]][key[2]][window] for key in keys}
+        differences = {
+            (s, n, m): drawn_here[(s, n, m)] - drawn_here[(0, n, m)] for s in range(1, systems) for n in score_names
+            for m in mets
+        }
+        # Every interval of this histogram at once: one sort of every score's resamples.
+        bounds = dict(zip([*keys, *((-1, *k) for k in differences)], _percentiles(
+            [*drawn_here.values(), *differences.values()], level
+        ), strict=True))
         intervals = [
-            {n: {m: _interval(mine_samples[s][n][m], points[j][s][n][m], level) for m in mets} for n in score_names}
+            {n: {m: _bounded(bounds[(s, n, m)], points[j][s][n][m]) for m in mets} for n in score_names}
             for s in range(systems)
         ]
         comparisons = []
@@ -858,8 +867,8 @@ def compare_histograms(
             for n in score_names:
                 for m in mets:
                     observed = points[j][s][n][m] - points[j][0][n][m]
-                    diffs = mine_samples[s][n][m] - mine_samples[0][n][m]
-                    entry = _interval(diffs, observed, level)
+                    diffs = differences[(s, n, m)]
+                    entry = _bounded(bounds[(-1, s, n, m)], observed)
                     kept = diffs[~np.isnan(diffs)]
                     p_boot = None
                     if not math.isnan(observed) and kept.shape[0]:
@@ -880,6 +889,34 @@ def compare_histograms(
                     )
         out.append(Comparison(list(names), intervals, comparisons, int(joint.counts.sum())))
     return out
+
+
+def _percentiles(samples: list[FloatArray], level: float) -> list[tuple[float, float] | None]:
+    """The ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of each array's numbers (NaNs
+    left out; None where none is left), as ``np.quantile`` interpolates them (linearly, its
+    rounding), every array sorted in one call."""
+    if not samples:
+        return []
+    table = np.sort(np.stack(samples), axis=1)  # NaNs last
+    kept = np.count_nonzero(~np.isnan(table), axis=1)
+    rows = np.arange(table.shape[0])
+    ends = []
+    for q in ((1 - level) / 2, (1 + level) / 2):
+        at = q * (np.maximum(kept, 1) - 1)
+        below = np.floor(at).astype(np.int64)
+        above = np.minimum(below + 1, np.maximum(kept, 1) - 1)
+        t = at - below
+        a, b = table[rows, below], table[rows, above]
+        diff = b - a
+        ends.append(np.where(t >= 0.5, b - diff * (1 - t), a + diff * t))
+    return [None if n == 0 else (float(lo), float(hi)) for n, lo, hi in zip(kept.tolist(), *ends, strict=True)]
+
+
+def _bounded(bounds: tuple[float, float] | None, value: float) -> dict[str, float | None]:
+    """``_interval``'s entry from the bounds of ``_percentiles``."""
+    if math.isnan(value) or bounds is None:
+        return {"value": None if math.isnan(value) else value, "low": None, "high": None}
+    return {"value": value, "low": bounds[0], "high": bounds[1]}
 
 
 def _scored_rows(
