@@ -576,7 +576,7 @@ def draw_families(fields: Sequence[str]) -> dict[str, list[int]]:
     return {name: cols for name, cols in (("spans", spans), ("token", per["token"])) if cols}
 
 
-TABLE_LIMIT = 1 << 22  # documents of common rows listed one by one (16 MB), at most
+TABLE_LIMIT = 1 << 18  # documents of common rows listed one by one (1 MB), at most: memory stays bounded
 
 
 class _Sampler:
