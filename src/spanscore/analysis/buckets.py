@@ -132,13 +132,7 @@ def _grouping(name: str) -> tuple[str, str]:
 def _totals(rows: TypeRows) -> TypeRows:
     """A chunk's bucket rows summed per bucket: every bucket's totals, as without documents."""
     n = len(rows.names)
-    stats = np.zeros((n, rows.stats.shape[1]), dtype=np.int64)
-    if rows.type_index.shape[0]:
-        # One pass over the rows sorted by bucket, not a pass per bucket.
-        order = np.argsort(rows.type_index, kind="stable")
-        index = rows.type_index[order]
-        starts = np.flatnonzero(np.concatenate(([True], index[1:] != index[:-1])))
-        stats[index[starts]] = np.add.reduceat(rows.stats[order].astype(np.int64), starts, axis=0)
+    stats = np.stack([rows.stats[rows.type_index == b].sum(axis=0) for b in range(n)]).astype(np.int64)
     return TypeRows(np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64), rows.names, stats)
 
 
