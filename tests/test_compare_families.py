@@ -118,6 +118,50 @@ def test_batched_forked_and_serial_draws_give_the_same_numbers(
     assert compare_histograms(hists[::-1], ["a", "b"], **options) == alone[::-1]  # type: ignore[arg-type]
 
 
+
+def test_equal_histograms_are_tested_once_with_the_numbers_of_each_alone(
+    runs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    systems = [docs_of(runs["gold"], runs[n], types=True) for n in ("a", "b")]
+    joint = joint_histogram(systems, "0.5")
+    rows = [d.type_rows for d in systems]
+    assert rows[0] is not None and rows[1] is not None
+    group = joint_groups([(systems[0], rows[0]), (systems[1], rows[1])], "0.5")[0][1]
+    resampling = Resampling(resamples=200, trials=200, seed=9)
+    options = {"zero_division": 0.0, "credit": "0.5", "resampling": resampling}
+    alone = [compare_histogram(h, ["a", "b"], **options) for h in (joint, group)]  # type: ignore[arg-type]
+    drawn: list[int] = []
+    resampled = significance._Family.resampled
+    monkeypatch.setattr(
+        significance._Family, "resampled",
+        lambda self, rng, size: drawn.append(size) or resampled(self, rng, size),
+    )
+    tested = compare_histograms([joint, group, joint, group], ["a", "b"], **options)  # type: ignore[arg-type]
+    assert tested == [*alone, *alone]
+    assert tested[0] is not tested[2]  # copies: a caller may change one
+    # Two histograms' families drawn, not four: 200 resamples each of two families apiece.
+    assert sum(drawn) == 2 * 2 * 200
+
+
+def test_a_group_of_every_mention_of_the_only_type_has_the_corpus_numbers(tmp_path: Path, btc: Path) -> None:
+    def one_type(blocks: list[list[str]]) -> list[list[str]]:
+        """Every mention's type X (the systems' relabelled mentions too)."""
+        rows = [[line.rsplit("\t", 1) for line in block] for block in blocks]
+        return [[f"{w}\t{t if t == 'O' else t[:2] + 'X'}" for w, t in block] for block in rows]
+
+    gold = sentences(btc / "test.txt")[:400]
+    paths = [
+        write_conll(tmp_path / f"{name}.conll", one_type(blocks))
+        for name, blocks in (("gold", gold), ("a", perturb(gold, 1, 0.45)), ("b", perturb(gold, 2, 0.35)))
+    ]
+    c = spanscore.compare(reference=paths[0], systems=paths[1:], per_type=True, resamples=200, trials=200, seed=3)
+    out = c.to_dict()
+    (group,) = out["per_type"]
+    assert group["bucket"] == "X"
+    assert [s["metrics"] for s in group["systems"]] == [s["metrics"] for s in out["systems"]]
+    assert group["comparisons"] == out["comparisons"]
+
+
 def by_documents(
     a: DocCounts, b: DocCounts, seed: int, resamples: int, level: float = 0.95
 ) -> dict[str, dict[str, float]]:
