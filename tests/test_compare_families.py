@@ -15,7 +15,7 @@ from test_compare import perturb, sentences, write_conll
 
 import spanscore
 from spanscore.analysis import significance
-from spanscore.analysis.buckets import joint_groups
+from spanscore.analysis.buckets import _Pile, joint_groups
 from spanscore.analysis.significance import (
     Resampling,
     _Sampler,
@@ -27,7 +27,7 @@ from spanscore.analysis.significance import (
     score_columns,
     score_totals,
 )
-from spanscore.stages.documents import DocCounts, scores_per_row
+from spanscore.stages.documents import DocCounts, Histogram, scores_per_row
 
 SEEDS = 20
 
@@ -160,6 +160,24 @@ def test_a_group_of_every_mention_of_the_only_type_has_the_corpus_numbers(tmp_pa
     assert group["bucket"] == "X"
     assert [s["metrics"] for s in group["systems"]] == [s["metrics"] for s in out["systems"]]
     assert group["comparisons"] == out["comparisons"]
+
+
+
+@pytest.mark.parametrize("with_zero_row", [False, True])
+def test_a_groups_documents_without_a_mention_are_its_histograms_zero_row(with_zero_row: bool) -> None:
+    rng = np.random.default_rng(5)
+    rows = rng.integers(0, 3, size=(400, 6))
+    rows[:, 0] += 1  # no document of the group is all zeros...
+    if with_zero_row:
+        rows[::50] = 0  # ...unless some are
+    fields = tuple(map(str, range(6)))
+    pile = _Pile(fields)
+    for block in np.array_split(rows, 7):
+        pile.add(Histogram.of(block, fields))
+    got = pile.with_zeros(1000)
+    want = Histogram.of(np.concatenate((rows, np.zeros((600, 6), dtype=rows.dtype))), fields)
+    assert got.rows.dtype == want.rows.dtype
+    assert np.array_equal(got.rows, want.rows) and np.array_equal(got.counts, want.counts)
 
 
 def by_documents(

@@ -235,6 +235,17 @@ class _Pile:
         """The whole histogram, with the documents it does not hold as zero rows."""
         merged = self.merge()
         missing = documents - merged.documents
+        if missing > 0 and merged.rows.shape[0] and int(merged.rows.min()) >= 0:
+            # Counts sort first as they are all non-negative, so the zero row goes first (or is
+            # the first row): the histogram ``Histogram.of`` would make, without sorting it again.
+            counts = merged.counts.copy()
+            if not merged.rows[0].any():
+                counts[0] += missing
+                return Histogram(merged.rows, counts, self.fields)
+            zero = np.zeros((1, len(self.fields)), dtype=merged.rows.dtype)
+            return Histogram(
+                np.concatenate((zero, merged.rows)), np.concatenate(([missing], counts)).astype(np.int64), self.fields
+            )
         if missing > 0:
             self.add(Histogram(np.zeros((1, len(self.fields)), dtype=np.int64), np.array([missing]), self.fields))
         return self.merge()
