@@ -4,7 +4,7 @@ not a test): each command in a fresh process, best wall time of ``--repeat`` and
 memory, and its ratio to the plain ``evaluate --json`` measured in the same run.
 
     python bench/buckets_compare_bench.py [--sentences 100000] [--repeat 3] [--jobs 0] [--keep DIR]
-                                          [--baseline SRC]
+                                          [--baseline SRC] [--only compare]
 
 The corpus is ../shared/tools/synth_corpus.py's (a system output beside it); compare's second
 system is a second synthetic output (``--seed 2``) laid over the same reference's tokens, and
@@ -12,7 +12,7 @@ system is a second synthetic output (``--seed 2``) laid over the same reference'
 Peak memory is GNU time's %M: the largest resident set of the process or any worker it waited for.
 ``--baseline SRC`` also runs every command but the plain one with another checkout's ``src``
 first on ``PYTHONPATH`` (say the main branch's), in the same run, so before and after share the
-machine's load.
+machine's load. ``--only A,B`` measures only the commands whose names hold A or B (and the plain one).
 """
 
 from __future__ import annotations
@@ -36,6 +36,11 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=0, help="--jobs of every command (0: one per CPU)")
     ap.add_argument("--keep", default="", help="write the corpora here and reuse them (default: a temporary folder)")
     ap.add_argument("--baseline", default="", help="another checkout's src folder, measured beside this one")
+    ap.add_argument(
+        "--only",
+        default="",
+        help="measure only the commands whose names hold one of these, comma-separated (and the plain one)",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(args.keep or tmp)
@@ -63,13 +68,16 @@ def main() -> None:
         }
         results = {}
         here = os.environ.get("PYTHONPATH", "")
+        plain_name = "evaluate --json (plain)"
         for name, cmd in cases.items():
-            if args.baseline and name != "evaluate --json (plain)":
+            if name != plain_name and not any(part in name for part in args.only.split(",")):
+                continue
+            if args.baseline and name != plain_name:
                 os.environ["PYTHONPATH"] = args.baseline
                 results[f"{name} [baseline]"] = measure(cmd, args.repeat)
                 os.environ["PYTHONPATH"] = here
             results[name] = measure(cmd, args.repeat)
-        plain, plain_cpu = results["evaluate --json (plain)"][:2]
+        plain, plain_cpu = results[plain_name][:2]
         print(f"{args.sentences} sentences, --repeat {args.repeat}, --jobs {args.jobs}")
         print(f"{'command':63} {'best s':>7} {'ratio':>6} {'CPU s':>6} {'ratio':>6} {'peak MB':>8}")
         for name, (took, cpu, peak) in results.items():

@@ -597,10 +597,8 @@ def compare(
         _keep_state(reports, joint, unit)
     if joint is None:
         raise OptionError("intervals need at least one document (or sentence)")
-    tests = significance.compare_histogram(
-        joint, list(names), zero_division=scoring.zero_division, credit=credit, resampling=resampling,
-        beta=scoring.beta,
-    )
+    # The corpus's tests and every group's from one call (the numbers of one call each).
+    tests, compared = _compared_groups(reports, list(names), per_type, resampling, joint, groups)
     files = [str(s) if isinstance(s, str | os.PathLike) else None for s in systems]
     reliability.warn(
         reliability.few_units_warnings(joint.documents, unit, alpha=alpha, trials=trials)
@@ -613,7 +611,7 @@ def compare(
         unit=unit,
         alpha=alpha,
         reports=reports,
-        groups=_compared_groups(reports, list(names), per_type, resampling, groups),
+        groups=compared,
         llm_classes=_compared_classes(reports, list(names), resampling),
         levels=_compared_levels(reference, systems, reports, list(names), reading, scoring, resampling, jobs),
     )
@@ -684,27 +682,29 @@ def _keep_state(reports: list[Report], joint: Histogram | None, unit: str) -> No
 
 def _compared_groups(
     reports: list[Report], names: list[str], per_type: bool, resampling: significance.Resampling,
-    groups: dict[str, list[Any]] | None = None,
-) -> dict[str, Any]:
-    """Each type's (``per_type``) and each bucket's paired comparison, by ``per_type`` or attribute,
-    from each group's joint histogram (``groups``, by grouping) or the systems' whole rows."""
+    joint: Histogram, groups: dict[str, list[Any]] | None = None,
+) -> tuple[significance.Comparison, dict[str, Any]]:
+    """The corpus's paired comparison (``joint``) and each type's (``per_type``) and each bucket's,
+    by ``per_type`` or attribute, from each group's joint histogram (``groups``, by grouping) or
+    the systems' whole rows: every histogram tested by one call."""
     from .analysis import buckets as bucket_scores
 
     first = reports[0]
     credit = first.counts.credit
+    found: dict[str, list[Any]] = {}
 
-    def compared(grouping: str, systems: list[tuple[Any, Any]]) -> list[dict[str, Any]]:
-        found = bucket_scores.joint_groups(systems, credit) if groups is None else groups.get(grouping, [])
-        return bucket_scores.compare_groups(
-            found, names, zero_division=first.zero_division, credit=credit, resampling=resampling, beta=first.beta,
-        )
+    def add(grouping: str, systems: list[tuple[Any, Any]]) -> None:
+        found[grouping] = bucket_scores.joint_groups(systems, credit) if groups is None else groups.get(grouping, [])
 
-    out: dict[str, Any] = {}
     if per_type:
-        out["per_type"] = compared("per_type", [(r.documents, r.documents.type_rows) for r in reports if r.documents])
+        add("per_type", [(r.documents, r.documents.type_rows) for r in reports if r.documents])
     for attribute in first.bucket_rows or {}:
-        out[attribute] = compared(attribute, [(r.documents, (r.bucket_rows or {})[attribute]) for r in reports])
-    return out
+        add(attribute, [(r.documents, (r.bucket_rows or {})[attribute]) for r in reports])
+    tests, out = bucket_scores.compare_groupings(
+        joint, found, names, zero_division=first.zero_division, credit=credit, resampling=resampling, beta=first.beta,
+    )
+    assert tests is not None  # a joint histogram was given
+    return tests, out
 
 
 def evaluate_dask(

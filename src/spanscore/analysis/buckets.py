@@ -24,10 +24,11 @@ from ..stages.documents import DocCounts, DocState, Histogram, RowQueue, TypeRow
 from ..stages.parts import ChunkData, Folder, PartResult
 from ..stages.spans import IntArray
 from .significance import (
+    Comparison,
     Resampling,
     bootstrap_histograms,
     bootstrap_rows,
-    compare_histogram,
+    compare_histograms,
     metrics_of,
     score_totals,
 )
@@ -461,21 +462,43 @@ def compare_groups(
     """Per group of rows (a bucket, a type) given as its joint histogram (``run_grouped``,
     ``joint_groups``), each system's scores with intervals and each system against the first:
     the difference, its paired-bootstrap interval and both p-values (``significance.compare``)."""
-    out = []
-    for label, joint in groups:
-        tests = compare_histogram(
-            joint, names, zero_division=zero_division, credit=credit, resampling=resampling, beta=beta
-        )
-        total = joint.total()
-        out.append(
-            {
-                "bucket": label,
-                "reference_mentions": int(total[joint.fields.index("0:reference")]),
-                "systems": [
-                    {"name": n, "predicted_mentions": int(total[joint.fields.index(f"{k}:predicted")]), "metrics": m}
-                    for k, (n, m) in enumerate(zip(names, tests.intervals, strict=True))
-                ],
-                "comparisons": tests.comparisons,
-            }
-        )
-    return out
+    options: dict[str, Any] = {"zero_division": zero_division, "credit": credit, "resampling": resampling, "beta": beta}
+    return compare_groupings(None, {"": list(groups)}, names, **options)[1][""]
+
+
+def compare_groupings(
+    joint: Histogram | None,
+    groupings: Mapping[str, Sequence[tuple[str, Histogram]]],
+    names: list[str],
+    *,
+    zero_division: float,
+    credit: str,
+    resampling: Resampling,
+    beta: float = 1.0,
+) -> tuple[Comparison | None, dict[str, list[dict[str, Any]]]]:
+    """The corpus's paired comparison (``joint``, where given) and ``compare_groups`` of every
+    grouping's groups, all from one ``compare_histograms`` call: every histogram's resamples
+    drawn in one pass and scored together. Each histogram's draws come from generators of its
+    own blocks (``compare_histograms``), so the numbers are those of one call per histogram."""
+    every = [] if joint is None else [joint]
+    every += [hist for groups in groupings.values() for _, hist in groups]
+    options: dict[str, Any] = {"zero_division": zero_division, "credit": credit, "resampling": resampling, "beta": beta}
+    tested = iter(compare_histograms(every, names, **options))
+    whole = None if joint is None else next(tested)
+    out: dict[str, list[dict[str, Any]]] = {}
+    for grouping, groups in groupings.items():
+        out[grouping] = []
+        for (label, hist), tests in zip(groups, tested, strict=False):
+            total = hist.total()
+            out[grouping].append(
+                {
+                    "bucket": label,
+                    "reference_mentions": int(total[hist.fields.index("0:reference")]),
+                    "systems": [
+                        {"name": n, "predicted_mentions": int(total[hist.fields.index(f"{k}:predicted")]), "metrics": m}
+                        for k, (n, m) in enumerate(zip(names, tests.intervals, strict=True))
+                    ],
+                    "comparisons": tests.comparisons,
+                }
+            )
+    return whole, out

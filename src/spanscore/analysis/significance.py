@@ -653,58 +653,443 @@ def compare_histogram(
     beta: float = 1.0,
 ) -> Comparison:
     """``compare`` from the systems' joint histogram (``joint_histogram``)."""
-    _check(joint)
-    tables = _split_joint(joint)
-    if len(tables) != len(names):
+    return compare_histograms(
+        [joint], names, zero_division=zero_division, credit=credit, resampling=resampling, exact=exact, beta=beta
+    )[0]
+
+
+def score_columns(fields: Sequence[str]) -> dict[str, list[int]]:
+    """Each score's columns among one system's fields: what ``scores_per_row`` reads to score
+    it (a criterion or SemEval scheme: the mention counts and its own statistics; the token
+    score: the token counts), by score name, in ``scores_per_row``'s order."""
+    out = {}
+    for f in fields:
+        if f.endswith(".full_ref"):
+            name = f.split(".")[0]
+            out[name] = [i for i, g in enumerate(fields) if g in ("reference", "predicted") or g.startswith(f"{name}.")]
+    out["token"] = [i for i, g in enumerate(fields) if g.startswith("token.")]
+    return out
+
+
+def draw_families(fields: Sequence[str]) -> dict[str, list[int]]:
+    """The columns of one system resampled together, by family: every criterion and SemEval
+    scheme (they share the mention counts, and together have hardly more distinct rows than the
+    widest of them alone), and the token score (whose counts vary with every sentence's length:
+    drawn with the mentions' columns, each would multiply the other's distinct rows)."""
+    per = score_columns(fields)
+    spans = sorted({i for name, cols in per.items() if name != "token" for i in cols})
+    return {name: cols for name, cols in (("spans", spans), ("token", per["token"])) if cols}
+
+
+TABLE_LIMIT = 1 << 18  # documents of common rows listed one by one (1 MB), at most: memory stays bounded
+
+
+class _Sampler:
+    """Bootstrap resamples of ``n`` documents over a histogram's rows (how often each row is
+    drawn), exactly multinomial, as ``Draws.bootstrap`` draws them but cheaper where many rows
+    are held by many documents.
+
+    The draws that fall on rows held by at most ``RARE`` documents are a binomial count, each
+    picking one of those documents (``Draws``). The others are a multinomial over the common
+    rows, drawn through Poisson counts: independent Poisson counts of rates proportional to the
+    rows' shares, given their sum ``s``, are multinomial over ``s`` draws, so counts drawn at a
+    rate a few standard deviations below the ``m`` draws wanted (drawn again where their sum
+    passes ``m``: that depends on the sum alone) topped up with ``m - s`` draws one by one are
+    multinomial over ``m``. A Poisson count costs about a third of a binomial draw of
+    ``numpy``'s multinomial, and the top-up a few hundred single draws per resample."""
+
+    RARE = 10
+
+    def __init__(self, counts: IntArray) -> None:
+        self.k = int(counts.shape[0])
+        self.n = int(counts.sum())
+        self.rare = np.flatnonzero(counts <= self.RARE)
+        self.common = np.flatnonzero(counts > self.RARE)
+        self.rare_documents = np.repeat(np.arange(self.rare.shape[0]), counts[self.rare])
+        held = counts[self.common]
+        self.held = int(held.sum())
+        self.cumulative = np.cumsum(held)
+        # Each common document's row, where they are few enough to list (the same picks as a
+        # search of the cumulative counts, faster).
+        self.table = np.repeat(np.arange(held.shape[0], dtype=np.int32), held) if self.held <= TABLE_LIMIT else None
+        self.share: FloatArray = held / max(self.held, 1)
+
+    def plan(self, n: int) -> list[int]:
+        return _plan(n, self.k + int(self.rare_documents.shape[0]))
+
+    def draw(self, rng: np.random.Generator, size: int) -> FloatArray:
+        """How often each row is drawn in each of ``size`` resamples."""
+        return self.summed(rng, size, np.eye(self.k))
+
+    def summed(self, rng: np.random.Generator, size: int, rows: FloatArray) -> FloatArray:
+        """``rows`` (one per histogram row) summed over each of ``size`` resamples: the rare rows'
+        draws and the common rows' each multiplied with their rows, never put side by side."""
+        out = np.zeros((size, rows.shape[1]))
+        rare = int(self.rare_documents.shape[0])
+        on_rare = rng.binomial(self.n, rare / self.n, size=size) if rare else np.zeros(size, dtype=np.int64)
+        if rare:
+            m = self.rare.shape[0]
+            picked = self.rare_documents[rng.integers(0, rare, size=int(on_rare.sum()))]
+            picked += np.repeat(np.arange(size) * m, on_rare)
+            out += np.bincount(picked, minlength=size * m).reshape(size, m).astype(np.float64) @ rows[self.rare]
+        if self.common.shape[0]:
+            out += self._common(rng, self.n - on_rare).astype(np.float64) @ rows[self.common]
+        return out
+
+    def _common(self, rng: np.random.Generator, wanted: IntArray) -> IntArray:
+        """A multinomial over the common rows of ``wanted[r]`` draws, for each resample ``r``."""
+        k = self.common.shape[0]
+        rate = np.maximum(wanted - 3 * np.sqrt(wanted) - 1, 0)
+        counts = rng.poisson(rate[:, None] * self.share[None, :])
+        over = np.flatnonzero(counts.sum(axis=1) > wanted)
+        while over.shape[0]:  # about one resample in a thousand
+            counts[over] = rng.poisson(rate[over, None] * self.share[None, :])
+            over = over[counts[over].sum(axis=1) > wanted[over]]
+        missing = wanted - counts.sum(axis=1)
+        documents = rng.integers(0, self.held, size=int(missing.sum()))
+        picked = (
+            self.table[documents].astype(np.int64) if self.table is not None
+            else np.searchsorted(self.cumulative, documents, side="right")
+        )
+        picked += np.repeat(np.arange(wanted.shape[0]) * k, missing)
+        counts += np.bincount(picked, minlength=wanted.shape[0] * k).reshape(-1, k)
+        out: IntArray = counts
+        return out
+
+
+class _Family:
+    """One family's columns of every system, out of the systems' joint histogram, as a histogram
+    of its own. Documents that differ only in columns the family does not hold fall onto one row,
+    so it has far fewer distinct rows than the joint histogram, and a multinomial over the joint
+    rows, summed over the rows that narrow to one, is the multinomial over the narrowed rows with
+    their summed counts: resampling this histogram is resampling the documents."""
+
+    def __init__(self, name: str, joint: Histogram, columns: list[list[int]], mine: list[int]) -> None:
+        picked = [cols[i] for cols in columns for i in mine]
+        hist = Histogram.of(joint.rows[:, picked], tuple(joint.fields[c] for c in picked), joint.counts)
+        self.name, self.mine, self.width = name, mine, len(mine)
+        self.rows: IntArray = hist.rows.astype(np.int64)
+        self.counts: IntArray = hist.counts
+        self.draws = _Sampler(hist.counts)
+        keep, self.expand = _distinct_columns(self.rows)
+        # The rare rows' and the common rows' apart, as the draws multiply them.
+        self.distinct: FloatArray = np.ascontiguousarray(self.rows[:, keep], dtype=np.float64)
+
+    def resampled(self, rng: np.random.Generator, size: int) -> FloatArray:
+        """Every column summed over each of ``size`` bootstrap resamples."""
+        out: FloatArray = self.draws.summed(rng, size, self.distinct)[:, self.expand]
+        return out
+
+    def side(self, rows: FloatArray, system: int) -> FloatArray:
+        """One system's columns of rows of this family (or of sums of them)."""
+        return rows[:, system * self.width : (system + 1) * self.width]
+
+    def differences(self, system: int) -> _Swaps:
+        """``system``'s columns minus the first's: what swapping a document's outputs moves."""
+        delta = self.rows[:, system * self.width : (system + 1) * self.width] - self.rows[:, : self.width]
+        moving = np.any(delta != 0, axis=1)
+        hist = Histogram.of(delta[moving], tuple(map(str, range(self.width))), self.counts[moving])
+        return _Swaps(hist.rows.astype(np.int64), hist.counts)
+
+
+class _Swaps:
+    """The distinct nonzero differences between two systems' columns of a family, and how many
+    documents have each: a randomisation trial swaps a binomial count of each one's documents
+    (documents where the systems agree move nothing)."""
+
+    def __init__(self, rows: IntArray, counts: IntArray) -> None:
+        self.draws = Draws(counts)
+        keep, self.expand = _distinct_columns(rows) if rows.shape[0] else ([], np.zeros(rows.shape[1], dtype=np.int64))
+        self.distinct: FloatArray = np.ascontiguousarray(rows[:, keep], dtype=np.float64)
+
+    def moved(self, swaps: FloatArray) -> FloatArray:
+        if not self.distinct.shape[1]:
+            return np.zeros((swaps.shape[0], self.expand.shape[0]))
+        out: FloatArray = (swaps @ self.distinct)[:, self.expand]
+        return out
+
+
+def _paired_rng(seed: int, stream: int, family: str, system: int, block: int) -> np.random.Generator:
+    """Block ``block`` of a family's bootstrap (``stream`` 3) or of its randomisation trials
+    against ``system`` (4) draws from its own generator: the numbers depend on the histogram
+    alone, never on the other families or on how many processes draw the blocks."""
+    return np.random.default_rng([seed, stream, zlib.crc32(family.encode("utf-8")), system, block])
+
+
+PARALLEL_WORK = 4_000_000  # draws (over every block) worth a second process: a fork costs about 10 ms
+
+
+def compare_histograms(
+    joints: Sequence[Histogram],
+    names: Sequence[str],
+    *,
+    zero_division: float,
+    credit: str,
+    resampling: Resampling = Resampling(),
+    exact: bool = False,
+    beta: float = 1.0,
+) -> list[Comparison]:
+    """``compare_histogram`` of each joint histogram (the corpus's, or each group's), all at once.
+
+    Each family of columns (``draw_families``) is resampled from its own narrowing of a joint
+    histogram (``_Family``): a bootstrap resample draws a multinomial over the family's rows,
+    the same for every system, so the differences are paired; a randomisation trial swaps a
+    binomial count of the documents of each distinct difference between two systems' columns.
+    These are the distributions of resampling and of swapping documents. The blocks of every
+    histogram are drawn in one pass (on a few processes where the draws are many), and the
+    resamples of every histogram are scored by one ``score_totals`` call per system.
+
+    A histogram's draws come from generators of its own family and block, never of its place
+    among ``joints``, so equal histograms (a group that holds every document with the corpus's
+    rows: the only type, a bucket of every mention) have equal results: each is tested once."""
+    joints = [j.compacted() for j in joints]
+    for joint in joints:
+        _check(joint)
+    if not joints:
+        return []
+    first_of: list[int] = []  # each histogram's first equal one
+    for j, joint in enumerate(joints):
+        first_of.append(next((i for i in sorted(set(first_of)) if _equal(joints[i], joint)), j))
+    if len(set(first_of)) < len(joints):
+        import copy  # here: the module's imports are another part's
+
+        distinct = sorted(set(first_of))
+        tested = dict(zip(distinct, compare_histograms(
+            [joints[i] for i in distinct], names, zero_division=zero_division, credit=credit,
+            resampling=resampling, exact=exact, beta=beta,
+        ), strict=True))
+        return [tested[i] if i == j else copy.deepcopy(tested[i]) for j, i in enumerate(first_of)]
+    layouts = [_system_columns(j) for j in joints]
+    fields = layouts[0][0]
+    if any(f != fields or len(cols) != len(names) for f, cols in layouts) or not names:
         raise OptionError("give one name per system, and at least one system")
-    draws = Draws(joint.counts)
-    zd, level = zero_division, resampling.level
-    points = [_point(t, zd, credit, beta) for t in tables]
-    mets = metrics_of(beta)
-    score_names = list(points[0])
+    families = draw_families(fields)
+    fams = [
+        [_Family(name, joint, cols, mine) for name, mine in families.items()]
+        for joint, (_, cols) in zip(joints, layouts, strict=True)
+    ]
+    pairs = [
+        (j, f, s, fam.differences(s))
+        for j, row in enumerate(fams)
+        for f, fam in enumerate(row)
+        for s in range(1, len(names))
+        if not exact
+    ]
+    pair_of = {(j, f, s): p for p, (j, f, s, _) in enumerate(pairs)}
+    tasks: list[tuple[str, int, int, int]] = [
+        ("bootstrap", j * len(families) + f, k, size)
+        for j, row in enumerate(fams)
+        for f, fam in enumerate(row)
+        for k, size in enumerate(fam.draws.plan(resampling.resamples))
+    ]
+    tasks += [
+        ("swaps", p, k, size)
+        for p, (_, _, _, swaps) in enumerate(pairs)
+        for k, size in enumerate(_plan(resampling.trials, swaps.draws.k))
+    ]
+    seed = resampling.seed
 
-    # Bootstrap: the same resamples for every system, so the differences are paired.
-    def work(k: int, size: int) -> list[dict[str, dict[str, FloatArray]]]:
-        w = draws.bootstrap(_rng(resampling.seed, 0, k), size)
-        return [score_totals(t.sums(w), t.fields, zd, credit, beta) for t in tables]
+    def work(task: tuple[str, int, int, int]) -> FloatArray:
+        kind, i, k, size = task
+        if kind == "bootstrap":
+            fam = fams[i // len(families)][i % len(families)]
+            return fam.resampled(_paired_rng(seed, 3, fam.name, 0, k), size)
+        j, f, s, swaps = pairs[i]
+        return swaps.moved(swaps.draws.swaps(_paired_rng(seed, 4, fams[j][f].name, s, k), size))
 
-    boot = _map_blocks(work, draws.plan(resampling.resamples))
+    def cost(task: tuple[str, int, int, int]) -> int:
+        kind, i, _, size = task
+        if kind == "bootstrap":
+            draws = fams[i // len(families)][i % len(families)].draws
+            return size * (draws.k + int(draws.rare_documents.shape[0]))
+        return size * pairs[i][3].draws.k
+
+    done = _map_items(work, tasks) if sum(map(cost, tasks)) > PARALLEL_WORK else [work(t) for t in tasks]
+    drawn: dict[tuple[str, int], list[FloatArray]] = {}
+    for (kind, i, _, _), result in zip(tasks, done, strict=True):
+        drawn.setdefault((kind, i), []).append(result)
+    sums = {key: np.concatenate(blocks) for key, blocks in drawn.items()}
+
+    zd, level, mets, systems = zero_division, resampling.level, metrics_of(beta), len(names)
+    totals = [
+        [whole[cols] for cols in layout]
+        for whole, (_, layout) in zip(
+            (joint.counts.astype(np.float64) @ joint.rows.astype(np.float64) for joint in joints), layouts, strict=False
+        )
+    ]
+    scored = score_totals(np.array([t for row in totals for t in row]), fields, zd, credit, beta)
+    score_names = list(scored)
+    points = [
+        [{n: {m: float(scored[n][m][j * systems + s]) for m in mets} for n in score_names} for s in range(systems)]
+        for j in range(len(joints))
+    ]
+    n_boot, n_trials = resampling.resamples, resampling.trials
+    # Each system's resampled totals: each family's columns the family's resampled sums.
     samples = [
-        {n: {m: np.concatenate([b[s][n][m] for b in boot]) for m in mets} for n in score_names}
-        for s in range(len(tables))
+        _scored_rows(
+            [totals[j][s] for j in range(len(joints))],
+            [
+                [(fam.mine, fam.side(sums[("bootstrap", j * len(families) + f)], s) - totals[j][s][fam.mine])
+                 for f, fam in enumerate(row)]
+                for j, row in enumerate(fams)
+            ],
+            n_boot, fields, zd, credit, beta,
+        )
+        for s in range(systems)
     ]
-    intervals = [
-        {n: {m: _interval(samples[k][n][m], points[k][n][m], level) for m in mets} for n in score_names}
-        for k in range(len(tables))
-    ]
+    # Each trial's totals of the first system and of the other: what the swaps move goes from
+    # one to the other.
+    randomised = {}
+    for s in range(1, systems if not exact else 1):
+        moves = [[(fams[j][f].mine, sums[("swaps", p)]) for f in range(len(families)) for p in [pair_of[(j, f, s)]]]
+                 for j in range(len(joints))]
+        randomised[s] = (
+            _scored_rows([t[0] for t in totals], moves, n_trials, fields, zd, credit, beta),
+            _scored_rows(
+                [t[s] for t in totals], [[(cols, -v) for cols, v in row] for row in moves], n_trials, fields, zd,
+                credit, beta,
+            ),
+        )
 
-    comparisons = []
-    for k in range(1, len(tables)):
-        p_random = _randomization(tables[0], tables[k], draws, joint.counts, zd, credit, resampling, exact, beta)
-        for n in score_names:
-            for m in mets:
-                observed = points[k][n][m] - points[0][n][m]
-                diffs = samples[k][n][m] - samples[0][n][m]
-                entry = _interval(diffs, observed, level)
-                kept = diffs[~np.isnan(diffs)]
-                p_boot = None
-                if not math.isnan(observed) and kept.shape[0]:
-                    c = int(np.count_nonzero(np.abs(kept - observed) >= abs(observed) - _TOLERANCE))
-                    p_boot = (c + 1) / (kept.shape[0] + 1)
-                comparisons.append(
-                    {
-                        "a": names[0],
-                        "b": names[k],
-                        "criterion": n,
-                        "metric": m,
-                        "difference": entry["value"],
-                        "low": entry["low"],
-                        "high": entry["high"],
-                        "p_bootstrap": p_boot,
-                        "p_randomization": p_random[n][m],
-                    }
+    out = []
+    for j, joint in enumerate(joints):
+        window = slice(j * n_boot, (j + 1) * n_boot)
+        keys = [(s, n, m) for s in range(systems) for n in score_names for m in mets]
+        drawn_here = {key: samples[key[0]][key[1]][key[2]][window] for key in keys}
+        differences = {
+            (s, n, m): drawn_here[(s, n, m)] - drawn_here[(0, n, m)] for s in range(1, systems) for n in score_names
+            for m in mets
+        }
+        # Every interval of this histogram at once: one sort of every score's resamples.
+        bounds = dict(zip([*keys, *((-1, *k) for k in differences)], _percentiles(
+            [*drawn_here.values(), *differences.values()], level
+        ), strict=True))
+        intervals = [
+            {n: {m: _bounded(bounds[(s, n, m)], points[j][s][n][m]) for m in mets} for n in score_names}
+            for s in range(systems)
+        ]
+        comparisons = []
+        for s in range(1, systems):
+            if exact:
+                tables = _split_joint(joint)
+                p_random = _randomization(
+                    tables[0], tables[s], Draws(joint.counts), joint.counts, zd, credit, resampling, exact, beta
                 )
-    return Comparison(list(names), intervals, comparisons, draws.n)
+            else:
+                a, b = randomised[s]
+                trial = slice(j * n_trials, (j + 1) * n_trials)
+                p_random = {
+                    n: {
+                        m: _p_randomization(b[n][m][trial] - a[n][m][trial], points[j][s][n][m] - points[j][0][n][m])
+                        for m in mets
+                    }
+                    for n in score_names
+                }
+            for n in score_names:
+                for m in mets:
+                    observed = points[j][s][n][m] - points[j][0][n][m]
+                    diffs = differences[(s, n, m)]
+                    entry = _bounded(bounds[(-1, s, n, m)], observed)
+                    kept = diffs[~np.isnan(diffs)]
+                    p_boot = None
+                    if not math.isnan(observed) and kept.shape[0]:
+                        c = int(np.count_nonzero(np.abs(kept - observed) >= abs(observed) - _TOLERANCE))
+                        p_boot = (c + 1) / (kept.shape[0] + 1)
+                    comparisons.append(
+                        {
+                            "a": names[0],
+                            "b": names[s],
+                            "criterion": n,
+                            "metric": m,
+                            "difference": entry["value"],
+                            "low": entry["low"],
+                            "high": entry["high"],
+                            "p_bootstrap": p_boot,
+                            "p_randomization": p_random[n][m],
+                        }
+                    )
+        out.append(Comparison(list(names), intervals, comparisons, int(joint.counts.sum())))
+    return out
+
+
+def _equal(a: Histogram, b: Histogram) -> bool:
+    """The same rows, documents and fields (compacted histograms: rows sorted, distinct)."""
+    return (
+        a.fields == b.fields and a.rows.shape == b.rows.shape and np.array_equal(a.counts, b.counts)
+        and np.array_equal(a.rows, b.rows)
+    )
+
+
+def _percentiles(samples: list[FloatArray], level: float) -> list[tuple[float, float] | None]:
+    """The ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of each array's numbers (NaNs
+    left out; None where none is left), as ``np.quantile`` interpolates them (linearly, its
+    rounding), every array sorted in one call."""
+    if not samples:
+        return []
+    table = np.sort(np.stack(samples), axis=1)  # NaNs last
+    kept = np.count_nonzero(~np.isnan(table), axis=1)
+    rows = np.arange(table.shape[0])
+    ends = []
+    for q in ((1 - level) / 2, (1 + level) / 2):
+        at = q * (np.maximum(kept, 1) - 1)
+        below = np.floor(at).astype(np.int64)
+        above = np.minimum(below + 1, np.maximum(kept, 1) - 1)
+        t = at - below
+        a, b = table[rows, below], table[rows, above]
+        diff = b - a
+        ends.append(np.where(t >= 0.5, b - diff * (1 - t), a + diff * t))
+    return [None if n == 0 else (float(lo), float(hi)) for n, lo, hi in zip(kept.tolist(), *ends, strict=True)]
+
+
+def _bounded(bounds: tuple[float, float] | None, value: float) -> dict[str, float | None]:
+    """``_interval``'s entry from the bounds of ``_percentiles``."""
+    if math.isnan(value) or bounds is None:
+        return {"value": None if math.isnan(value) else value, "low": None, "high": None}
+    return {"value": value, "low": bounds[0], "high": bounds[1]}
+
+
+def _scored_rows(
+    bases: list[FloatArray],
+    moves: list[list[tuple[list[int], FloatArray]]],
+    rows: int,
+    fields: tuple[str, ...],
+    zd: float,
+    credit: str,
+    beta: float,
+) -> dict[str, dict[str, FloatArray]]:
+    """Every score of ``rows`` rows of totals per joint histogram ``j``: ``bases[j]`` with some
+    columns moved (``moves[j]``: columns and what each row adds to them); every histogram's rows
+    scored by one call."""
+    table = np.concatenate([np.tile(base, (rows, 1)) for base in bases])
+    for j, moved in enumerate(moves):
+        for cols, values in moved:
+            table[j * rows : (j + 1) * rows, cols] += values
+    return score_totals(table, fields, zd, credit, beta)
+
+
+def _p_randomization(diffs: FloatArray, observed: float) -> float | None:
+    """(c + 1) / (n + 1): c of the n trials with a difference reach the observed one in size."""
+    if math.isnan(observed):
+        return None
+    kept = diffs[~np.isnan(diffs)]
+    if not kept.shape[0]:
+        return None
+    hits = int(np.count_nonzero(np.abs(kept) >= abs(observed) - _TOLERANCE))
+    return (hits + 1) / (int(kept.shape[0]) + 1)
+
+
+def _system_columns(joint: Histogram) -> tuple[tuple[str, ...], list[list[int]]]:
+    """The systems' fields (unprefixed, the first's order) and each system's columns of the
+    joint histogram in that order."""
+    systems: dict[int, dict[str, int]] = {}
+    for i, name in enumerate(joint.fields):
+        s, field_name = name.split(":", 1)
+        systems.setdefault(int(s), {})[field_name] = i
+    ordered = [systems[s] for s in sorted(systems)]
+    fields = tuple(ordered[0]) if ordered else ()
+    if any(tuple(mine) != fields for mine in ordered):
+        raise OptionError("the systems' per-document statistics differ: each must be counted alike")
+    return fields, [[mine[f] for f in fields] for mine in ordered]
 
 
 def _randomization(

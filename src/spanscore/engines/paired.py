@@ -63,7 +63,10 @@ class _Stream:
         if self.fields is None:
             self.fields, self.unit = tuple(docs.fields[i] for i in cols), docs.unit
         # Widened: the rows may come compact (``Wanted.narrow``), and a cut document's halves add up.
-        self.rows.append(docs.keys + offset, np.take(docs.stats, cols, axis=1).astype(np.int64), docs.ids)
+        # Narrowed rows hold only the columns asked for: taken as they are, not copied twice.
+        every = cols == list(range(docs.stats.shape[1]))
+        stats = docs.stats if every else np.take(docs.stats, cols, axis=1)
+        self.rows.append(docs.keys + offset, stats.astype(np.int64), docs.ids)
 
     def take(self, below: int) -> tuple[IntArray, IntArray | None, list[str] | None]:
         """The complete rows with keys below ``below``, removed from the stream."""
