@@ -183,9 +183,6 @@ def metrics_of(beta: float) -> tuple[str, ...]:
     return METRICS if beta == 1.0 else (*METRICS, "f_beta")
 
 
-SMALL_LEVEL = 8  # rows held by at most this many documents each are drawn document by document
-
-
 @functools.cache
 def _popcount() -> FloatArray:
     """How many bits are set in each 16-bit number (made once, where a randomisation test asks:
@@ -199,12 +196,15 @@ class Draws:
     """Resamples of a corpus given as a histogram's counts: how often each distinct row is drawn.
 
     A bootstrap resample of ``n`` documents is a multinomial over the distinct rows (each row's
-    probability: its share of the documents). It is drawn in two exact steps: how many of the
-    ``n`` draws fall on the documents of rare rows (those held by at most ``SMALL_LEVEL``
-    documents) is binomial; each of those draws picks one rare document uniformly (its row gains
-    one), and the other draws are one multinomial over the common rows. So the cost of a resample
-    follows the documents of rare rows and the number of common rows, never the corpus, and a
-    block of resamples takes a few calls of the generator whatever the histogram.
+    probability: its share of the documents). It is drawn in two exact steps, by compare's
+    sampler (``_Sampler``: one implementation, so a seed draws the same resamples on both sides):
+    how many of the ``n`` draws fall on the documents of rare rows (those held by at most
+    ``_Sampler.RARE`` documents) is binomial; each of those draws picks one rare document
+    uniformly (its row gains one), and the other draws are one multinomial over the common rows,
+    drawn through Poisson counts topped up to the exact total (the same distribution as
+    ``numpy``'s multinomial, at about half its cost a row). So the cost of a resample follows the
+    documents of rare rows and the number of common rows, never the corpus, and a block of
+    resamples takes a few calls of the generator whatever the histogram.
     """
 
     def __init__(self, counts: IntArray) -> None:
@@ -215,12 +215,11 @@ class Draws:
         order = np.argsort(inverse.reshape(-1), kind="stable")
         bounds = np.searchsorted(inverse.reshape(-1)[order], np.arange(values.shape[0] + 1))
         self.levels = [(int(c), order[bounds[j] : bounds[j + 1]]) for j, c in enumerate(values.tolist())]
-        self.rare = np.flatnonzero(counts <= SMALL_LEVEL)
-        self.common = np.flatnonzero(counts > SMALL_LEVEL)
+        self.sampler = _Sampler(counts)
+        self.rare: IntArray = self.sampler.rare
+        self.common: IntArray = self.sampler.common
         # Each rare document's row, as a position among the rare rows.
-        self.rare_documents = np.repeat(np.arange(self.rare.shape[0]), counts[self.rare])
-        held = counts[self.common]
-        self.common_p: FloatArray = held / max(int(held.sum()), 1)
+        self.rare_documents: IntArray = self.sampler.rare_documents
 
     @property
     def rare_weight(self) -> int:
@@ -249,7 +248,7 @@ class Draws:
             picked += np.repeat(np.arange(size) * m, on_rare)  # its cell in the (resample, rare row) grid
             rare_table = np.bincount(picked, minlength=size * m).reshape(size, m)
         if self.common.shape[0]:
-            common_table = rng.multinomial(self.n - on_rare, self.common_p)
+            common_table = self.sampler._common(rng, self.n - on_rare)
         return rare_table, common_table
 
     def swaps(self, rng: np.random.Generator, size: int) -> FloatArray:
