@@ -8,11 +8,12 @@ and the report writer appends each file's rows in corpus order.
 
 from __future__ import annotations
 
+import operator
 import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -135,31 +136,101 @@ def csv_field(value: str) -> str:
     return '"' + value.replace('"', '""') + '"'
 
 
+class _Spaced(Protocol):
+    """A text that can give its tokens' bytes, each followed by a space (``io.load.ConllText``)."""
+
+    bounds: IntArray
+
+    def spaced_bytes(self) -> tuple[npt.NDArray[np.uint8], IntArray] | None: ...
+
+
+class _Source:
+    """Where a chunk's mentions and units are sliced from: every token joined by single spaces,
+    as ``Text.mentions`` joins them, decoded at once from the undecoded bytes (no string per
+    token), with where each token starts in it."""
+
+    def __init__(self, joined: str, starts: IntArray, bounds: IntArray) -> None:
+        self.joined = joined
+        self.starts = starts
+        self.bounds = bounds
+
+    @staticmethod
+    def of(text: Text) -> _Source | None:
+        """None where the text cannot give its bytes (JSONL, labels without tokens) or they are
+        not valid UTF-8: the text's own ``mentions`` then."""
+        spaced = getattr(text, "spaced_bytes", None)
+        bounds = getattr(text, "bounds", None)
+        if spaced is None or bounds is None:
+            return None
+        got = cast(_Spaced, text).spaced_bytes()
+        if got is None:
+            return None
+        buffer, starts = got
+        try:
+            joined = buffer.tobytes().decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        if len(joined) != buffer.shape[0]:
+            # Multibyte characters: a token starts as many characters in as bytes, less the
+            # continuation bytes before it (the bytes are valid UTF-8).
+            continuation = np.zeros(buffer.shape[0] + 1, dtype=np.int64)
+            np.cumsum((buffer & 0xC0) == 0x80, out=continuation[1:])
+            starts = starts - continuation[starts]
+        return _Source(joined, starts, bounds)
+
+    def slices(self, start: IntArray, end: IntArray) -> list[str]:
+        """The words of tokens ``start`` to ``end`` (exclusive) of each span, "" where empty."""
+        lo = self.starts[start]
+        hi = np.where(end > start, self.starts[end] - 1, lo)
+        return list(map(self.joined.__getitem__, map(slice, lo.tolist(), hi.tolist())))
+
+    def contexts(self) -> list[str]:
+        return self.slices(self.bounds[:-1], self.bounds[1:])
+
+
 class _Mentions:
     """Each mention of one side as CSV text (text, type, start, end within its unit), made once:
     every criterion's file and the error files show the same mentions."""
 
-    def __init__(self, spans: Spans, text: Text, unit_starts: IntArray) -> None:
-        self.text = mention_texts(text, spans)
+    def __init__(self, spans: Spans, text: Text, unit_starts: IntArray, source: _Source | None) -> None:
+        if source is not None and spans.pieces is None:
+            self.text = source.slices(spans.start, spans.end)
+        else:
+            self.text = mention_texts(text, spans)
         base = unit_starts[spans.unit] if len(spans) else spans.start
-        self.start = (spans.start - base).tolist()
-        self.end = (spans.end - base).tolist()
-        types = [csv_field(t) for t in spans.types]
-        self.type = spans.type.tolist()
-        cells = _csv_fields(self.text)
-        starts = (spans.start - base).astype(str).tolist()
-        ends = (spans.end - base).astype(str).tolist()
-        self.csv = [f"{t},{types[k]},{a},{b}" for t, k, a, b in zip(cells, self.type, starts, ends, strict=True)]
+        self.start = spans.start - base
+        self.end = spans.end - base
+        self.type = spans.type
+        self.csv = list(map(operator.add, _csv_fields(self.text), _cells(spans, self.start, self.end)))
         self.level_text = [] if spans.level is None else [spans.levels[k] for k in spans.level.tolist()]
         self.level = _csv_fields(self.level_text)
 
     def fields(self, i: int, side: str, types: tuple[str, ...]) -> dict[str, Any]:
         return {
             f"{side}_text": self.text[i],
-            f"{side}_type": types[self.type[i]],
-            f"{side}_start": self.start[i],
-            f"{side}_end": self.end[i],
+            f"{side}_type": types[int(self.type[i])],
+            f"{side}_start": int(self.start[i]),
+            f"{side}_end": int(self.end[i]),
         }
+
+
+def _cells(spans: Spans, start: IntArray, end: IntArray) -> list[str]:
+    """Each mention's type, start and end cells (",PER,3,5"), one string per distinct three:
+    mentions share a few hundred of them."""
+    types = [csv_field(t) for t in spans.types]
+    if not len(spans):
+        return []
+    width = int(max(int(end.max()), int(start.max()))) + 1
+    if width > 1 << 20 or len(types) > 1 << 16:  # the key could overflow: one string per mention
+        return [f",{types[k]},{a},{b}" for k, a, b in zip(spans.type.tolist(), start.tolist(), end.tolist(), strict=True)]
+    key = (spans.type.astype(np.int64) * width + start) * width + end
+    distinct, inverse = np.unique(key, return_inverse=True)
+    ends, rest = np.divmod(distinct, width)[::-1]
+    kinds, starts = np.divmod(rest, width)
+    made = np.empty(distinct.shape[0], dtype=object)
+    made[:] = [f",{types[k]},{a},{b}" for k, a, b in zip(kinds.tolist(), starts.tolist(), ends.tolist(), strict=True)]
+    cells: list[str] = made[inverse.reshape(-1)].tolist()
+    return cells
 
 
 _ERROR_NAMES = (
@@ -192,40 +263,42 @@ def render_rows(
     """
     d = details
     unit_starts = text.unit_starts()
-    refs = _Mentions(d.reference, text, unit_starts)
-    preds = _Mentions(d.predicted, text, unit_starts)
+    source = _Source.of(text)
+    refs = _Mentions(d.reference, text, unit_starts, source)
+    preds = _Mentions(d.predicted, text, unit_starts, source)
     levels = d.reference.level is not None
-    contexts = _csv_fields(text.contexts())
+    plain = source.contexts() if source is not None else text.contexts()
+    contexts = _csv_fields(plain)
     pair_unit = d.reference.unit[d.pairs.ref]
     if unit_names is not None:
         numbers = _csv_fields(list(unit_names))
     else:
-        numbers = (np.arange(unit_starts.shape[0], dtype=np.int64) + first_unit).astype(str).tolist()
+        numbers = list(map(str, range(first_unit, first_unit + unit_starts.shape[0])))
     rel = d.pairs.relation()
     used = np.zeros(len(d.pairs), dtype=bool)
     for criterion in criteria:
         if criterion in d.matchings:
             used[d.matchings[criterion].pair] = True
-    # The cells before and after a pair's match and credit, for every pair some file shows.
+    # Most rows are full matches, alike in every file: each pair some file shows is made once as
+    # one, then gathered per file; only the other rows are made per file.
     at = np.flatnonzero(used)
     rs, ps = refs.csv, preds.csv
-    before = [
-        f"{numbers[u]},{rs[a]},{ps[b]},"
-        for u, a, b in zip(pair_unit[at].tolist(), d.pairs.ref[at].tolist(), d.pairs.pred[at].tolist(), strict=True)
-    ]
-    after = [
-        f",{RELATIONS[x]},{contexts[u]}\r\n" for x, u in zip(rel[at].tolist(), pair_unit[at].tolist(), strict=True)
-    ]
+    at_unit, at_ref, at_pred = pair_unit[at].tolist(), d.pairs.ref[at].tolist(), d.pairs.pred[at].tolist()
+    at_rel = rel[at].tolist()
     if levels:
-        after = [
-            f"{tail[:-2]},{refs.level[a]},{preds.level[b]}\r\n"
-            for tail, a, b in zip(after, d.pairs.ref[at].tolist(), d.pairs.pred[at].tolist(), strict=True)
+        rl, pl = refs.level, preds.level
+        tails = [
+            f",{RELATIONS[x]},{contexts[u]},{rl[a]},{pl[b]}\r\n"
+            for x, u, a, b in zip(at_rel, at_unit, at_ref, at_pred, strict=True)
         ]
+    else:
+        tails = [f",{RELATIONS[x]},{contexts[u]}\r\n" for x, u in zip(at_rel, at_unit, strict=True)]
+    full = np.empty(at.shape[0], dtype=object)
+    full[:] = [
+        f"{numbers[u]},{rs[a]},{ps[b]},{_FULL}{t}" for u, a, b, t in zip(at_unit, at_ref, at_pred, tails, strict=True)
+    ]
     index = np.full(len(d.pairs), -1, dtype=np.int64)
     index[at] = np.arange(at.shape[0])
-    # Most rows are full matches, alike in every file: made once, then gathered per file.
-    full = np.empty(at.shape[0], dtype=object)
-    full[:] = [b + _FULL + a for b, a in zip(before, after, strict=True)]
     names = pair_fields(text.unit_kind, levels)
     files: dict[str, RowFile] = {}
     for criterion in criteria:
@@ -238,7 +311,10 @@ def render_rows(
         other = np.flatnonzero((m.level != FULL) | (m.credit != 1.0))
         if other.shape[0]:
             mids = _middles(m.level[other], m.credit[other])
-            lines[other] = [before[k] + mid + after[k] for k, mid in zip(where[other].tolist(), mids, strict=True)]
+            lines[other] = [
+                f"{numbers[at_unit[k]]},{rs[at_ref[k]]},{ps[at_pred[k]]},{mid}{tails[k]}"
+                for k, mid in zip(where[other].tolist(), mids, strict=True)
+            ]
         body = "".join(lines.tolist())
         rows.full = int(np.count_nonzero(m.level == FULL))
         partial = np.flatnonzero(m.level == PARTIAL)
@@ -250,7 +326,7 @@ def render_rows(
             row.update(refs.fields(a, "reference", d.reference.types))
             row.update(preds.fields(b, "predicted", d.predicted.types))
             row.update(match="partial", credit=float(m.credit[i]), relation=RELATIONS[int(rel[k])])
-            row["context"] = text.context(u)
+            row["context"] = plain[u]
             if levels:
                 row.update(reference_level=refs.level_text[a], predicted_level=preds.level_text[b])
             rows.partial_rows.append({key: row[key] for key in ("_unit", *names[1:])})
