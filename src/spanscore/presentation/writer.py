@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import io
 import json
 import os
 import shutil
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from ..errors import InputError, MissingExtra, OptionError
+from ..errors import InputError, OptionError
 from ..results import EvaluationResult
 from ..stages.pairs import (
     ERRORS_FILE,
@@ -116,17 +112,6 @@ def _append(handle: IO[bytes], path: str) -> None:
         shutil.copyfileobj(piece, handle, 1 << 20)
 
 
-def _load_matplotlib() -> None:
-    """Import matplotlib and draw a tiny figure, so that its fonts are loaded before the charts
-    are drawn (in forked processes, which would each load them again)."""
-    with contextlib.suppress(ImportError):
-        importlib.import_module("matplotlib.backends.backend_agg")
-        figure = importlib.import_module("matplotlib.figure")
-        fig = figure.Figure(figsize=(1, 1), dpi=10, layout="constrained")
-        fig.add_subplot().set_title("warm-up")
-        fig.savefig(io.BytesIO(), format="png")
-
-
 class ReportWriter:
     """Writes a report folder while an evaluation runs: pass it as ``evaluate(rows=...)``, then
     call ``finish`` with the report.
@@ -150,7 +135,6 @@ class ReportWriter:
             raise InputError(f"cannot write a report here: {exc.strerror}", path=str(self.out_dir)) from None
         self.files: dict[str, _RowFile] = {}
         self.unit_kind = "sentence"
-        self._loading: threading.Thread | None = None
         import tempfile
 
         try:
@@ -163,11 +147,6 @@ class ReportWriter:
 
     def __call__(self, rows: PartRows) -> None:
         self.unit_kind = rows.unit_kind
-        if self._loading is None:
-            # matplotlib takes over half a second to import: do it while the chunks are counted.
-            # Not before the first chunk is back, so that no worker is forked while it imports.
-            self._loading = threading.Thread(target=_load_matplotlib, daemon=True)
-            self._loading.start()
         try:
             for name, part in rows.files.items():
                 f = self.files.get(name)
@@ -218,8 +197,6 @@ class ReportWriter:
             raise
 
     def _finish(self, report: Report) -> Path:
-        if self._loading is not None:
-            self._loading.join()
         workers = 2 if self.scratch else 1  # an evaluation with worker processes: draw in two
         out_dir = self.out_dir
         data = report.to_dict()
@@ -232,14 +209,12 @@ class ReportWriter:
         repaired = repairs_line(data)
         if repaired is not None:
             notes.append(repaired)
-        try:
-            charts = draw_all(data, jobs=workers)
-        except MissingExtra as exc:
-            charts = {}
-            notes.append(f"No charts were drawn: {exc}.")
+        charts, missing = draw_all(data, jobs=workers)
+        if missing is not None:
+            notes.append(f"The thresholds and bucket charts were not drawn: {missing}.")
         captions = {name: caption for name, caption in chart_captions(data).items() if name in charts}
-        for name, png in charts.items():
-            self._staged(name).write_bytes(png)
+        for name, image in charts.items():
+            self._staged(name).write_bytes(image)
             files[name] = captions[name]
 
         partials: list[PartialSample] | None = None
@@ -291,7 +266,7 @@ class ReportWriter:
         self._staged("summary.md").write_text(render_markdown(data, files, captions, notes), encoding="utf-8")
         page = render_html(
             data,
-            charts={name: (png, captions[name]) for name, png in charts.items()},
+            charts={name: (image, captions[name]) for name, image in charts.items()},
             notes=notes,
             files=files,
             examples=examples,

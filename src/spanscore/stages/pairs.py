@@ -220,9 +220,10 @@ def _cells(spans: Spans, start: IntArray, end: IntArray) -> list[str]:
     types = [csv_field(t) for t in spans.types]
     if not len(spans):
         return []
-    width = int(max(int(end.max()), int(start.max()))) + 1
+    width = max(int(end.max()), int(start.max())) + 1
     if width > 1 << 20 or len(types) > 1 << 16:  # the key could overflow: one string per mention
-        return [f",{types[k]},{a},{b}" for k, a, b in zip(spans.type.tolist(), start.tolist(), end.tolist(), strict=True)]
+        triples = zip(spans.type.tolist(), start.tolist(), end.tolist(), strict=True)
+        return [f",{types[k]},{a},{b}" for k, a, b in triples]
     key = (spans.type.astype(np.int64) * width + start) * width + end
     distinct, inverse = np.unique(key, return_inverse=True)
     ends, rest = np.divmod(distinct, width)[::-1]
