@@ -21,6 +21,7 @@ from ..stages.pairs import (
     header_line,
     pair_fields,
     render_rows,
+    sample_row,
 )
 from .charts import chart_captions, draw_all
 from .common import CRITERION_HELP, PARTIAL_CRITERIA, repairs_line
@@ -162,10 +163,10 @@ class ReportWriter:
                     os.unlink(path)
                 f.full += part.full
                 f.partial += part.partial
-                for row in part.partial_rows[: max(HTML_PARTIAL_LIMIT - len(f.sample), 0)]:
-                    sample = {rows.unit_kind: row["_unit"]}
-                    sample.update((k, v) for k, v in row.items() if k != "_unit")
-                    f.sample.append(sample)
+                if part.partial_lines and len(f.sample) < HTML_PARTIAL_LIMIT:
+                    names = pair_fields(rows.unit_kind, rows.levels)
+                    lines = part.partial_lines[: HTML_PARTIAL_LIMIT - len(f.sample)]
+                    f.sample += [sample_row(line, names, rows.named) for line in lines]
         except OSError as exc:
             self.abandon()
             raise InputError(f"cannot write the report: {exc.strerror}", path=str(self.out_dir)) from None

@@ -8,6 +8,8 @@ and the report writer appends each file's rows in corpus order.
 
 from __future__ import annotations
 
+import csv
+import io
 import operator
 import os
 import re
@@ -99,16 +101,18 @@ class RowFile:
     paths: list[str] = field(default_factory=list)
     full: int = 0
     partial: int = 0
-    partial_rows: list[dict[str, Any]] = field(default_factory=list)  # the first partial pairs, for the page
+    # The first partial pairs' rows, for the page (``sample_row`` reads one back): made anyway,
+    # where each chunk's own dicts would be made and mostly thrown away.
+    partial_lines: list[str] = field(default_factory=list)
 
     def then(self, later: RowFile, sample: int) -> RowFile:
-        room = max(sample - len(self.partial_rows), 0)
+        room = max(sample - len(self.partial_lines), 0)
         return RowFile(
             self.texts + later.texts,
             self.paths + later.paths,
             self.full + later.full,
             self.partial + later.partial,
-            self.partial_rows + later.partial_rows[:room],
+            self.partial_lines + later.partial_lines[:room],
         )
 
 
@@ -120,10 +124,11 @@ class PartRows:
     unit_kind: str
     sample: int
     levels: bool = False  # the rows end with each side's nesting level
+    named: bool = False  # units are named (JSONL documents by their ids), not numbered
 
     def then(self, later: PartRows) -> PartRows:
         files = {name: f.then(later.files[name], self.sample) for name, f in self.files.items()}
-        return PartRows(files, self.unit_kind, self.sample, self.levels)
+        return PartRows(files, self.unit_kind, self.sample, self.levels, self.named)
 
 
 _NEEDS_QUOTES = re.compile('[,"\r\n]')
@@ -198,20 +203,8 @@ class _Mentions:
         else:
             self.text = mention_texts(text, spans)
         base = unit_starts[spans.unit] if len(spans) else spans.start
-        self.start = spans.start - base
-        self.end = spans.end - base
-        self.type = spans.type
-        self.csv = list(map(operator.add, _csv_fields(self.text), _cells(spans, self.start, self.end)))
-        self.level_text = [] if spans.level is None else [spans.levels[k] for k in spans.level.tolist()]
-        self.level = _csv_fields(self.level_text)
-
-    def fields(self, i: int, side: str, types: tuple[str, ...]) -> dict[str, Any]:
-        return {
-            f"{side}_text": self.text[i],
-            f"{side}_type": types[int(self.type[i])],
-            f"{side}_start": int(self.start[i]),
-            f"{side}_end": int(self.end[i]),
-        }
+        self.csv = list(map(operator.add, _csv_fields(self.text), _cells(spans, spans.start - base, spans.end - base)))
+        self.level = _csv_fields([] if spans.level is None else [spans.levels[k] for k in spans.level.tolist()])
 
 
 def _cells(spans: Spans, start: IntArray, end: IntArray) -> list[str]:
@@ -268,8 +261,7 @@ def render_rows(
     refs = _Mentions(d.reference, text, unit_starts, source)
     preds = _Mentions(d.predicted, text, unit_starts, source)
     levels = d.reference.level is not None
-    plain = source.contexts() if source is not None else text.contexts()
-    contexts = _csv_fields(plain)
+    contexts = _csv_fields(source.contexts() if source is not None else text.contexts())
     pair_unit = d.reference.unit[d.pairs.ref]
     if unit_names is not None:
         numbers = _csv_fields(list(unit_names))
@@ -300,7 +292,6 @@ def render_rows(
     ]
     index = np.full(len(d.pairs), -1, dtype=np.int64)
     index[at] = np.arange(at.shape[0])
-    names = pair_fields(text.unit_kind, levels)
     files: dict[str, RowFile] = {}
     for criterion in criteria:
         if criterion not in d.matchings:
@@ -320,23 +311,13 @@ def render_rows(
         rows.full = int(np.count_nonzero(m.level == FULL))
         partial = np.flatnonzero(m.level == PARTIAL)
         rows.partial = int(partial.shape[0])
-        for i in partial[:sample].tolist():
-            k = int(m.pair[i])
-            a, b, u = int(d.pairs.ref[k]), int(d.pairs.pred[k]), int(pair_unit[k])
-            row: dict[str, Any] = {"_unit": unit_names[u] if unit_names is not None else u + first_unit}
-            row.update(refs.fields(a, "reference", d.reference.types))
-            row.update(preds.fields(b, "predicted", d.predicted.types))
-            row.update(match="partial", credit=float(m.credit[i]), relation=RELATIONS[int(rel[k])])
-            row["context"] = plain[u]
-            if levels:
-                row.update(reference_level=refs.level_text[a], predicted_level=preds.level_text[b])
-            rows.partial_rows.append({key: row[key] for key in ("_unit", *names[1:])})
+        rows.partial_lines = lines[partial[:sample]].tolist()
         _keep(rows, body, f"{criterion}.csv", rows_dir)
         files[f"{criterion}.csv"] = rows
     errors, type5 = _error_rows(d, refs, preds, contexts, numbers)
     files[ERRORS_FILE] = _keep(RowFile(), errors, ERRORS_FILE, rows_dir)
     files[TYPE5_FILE] = _keep(RowFile(), type5, TYPE5_FILE, rows_dir)
-    return PartRows(files, text.unit_kind, sample, levels)
+    return PartRows(files, text.unit_kind, sample, levels, unit_names is not None)
 
 
 def _keep(rows: RowFile, body: str, name: str, rows_dir: str | None) -> RowFile:
@@ -402,43 +383,67 @@ def _error_rows(
     unit = np.concatenate((d.reference.unit[r], d.predicted.unit[fp], d.reference.unit[fn]))
     first = np.concatenate((d.reference.start[r], d.predicted.start[fp], d.reference.start[fn]))
     second = np.concatenate((d.predicted.start[p], d.predicted.start[fp], d.reference.start[fn]))
-    order = np.lexsort((second, first, unit)).tolist()
-    n_pairs, n_fp = int(pair.shape[0]), int(fp.shape[0])
+    order = np.lexsort((second, first, unit))
     rel = d.pairs.relation()[pair].tolist()
     shared = ((kind >> 1) & 3).tolist()  # SAME_START is bit 1, SAME_END bit 2
     rs, ps = refs.csv, preds.csv
-    # Each side's level after the context, where there are levels (empty for a missing side).
-    levelled = d.reference.level is not None and d.predicted.level is not None
-    rl = [f",{v}" for v in refs.level] if levelled else None
-    pl = [f",{v}" for v in preds.level] if levelled else None
-    r_l, p_l, e_l, fp_l, fn_l, unit_l = r.tolist(), p.tolist(), error.tolist(), fp.tolist(), fn.tolist(), unit.tolist()
     heads = [f"{name},{ERROR_CODE[name]}," for name in _ERROR_NAMES]
-    type5_code = _ERROR_NAMES.index("right_label_overlap")
-    codes: list[int] = []
-    tails: list[str] = []
-    for i in order:
-        u = unit_l[i]
-        if i < n_pairs:
-            code = e_l[i]
-            tail = f",{rs[r_l[i]]},{ps[p_l[i]]},{RELATIONS[rel[i]]},{_SHARED[shared[i]]},{contexts[u]}"
-            level = "" if rl is None or pl is None else rl[r_l[i]] + pl[p_l[i]]
-        elif i < n_pairs + n_fp:
-            code = 3
-            tail = f",,,,,{ps[fp_l[i - n_pairs]]},,,{contexts[u]}"
-            level = "" if pl is None else "," + pl[fp_l[i - n_pairs]]
-        else:
-            code = 4
-            tail = f",{rs[fn_l[i - n_pairs - n_fp]]},,,,,,,{contexts[u]}"
-            level = "" if rl is None else rl[fn_l[i - n_pairs - n_fp]] + ","
-        tail += level + "\r\n"
-        codes.append(code)
-        tails.append(numbers[u] + tail)
-    rows = [heads[c] + t for c, t in zip(codes, tails, strict=True)]
-    return "".join(rows), "".join([row for c, row in zip(codes, rows, strict=True) if c == type5_code])
+    r_l, p_l, fp_l, fn_l = r.tolist(), p.tolist(), fp.tolist(), fn.tolist()
+    units = [numbers[u] for u in unit.tolist()]
+    texts = [contexts[u] for u in unit.tolist()]
+    n_pairs, n_fp = len(r_l), len(fp_l)
+    # Each side's level after the context, where there are levels (empty for a missing side).
+    if d.reference.level is not None and d.predicted.level is not None:
+        rl, pl = refs.level, preds.level
+        pair_end = [f",{rl[a]},{pl[b]}\r\n" for a, b in zip(r_l, p_l, strict=True)]
+        fp_end = [f",,{pl[b]}\r\n" for b in fp_l]
+        fn_end = [f",{rl[a]},\r\n" for a in fn_l]
+    else:
+        pair_end, fp_end, fn_end = ["\r\n"] * n_pairs, ["\r\n"] * n_fp, ["\r\n"] * len(fn_l)
+    made = np.empty(unit.shape[0], dtype=object)
+    made[:] = [
+        *(
+            f"{heads[e]}{n},{rs[a]},{ps[b]},{RELATIONS[x]},{_SHARED[y]},{c}{z}"
+            for e, n, a, b, x, y, c, z in zip(
+                error.tolist(), units[:n_pairs], r_l, p_l, rel, shared, texts[:n_pairs], pair_end, strict=True
+            )
+        ),
+        *(
+            f"{heads[3]}{n},,,,,{ps[b]},,,{c}{z}"
+            for n, b, c, z in zip(
+                units[n_pairs : n_pairs + n_fp], fp_l, texts[n_pairs : n_pairs + n_fp], fp_end, strict=True
+            )
+        ),
+        *(
+            f"{heads[4]}{n},{rs[a]},,,,,,,{c}{z}"
+            for n, a, c, z in zip(units[n_pairs + n_fp :], fn_l, texts[n_pairs + n_fp :], fn_end, strict=True)
+        ),
+    ]
+    codes = np.concatenate((error, np.full(n_fp, 3), np.full(len(fn_l), 4)))[order]
+    rows = made[order]
+    type5 = rows[codes == _ERROR_NAMES.index("right_label_overlap")]
+    return "".join(rows.tolist()), "".join(type5.tolist())
 
 
 def header_line(fields: Sequence[str]) -> str:
     return ",".join(csv_field(f) for f in fields) + "\r\n"
+
+
+_INTEGERS = frozenset(f"{side}_{end}" for side in ("reference", "predicted") for end in ("start", "end"))
+
+
+def sample_row(line: str, fields: Sequence[str], named: bool) -> dict[str, Any]:
+    """A pair file's row (``pair_fields``) read back as ``Report.pair_rows`` gives it: offsets
+    and numbered units as integers, the credit as a float (written with ``repr``, so the same
+    number), the rest as text."""
+    values = next(csv.reader(io.StringIO(line, newline="")))
+    row: dict[str, Any] = dict(zip(fields, values, strict=True))
+    if not named:
+        row[fields[0]] = int(row[fields[0]])
+    for key in _INTEGERS:
+        row[key] = int(row[key])
+    row["credit"] = float(row["credit"])
+    return row
 
 
 def error_examples(
