@@ -218,12 +218,19 @@ def _cells(spans: Spans, start: IntArray, end: IntArray) -> list[str]:
         triples = zip(spans.type.tolist(), start.tolist(), end.tolist(), strict=True)
         return [f",{types[k]},{a},{b}" for k, a, b in triples]
     key = (spans.type.astype(np.int64) * width + start) * width + end
-    distinct, inverse = np.unique(key, return_inverse=True)
+    # Sorted rather than np.unique, which imports numpy.ma (tens of milliseconds) in each worker.
+    order = np.argsort(key, kind="stable")
+    ranked = key[order]
+    first = np.ones(ranked.shape[0], dtype=bool)
+    np.not_equal(ranked[1:], ranked[:-1], out=first[1:])
+    distinct = ranked[first]
+    inverse = np.empty(ranked.shape[0], dtype=np.int64)
+    inverse[order] = np.cumsum(first) - 1
     ends, rest = np.divmod(distinct, width)[::-1]
     kinds, starts = np.divmod(rest, width)
     made = np.empty(distinct.shape[0], dtype=object)
     made[:] = [f",{types[k]},{a},{b}" for k, a, b in zip(kinds.tolist(), starts.tolist(), ends.tolist(), strict=True)]
-    cells: list[str] = made[inverse.reshape(-1)].tolist()
+    cells: list[str] = made[inverse].tolist()
     return cells
 
 
@@ -341,9 +348,9 @@ def _middles(level: IntArray, credit: npt.NDArray[np.float64]) -> list[str]:
     levels = level.tolist()
     # Credit is most often one number for each level: one string per level.
     fixed: dict[int, str] = {}
-    for lv in np.unique(level).tolist():
-        values = np.unique(credit[level == lv])
-        if values.shape[0] != 1:
+    for lv in np.flatnonzero(np.bincount(level)).tolist():  # not np.unique: it imports numpy.ma
+        values = credit[level == lv]
+        if values.min() != values.max():
             return [f"{LEVEL_NAMES[v]},{c!r}" for v, c in zip(levels, credit.tolist(), strict=True)]
         fixed[lv] = f"{LEVEL_NAMES[lv]},{float(values[0])!r}"
     return [fixed[v] for v in levels]
