@@ -279,24 +279,20 @@ def render_rows(
     for criterion in criteria:
         if criterion in d.matchings:
             used[d.matchings[criterion].pair] = True
-    # Most rows are full matches, alike in every file: each pair some file shows is made once as
-    # one, then gathered per file; only the other rows are made per file.
+    # A row is the cells before its match and credit, those two, and the cells after: the ones
+    # before and after are made once for each pair some file shows, and most rows, full matches
+    # alike in every file, once in all. Object arrays add their strings in numpy's loops.
     at = np.flatnonzero(used)
-    rs, ps = refs.csv, preds.csv
-    at_unit, at_ref, at_pred = pair_unit[at].tolist(), d.pairs.ref[at].tolist(), d.pairs.pred[at].tolist()
-    at_rel = rel[at].tolist()
+    before = (
+        _objects(numbers, ",")[pair_unit[at]]
+        + _objects(refs.csv, ",")[d.pairs.ref[at]]
+        + _objects(preds.csv, ",")[d.pairs.pred[at]]
+    )
+    after = _objects([f",{r}," for r in RELATIONS])[rel[at]] + _objects(contexts)[pair_unit[at]]
     if levels:
-        rl, pl = refs.level, preds.level
-        tails = [
-            f",{RELATIONS[x]},{contexts[u]},{rl[a]},{pl[b]}\r\n"
-            for x, u, a, b in zip(at_rel, at_unit, at_ref, at_pred, strict=True)
-        ]
-    else:
-        tails = [f",{RELATIONS[x]},{contexts[u]}\r\n" for x, u in zip(at_rel, at_unit, strict=True)]
-    full = np.empty(at.shape[0], dtype=object)
-    full[:] = [
-        f"{numbers[u]},{rs[a]},{ps[b]},{_FULL}{t}" for u, a, b, t in zip(at_unit, at_ref, at_pred, tails, strict=True)
-    ]
+        after = after + _objects(refs.level, ",", ",")[d.pairs.ref[at]] + _objects(preds.level)[d.pairs.pred[at]]
+    after = after + "\r\n"
+    full = before + _FULL + after
     index = np.full(len(d.pairs), -1, dtype=np.int64)
     index[at] = np.arange(at.shape[0])
     files: dict[str, RowFile] = {}
@@ -309,11 +305,8 @@ def render_rows(
         lines = full[where]
         other = np.flatnonzero((m.level != FULL) | (m.credit != 1.0))
         if other.shape[0]:
-            mids = _middles(m.level[other], m.credit[other])
-            lines[other] = [
-                f"{numbers[at_unit[k]]},{rs[at_ref[k]]},{ps[at_pred[k]]},{mid}{tails[k]}"
-                for k, mid in zip(where[other].tolist(), mids, strict=True)
-            ]
+            k = where[other]
+            lines[other] = before[k] + _objects(_middles(m.level[other], m.credit[other])) + after[k]
         body = "".join(lines.tolist())
         rows.full = int(np.count_nonzero(m.level == FULL))
         partial = np.flatnonzero(m.level == PARTIAL)
@@ -354,6 +347,15 @@ def _middles(level: IntArray, credit: npt.NDArray[np.float64]) -> list[str]:
             return [f"{LEVEL_NAMES[v]},{c!r}" for v, c in zip(levels, credit.tolist(), strict=True)]
         fixed[lv] = f"{LEVEL_NAMES[lv]},{float(values[0])!r}"
     return [fixed[v] for v in levels]
+
+
+def _objects(values: Sequence[str], then: str = "", first: str = "") -> npt.NDArray[np.object_]:
+    """``values`` as an object array (``first`` before each and ``then`` after), to gather and add."""
+    out: npt.NDArray[np.object_] = np.empty(len(values), dtype=object)
+    out[:] = values
+    if first:
+        out = cast("npt.NDArray[np.object_]", first + out)
+    return cast("npt.NDArray[np.object_]", out + then) if then else out
 
 
 def _csv_fields(values: list[str]) -> list[str]:
