@@ -260,7 +260,9 @@ def render_rows(
     the text goes to scratch files there.
 
     Most pairs appear in several files, so the text around a pair's match and credit cells is made
-    once per pair, and each file's row joins three strings.
+    once per pair, and each file's row joins three strings. Mentions and sentences are sliced
+    from the chunk's tokens decoded at once (``_Source``) where the text gives its bytes; the
+    bytes are the row-by-row writer's (``tests/test_report_rows.py``).
     """
     d = details
     unit_starts = text.unit_starts()
