@@ -276,3 +276,31 @@ def test_sample_row_reads_quotes_commas_and_line_breaks_back() -> None:
     buffer = io.StringIO(newline="")
     csv.writer(buffer).writerow(values)
     assert list(sample_row(buffer.getvalue(), fields, named=False).values()) == values
+
+
+def test_rows_are_the_same_bytes_without_kernel_copies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scratch files' rows are copied by the kernel where it can; on a file system that
+    refuses, from the start or part way, they are copied through a buffer from where it stopped."""
+    import os
+
+    gold, pred, options = _case("europeana", tmp_path)
+    real = os.copy_file_range
+    calls = {"n": 0}
+
+    def partway(src: int, dst: int, count: int, offset_src: int | None = None) -> int:
+        calls["n"] += 1
+        if calls["n"] % 2 == 0:
+            raise OSError(95, "Operation not supported")
+        return real(src, dst, min(count, 1000), offset_src)
+
+    def never(*args: Any) -> int:
+        raise OSError(18, "Invalid cross-device link")
+
+    for k, copy in enumerate((partway, never, None)):
+        if copy is None:
+            monkeypatch.delattr(os, "copy_file_range")
+        else:
+            monkeypatch.setattr(os, "copy_file_range", copy)
+        _streamed(gold, pred, options, tmp_path / f"out{k}", WAYS[1])
+        assert _digests(tmp_path / f"out{k}") == PINNED["europeana"], copy
+    assert calls["n"] > 1

@@ -16,6 +16,7 @@ from ..stages.pairs import (
     TYPE5_FILE,
     KeptDetails,
     PartRows,
+    RowFile,
     csv_field,
     error_fields,
     header_line,
@@ -95,22 +96,30 @@ class _RowFile:
         self.sample: list[dict[str, Any]] = []
 
 
-def _append(handle: IO[bytes], path: str) -> None:
-    """The bytes of the file at ``path`` added to ``handle``: copied by the kernel where it can
-    (the rows of a report are many times the input's size), else through a buffer."""
-    with open(path, "rb") as piece:
-        copy = getattr(os, "copy_file_range", None)
-        if copy is not None:
-            handle.flush()
-            try:
-                while copy(piece.fileno(), handle.fileno(), 1 << 30):
-                    pass
-            except OSError:  # a file system without it: the buffered copy, from where it stopped
-                handle.seek(0, os.SEEK_END)
-            else:
-                handle.seek(0, os.SEEK_END)
-                return
-        shutil.copyfileobj(piece, handle, 1 << 20)
+def _append(handle: IO[bytes], piece: IO[bytes], offset: int, length: int) -> None:
+    """``length`` bytes of ``piece`` from ``offset`` added to ``handle``: copied by the kernel
+    where it can (the rows of a report are many times the input's size), else through a buffer."""
+    copy = getattr(os, "copy_file_range", None)
+    if copy is not None:
+        handle.flush()
+        done = 0
+        try:
+            while done < length:
+                n = copy(piece.fileno(), handle.fileno(), length - done, offset + done)
+                if n == 0:
+                    break
+                done += n
+        except OSError:  # a file system without it: the buffered copy, from where it stopped
+            pass
+        handle.seek(0, os.SEEK_END)
+        offset, length = offset + done, length - done
+    piece.seek(offset)
+    while length > 0:
+        block = piece.read(min(length, 1 << 20))
+        if not block:
+            break
+        handle.write(block)
+        length -= len(block)
 
 
 class ReportWriter:
@@ -148,28 +157,40 @@ class ReportWriter:
 
     def __call__(self, rows: PartRows) -> None:
         self.unit_kind = rows.unit_kind
+        scratch: dict[str, IO[bytes]] = {}  # the chunks' scratch files, each opened once
         try:
-            for name, part in rows.files.items():
-                f = self.files.get(name)
-                if f is None:
-                    is_error = name in (ERRORS_FILE, TYPE5_FILE)
-                    kind = rows.unit_kind
-                    fields = error_fields(kind, rows.levels) if is_error else pair_fields(kind, rows.levels)
-                    f = self.files[name] = _RowFile(self._staged(name), fields)
-                for text in part.texts:
-                    f.handle.write(text.encode("utf-8"))
-                for path in part.paths:
-                    _append(f.handle, path)
-                    os.unlink(path)
-                f.full += part.full
-                f.partial += part.partial
-                if part.partial_lines and len(f.sample) < HTML_PARTIAL_LIMIT:
-                    names = pair_fields(rows.unit_kind, rows.levels)
-                    lines = part.partial_lines[: HTML_PARTIAL_LIMIT - len(f.sample)]
-                    f.sample += [sample_row(line, names, rows.named) for line in lines]
+            try:
+                for name, part in rows.files.items():
+                    self._add(name, part, rows, scratch)
+            finally:
+                for piece in scratch.values():
+                    piece.close()
+            for path in scratch:
+                os.unlink(path)
         except OSError as exc:
             self.abandon()
             raise InputError(f"cannot write the report: {exc.strerror}", path=str(self.out_dir)) from None
+
+    def _add(self, name: str, part: RowFile, rows: PartRows, scratch: dict[str, IO[bytes]]) -> None:
+        """One file's rows of the chunks in ``rows`` added after the earlier chunks'."""
+        f = self.files.get(name)
+        if f is None:
+            is_error = name in (ERRORS_FILE, TYPE5_FILE)
+            kind = rows.unit_kind
+            fields = error_fields(kind, rows.levels) if is_error else pair_fields(kind, rows.levels)
+            f = self.files[name] = _RowFile(self._staged(name), fields)
+        for text in part.texts:
+            f.handle.write(text.encode("utf-8"))
+        for path, offset, length in part.pieces:
+            if path not in scratch:
+                scratch[path] = open(path, "rb")  # noqa: SIM115 (closed by the caller, with the rest)
+            _append(f.handle, scratch[path], offset, length)
+        f.full += part.full
+        f.partial += part.partial
+        if part.partial_lines and len(f.sample) < HTML_PARTIAL_LIMIT:
+            names = pair_fields(rows.unit_kind, rows.levels)
+            lines = part.partial_lines[: HTML_PARTIAL_LIMIT - len(f.sample)]
+            f.sample += [sample_row(line, names, rows.named) for line in lines]
 
     def _staged(self, name: str) -> Path:
         if self.staging is None:

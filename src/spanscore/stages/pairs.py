@@ -94,11 +94,11 @@ class KeptDetails:
 
 @dataclass
 class RowFile:
-    """The rows of one CSV file from one or more consecutive chunks: their text, or the scratch
-    files that hold it, in corpus order."""
+    """The rows of one CSV file from one or more consecutive chunks: their text, or where in the
+    scratch files they are (path, offset, length in bytes), in corpus order."""
 
     texts: list[str] = field(default_factory=list)
-    paths: list[str] = field(default_factory=list)
+    pieces: list[tuple[str, int, int]] = field(default_factory=list)
     full: int = 0
     partial: int = 0
     # The first partial pairs' rows, for the page (``sample_row`` reads one back): made anyway,
@@ -109,7 +109,7 @@ class RowFile:
         room = max(sample - len(self.partial_lines), 0)
         return RowFile(
             self.texts + later.texts,
-            self.paths + later.paths,
+            self.pieces + later.pieces,
             self.full + later.full,
             self.partial + later.partial,
             self.partial_lines + later.partial_lines[:room],
@@ -298,6 +298,7 @@ def render_rows(
     index = np.full(len(d.pairs), -1, dtype=np.int64)
     index[at] = np.arange(at.shape[0])
     files: dict[str, RowFile] = {}
+    bodies: dict[str, str] = {}
     for criterion in criteria:
         if criterion not in d.matchings:
             continue
@@ -314,25 +315,31 @@ def render_rows(
         partial = np.flatnonzero(m.level == PARTIAL)
         rows.partial = int(partial.shape[0])
         rows.partial_lines = lines[partial[:sample]].tolist()
-        _keep(rows, body, f"{criterion}.csv", rows_dir)
+        bodies[f"{criterion}.csv"] = body
         files[f"{criterion}.csv"] = rows
-    errors, type5 = _error_rows(d, refs, preds, contexts, numbers)
-    files[ERRORS_FILE] = _keep(RowFile(), errors, ERRORS_FILE, rows_dir)
-    files[TYPE5_FILE] = _keep(RowFile(), type5, TYPE5_FILE, rows_dir)
+    bodies[ERRORS_FILE], bodies[TYPE5_FILE] = _error_rows(d, refs, preds, contexts, numbers)
+    files[ERRORS_FILE], files[TYPE5_FILE] = RowFile(), RowFile()
+    _keep(files, bodies, rows_dir)
     return PartRows(files, text.unit_kind, sample, levels, unit_names is not None)
 
 
-def _keep(rows: RowFile, body: str, name: str, rows_dir: str | None) -> RowFile:
+def _keep(files: dict[str, RowFile], bodies: dict[str, str], rows_dir: str | None) -> None:
+    """Each file's rows kept as text, or, with ``rows_dir``, written one after the other to one
+    scratch file there (one file to make, copy from and remove per chunk, not one per CSV)."""
     if rows_dir is None:
-        rows.texts.append(body)
-        return rows
+        for name, body in bodies.items():
+            files[name].texts.append(body)
+        return
     import tempfile  # here: only a report written from worker processes needs it
 
-    fd, path = tempfile.mkstemp(prefix=f".{name}.", suffix=".rows", dir=rows_dir)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-        handle.write(body)
-    rows.paths.append(path)
-    return rows
+    fd, path = tempfile.mkstemp(prefix=".rows.", suffix=".rows", dir=rows_dir)
+    offset = 0
+    with os.fdopen(fd, "wb") as handle:
+        for name, body in bodies.items():
+            data = body.encode("utf-8")
+            handle.write(data)
+            files[name].pieces.append((path, offset, len(data)))
+            offset += len(data)
 
 
 _FULL = f"{LEVEL_NAMES[FULL]},{1.0!r}"
