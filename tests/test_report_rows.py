@@ -199,24 +199,15 @@ def test_report_rows_are_the_row_by_row_writers_bytes(case: str, tmp_path: Path)
         assert _digests(out) == PINNED[case], way
 
 
-def _independent(report: spanscore.Report, criterion: str, ids: list[str] | None) -> bytes:
-    """The csv module writing ``Report.pair_rows`` (units named by ``ids`` where given)."""
+def _independent(report: spanscore.Report, criterion: str) -> bytes:
+    """The csv module writing ``Report.pair_rows``."""
     levels = any(p.details.reference.level is not None for p in report.kept or ())
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer)
     writer.writerow(pair_fields(report.unit_kind, levels))
     for row in report.pair_rows(criterion):
-        if ids is not None:
-            row[report.unit_kind] = ids[row[report.unit_kind]]
         writer.writerow(row.values())
     return buffer.getvalue().encode("utf-8")
-
-
-def _ids(report: spanscore.Report) -> list[str] | None:
-    """The documents' ids, where the format has them (JSONL, BRAT): the files name documents by
-    them, ``pair_rows`` numbers them."""
-    names = [list(p.unit_names) for p in report.kept or () if p.unit_names is not None]
-    return [n for part in names for n in part] if names else None
 
 
 @pytest.fixture(scope="module")
@@ -236,11 +227,10 @@ def test_pair_files_are_the_csv_module_writing_pair_rows(
     else:
         gold, pred, options = _case(case, tmp_path)
     report = spanscore.evaluate(reference=gold, predicted=pred, **options)
-    ids = _ids(report)
     out = tmp_path / "out"
     write_report(report, out)
     for name in PAIR_FILES:
-        assert (out / name).read_bytes() == _independent(report, name.removesuffix(".csv"), ids), name
+        assert (out / name).read_bytes() == _independent(report, name.removesuffix(".csv")), name
     streamed = tmp_path / "streamed"
     _streamed(gold, pred, options, streamed, WAYS[1])
     assert _digests(streamed) == _digests(out)
@@ -252,17 +242,82 @@ def test_the_pages_partial_pairs_are_pair_rows(case: str, tmp_path: Path) -> Non
     partial pairs, with the same types (integers, floats, text)."""
     gold, pred, options = _case(case, tmp_path)
     report = spanscore.evaluate(reference=gold, predicted=pred, **options)
-    ids = _ids(report)
     samples = _streamed(gold, pred, options, tmp_path / "out", WAYS[1])
     for criterion in ("left", "right", "overlap"):
         expected = [r for r in report.pair_rows(criterion) if r["match"] == "partial"][:200]
-        if ids is not None:
-            for r in expected:
-                r[report.unit_kind] = ids[r[report.unit_kind]]
         got = samples[f"{criterion}.csv"]
         assert expected and [list(r.items()) for r in got] == [list(r.items()) for r in expected], criterion
         assert all(type(a) is type(b) for g, e in zip(got, expected, strict=True) for a, b in zip(
             g.values(), e.values(), strict=True))
+
+
+UNITS = {
+    # case: the unit column, and each pair's unit in every pair file, found here from the input
+    "europeana": "sentence",
+    "jsonl": "document",
+    "brat": "document",
+}
+
+
+def _units_by_hand(case: str, gold: Path) -> dict[tuple[str, int, int], set[str]]:
+    """Where each reference mention lies, read from the input here: (type, start, end) within its
+    unit -> the units holding one (a CoNLL sentence's 0-based place in the file, a JSONL id, a
+    BRAT file's name)."""
+    import json
+
+    out: dict[tuple[str, int, int], set[str]] = {}
+    if case == "jsonl":
+        for line in gold.read_text(encoding="utf-8").splitlines():
+            doc = json.loads(line)
+            for m in doc["spans"]:
+                out.setdefault((m["label"], m["start"], m["end"]), set()).add(doc["id"])
+        return out
+    if case == "brat":
+        for name, (_, mentions) in BRAT_GOLD.items():
+            for label, pieces in mentions:
+                out.setdefault((label, pieces[0][0], pieces[-1][1]), set()).add(name)
+        return out
+    sentences = [s for s in gold.read_text(encoding="utf-8").split("\n\n") if s.strip()]
+    skip = ("-DOCSTART-", "#")
+    numbered = [[line for line in s.split("\n") if line and not line.startswith(skip)] for s in sentences]
+    numbered = [s for s in numbered if s]
+    for k, lines in enumerate(numbered):
+        tags = [line.split()[-1] for line in lines] + ["O"]
+        start = None
+        for i, tag in enumerate(tags):
+            if start is not None and tag != "I-" + tags[start][2:]:
+                out.setdefault((tags[start][2:], start, i), set()).add(str(k))
+                start = None
+            if tag.startswith("B-") or (tag.startswith("I-") and start is None):
+                start = i
+    return out
+
+
+@pytest.mark.parametrize("case", sorted(UNITS))
+def test_pair_rows_and_the_pair_files_name_units_alike(case: str, tmp_path: Path) -> None:
+    """``Report.pair_rows`` and the pair files give each pair the same unit: a document's id where
+    the format names documents (JSONL, BRAT), else the sentence's 0-based place in the corpus (an
+    integer in ``pair_rows``), whatever the chunk size; each unit is the one the input puts the
+    reference mention in."""
+    gold, pred, options = _case(case, tmp_path)
+    unit = UNITS[case]
+    by_hand = _units_by_hand(case, gold)
+    for k, chunk in enumerate((1 << 40, 300)):
+        report = spanscore.evaluate(reference=gold, predicted=pred, chunk_bytes=chunk, **options)
+        assert report.unit_kind == unit
+        out = tmp_path / f"out{k}"
+        write_report(report, out)
+        for criterion in ("strict", "overlap"):
+            rows = list(report.pair_rows(criterion))
+            with (out / f"{criterion}.csv").open(encoding="utf-8", newline="") as handle:
+                written = list(csv.DictReader(handle))
+            assert rows and len(rows) == len(written)
+            assert [str(r[unit]) for r in rows] == [w[unit] for w in written]
+            named = case != "europeana"
+            assert all(isinstance(r[unit], str if named else int) for r in rows)
+            for r in rows:
+                key = (r["reference_type"], r["reference_start"], r["reference_end"])
+                assert str(r[unit]) in by_hand[key], r
 
 
 def test_sample_row_reads_quotes_commas_and_line_breaks_back() -> None:
@@ -283,7 +338,7 @@ def test_rows_are_the_same_bytes_without_kernel_copies(tmp_path: Path, monkeypat
     refuses, from the start or part way, they are copied through a buffer from where it stopped."""
     import os
 
-    gold, pred, options = _case("europeana", tmp_path)
+    gold, pred, options = _case("wnut", tmp_path)  # many chunks, counted in worker processes
     real = os.copy_file_range
     calls = {"n": 0}
 
@@ -302,5 +357,44 @@ def test_rows_are_the_same_bytes_without_kernel_copies(tmp_path: Path, monkeypat
         else:
             monkeypatch.setattr(os, "copy_file_range", copy)
         _streamed(gold, pred, options, tmp_path / f"out{k}", WAYS[1])
-        assert _digests(tmp_path / f"out{k}") == PINNED["europeana"], copy
+        assert _digests(tmp_path / f"out{k}") == PINNED["wnut"], copy
     assert calls["n"] > 1
+
+
+def test_rows_counted_in_the_writers_process_are_written_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted in the process that writes the report (one process, or a one-chunk corpus), a
+    chunk's rows go to the CSVs as they are: no scratch file, nothing copied; the same bytes."""
+    import os
+    import tempfile
+
+    gold, pred, options = _case("wnut", tmp_path)
+    made: list[str] = []
+    real = tempfile.mkstemp
+
+    def counted(*args: Any, **kwargs: Any) -> tuple[int, str]:
+        fd, path = real(*args, **kwargs)
+        made.append(path)
+        return fd, path
+
+    def refused(*args: Any) -> int:
+        raise AssertionError("rows copied from a scratch file")
+
+    monkeypatch.setattr(tempfile, "mkstemp", counted)
+    monkeypatch.setattr(os, "copy_file_range", refused)
+    for k, way in enumerate(({"chunk_bytes": 2048, "jobs": 1}, {"chunk_bytes": 1 << 40, "jobs": 2})):
+        _streamed(gold, pred, options, tmp_path / f"out{k}", way)
+        assert _digests(tmp_path / f"out{k}") == PINNED["wnut"], way
+    assert not [p for p in made if p.endswith(".rows")]
+
+
+def test_the_rows_folder_names_its_process_across_pickles() -> None:
+    """A Dask worker in another process gets the folder and its owner, so it leaves its rows
+    there."""
+    import os
+    import pickle
+
+    from spanscore.stages.pairs import RowsDir
+
+    folder = RowsDir("/tmp/rows", os.getpid())
+    back = pickle.loads(pickle.dumps(folder))
+    assert type(back) is RowsDir and back == "/tmp/rows" and back.owner == os.getpid()

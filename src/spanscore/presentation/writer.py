@@ -17,6 +17,7 @@ from ..stages.pairs import (
     KeptDetails,
     PartRows,
     RowFile,
+    RowsDir,
     csv_field,
     error_fields,
     header_line,
@@ -153,7 +154,7 @@ class ReportWriter:
             raise InputError(f"cannot write a report here: {exc.strerror}", path=str(self.out_dir)) from None
         self.scratch = scratch
         # Where worker processes leave their rows: the staging folder itself.
-        self.rows_dir: str | None = str(self.staging) if scratch else None
+        self.rows_dir: str | None = RowsDir(str(self.staging), os.getpid()) if scratch else None
 
     def __call__(self, rows: PartRows) -> None:
         self.unit_kind = rows.unit_kind
@@ -179,8 +180,8 @@ class ReportWriter:
             kind = rows.unit_kind
             fields = error_fields(kind, rows.levels) if is_error else pair_fields(kind, rows.levels)
             f = self.files[name] = _RowFile(self._staged(name), fields)
-        for text in part.texts:
-            f.handle.write(text.encode("utf-8"))
+        for block in part.blocks:
+            f.handle.write(block)
         for path, offset, length in part.pieces:
             if path not in scratch:
                 scratch[path] = open(path, "rb")  # noqa: SIM115 (closed by the caller, with the rest)

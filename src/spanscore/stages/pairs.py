@@ -2,8 +2,9 @@
 
 A chunk's rows are rendered where the chunk is counted (a worker process, a Dask worker): the
 plan numbers each part's first sentence (or document) beforehand, so the rows are complete CSV
-text. A worker writes them to a scratch file beside the report (``rows_dir``), or returns them,
-and the report writer appends each file's rows in corpus order.
+text. A worker process writes them to a scratch file beside the report (``rows_dir``); the process
+writing the report, or a worker without one, returns them as bytes; the report writer appends
+each file's rows in corpus order.
 """
 
 from __future__ import annotations
@@ -92,12 +93,27 @@ class KeptDetails:
     unit_names: tuple[str, ...] | None = None  # the chunk's documents' ids, where the format has them
 
 
+class RowsDir(str):
+    """The folder where worker processes leave their rows (scratch files), and the process that
+    writes the report: rows rendered in that process itself are kept as bytes and written once."""
+
+    owner: int
+
+    def __new__(cls, path: str, owner: int) -> RowsDir:
+        made = super().__new__(cls, path)
+        made.owner = owner
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return RowsDir, (str(self), self.owner)
+
+
 @dataclass
 class RowFile:
-    """The rows of one CSV file from one or more consecutive chunks: their text, or where in the
-    scratch files they are (path, offset, length in bytes), in corpus order."""
+    """The rows of one CSV file from one or more consecutive chunks: their UTF-8 bytes, or where
+    in the scratch files they are (path, offset, length in bytes), in corpus order."""
 
-    texts: list[str] = field(default_factory=list)
+    blocks: list[bytes] = field(default_factory=list)
     pieces: list[tuple[str, int, int]] = field(default_factory=list)
     full: int = 0
     partial: int = 0
@@ -108,7 +124,7 @@ class RowFile:
     def then(self, later: RowFile, sample: int) -> RowFile:
         room = max(sample - len(self.partial_lines), 0)
         return RowFile(
-            self.texts + later.texts,
+            self.blocks + later.blocks,
             self.pieces + later.pieces,
             self.full + later.full,
             self.partial + later.partial,
@@ -195,29 +211,72 @@ class _Source:
 
 class _Mentions:
     """Each mention of one side as CSV text (text, type, start, end within its unit), made once:
-    every criterion's file and the error files show the same mentions."""
+    every criterion's file and the error files show the same mentions. A prediction with the
+    place and type of a reference mention (most of them) takes that mention's text (``like``)."""
 
-    def __init__(self, spans: Spans, text: Text, unit_starts: IntArray, source: _Source | None) -> None:
-        if source is not None and spans.pieces is None:
-            self.text = source.slices(spans.start, spans.end)
-        else:
-            self.text = mention_texts(text, spans)
-        base = unit_starts[spans.unit] if len(spans) else spans.start
-        self.csv = list(map(operator.add, _csv_fields(self.text), _cells(spans, spans.start - base, spans.end - base)))
+    def __init__(
+        self,
+        spans: Spans,
+        text: Text,
+        unit_starts: IntArray,
+        source: _Source | None,
+        like: tuple[Spans, _Mentions] | None = None,
+    ) -> None:
         self.level = _csv_fields([] if spans.level is None else [spans.levels[k] for k in spans.level.tolist()])
+        if source is None or spans.pieces is not None:
+            texts = mention_texts(text, spans)
+            base = unit_starts[spans.unit] if len(spans) else spans.start
+            cells = _cells(spans.types, spans.type, spans.start - base, spans.end - base)
+            self.csv = list(map(operator.add, _csv_fields(texts), cells))
+            return
+        found = _same_mentions(spans, like[0]) if like is not None else None
+        if found is None or like is None:
+            self.csv = _mention_cells(spans, np.arange(len(spans)), unit_starts, source)
+            return
+        made: npt.NDArray[np.object_] = np.empty(len(spans), dtype=object)
+        alone = np.flatnonzero(found < 0)
+        made[alone] = _mention_cells(spans, alone, unit_starts, source)
+        shared = np.flatnonzero(found >= 0)
+        made[shared] = _objects(like[1].csv)[found[shared]]
+        self.csv = made.tolist()
 
 
-def _cells(spans: Spans, start: IntArray, end: IntArray) -> list[str]:
+def _mention_cells(spans: Spans, at: IntArray, unit_starts: IntArray, source: _Source) -> list[str]:
+    """The CSV text of mentions ``at`` (their text, type, start and end cells)."""
+    start, end = spans.start[at], spans.end[at]
+    base = unit_starts[spans.unit[at]] if at.shape[0] else start
+    cells = _cells(spans.types, spans.type[at], start - base, end - base)
+    return list(map(operator.add, _csv_fields(source.slices(start, end)), cells))
+
+
+def _same_mentions(spans: Spans, other: Spans) -> IntArray | None:
+    """For each mention of ``spans``, a mention of ``other`` with the same place and type (its
+    index; -1 where none); None where they cannot be compared so (fragments, other type tables)."""
+    if other.pieces is not None or list(spans.types) != list(other.types) or not len(spans) or not len(other):
+        return None
+    width = max(int(spans.end.max()), int(other.end.max())) + 1
+    n_types = len(spans.types) + 1
+    if width > 1 << 24 or n_types > 1 << 12:  # the key could overflow
+        return None
+    key = (spans.start.astype(np.int64) * width + spans.end) * n_types + spans.type
+    theirs = (other.start.astype(np.int64) * width + other.end) * n_types + other.type
+    order = np.argsort(theirs, kind="stable")
+    ranked = theirs[order]
+    at = np.minimum(np.searchsorted(ranked, key), ranked.shape[0] - 1)
+    return np.where(ranked[at] == key, order[at], -1)
+
+
+def _cells(type_names: Sequence[str], kind: IntArray, start: IntArray, end: IntArray) -> list[str]:
     """Each mention's type, start and end cells (",PER,3,5"), one string per distinct three:
     mentions share a few hundred of them."""
-    types = [csv_field(t) for t in spans.types]
-    if not len(spans):
+    types = [csv_field(t) for t in type_names]
+    if not kind.shape[0]:
         return []
     width = max(int(end.max()), int(start.max())) + 1
     if width > 1 << 20 or len(types) > 1 << 16:  # the key could overflow: one string per mention
-        triples = zip(spans.type.tolist(), start.tolist(), end.tolist(), strict=True)
+        triples = zip(kind.tolist(), start.tolist(), end.tolist(), strict=True)
         return [f",{types[k]},{a},{b}" for k, a, b in triples]
-    key = (spans.type.astype(np.int64) * width + start) * width + end
+    key = (kind.astype(np.int64) * width + start) * width + end
     # Sorted rather than np.unique, which imports numpy.ma (tens of milliseconds) in each worker.
     order = np.argsort(key, kind="stable")
     ranked = key[order]
@@ -257,7 +316,7 @@ def render_rows(
     """Every report row of one chunk as CSV text: the pairs of each criterion (``pair_fields``),
     then the error files (``error_fields``), rows in position order. Units are numbered from
     ``first_unit``, or named by ``unit_names`` (JSONL documents by their ids); with ``rows_dir``
-    the text goes to scratch files there.
+    (a ``RowsDir`` of another process) the text goes to a scratch file there.
 
     Most pairs appear in several files, so the text around a pair's match and credit cells is made
     once per pair, and each file's row joins three strings. Mentions and sentences are sliced
@@ -268,7 +327,7 @@ def render_rows(
     unit_starts = text.unit_starts()
     source = _Source.of(text)
     refs = _Mentions(d.reference, text, unit_starts, source)
-    preds = _Mentions(d.predicted, text, unit_starts, source)
+    preds = _Mentions(d.predicted, text, unit_starts, source, (d.reference, refs))
     levels = d.reference.level is not None
     contexts = _csv_fields(source.contexts() if source is not None else text.contexts())
     pair_unit = d.reference.unit[d.pairs.ref]
@@ -324,11 +383,13 @@ def render_rows(
 
 
 def _keep(files: dict[str, RowFile], bodies: dict[str, str], rows_dir: str | None) -> None:
-    """Each file's rows kept as text, or, with ``rows_dir``, written one after the other to one
-    scratch file there (one file to make, copy from and remove per chunk, not one per CSV)."""
-    if rows_dir is None:
+    """Each file's rows kept as bytes, or, with ``rows_dir`` of another process, written one after
+    the other to one scratch file there (one file to make, copy from and remove per chunk, not one
+    per CSV). The process that writes the report writes its own rows once, not to a scratch file
+    and then again from it."""
+    if rows_dir is None or getattr(rows_dir, "owner", None) == os.getpid():
         for name, body in bodies.items():
-            files[name].texts.append(body)
+            files[name].blocks.append(body.encode("utf-8"))
         return
     import tempfile  # here: only a report written from worker processes needs it
 
