@@ -349,10 +349,12 @@ def render_rows(
         + _objects(refs.csv, ",")[d.pairs.ref[at]]
         + _objects(preds.csv, ",")[d.pairs.pred[at]]
     )
-    after = _objects([f",{r}," for r in RELATIONS])[rel[at]] + _objects(contexts)[pair_unit[at]]
+    relations = _objects([f",{r}," for r in RELATIONS])[rel[at]]
     if levels:
-        after = after + _objects(refs.level, ",", ",")[d.pairs.ref[at]] + _objects(preds.level)[d.pairs.pred[at]]
-    after = after + "\r\n"
+        after = relations + _objects(contexts)[pair_unit[at]] + _objects(refs.level, ",", ",")[d.pairs.ref[at]]
+        after = after + _objects(preds.level, "\r\n")[d.pairs.pred[at]]
+    else:  # each unit's context and line end made once, not once per pair
+        after = relations + _objects(contexts, "\r\n")[pair_unit[at]]
     full = before + _FULL + after
     index = np.full(len(d.pairs), -1, dtype=np.int64)
     index[at] = np.arange(at.shape[0])
@@ -468,8 +470,8 @@ def _error_rows(
     rs, ps = refs.csv, preds.csv
     heads = [f"{name},{ERROR_CODE[name]}," for name in _ERROR_NAMES]
     r_l, p_l, fp_l, fn_l = r.tolist(), p.tolist(), fp.tolist(), fn.tolist()
-    units = [numbers[u] for u in unit.tolist()]
-    texts = [contexts[u] for u in unit.tolist()]
+    units: list[str] = _objects(numbers)[unit].tolist()
+    texts: list[str] = _objects(contexts)[unit].tolist()
     n_pairs, n_fp = len(r_l), len(fp_l)
     # Each side's level after the context, where there are levels (empty for a missing side).
     if d.reference.level is not None and d.predicted.level is not None:
