@@ -210,7 +210,8 @@ class _Source:
 
 
 class _Mentions:
-    """Each mention of one side as CSV text (text, type, start, end within its unit), made once:
+    """Each mention of one side as CSV text (text, type, start, end within its unit, and the comma
+    after them: every row has a cell after a mention's), made once:
     every criterion's file and the error files show the same mentions. A prediction with the
     place and type of a reference mention (most of them) takes that mention's text (``like``)."""
 
@@ -267,7 +268,7 @@ def _same_mentions(spans: Spans, other: Spans) -> IntArray | None:
 
 
 def _cells(type_names: Sequence[str], kind: IntArray, start: IntArray, end: IntArray) -> list[str]:
-    """Each mention's type, start and end cells (",PER,3,5"), one string per distinct three:
+    """Each mention's type, start and end cells (",PER,3,5,"), one string per distinct three:
     mentions share a few hundred of them."""
     types = [csv_field(t) for t in type_names]
     if not kind.shape[0]:
@@ -275,7 +276,7 @@ def _cells(type_names: Sequence[str], kind: IntArray, start: IntArray, end: IntA
     width = max(int(end.max()), int(start.max())) + 1
     if width > 1 << 20 or len(types) > 1 << 16:  # the key could overflow: one string per mention
         triples = zip(kind.tolist(), start.tolist(), end.tolist(), strict=True)
-        return [f",{types[k]},{a},{b}" for k, a, b in triples]
+        return [f",{types[k]},{a},{b}," for k, a, b in triples]
     key = (kind.astype(np.int64) * width + start) * width + end
     # Sorted rather than np.unique, which imports numpy.ma (tens of milliseconds) in each worker.
     order = np.argsort(key, kind="stable")
@@ -288,7 +289,7 @@ def _cells(type_names: Sequence[str], kind: IntArray, start: IntArray, end: IntA
     ends, rest = np.divmod(distinct, width)[::-1]
     kinds, starts = np.divmod(rest, width)
     made = np.empty(distinct.shape[0], dtype=object)
-    made[:] = [f",{types[k]},{a},{b}" for k, a, b in zip(kinds.tolist(), starts.tolist(), ends.tolist(), strict=True)]
+    made[:] = [f",{types[k]},{a},{b}," for k, a, b in zip(kinds.tolist(), starts.tolist(), ends.tolist(), strict=True)]
     cells: list[str] = made[inverse].tolist()
     return cells
 
@@ -346,8 +347,8 @@ def render_rows(
     at = np.flatnonzero(used)
     before = (
         _objects(numbers, ",")[pair_unit[at]]
-        + _objects(refs.csv, ",")[d.pairs.ref[at]]
-        + _objects(preds.csv, ",")[d.pairs.pred[at]]
+        + _objects(refs.csv)[d.pairs.ref[at]]
+        + _objects(preds.csv)[d.pairs.pred[at]]
     )
     relations = _objects([f",{r}," for r in RELATIONS])[rel[at]]
     if levels:
@@ -486,19 +487,19 @@ def _error_rows(
     made = np.empty(unit.shape[0], dtype=object)
     made[:] = [
         *(
-            f"{heads[e]}{n},{rs[a]},{ps[b]},{RELATIONS[x]},{_SHARED[y]},{c}{z}"
+            f"{heads[e]}{n},{rs[a]}{ps[b]}{RELATIONS[x]},{_SHARED[y]},{c}{z}"
             for e, n, a, b, x, y, c, z in zip(
                 error.tolist(), units[:n_pairs], r_l, p_l, rel, shared, texts[:n_pairs], pair_end, strict=True
             )
         ),
         *(
-            f"{heads[3]}{n},,,,,{ps[b]},,,{c}{z}"
+            f"{heads[3]}{n},,,,,{ps[b]},,{c}{z}"
             for n, b, c, z in zip(
                 units[n_pairs : n_pairs + n_fp], fp_l, texts[n_pairs : n_pairs + n_fp], fp_end, strict=True
             )
         ),
         *(
-            f"{heads[4]}{n},{rs[a]},,,,,,,{c}{z}"
+            f"{heads[4]}{n},{rs[a]},,,,,,{c}{z}"
             for n, a, c, z in zip(units[n_pairs + n_fp :], fn_l, texts[n_pairs + n_fp :], fn_end, strict=True)
         ),
     ]
