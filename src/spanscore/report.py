@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import math
 from collections.abc import Iterator
@@ -39,7 +38,14 @@ def _pct(x: float | None) -> str:
 
 def signature_hash(signature: str) -> str:
     """The first 8 hex digits of the signature's SHA-1: enough to tell two option sets apart."""
-    return hashlib.sha1(signature.encode("utf-8")).hexdigest()[:8]
+    data = signature.encode("utf-8")
+    try:  # CPython's own SHA-1: hashlib would load OpenSSL (a few ms of every run's start)
+        import _sha1  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - a Python built without it
+        import hashlib
+
+        return hashlib.sha1(data).hexdigest()[:8]
+    return str(_sha1.sha1(data).hexdigest())[:8]
 
 
 @dataclass
