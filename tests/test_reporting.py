@@ -6,9 +6,9 @@ import csv
 import html
 import json
 import random
-import struct
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +19,8 @@ import spanscore
 from spanscore.errors import OptionError
 from spanscore.presentation import write_report
 
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-CHART_FILES = ("scores.png", "credit.png", "errors.png", "confusion.png")
+CHART_FILES = ("scores.svg", "credit.svg", "errors.svg", "confusion.svg")
+SVG = "{http://www.w3.org/2000/svg}"
 PARTIAL_CRITERIA = ("left", "right", "overlap")
 ERROR_KEYS = (
     "false_positive",
@@ -120,12 +120,16 @@ def _rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def _png_size(path: Path) -> tuple[int, int]:
-    data = path.read_bytes()
-    assert data[:8] == PNG_SIGNATURE
-    assert data[12:16] == b"IHDR"
-    width, height = struct.unpack(">II", data[16:24])
-    return width, height
+def _svg(path: Path) -> ET.Element:
+    root = ET.fromstring(path.read_bytes())
+    assert root.tag == f"{SVG}svg"
+    assert float(root.attrib["width"]) > 100 and float(root.attrib["height"]) > 100
+    return root
+
+
+def _tips(root: ET.Element) -> list[str]:
+    """The tooltip of every shape: what each bar or cell says it shows."""
+    return [t.text or "" for t in root.iter(f"{SVG}title")]
 
 
 def test_every_file_is_written_and_indexed(btc_report: tuple[Path, dict[str, Any]]) -> None:
@@ -194,18 +198,52 @@ def test_error_csvs_match_the_taxonomy(btc_report: tuple[Path, dict[str, Any]]) 
     assert {r["code"] for r in rows} == {"Type-1", "Type-2", "Type-3", "Type-4", "Type-5"}
 
 
-def test_charts_are_real_images(btc_report: tuple[Path, dict[str, Any]]) -> None:
-    pytest.importorskip("matplotlib")
+def test_charts_are_svg_drawn_from_the_json(btc_report: tuple[Path, dict[str, Any]]) -> None:
+    """Each chart's bars and cells say what they show; what they show is the JSON's figures."""
     out, summary = btc_report
     for name in CHART_FILES:
         assert name in summary["files"]
-        width, height = _png_size(out / name)
-        assert width > 100 and height > 100
-    from matplotlib.image import imread
+        _svg(out / name)
+    metrics, errors = summary["metrics"], summary["errors"]
+    tips = _tips(_svg(out / "scores.svg"))
+    shown = [n for n in ("strict", "boundary", "left", "right", "overlap", "token") if n in metrics]
+    assert len(tips) == 3 * len(shown)
+    for n in shown:
+        for key, label in (("precision", "precision"), ("recall", "recall"), ("f1", "F1")):
+            assert f"{n} {label}: {100 * metrics[n][key]:.1f}" in tips
+    tips = _tips(_svg(out / "credit.svg"))
+    for n in PARTIAL_CRITERIA:
+        assert f"{n} exact (1.0 credit): {metrics[n]['full']}" in tips
+        assert f"{n} partial (0.5 credit): {metrics[n]['partial']}" in tips
+    tips = _tips(_svg(out / "errors.svg"))
+    assert f"correct: {errors['correct']}" in tips
+    for key in ERROR_KEYS[:-1]:
+        assert f"{key}: {errors[key]}" in tips
+    for part in ("longer", "shorter", "shifted"):
+        assert f"Type-5: prediction {part}: {errors[f'right_label_overlap_{part}']}" in tips
+    confusion = summary["confusion"]
+    tips = _tips(_svg(out / "confusion.svg"))
+    assert len(tips) == (len(confusion["types"]) + 1) ** 2
+    for row in confusion["rows"]:
+        ref = row["reference"] or "(spurious)"
+        pred = row["predicted"] or "(missed)"
+        cell = f"{row['same_span']}+{row['overlapping']}" if row["reference"] and row["predicted"] else row["count"]
+        assert f"{ref} → {pred}: {cell}" in tips
 
-    pixels = imread(out / "scores.png")
-    assert pixels.shape[0] > 100 and pixels.shape[1] > 100
-    assert pixels[..., :3].std() > 0.05  # not a blank canvas
+
+def test_charts_show_in_chromium(btc_report: tuple[Path, dict[str, Any]], chromium: Any) -> None:
+    """The page's charts are images a browser decodes, at their drawn size."""
+    out, _ = btc_report
+    page = chromium.new_page()
+    try:
+        page.goto((out / "report.html").as_uri())
+        sizes = page.evaluate(
+            "() => [...document.querySelectorAll('figure img')].map(i => [i.complete, i.naturalWidth, i.naturalHeight])"
+        )
+    finally:
+        page.close()
+    assert len(sizes) == len(CHART_FILES)
+    assert all(done and width > 100 and height > 100 for done, width, height in sizes)
 
 
 def test_html_is_self_contained(btc_report: tuple[Path, dict[str, Any]]) -> None:
@@ -214,8 +252,7 @@ def test_html_is_self_contained(btc_report: tuple[Path, dict[str, Any]]) -> None
     assert html.escape(summary["signature"]) in page
     assert "<script" not in page.lower()
     assert "stylesheet" not in page and "src=\"http" not in page
-    if "scores.png" in summary["files"]:
-        assert page.count("data:image/png;base64,") == len(CHART_FILES)
+    assert page.count("data:image/svg+xml;base64,") == len(CHART_FILES)
     for section in ('id="scores"', 'id="semeval"', 'id="per-type"', 'id="errors"', 'id="partial"'):
         assert section in page
     assert f"{summary['metrics']['overlap']['partial']} partial pairs" in page
@@ -270,12 +307,17 @@ def test_without_matplotlib_everything_else_is_written(
     gold, pred = hostile
     out = tmp_path / "out"
     write_report(spanscore.evaluate(reference=gold, predicted=pred), out)
+    # The four charts are SVG written without it; the bucket charts need it.
+    assert sorted(p.name for p in out.glob("*.svg")) == sorted(CHART_FILES)
+    assert (out / "left.csv").is_file()
+    out = tmp_path / "buckets"
+    write_report(spanscore.evaluate(reference=gold, predicted=pred, buckets=["length"]), out)
     assert not list(out.glob("*.png"))
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert not any(name.endswith(".png") for name in summary["files"])
+    assert sorted(name for name in summary["files"] if name.endswith(".svg")) == sorted(CHART_FILES)
     for name in ("summary.md", "report.html"):
         assert "pip install 'spanscore[report]'" in html.unescape((out / name).read_text(encoding="utf-8"))
-    assert (out / "left.csv").is_file()
 
 
 def test_report_without_details(hostile: tuple[Path, Path], tmp_path: Path) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import math
 from collections.abc import Iterator
@@ -39,7 +38,14 @@ def _pct(x: float | None) -> str:
 
 def signature_hash(signature: str) -> str:
     """The first 8 hex digits of the signature's SHA-1: enough to tell two option sets apart."""
-    return hashlib.sha1(signature.encode("utf-8")).hexdigest()[:8]
+    data = signature.encode("utf-8")
+    try:  # CPython's own SHA-1: hashlib would load OpenSSL (a few ms of every run's start)
+        import _sha1  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - a Python built without it
+        import hashlib
+
+        return hashlib.sha1(data).hexdigest()[:8]
+    return str(_sha1.sha1(data).hexdigest())[:8]
 
 
 @dataclass
@@ -256,14 +262,19 @@ class Report:
         raise OptionError(f"to_pandas gives scores or buckets, not {what!r}")
 
     def pair_rows(self, criterion: str, *, scheme: bool = False) -> Iterator[dict[str, Any]]:
-        """Every matched pair of a criterion (or SemEval scheme) as a flat row, in position order."""
+        """Every matched pair of a criterion (or SemEval scheme) as a flat row, in position order:
+        the rows of the report's pair files. The unit is the document's id where the input names
+        documents (JSONL, the annotation formats), else its 0-based place in the corpus."""
         if self.kept is None:
             raise NoDetails("Report.pair_rows")
         names = pair_fields(self.unit_kind, any(p.details.reference.level is not None for p in self.kept))
         for part in self.kept:
             for values in pair_values(part.details, part.text, criterion, scheme=scheme):
                 row = dict(zip(names, values, strict=True))
-                row[self.unit_kind] += part.unit_offset
+                if part.unit_names is not None:
+                    row[self.unit_kind] = part.unit_names[row[self.unit_kind]]
+                else:
+                    row[self.unit_kind] += part.unit_offset
                 yield row
 
     def error_examples(self, limit: int = 3) -> dict[str, list[dict[str, Any]]]:

@@ -1,19 +1,22 @@
-"""The report's charts as PNG bytes.
+"""The report's charts: the fixed four as SVG written here (``svg.Canvas``, no chart library),
+the thresholds and bucket charts as PNG bytes drawn by matplotlib.
 
-matplotlib is the optional extra ``report``: it is imported here, inside the functions, and only
-through ``Figure`` (never pyplot), so drawing neither needs a display nor changes the backend of a
-program that already uses matplotlib.
+matplotlib is the optional extra ``report``: it is imported here, inside the functions, only where
+a PNG chart is drawn, and only through ``Figure`` (never pyplot), so drawing neither needs a
+display nor changes the backend of a program that already uses matplotlib.
 """
 
 from __future__ import annotations
 
 import io
+import math
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import MissingExtra
 from ..results import ErrorKey, EvaluationResult, ScoreKey
 from ..runtime.workers import can_fork, forked_map
 from .common import PARTIAL_CRITERIA, match_metrics, partial_label, total_errors
+from .svg import CIVIDIS, PX_PER_PT, Canvas, colour_at, nice_ticks, text_width, tick_label
 from .tables import MISSED, SPURIOUS, confusion_cell
 
 if TYPE_CHECKING:
@@ -75,67 +78,103 @@ def _tidy(ax: Axes, counts: str = "") -> None:
     ax.set_axisbelow(True)
 
 
+def _bar_axes(
+    c: Canvas, box: tuple[float, float, float, float], top: float, ticks: list[float], ylabel: str, names: list[str]
+) -> list[float]:
+    """The frame of a bar chart in ``box`` (left, top, right, bottom): horizontal grid lines at
+    ``ticks`` (values up to ``top``), the left and bottom axes, and each group's two-line label;
+    the centre of each group."""
+    left, upper, right, lower = box
+    for t in ticks:
+        y = lower - (lower - upper) * t / top
+        c.line(left, y, right, y, "#dddddd", 0.8)
+        c.line(left - 4, y, left, y, "#000000", 0.8)
+        c.text(left - 7, y, tick_label(t), 8, "end")
+    c.line(left, upper, left, lower, "#000000", 0.8)
+    c.line(left, lower, right, lower, "#000000", 0.8)
+    widest = max((text_width(tick_label(t), 8) for t in ticks), default=0.0)
+    c.text(left - 7 - widest - 14, (upper + lower) / 2, ylabel, 10, "middle", rotate=-90)
+    step = (right - left) / max(len(names), 1)
+    centres = [left + step * (i + 0.5) for i in range(len(names))]
+    for x, n in zip(centres, names, strict=True):
+        c.line(x, lower, x, lower + 4, "#000000", 0.8)
+        c.text(x, lower + 22, f"{n}\n({CHART_HELP.get(n, '')})", 8.5, "middle")
+    return centres
+
+
+def _legend(c: Canvas, right: float, y: float, items: list[tuple[str, str]], points: float = 9) -> None:
+    """Coloured squares with their labels in one row ending at ``right``."""
+    size = points * PX_PER_PT
+    widths = [size + 5 + text_width(label, points) + 16 for _, label in items]
+    x = right - sum(widths) + 16
+    for (colour, label), w in zip(items, widths, strict=True):
+        c.rect(x, y - size / 2, size, size, colour)
+        c.text(x + size + 5, y, label, points)
+        x += w
+
+
 def scores_chart(data: EvaluationResult) -> bytes:
-    """Figure 2 of Kong and Sullivan: precision, recall and F1 per criterion, as grouped bars."""
+    """Figure 2 of Kong and Sullivan: precision, recall and F1 per criterion, as grouped bars (SVG)."""
     metrics = data["metrics"]
     names = [n for n in CHART_ORDER if n in metrics]
-    fig = _figure(9.0, 4.8)
-    ax = fig.add_subplot()
-    width = 0.27
+    c = Canvas(900, 480)
+    box = (78.0, 62.0, 885.0, 415.0)
+    title = "Precision, recall and F1 by criterion"
+    c.text(box[0], 26, title, 12)
     bars_of: tuple[tuple[ScoreKey, str, str], ...] = (
         ("precision", "precision", BLUE),
         ("recall", "recall", ORANGE),
         ("f1", "F1", GREEN),
     )
+    _legend(c, box[2], 26, [(colour, label) for _, label, colour in bars_of])
+    top = 112.0
+    centres = _bar_axes(c, box, top, [float(t) for t in range(0, 101, 20)], "score (%)", names)
+    step = (box[2] - box[0]) / max(len(names), 1)
+    width = 0.27 * step
+    height = box[3] - box[1]
     for j, (key, label, colour) in enumerate(bars_of):
-        xs = [i + (j - 1) * width for i in range(len(names))]
-        scores = [metrics[n][key] for n in names]
-        bars = ax.bar(xs, [100 * (x or 0.0) for x in scores], width, label=label, color=colour)
-        ax.bar_label(
-            bars,
-            labels=[f"{100 * x:.1f}" if x is not None else "n/a" for x in scores],
-            padding=2,
-            fontsize=7,
-        )
-    ax.set_xticks(range(len(names)), [f"{n}\n({CHART_HELP.get(n, '')})" for n in names], fontsize=8)
-    ax.set_ylim(0, 112)
-    ax.set_yticks(range(0, 101, 20))
-    ax.set_ylabel("score (%)")
-    ax.grid(axis="y", color="#dddddd", linewidth=0.8)
-    _tidy(ax)
-    ax.set_title("Precision, recall and F1 by criterion", loc="left", fontsize=12)
-    ax.legend(loc="upper right", ncols=3, frameon=False, fontsize=9)
-    return _png(fig)
+        for x, n in zip(centres, names, strict=True):
+            value = metrics[n][key]
+            h = height * 100 * (value or 0.0) / top
+            left = x + (j - 1.5) * width
+            shown = f"{100 * value:.1f}" if value is not None else "n/a"
+            c.rect(left, box[3] - h, width, h, colour, f"{n} {label}: {shown}")
+            c.text(left + width / 2, box[3] - h - 4, shown, 7, "middle", middle=False)
+    return c.svg(title)
 
 
 def credit_chart(data: EvaluationResult) -> bytes:
-    """Figure 1 of Kong and Sullivan: matches with full and with partial credit per criterion."""
+    """Figure 1 of Kong and Sullivan: matches with full and with partial credit per criterion (SVG)."""
     metrics = match_metrics(data["metrics"])
     names = [n for n in PARTIAL_CRITERIA if n in metrics]
-    fig = _figure(7.5, 4.5)
-    ax = fig.add_subplot()
-    width = 0.38
-    top = max([metrics[n]["full"] for n in names] + [metrics[n]["partial"] for n in names] + [1])
+    c = Canvas(750, 450)
+    box = (96.0, 62.0, 735.0, 385.0)
+    title = "Exact and partial matches by criterion"
+    c.text(box[0], 26, title, 12)
     kinds: tuple[tuple[Literal["full", "partial"], str, str], ...] = (
         ("full", "exact (1.0 credit)", BLUE),
         ("partial", partial_label(data), ORANGE),
     )
+    _legend(c, box[2], 26, [(colour, label) for _, label, colour in kinds])
+    most = max([metrics[n]["full"] for n in names] + [metrics[n]["partial"] for n in names] + [1])
+    top = most * 1.18
+    centres = _bar_axes(c, box, top, nice_ticks(top, 6), "matched pairs", names)
+    step = (box[2] - box[0]) / max(len(names), 1)
+    width = 0.38 * step
+    height = box[3] - box[1]
     for j, (key, label, colour) in enumerate(kinds):
-        xs = [i + (j - 0.5) * width for i in range(len(names))]
-        bars = ax.bar(xs, [metrics[n][key] for n in names], width, label=label, color=colour)
-        ax.bar_label(bars, padding=2, fontsize=9)
-    ax.set_xticks(range(len(names)), [f"{n}\n({CHART_HELP.get(n, '')})" for n in names], fontsize=9)
-    ax.set_ylim(0, top * 1.18)
-    ax.set_ylabel("matched pairs")
-    ax.grid(axis="y", color="#dddddd", linewidth=0.8)
-    _tidy(ax, "y")
-    ax.set_title("Exact and partial matches by criterion", loc="left", fontsize=12)
-    ax.legend(loc="upper right", ncols=2, frameon=False, fontsize=9)
-    return _png(fig)
+        for x, n in zip(centres, names, strict=True):
+            count = int(metrics[n][key])
+            h = height * count / top
+            left = x + (j - 1.0) * width
+            c.rect(left, box[3] - h, width, h, colour, f"{n} {label}: {count}")
+            c.text(left + width / 2, box[3] - h - 4, str(count), 9, "middle", middle=False)
+    return c.svg(title)
 
 
 def errors_chart(data: EvaluationResult) -> bytes:
-    """The error taxonomy of Nejadgholi et al. (2020) as horizontal bars; Type-5 split by how the span differs.
+    """The error taxonomy of Nejadgholi et al. (2020) as horizontal bars; Type-5 split by how the
+    span differs (SVG).
 
     Correct mentions usually outnumber every error type many times over; drawn to one scale they
     would flatten the errors, so their bar is then cut (marked, with its count written on it).
@@ -150,134 +189,169 @@ def errors_chart(data: EvaluationResult) -> bytes:
         ("wrong_label_overlap", "Type-4 wrong label,\noverlapping span", GREY),
         ("right_label_overlap", "Type-5 right label,\noverlapping span", None),
     ]
-    fig = _figure(9.0, 5.0)
-    ax = fig.add_subplot()
-    ys = list(range(len(rows)))[::-1]
-    height = 0.62
-    largest_error = max([int(e[key]) for key, _, _ in rows[1:]] + [1])
     correct = int(e["correct"])
+    title = f"Error taxonomy: {correct} correct, {n_errors} errors"
+    c = Canvas(900, 500)
+    box = (178.0, 50.0, 885.0, 405.0)
+    left, upper, right, lower = box
+    c.text(left, 26, title, 12)
+    largest_error = max([int(e[key]) for key, _, _ in rows[1:]] + [1])
     cut = correct > 1.4 * largest_error
     scale = largest_error if cut else max(correct, largest_error)
-    for y, (key, _, colour) in zip(ys, rows, strict=True):
+    span = scale * 1.65
+
+    def at(v: float) -> float:
+        return left + (right - left) * v / span
+
+    for t in nice_ticks(span, 8):
+        c.line(at(t), upper, at(t), lower, "#dddddd", 0.8)
+        c.line(at(t), lower, at(t), lower + 4, "#000000", 0.8)
+        c.text(at(t), lower + 14, tick_label(t), 8, "middle")
+    row_step = (lower - upper) / len(rows)
+    height = 0.62 * row_step
+    parts: tuple[tuple[ErrorKey, str, str], ...] = (
+        ("right_label_overlap_longer", "Type-5: prediction longer", BLUE),
+        ("right_label_overlap_shorter", "Type-5: prediction shorter", ORANGE),
+        ("right_label_overlap_shifted", "Type-5: prediction shifted", YELLOW),
+    )
+    for k, (key, label, colour) in enumerate(rows):
+        y = upper + row_step * (k + 0.5)
+        top = y - height / 2
         count = int(e[key])
+        c.line(left - 4, y, left, y, "#000000", 0.8)
+        c.text(left - 7, y, label, 9, "end")
         if key == "correct" and cut:
             length = 1.2 * scale
-            ax.barh(y, length, color=colour, height=height)
+            c.rect(left, top, at(length) - left, height, GREEN, f"correct: {count}")
             # Two white slashes across the bar mark where it was cut.
             for dx in (0.0, 0.025 * scale):
                 x = 0.95 * scale + dx
-                ax.plot([x - 0.015 * scale, x + 0.015 * scale], [y - 0.42, y + 0.42], color="white", lw=3)
-            ax.text(length + scale * 0.012, y, f"{count}  (bar cut: not to scale)", va="center", fontsize=9)
+                c.line(at(x - 0.015 * scale), y + 0.42 * row_step, at(x + 0.015 * scale), y - 0.42 * row_step,
+                       "#ffffff", 4)
+            c.text(at(length + scale * 0.012), y, f"{count}  (bar cut: not to scale)", 9)
             continue
-        if colour is not None:
-            ax.barh(y, count, color=colour, height=height)
-        else:
-            left = 0
-            parts: tuple[tuple[ErrorKey, str, str], ...] = (
-                ("right_label_overlap_longer", "Type-5: prediction longer", BLUE),
-                ("right_label_overlap_shorter", "Type-5: prediction shorter", ORANGE),
-                ("right_label_overlap_shifted", "Type-5: prediction shifted", YELLOW),
-            )
-            for sub, label, c in parts:
+        if colour is None:
+            start = 0
+            for sub, part, tint in parts:
                 n = int(e[sub])
-                ax.barh(y, n, left=left, color=c, height=height, label=f"{label} ({n})")
-                left += n
+                c.rect(at(start), top, at(start + n) - at(start), height, tint, f"{part}: {n}")
+                start += n
+        else:
+            c.rect(left, top, at(count) - left, height, colour, f"{key}: {count}")
         note = str(count)
         if key != "correct" and n_errors:
             note += f"  ({100 * count / n_errors:.1f}% of errors)"
-        ax.text(count + scale * 0.012, y, note, va="center", fontsize=9)
-    ax.set_yticks(ys, [label for _, label, _ in rows], fontsize=9)
-    ax.set_xlim(0, scale * 1.65)
-    ax.set_xlabel("mentions (one-to-one matching)")
-    ax.grid(axis="x", color="#dddddd", linewidth=0.8)
-    _tidy(ax, "x")
-    ax.set_title(f"Error taxonomy: {correct} correct, {n_errors} errors", loc="left", fontsize=12)
-    fig.legend(loc="outside lower center", ncols=3, frameon=False, fontsize=8)
-    return _png(fig)
+        c.text(at(count + scale * 0.012), y, note, 9)
+    c.line(left, upper, left, lower, "#000000", 0.8)
+    c.line(left, lower, right, lower, "#000000", 0.8)
+    c.text((left + right) / 2, lower + 34, "mentions (one-to-one matching)", 10, "middle")
+    # The Type-5 parts' legend, centred under the chart.
+    items = [(tint, f"{part} ({int(e[sub])})") for sub, part, tint in parts]
+    points = 8
+    widths = [points * PX_PER_PT + 5 + text_width(label, points) + 16 for _, label in items]
+    _legend(c, 450 + (sum(widths) - 16) / 2, 480, items, points)
+    return c.svg(title)
 
 
 def confusion_chart(data: EvaluationResult) -> bytes:
-    """The type confusion matrix as a heat map: reference types down, predicted types across, the
-    spurious row and the missed column apart, each cell labelled as the terminal table labels it.
+    """The type confusion matrix as a heat map (SVG): reference types down, predicted types
+    across, the spurious row and the missed column apart, each cell labelled as the terminal
+    table labels it.
 
     Colours follow a log scale (cividis, readable with the common colour-vision deficiencies and
     in grey): the diagonal usually outnumbers the confusions many times over and would leave them
     all one colour on a linear scale. Empty cells are left pale grey and unlabelled.
     """
-    import numpy as np
-    from matplotlib import colormaps
-    from matplotlib.colors import LogNorm
-
     confusion = data.get("confusion")
     types = list(confusion["types"]) if confusion else []
     n = len(types)
     size = n + 1
     width, height = min(max(3.0 + 0.62 * size, 5.5), 18.0), min(max(1.8 + 0.5 * size, 3.5), 16.0)
-    fig = _figure(width, height)
-    ax = fig.add_subplot()
-    ax.set_title("Type confusion, one-to-one matching", loc="left", fontsize=12)
+    title = "Type confusion, one-to-one matching"
+    c = Canvas(100 * width, 100 * height)
     if not n or confusion is None:
-        ax.text(0.5, 0.5, "no mentions on either side", ha="center", va="center", fontsize=10)
-        ax.set_axis_off()
-        return _png(fig)
-    total = np.zeros((size, size), dtype=np.int64)
+        c.text(20, 26, title, 12)
+        c.text(c.width / 2, c.height / 2, "no mentions on either side", 10, "middle")
+        return c.svg(title)
+    total = [[0] * size for _ in range(size)]
     label = [["" for _ in range(size)] for _ in range(size)]
     where = {t: i for i, t in enumerate(types)}
-    for c in confusion["rows"]:
-        i = n if c["reference"] is None else where[c["reference"]]
-        j = n if c["predicted"] is None else where[c["predicted"]]
-        total[i, j] = c["count"]
-        matched = c["reference"] is not None and c["predicted"] is not None
-        label[i][j] = confusion_cell(c["same_span"], c["overlapping"]) if matched else str(c["count"])
-    shown = np.ma.masked_equal(total, 0)
-    top = max(int(total.max()), 2)
-    norm = LogNorm(vmin=1, vmax=top)
-    cmap = colormaps["cividis"].with_extremes(bad="#f2f2f2")
-    image = ax.imshow(shown, cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
+    for row in confusion["rows"]:
+        i = n if row["reference"] is None else where[row["reference"]]
+        j = n if row["predicted"] is None else where[row["predicted"]]
+        total[i][j] = row["count"]
+        matched = row["reference"] is not None and row["predicted"] is not None
+        label[i][j] = confusion_cell(row["same_span"], row["overlapping"]) if matched else str(row["count"])
+    top = max(max(max(r) for r in total), 2)
     # Type sizes from the room a cell has (in points), so that many types still fit their labels.
     cell_w, cell_h = 72 * (width - 2.8) / size, 72 * (height - 1.6) / size
-    longest = max((len(text) for row in label for text in row), default=1)
+    longest = max((len(text) for r in label for text in r), default=1)
     fontsize = max(3.0, min(9.0, 0.9 * cell_w / (0.6 * longest), 0.55 * cell_h))
+    ticks = max(4.0, min(9.0, 0.7 * cell_h))
+    names = [*types, MISSED]
+    rows = [*types, SPURIOUS]
+    margin_left = max(text_width(t, ticks) for t in rows) + 48
+    margin_bottom = max(text_width(t, ticks) for t in names) * 0.71 + ticks * PX_PER_PT + 40
+    bar_room = 110.0
+    left, upper = margin_left, 48.0
+    right, lower = c.width - bar_room, c.height - margin_bottom
+    cw, ch = (right - left) / size, (lower - upper) / size
+    c.text(left, 26, title, 12)
+
+    def fraction(v: int) -> float:
+        return math.log(v) / math.log(top) if v > 0 else 0.0
+
     for i in range(size):
         for j in range(size):
+            v = total[i][j]
+            x, y = left + j * cw, upper + i * ch
+            c.rect(x, y, cw, ch, colour_at(fraction(v)) if v > 0 else "#f2f2f2",
+                   f"{rows[i]} → {names[j]}: {label[i][j] or 0}")
             if label[i][j]:
-                dark = norm(total[i, j]) < 0.55  # cividis is dark at its low end
-                ax.text(j, i, label[i][j], ha="center", va="center", fontsize=fontsize,
-                        color="white" if dark else "black")
+                dark = fraction(v) < 0.55  # cividis is dark at its low end
+                c.text(x + cw / 2, y + ch / 2, label[i][j], fontsize, "middle",
+                       fill="#ffffff" if dark else "#000000")
     # The spurious row and the missed column are no types: set them apart.
-    ax.axhline(n - 0.5, color="#1f2328", linewidth=1.2)
-    ax.axvline(n - 0.5, color="#1f2328", linewidth=1.2)
-    ticks = max(4.0, min(9.0, 0.7 * cell_h))
-    ax.set_xticks(range(size), [*types, MISSED], fontsize=ticks, rotation=45, ha="right", rotation_mode="anchor")
-    ax.set_yticks(range(size), [*types, SPURIOUS], fontsize=ticks)
-    ax.set_xlabel("predicted type")
-    ax.set_ylabel("reference type")
-    ax.tick_params(length=0)
-    for spine in ax.spines.values():
-        spine.set_visible(False)
-    bar = fig.colorbar(image, ax=ax, shrink=0.8, pad=0.02)
-    steps = [k * 10**e for e in range(len(str(top))) for k in (1, 2, 5) if k * 10**e <= top]
-    bar.set_ticks(steps, labels=[str(t) for t in steps])
-    bar.ax.minorticks_off()
-    bar.set_label("mentions (log scale)", fontsize=9)
-    bar.ax.tick_params(labelsize=8)
-    return _png(fig)
+    c.line(left, upper + n * ch, right, upper + n * ch, "#1f2328", 1.6)
+    c.line(left + n * cw, upper, left + n * cw, lower, "#1f2328", 1.6)
+    for k, name in enumerate(names):
+        x = left + (k + 0.5) * cw
+        c.text(x, lower + 8, name, ticks, "end", rotate=-45)
+    for k, name in enumerate(rows):
+        c.text(left - 6, upper + (k + 0.5) * ch, name, ticks, "end")
+    c.text((left + right) / 2, c.height - 14, "predicted type", 10, "middle")
+    c.text(18, (upper + lower) / 2, "reference type", 10, "middle", rotate=-90)
+    # The colour bar: the log scale from 1 to the largest cell.
+    bar_left, bar_w = right + 16, 14.0
+    bar_top, bar_bottom = upper + 0.1 * (lower - upper), lower - 0.1 * (lower - upper)
+    c.rect(bar_left, bar_top, bar_w, bar_bottom - bar_top, c.gradient("cividis", CIVIDIS))
+    steps = [k * 10**p for p in range(len(str(top))) for k in (1, 2, 5) if k * 10**p <= top]
+    last = math.inf
+    for t in steps:
+        y = bar_bottom - (bar_bottom - bar_top) * fraction(t)
+        if last - y < 8 * PX_PER_PT:  # too close to the tick below to be read
+            continue
+        last = y
+        c.line(bar_left + bar_w, y, bar_left + bar_w + 4, y, "#000000", 0.8)
+        c.text(bar_left + bar_w + 7, y, str(t), 8)
+    c.text(bar_left + bar_w + 62, (bar_top + bar_bottom) / 2, "mentions (log scale)", 9, "middle", rotate=-90)
+    return c.svg(title)
 
 
 # file name -> (drawing function, caption)
 CHARTS = {
-    "scores.png": (scores_chart, "Precision, recall and F1 under each criterion (Kong and Sullivan, Figure 2)."),
-    "credit.png": (
+    "scores.svg": (scores_chart, "Precision, recall and F1 under each criterion (Kong and Sullivan, Figure 2)."),
+    "credit.svg": (
         credit_chart,
         "Matched pairs with exact (full) and partial credit under each partial-credit criterion "
         "(Kong and Sullivan, Figure 1).",
     ),
-    "errors.png": (
+    "errors.svg": (
         errors_chart,
         "Error taxonomy of the one-to-one matching (Type-1 to Type-5); Type-5 split by how the predicted "
         "span differs.",
     ),
-    "confusion.png": (
+    "confusion.svg": (
         confusion_chart,
         "Type confusion of the one-to-one matching: reference types down, predicted types across, "
         "spurious predictions in the last row and missed reference mentions in the last column; a "
@@ -407,36 +481,29 @@ def _draw(data: EvaluationResult, name: str) -> bytes:
     return bucket_chart(data, attribute)
 
 
-def draw_all(data: EvaluationResult, jobs: int = 1) -> dict[str, bytes]:
-    """Every chart as PNG bytes by file name; raises MissingExtra without matplotlib.
+def draw_all(data: EvaluationResult, jobs: int = 1) -> tuple[dict[str, bytes], MissingExtra | None]:
+    """Every chart by file name, in ``chart_captions``'s order: the fixed ones as SVG (written
+    here, in a few milliseconds), the thresholds and bucket charts as PNG (matplotlib, imported
+    only where one is drawn); and why the PNG ones were left out, where matplotlib is missing.
 
-    With ``jobs`` > 1 the charts are drawn in that many forked processes (each takes a few
-    tenths of a second); matplotlib must be imported before, so that no fork happens mid-import.
+    With ``jobs`` > 1 the PNG charts are drawn in that many forked processes (each takes a few
+    tenths of a second); matplotlib is imported before, so that no fork happens mid-import.
     """
     names = list(chart_captions(data))
-    if jobs <= 1 or not can_fork():
-        return {name: _draw(data, name) for name in names}
-    _figure(1, 1)  # raises MissingExtra here, not in a worker
+    drawn = {name: CHARTS[name][0](data) for name in names if name in CHARTS}
+    raster = [name for name in names if name not in CHARTS]
+    missing = None
+    if raster:
+        try:
+            _figure(1, 1)
+        except MissingExtra as exc:
+            missing, raster = exc, []
+    if len(raster) <= 1 or jobs <= 1 or not can_fork():
+        drawn.update((name, _draw(data, name)) for name in raster)
+    else:
 
-    def draw(name: str) -> bytes:
-        return _draw(data, name)
+        def draw(name: str) -> bytes:
+            return _draw(data, name)
 
-    order = _balanced(names)
-    drawn = dict(zip(order, forked_map(draw, order, min(jobs, len(names))), strict=True))
-    return {name: drawn[name] for name in names}
-
-
-# How long each chart takes to draw, roughly (the confusion matrix, a cell per pair of types, most).
-_COST = {"confusion.png": 4.0, "errors.png": 3.0, "scores.png": 2.0, "credit.png": 1.5}
-
-
-def _balanced(names: list[str]) -> list[str]:
-    """The charts in the order to hand to workers that take two at a time: the costliest paired
-    with the cheapest, so that no worker draws the two costliest while another waits."""
-    by_cost = sorted(names, key=lambda n: -_COST.get(n, 2.0))
-    out = []
-    while by_cost:
-        out.append(by_cost.pop(0))
-        if by_cost:
-            out.append(by_cost.pop())
-    return out
+        drawn.update(zip(raster, forked_map(draw, raster, min(jobs, len(raster))), strict=True))
+    return {name: drawn[name] for name in names if name in drawn}, missing

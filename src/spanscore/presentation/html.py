@@ -243,7 +243,7 @@ def render_html(
     partials: Sequence[PartialSample] | None,
     unit_kind: str,
 ) -> str:
-    """The whole page. ``charts`` maps file names to (PNG bytes, caption)."""
+    """The whole page. ``charts`` maps file names to (SVG or PNG bytes, caption)."""
     tokens = data.get("options", {}).get("units", "tokens") == "tokens"
     sections = [
         ("scores", "Scores"),
@@ -280,8 +280,9 @@ def render_html(
 
     out.append('<h2 id="charts">Charts</h2>')
     if charts:
-        for name, (png, caption) in charts.items():
-            uri = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+        for name, (image, caption) in charts.items():
+            kind = "svg+xml" if name.endswith(".svg") else "png"
+            uri = f"data:image/{kind};base64," + base64.b64encode(image).decode("ascii")
             out.append(
                 f'<figure><img src="{uri}" alt="{escape(caption)}">'
                 f"<figcaption>{escape(caption)} ({escape(name)})</figcaption></figure>"

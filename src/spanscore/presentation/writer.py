@@ -2,29 +2,28 @@
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import io
 import json
 import os
 import shutil
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from ..errors import InputError, MissingExtra, OptionError
+from ..errors import InputError, OptionError
 from ..results import EvaluationResult
 from ..stages.pairs import (
     ERRORS_FILE,
     TYPE5_FILE,
     KeptDetails,
     PartRows,
+    RowFile,
+    RowsDir,
     csv_field,
     error_fields,
     header_line,
     pair_fields,
     render_rows,
+    sample_row,
 )
 from .charts import chart_captions, draw_all
 from .common import CRITERION_HELP, PARTIAL_CRITERIA, repairs_line
@@ -98,33 +97,30 @@ class _RowFile:
         self.sample: list[dict[str, Any]] = []
 
 
-def _append(handle: IO[bytes], path: str) -> None:
-    """The bytes of the file at ``path`` added to ``handle``: copied by the kernel where it can
-    (the rows of a report are many times the input's size), else through a buffer."""
-    with open(path, "rb") as piece:
-        copy = getattr(os, "copy_file_range", None)
-        if copy is not None:
-            handle.flush()
-            try:
-                while copy(piece.fileno(), handle.fileno(), 1 << 30):
-                    pass
-            except OSError:  # a file system without it: the buffered copy, from where it stopped
-                handle.seek(0, os.SEEK_END)
-            else:
-                handle.seek(0, os.SEEK_END)
-                return
-        shutil.copyfileobj(piece, handle, 1 << 20)
-
-
-def _load_matplotlib() -> None:
-    """Import matplotlib and draw a tiny figure, so that its fonts are loaded before the charts
-    are drawn (in forked processes, which would each load them again)."""
-    with contextlib.suppress(ImportError):
-        importlib.import_module("matplotlib.backends.backend_agg")
-        figure = importlib.import_module("matplotlib.figure")
-        fig = figure.Figure(figsize=(1, 1), dpi=10, layout="constrained")
-        fig.add_subplot().set_title("warm-up")
-        fig.savefig(io.BytesIO(), format="png")
+def _append(handle: IO[bytes], piece: IO[bytes], offset: int, length: int) -> None:
+    """``length`` bytes of ``piece`` from ``offset`` added to ``handle``: copied by the kernel
+    where it can (the rows of a report are many times the input's size), else through a buffer."""
+    copy = getattr(os, "copy_file_range", None)
+    if copy is not None:
+        handle.flush()
+        done = 0
+        try:
+            while done < length:
+                n = copy(piece.fileno(), handle.fileno(), length - done, offset + done)
+                if n == 0:
+                    break
+                done += n
+        except OSError:  # a file system without it: the buffered copy, from where it stopped
+            pass
+        handle.seek(0, os.SEEK_END)
+        offset, length = offset + done, length - done
+    piece.seek(offset)
+    while length > 0:
+        block = piece.read(min(length, 1 << 20))
+        if not block:
+            break
+        handle.write(block)
+        length -= len(block)
 
 
 class ReportWriter:
@@ -150,7 +146,6 @@ class ReportWriter:
             raise InputError(f"cannot write a report here: {exc.strerror}", path=str(self.out_dir)) from None
         self.files: dict[str, _RowFile] = {}
         self.unit_kind = "sentence"
-        self._loading: threading.Thread | None = None
         import tempfile
 
         try:
@@ -159,37 +154,44 @@ class ReportWriter:
             raise InputError(f"cannot write a report here: {exc.strerror}", path=str(self.out_dir)) from None
         self.scratch = scratch
         # Where worker processes leave their rows: the staging folder itself.
-        self.rows_dir: str | None = str(self.staging) if scratch else None
+        self.rows_dir: str | None = RowsDir(str(self.staging), os.getpid()) if scratch else None
 
     def __call__(self, rows: PartRows) -> None:
         self.unit_kind = rows.unit_kind
-        if self._loading is None:
-            # matplotlib takes over half a second to import: do it while the chunks are counted.
-            # Not before the first chunk is back, so that no worker is forked while it imports.
-            self._loading = threading.Thread(target=_load_matplotlib, daemon=True)
-            self._loading.start()
+        scratch: dict[str, IO[bytes]] = {}  # the chunks' scratch files, each opened once
         try:
-            for name, part in rows.files.items():
-                f = self.files.get(name)
-                if f is None:
-                    is_error = name in (ERRORS_FILE, TYPE5_FILE)
-                    kind = rows.unit_kind
-                    fields = error_fields(kind, rows.levels) if is_error else pair_fields(kind, rows.levels)
-                    f = self.files[name] = _RowFile(self._staged(name), fields)
-                for text in part.texts:
-                    f.handle.write(text.encode("utf-8"))
-                for path in part.paths:
-                    _append(f.handle, path)
-                    os.unlink(path)
-                f.full += part.full
-                f.partial += part.partial
-                for row in part.partial_rows[: max(HTML_PARTIAL_LIMIT - len(f.sample), 0)]:
-                    sample = {rows.unit_kind: row["_unit"]}
-                    sample.update((k, v) for k, v in row.items() if k != "_unit")
-                    f.sample.append(sample)
+            try:
+                for name, part in rows.files.items():
+                    self._add(name, part, rows, scratch)
+            finally:
+                for piece in scratch.values():
+                    piece.close()
+            for path in scratch:
+                os.unlink(path)
         except OSError as exc:
             self.abandon()
             raise InputError(f"cannot write the report: {exc.strerror}", path=str(self.out_dir)) from None
+
+    def _add(self, name: str, part: RowFile, rows: PartRows, scratch: dict[str, IO[bytes]]) -> None:
+        """One file's rows of the chunks in ``rows`` added after the earlier chunks'."""
+        f = self.files.get(name)
+        if f is None:
+            is_error = name in (ERRORS_FILE, TYPE5_FILE)
+            kind = rows.unit_kind
+            fields = error_fields(kind, rows.levels) if is_error else pair_fields(kind, rows.levels)
+            f = self.files[name] = _RowFile(self._staged(name), fields)
+        for block in part.blocks:
+            f.handle.write(block)
+        for path, offset, length in part.pieces:
+            if path not in scratch:
+                scratch[path] = open(path, "rb")  # noqa: SIM115 (closed by the caller, with the rest)
+            _append(f.handle, scratch[path], offset, length)
+        f.full += part.full
+        f.partial += part.partial
+        if part.partial_lines and len(f.sample) < HTML_PARTIAL_LIMIT:
+            names = pair_fields(rows.unit_kind, rows.levels)
+            lines = part.partial_lines[: HTML_PARTIAL_LIMIT - len(f.sample)]
+            f.sample += [sample_row(line, names, rows.named) for line in lines]
 
     def _staged(self, name: str) -> Path:
         if self.staging is None:
@@ -218,8 +220,6 @@ class ReportWriter:
             raise
 
     def _finish(self, report: Report) -> Path:
-        if self._loading is not None:
-            self._loading.join()
         workers = 2 if self.scratch else 1  # an evaluation with worker processes: draw in two
         out_dir = self.out_dir
         data = report.to_dict()
@@ -232,14 +232,12 @@ class ReportWriter:
         repaired = repairs_line(data)
         if repaired is not None:
             notes.append(repaired)
-        try:
-            charts = draw_all(data, jobs=workers)
-        except MissingExtra as exc:
-            charts = {}
-            notes.append(f"No charts were drawn: {exc}.")
+        charts, missing = draw_all(data, jobs=workers)
+        if missing is not None:
+            notes.append(f"The thresholds and bucket charts were not drawn: {missing}.")
         captions = {name: caption for name, caption in chart_captions(data).items() if name in charts}
-        for name, png in charts.items():
-            self._staged(name).write_bytes(png)
+        for name, image in charts.items():
+            self._staged(name).write_bytes(image)
             files[name] = captions[name]
 
         partials: list[PartialSample] | None = None
@@ -291,7 +289,7 @@ class ReportWriter:
         self._staged("summary.md").write_text(render_markdown(data, files, captions, notes), encoding="utf-8")
         page = render_html(
             data,
-            charts={name: (png, captions[name]) for name, png in charts.items()},
+            charts={name: (image, captions[name]) for name, image in charts.items()},
             notes=notes,
             files=files,
             examples=examples,

@@ -2,17 +2,21 @@
 
 A chunk's rows are rendered where the chunk is counted (a worker process, a Dask worker): the
 plan numbers each part's first sentence (or document) beforehand, so the rows are complete CSV
-text. A worker writes them to a scratch file beside the report (``rows_dir``), or returns them,
-and the report writer appends each file's rows in corpus order.
+text. A worker process writes them to a scratch file beside the report (``rows_dir``); the process
+writing the report, or a worker without one, returns them as bytes; the report writer appends
+each file's rows in corpus order.
 """
 
 from __future__ import annotations
 
+import csv
+import io
+import operator
 import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -89,25 +93,42 @@ class KeptDetails:
     unit_names: tuple[str, ...] | None = None  # the chunk's documents' ids, where the format has them
 
 
+class RowsDir(str):
+    """The folder where worker processes leave their rows (scratch files), and the process that
+    writes the report: rows rendered in that process itself are kept as bytes and written once."""
+
+    owner: int
+
+    def __new__(cls, path: str, owner: int) -> RowsDir:
+        made = super().__new__(cls, path)
+        made.owner = owner
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return RowsDir, (str(self), self.owner)
+
+
 @dataclass
 class RowFile:
-    """The rows of one CSV file from one or more consecutive chunks: their text, or the scratch
-    files that hold it, in corpus order."""
+    """The rows of one CSV file from one or more consecutive chunks: their UTF-8 bytes, or where
+    in the scratch files they are (path, offset, length in bytes), in corpus order."""
 
-    texts: list[str] = field(default_factory=list)
-    paths: list[str] = field(default_factory=list)
+    blocks: list[bytes] = field(default_factory=list)
+    pieces: list[tuple[str, int, int]] = field(default_factory=list)
     full: int = 0
     partial: int = 0
-    partial_rows: list[dict[str, Any]] = field(default_factory=list)  # the first partial pairs, for the page
+    # The first partial pairs' rows, for the page (``sample_row`` reads one back): made anyway,
+    # where each chunk's own dicts would be made and mostly thrown away.
+    partial_lines: list[str] = field(default_factory=list)
 
     def then(self, later: RowFile, sample: int) -> RowFile:
-        room = max(sample - len(self.partial_rows), 0)
+        room = max(sample - len(self.partial_lines), 0)
         return RowFile(
-            self.texts + later.texts,
-            self.paths + later.paths,
+            self.blocks + later.blocks,
+            self.pieces + later.pieces,
             self.full + later.full,
             self.partial + later.partial,
-            self.partial_rows + later.partial_rows[:room],
+            self.partial_lines + later.partial_lines[:room],
         )
 
 
@@ -119,10 +140,11 @@ class PartRows:
     unit_kind: str
     sample: int
     levels: bool = False  # the rows end with each side's nesting level
+    named: bool = False  # units are named (JSONL documents by their ids), not numbered
 
     def then(self, later: PartRows) -> PartRows:
         files = {name: f.then(later.files[name], self.sample) for name, f in self.files.items()}
-        return PartRows(files, self.unit_kind, self.sample, self.levels)
+        return PartRows(files, self.unit_kind, self.sample, self.levels, self.named)
 
 
 _NEEDS_QUOTES = re.compile('[,"\r\n]')
@@ -135,31 +157,141 @@ def csv_field(value: str) -> str:
     return '"' + value.replace('"', '""') + '"'
 
 
+class _Spaced(Protocol):
+    """A text that can give its tokens' bytes, each followed by a space (``io.load.ConllText``)."""
+
+    bounds: IntArray
+
+    def spaced_bytes(self) -> tuple[npt.NDArray[np.uint8], IntArray] | None: ...
+
+
+class _Source:
+    """Where a chunk's mentions and units are sliced from: every token joined by single spaces,
+    as ``Text.mentions`` joins them, decoded at once from the undecoded bytes (no string per
+    token), with where each token starts in it."""
+
+    def __init__(self, joined: str, starts: IntArray, bounds: IntArray) -> None:
+        self.joined = joined
+        self.starts = starts
+        self.bounds = bounds
+
+    @staticmethod
+    def of(text: Text) -> _Source | None:
+        """None where the text cannot give its bytes (JSONL, labels without tokens) or they are
+        not valid UTF-8: the text's own ``mentions`` then."""
+        spaced = getattr(text, "spaced_bytes", None)
+        bounds = getattr(text, "bounds", None)
+        if spaced is None or bounds is None:
+            return None
+        got = cast(_Spaced, text).spaced_bytes()
+        if got is None:
+            return None
+        buffer, starts = got
+        try:
+            joined = buffer.tobytes().decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        if len(joined) != buffer.shape[0]:
+            # Multibyte characters: a token starts as many characters in as bytes, less the
+            # continuation bytes before it (the bytes are valid UTF-8).
+            continuation = np.zeros(buffer.shape[0] + 1, dtype=np.int64)
+            np.cumsum((buffer & 0xC0) == 0x80, out=continuation[1:])
+            starts = starts - continuation[starts]
+        return _Source(joined, starts, bounds)
+
+    def slices(self, start: IntArray, end: IntArray) -> list[str]:
+        """The words of tokens ``start`` to ``end`` (exclusive) of each span, "" where empty."""
+        lo = self.starts[start]
+        hi = np.where(end > start, self.starts[end] - 1, lo)
+        return list(map(self.joined.__getitem__, map(slice, lo.tolist(), hi.tolist())))
+
+    def contexts(self) -> list[str]:
+        return self.slices(self.bounds[:-1], self.bounds[1:])
+
+
 class _Mentions:
-    """Each mention of one side as CSV text (text, type, start, end within its unit), made once:
-    every criterion's file and the error files show the same mentions."""
+    """Each mention of one side as CSV text (text, type, start, end within its unit, and the comma
+    after them: every row has a cell after a mention's), made once:
+    every criterion's file and the error files show the same mentions. A prediction with the
+    place and type of a reference mention (most of them) takes that mention's text (``like``)."""
 
-    def __init__(self, spans: Spans, text: Text, unit_starts: IntArray) -> None:
-        self.text = mention_texts(text, spans)
-        base = unit_starts[spans.unit] if len(spans) else spans.start
-        self.start = (spans.start - base).tolist()
-        self.end = (spans.end - base).tolist()
-        types = [csv_field(t) for t in spans.types]
-        self.type = spans.type.tolist()
-        cells = _csv_fields(self.text)
-        starts = (spans.start - base).astype(str).tolist()
-        ends = (spans.end - base).astype(str).tolist()
-        self.csv = [f"{t},{types[k]},{a},{b}" for t, k, a, b in zip(cells, self.type, starts, ends, strict=True)]
-        self.level_text = [] if spans.level is None else [spans.levels[k] for k in spans.level.tolist()]
-        self.level = _csv_fields(self.level_text)
+    def __init__(
+        self,
+        spans: Spans,
+        text: Text,
+        unit_starts: IntArray,
+        source: _Source | None,
+        like: tuple[Spans, _Mentions] | None = None,
+    ) -> None:
+        self.level = _csv_fields([] if spans.level is None else [spans.levels[k] for k in spans.level.tolist()])
+        if source is None or spans.pieces is not None:
+            texts = mention_texts(text, spans)
+            base = unit_starts[spans.unit] if len(spans) else spans.start
+            cells = _cells(spans.types, spans.type, spans.start - base, spans.end - base)
+            self.csv = list(map(operator.add, _csv_fields(texts), cells))
+            return
+        found = _same_mentions(spans, like[0]) if like is not None else None
+        if found is None or like is None:
+            self.csv = _mention_cells(spans, np.arange(len(spans)), unit_starts, source)
+            return
+        made: npt.NDArray[np.object_] = np.empty(len(spans), dtype=object)
+        alone = np.flatnonzero(found < 0)
+        made[alone] = _mention_cells(spans, alone, unit_starts, source)
+        shared = np.flatnonzero(found >= 0)
+        made[shared] = _objects(like[1].csv)[found[shared]]
+        self.csv = made.tolist()
 
-    def fields(self, i: int, side: str, types: tuple[str, ...]) -> dict[str, Any]:
-        return {
-            f"{side}_text": self.text[i],
-            f"{side}_type": types[self.type[i]],
-            f"{side}_start": self.start[i],
-            f"{side}_end": self.end[i],
-        }
+
+def _mention_cells(spans: Spans, at: IntArray, unit_starts: IntArray, source: _Source) -> list[str]:
+    """The CSV text of mentions ``at`` (their text, type, start and end cells)."""
+    start, end = spans.start[at], spans.end[at]
+    base = unit_starts[spans.unit[at]] if at.shape[0] else start
+    cells = _cells(spans.types, spans.type[at], start - base, end - base)
+    return list(map(operator.add, _csv_fields(source.slices(start, end)), cells))
+
+
+def _same_mentions(spans: Spans, other: Spans) -> IntArray | None:
+    """For each mention of ``spans``, a mention of ``other`` with the same place and type (its
+    index; -1 where none); None where they cannot be compared so (fragments, other type tables)."""
+    if other.pieces is not None or list(spans.types) != list(other.types) or not len(spans) or not len(other):
+        return None
+    width = max(int(spans.end.max()), int(other.end.max())) + 1
+    n_types = len(spans.types) + 1
+    if width > 1 << 24 or n_types > 1 << 12:  # the key could overflow
+        return None
+    key = (spans.start.astype(np.int64) * width + spans.end) * n_types + spans.type
+    theirs = (other.start.astype(np.int64) * width + other.end) * n_types + other.type
+    order = np.argsort(theirs, kind="stable")
+    ranked = theirs[order]
+    at = np.minimum(np.searchsorted(ranked, key), ranked.shape[0] - 1)
+    return np.where(ranked[at] == key, order[at], -1)
+
+
+def _cells(type_names: Sequence[str], kind: IntArray, start: IntArray, end: IntArray) -> list[str]:
+    """Each mention's type, start and end cells (",PER,3,5,"), one string per distinct three:
+    mentions share a few hundred of them."""
+    types = [csv_field(t) for t in type_names]
+    if not kind.shape[0]:
+        return []
+    width = max(int(end.max()), int(start.max())) + 1
+    if width > 1 << 20 or len(types) > 1 << 16:  # the key could overflow: one string per mention
+        triples = zip(kind.tolist(), start.tolist(), end.tolist(), strict=True)
+        return [f",{types[k]},{a},{b}," for k, a, b in triples]
+    key = (kind.astype(np.int64) * width + start) * width + end
+    # Sorted rather than np.unique, which imports numpy.ma (tens of milliseconds) in each worker.
+    order = np.argsort(key, kind="stable")
+    ranked = key[order]
+    first = np.ones(ranked.shape[0], dtype=bool)
+    np.not_equal(ranked[1:], ranked[:-1], out=first[1:])
+    distinct = ranked[first]
+    inverse = np.empty(ranked.shape[0], dtype=np.int64)
+    inverse[order] = np.cumsum(first) - 1
+    ends, rest = np.divmod(distinct, width)[::-1]
+    kinds, starts = np.divmod(rest, width)
+    made = np.empty(distinct.shape[0], dtype=object)
+    made[:] = [f",{types[k]},{a},{b}," for k, a, b in zip(kinds.tolist(), starts.tolist(), ends.tolist(), strict=True)]
+    cells: list[str] = made[inverse].tolist()
+    return cells
 
 
 _ERROR_NAMES = (
@@ -185,49 +317,50 @@ def render_rows(
     """Every report row of one chunk as CSV text: the pairs of each criterion (``pair_fields``),
     then the error files (``error_fields``), rows in position order. Units are numbered from
     ``first_unit``, or named by ``unit_names`` (JSONL documents by their ids); with ``rows_dir``
-    the text goes to scratch files there.
+    (a ``RowsDir`` of another process) the text goes to a scratch file there.
 
     Most pairs appear in several files, so the text around a pair's match and credit cells is made
-    once per pair, and each file's row joins three strings.
+    once per pair, and each file's row joins three strings. Mentions and sentences are sliced
+    from the chunk's tokens decoded at once (``_Source``) where the text gives its bytes; the
+    bytes are the row-by-row writer's (``tests/test_report_rows.py``).
     """
     d = details
     unit_starts = text.unit_starts()
-    refs = _Mentions(d.reference, text, unit_starts)
-    preds = _Mentions(d.predicted, text, unit_starts)
+    source = _Source.of(text)
+    refs = _Mentions(d.reference, text, unit_starts, source)
+    preds = _Mentions(d.predicted, text, unit_starts, source, (d.reference, refs))
     levels = d.reference.level is not None
-    contexts = _csv_fields(text.contexts())
+    contexts = _csv_fields(source.contexts() if source is not None else text.contexts())
     pair_unit = d.reference.unit[d.pairs.ref]
     if unit_names is not None:
         numbers = _csv_fields(list(unit_names))
     else:
-        numbers = (np.arange(unit_starts.shape[0], dtype=np.int64) + first_unit).astype(str).tolist()
+        numbers = list(map(str, range(first_unit, first_unit + unit_starts.shape[0])))
     rel = d.pairs.relation()
     used = np.zeros(len(d.pairs), dtype=bool)
     for criterion in criteria:
         if criterion in d.matchings:
             used[d.matchings[criterion].pair] = True
-    # The cells before and after a pair's match and credit, for every pair some file shows.
+    # A row is the cells before its match and credit, those two, and the cells after: the ones
+    # before and after are made once for each pair some file shows, and most rows, full matches
+    # alike in every file, once in all. Object arrays add their strings in numpy's loops.
     at = np.flatnonzero(used)
-    rs, ps = refs.csv, preds.csv
-    before = [
-        f"{numbers[u]},{rs[a]},{ps[b]},"
-        for u, a, b in zip(pair_unit[at].tolist(), d.pairs.ref[at].tolist(), d.pairs.pred[at].tolist(), strict=True)
-    ]
-    after = [
-        f",{RELATIONS[x]},{contexts[u]}\r\n" for x, u in zip(rel[at].tolist(), pair_unit[at].tolist(), strict=True)
-    ]
+    before = (
+        _objects(numbers, ",")[pair_unit[at]]
+        + _objects(refs.csv)[d.pairs.ref[at]]
+        + _objects(preds.csv)[d.pairs.pred[at]]
+    )
+    relations = _objects([f",{r}," for r in RELATIONS])[rel[at]]
     if levels:
-        after = [
-            f"{tail[:-2]},{refs.level[a]},{preds.level[b]}\r\n"
-            for tail, a, b in zip(after, d.pairs.ref[at].tolist(), d.pairs.pred[at].tolist(), strict=True)
-        ]
+        after = relations + _objects(contexts)[pair_unit[at]] + _objects(refs.level, ",", ",")[d.pairs.ref[at]]
+        after = after + _objects(preds.level, "\r\n")[d.pairs.pred[at]]
+    else:  # each unit's context and line end made once, not once per pair
+        after = relations + _objects(contexts, "\r\n")[pair_unit[at]]
+    full = before + _FULL + after
     index = np.full(len(d.pairs), -1, dtype=np.int64)
     index[at] = np.arange(at.shape[0])
-    # Most rows are full matches, alike in every file: made once, then gathered per file.
-    full = np.empty(at.shape[0], dtype=object)
-    full[:] = [b + _FULL + a for b, a in zip(before, after, strict=True)]
-    names = pair_fields(text.unit_kind, levels)
     files: dict[str, RowFile] = {}
+    bodies: dict[str, str] = {}
     for criterion in criteria:
         if criterion not in d.matchings:
             continue
@@ -237,42 +370,40 @@ def render_rows(
         lines = full[where]
         other = np.flatnonzero((m.level != FULL) | (m.credit != 1.0))
         if other.shape[0]:
-            mids = _middles(m.level[other], m.credit[other])
-            lines[other] = [before[k] + mid + after[k] for k, mid in zip(where[other].tolist(), mids, strict=True)]
+            k = where[other]
+            lines[other] = before[k] + _objects(_middles(m.level[other], m.credit[other])) + after[k]
         body = "".join(lines.tolist())
         rows.full = int(np.count_nonzero(m.level == FULL))
         partial = np.flatnonzero(m.level == PARTIAL)
         rows.partial = int(partial.shape[0])
-        for i in partial[:sample].tolist():
-            k = int(m.pair[i])
-            a, b, u = int(d.pairs.ref[k]), int(d.pairs.pred[k]), int(pair_unit[k])
-            row: dict[str, Any] = {"_unit": unit_names[u] if unit_names is not None else u + first_unit}
-            row.update(refs.fields(a, "reference", d.reference.types))
-            row.update(preds.fields(b, "predicted", d.predicted.types))
-            row.update(match="partial", credit=float(m.credit[i]), relation=RELATIONS[int(rel[k])])
-            row["context"] = text.context(u)
-            if levels:
-                row.update(reference_level=refs.level_text[a], predicted_level=preds.level_text[b])
-            rows.partial_rows.append({key: row[key] for key in ("_unit", *names[1:])})
-        _keep(rows, body, f"{criterion}.csv", rows_dir)
+        rows.partial_lines = lines[partial[:sample]].tolist()
+        bodies[f"{criterion}.csv"] = body
         files[f"{criterion}.csv"] = rows
-    errors, type5 = _error_rows(d, refs, preds, contexts, numbers)
-    files[ERRORS_FILE] = _keep(RowFile(), errors, ERRORS_FILE, rows_dir)
-    files[TYPE5_FILE] = _keep(RowFile(), type5, TYPE5_FILE, rows_dir)
-    return PartRows(files, text.unit_kind, sample, levels)
+    bodies[ERRORS_FILE], bodies[TYPE5_FILE] = _error_rows(d, refs, preds, contexts, numbers)
+    files[ERRORS_FILE], files[TYPE5_FILE] = RowFile(), RowFile()
+    _keep(files, bodies, rows_dir)
+    return PartRows(files, text.unit_kind, sample, levels, unit_names is not None)
 
 
-def _keep(rows: RowFile, body: str, name: str, rows_dir: str | None) -> RowFile:
-    if rows_dir is None:
-        rows.texts.append(body)
-        return rows
+def _keep(files: dict[str, RowFile], bodies: dict[str, str], rows_dir: str | None) -> None:
+    """Each file's rows kept as bytes, or, with ``rows_dir`` of another process, written one after
+    the other to one scratch file there (one file to make, copy from and remove per chunk, not one
+    per CSV). The process that writes the report writes its own rows once, not to a scratch file
+    and then again from it."""
+    if rows_dir is None or getattr(rows_dir, "owner", None) == os.getpid():
+        for name, body in bodies.items():
+            files[name].blocks.append(body.encode("utf-8"))
+        return
     import tempfile  # here: only a report written from worker processes needs it
 
-    fd, path = tempfile.mkstemp(prefix=f".{name}.", suffix=".rows", dir=rows_dir)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-        handle.write(body)
-    rows.paths.append(path)
-    return rows
+    fd, path = tempfile.mkstemp(prefix=".rows.", suffix=".rows", dir=rows_dir)
+    offset = 0
+    with os.fdopen(fd, "wb") as handle:
+        for name, body in bodies.items():
+            data = body.encode("utf-8")
+            handle.write(data)
+            files[name].pieces.append((path, offset, len(data)))
+            offset += len(data)
 
 
 _FULL = f"{LEVEL_NAMES[FULL]},{1.0!r}"
@@ -283,17 +414,28 @@ def _middles(level: IntArray, credit: npt.NDArray[np.float64]) -> list[str]:
     levels = level.tolist()
     # Credit is most often one number for each level: one string per level.
     fixed: dict[int, str] = {}
-    for lv in np.unique(level).tolist():
-        values = np.unique(credit[level == lv])
-        if values.shape[0] != 1:
+    for lv in np.flatnonzero(np.bincount(level)).tolist():  # not np.unique: it imports numpy.ma
+        values = credit[level == lv]
+        if values.min() != values.max():
             return [f"{LEVEL_NAMES[v]},{c!r}" for v, c in zip(levels, credit.tolist(), strict=True)]
         fixed[lv] = f"{LEVEL_NAMES[lv]},{float(values[0])!r}"
     return [fixed[v] for v in levels]
 
 
+def _objects(values: Sequence[str], then: str = "", first: str = "") -> npt.NDArray[np.object_]:
+    """``values`` as an object array (``first`` before each and ``then`` after), to gather and add."""
+    out: npt.NDArray[np.object_] = np.empty(len(values), dtype=object)
+    out[:] = values
+    if first:
+        out = cast("npt.NDArray[np.object_]", first + out)
+    return cast("npt.NDArray[np.object_]", out + then) if then else out
+
+
 def _csv_fields(values: list[str]) -> list[str]:
     """``csv_field`` of each value; one search when none needs quotes (the usual case)."""
-    if _NEEDS_QUOTES.search("".join(values)) is None:
+    joined = "".join(values)
+    # Four substring searches (memchr) scan a chunk's text many times faster than the pattern.
+    if "," not in joined and '"' not in joined and "\n" not in joined and "\r" not in joined:
         return values
     needs = _NEEDS_QUOTES.search
     return [csv_field(v) if needs(v) else v for v in values]
@@ -325,43 +467,67 @@ def _error_rows(
     unit = np.concatenate((d.reference.unit[r], d.predicted.unit[fp], d.reference.unit[fn]))
     first = np.concatenate((d.reference.start[r], d.predicted.start[fp], d.reference.start[fn]))
     second = np.concatenate((d.predicted.start[p], d.predicted.start[fp], d.reference.start[fn]))
-    order = np.lexsort((second, first, unit)).tolist()
-    n_pairs, n_fp = int(pair.shape[0]), int(fp.shape[0])
+    order = np.lexsort((second, first, unit))
     rel = d.pairs.relation()[pair].tolist()
     shared = ((kind >> 1) & 3).tolist()  # SAME_START is bit 1, SAME_END bit 2
     rs, ps = refs.csv, preds.csv
-    # Each side's level after the context, where there are levels (empty for a missing side).
-    levelled = d.reference.level is not None and d.predicted.level is not None
-    rl = [f",{v}" for v in refs.level] if levelled else None
-    pl = [f",{v}" for v in preds.level] if levelled else None
-    r_l, p_l, e_l, fp_l, fn_l, unit_l = r.tolist(), p.tolist(), error.tolist(), fp.tolist(), fn.tolist(), unit.tolist()
     heads = [f"{name},{ERROR_CODE[name]}," for name in _ERROR_NAMES]
-    type5_code = _ERROR_NAMES.index("right_label_overlap")
-    codes: list[int] = []
-    tails: list[str] = []
-    for i in order:
-        u = unit_l[i]
-        if i < n_pairs:
-            code = e_l[i]
-            tail = f",{rs[r_l[i]]},{ps[p_l[i]]},{RELATIONS[rel[i]]},{_SHARED[shared[i]]},{contexts[u]}"
-            level = "" if rl is None or pl is None else rl[r_l[i]] + pl[p_l[i]]
-        elif i < n_pairs + n_fp:
-            code = 3
-            tail = f",,,,,{ps[fp_l[i - n_pairs]]},,,{contexts[u]}"
-            level = "" if pl is None else "," + pl[fp_l[i - n_pairs]]
-        else:
-            code = 4
-            tail = f",{rs[fn_l[i - n_pairs - n_fp]]},,,,,,,{contexts[u]}"
-            level = "" if rl is None else rl[fn_l[i - n_pairs - n_fp]] + ","
-        tail += level + "\r\n"
-        codes.append(code)
-        tails.append(numbers[u] + tail)
-    rows = [heads[c] + t for c, t in zip(codes, tails, strict=True)]
-    return "".join(rows), "".join([row for c, row in zip(codes, rows, strict=True) if c == type5_code])
+    r_l, p_l, fp_l, fn_l = r.tolist(), p.tolist(), fp.tolist(), fn.tolist()
+    units: list[str] = _objects(numbers)[unit].tolist()
+    texts: list[str] = _objects(contexts)[unit].tolist()
+    n_pairs, n_fp = len(r_l), len(fp_l)
+    # Each side's level after the context, where there are levels (empty for a missing side).
+    if d.reference.level is not None and d.predicted.level is not None:
+        rl, pl = refs.level, preds.level
+        pair_end = [f",{rl[a]},{pl[b]}\r\n" for a, b in zip(r_l, p_l, strict=True)]
+        fp_end = [f",,{pl[b]}\r\n" for b in fp_l]
+        fn_end = [f",{rl[a]},\r\n" for a in fn_l]
+    else:
+        pair_end, fp_end, fn_end = ["\r\n"] * n_pairs, ["\r\n"] * n_fp, ["\r\n"] * len(fn_l)
+    made = np.empty(unit.shape[0], dtype=object)
+    made[:] = [
+        *(
+            f"{heads[e]}{n},{rs[a]}{ps[b]}{RELATIONS[x]},{_SHARED[y]},{c}{z}"
+            for e, n, a, b, x, y, c, z in zip(
+                error.tolist(), units[:n_pairs], r_l, p_l, rel, shared, texts[:n_pairs], pair_end, strict=True
+            )
+        ),
+        *(
+            f"{heads[3]}{n},,,,,{ps[b]},,{c}{z}"
+            for n, b, c, z in zip(
+                units[n_pairs : n_pairs + n_fp], fp_l, texts[n_pairs : n_pairs + n_fp], fp_end, strict=True
+            )
+        ),
+        *(
+            f"{heads[4]}{n},{rs[a]},,,,,,{c}{z}"
+            for n, a, c, z in zip(units[n_pairs + n_fp :], fn_l, texts[n_pairs + n_fp :], fn_end, strict=True)
+        ),
+    ]
+    codes = np.concatenate((error, np.full(n_fp, 3), np.full(len(fn_l), 4)))[order]
+    rows = made[order]
+    type5 = rows[codes == _ERROR_NAMES.index("right_label_overlap")]
+    return "".join(rows.tolist()), "".join(type5.tolist())
 
 
 def header_line(fields: Sequence[str]) -> str:
     return ",".join(csv_field(f) for f in fields) + "\r\n"
+
+
+_INTEGERS = frozenset(f"{side}_{end}" for side in ("reference", "predicted") for end in ("start", "end"))
+
+
+def sample_row(line: str, fields: Sequence[str], named: bool) -> dict[str, Any]:
+    """A pair file's row (``pair_fields``) read back as ``Report.pair_rows`` gives it: offsets
+    and numbered units as integers, the credit as a float (written with ``repr``, so the same
+    number), the rest as text."""
+    values = next(csv.reader(io.StringIO(line, newline="")))
+    row: dict[str, Any] = dict(zip(fields, values, strict=True))
+    if not named:
+        row[fields[0]] = int(row[fields[0]])
+    for key in _INTEGERS:
+        row[key] = int(row[key])
+    row["credit"] = float(row["credit"])
+    return row
 
 
 def error_examples(
