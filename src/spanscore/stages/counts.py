@@ -462,11 +462,10 @@ def count_grouped(
     # Per type only: per group it would be a groups x groups matrix, and no group statistic reads it.
     counts.confusion = _confusion(taxonomy, pairs, reference.type, predicted.type, n_types)
 
-    def group_rows(g: Groups, want: set[int] | None, scaled_all: bool = False) -> dict[int, IntArray]:
+    def group_rows(g: Groups, want: set[int] | None) -> dict[int, IntArray]:
         """Each column of ``group_fields`` per group of ``g`` that ``want`` names (None: every
         one), by its index: only what they read is counted (no error taxonomy, no scaled credit
-        unless a column holds it, or ``scaled_all``; a criterion's other rows come with its full
-        credit's count)."""
+        unless a column holds it; a criterion's other rows come with its full credit's count)."""
         n = g.size
         rows: dict[int, IntArray] = {}
 
@@ -482,7 +481,7 @@ def count_grouped(
             block = range(at, at + len(MATCH_FIELDS))
             if wanted(block):
                 by_key = keyed(g.reference, g.predicted, n) if by_key is None else by_key
-                scaled = want is None or scaled_all or at + 3 in want or at + 7 in want
+                scaled = want is None or at + 3 in want or at + 7 in want
                 rows.update(zip(block, tally(c, g.reference, g.predicted, n, by_key, scaled), strict=True))
             at += len(MATCH_FIELDS)
         if wanted(range(at, at + len(GROUP_TOKEN_FIELDS))):
@@ -511,15 +510,16 @@ def count_grouped(
         also every statistic per inner key: the counted columns summed over the outer keys, the
         error taxonomy (and any other column not counted per group) counted per inner key."""
         inner = g.inner
-        rows = group_rows(g, set(columns), scaled_all=inner > 0)
+        rows = group_rows(g, set(columns))
         table = filled(rows, columns, g.size)
         if inner <= 0:
             return table, None
-        outer = g.size // inner
+        outer, cols = g.size // inner, list(columns)
         totals = np.zeros((inner, width), dtype=np.int64)
-        for i, row in rows.items():
-            totals[:, i] = row.reshape(outer, inner).sum(axis=0)
-        rest = {i for i in range(width) if i not in rows}
+        # Summed over the outer keys in one reduction of long rows (a row per outer key of every
+        # inner key's columns), where a column at a time is one of short rows.
+        totals[:, cols] = table.reshape(outer, inner * len(cols)).sum(axis=0).reshape(inner, len(cols))
+        rest = set(range(width)).difference(cols)
         if rest:
             per_inner = Groups(g.reference % inner, g.predicted % inner, inner)
             for i, row in group_rows(per_inner, rest).items():
