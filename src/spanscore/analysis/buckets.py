@@ -130,13 +130,6 @@ def _grouping(name: str) -> tuple[str, str]:
     return "per_type", name
 
 
-def _totals(rows: TypeRows) -> TypeRows:
-    """A chunk's bucket rows summed per bucket: every bucket's totals, as without documents."""
-    n = len(rows.names)
-    stats = np.stack([rows.stats[rows.type_index == b].sum(axis=0) for b in range(n)]).astype(np.int64)
-    return TypeRows(np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64), rows.names, stats)
-
-
 def _narrowest(stats: IntArray) -> Any:
     """Non-negative counts in the smallest unsigned integer type that holds them all."""
     if not stats.size or int(stats.min()) < 0:
@@ -156,19 +149,21 @@ class GroupCounter(PartCounter):
 
     state: bool = False
 
+    def __post_init__(self) -> None:
+        # Counted narrow from the start (``Wanted.scored_groups``): per document and group only
+        # the columns scores read, the error taxonomy per bucket only, for the buckets' totals.
+        object.__setattr__(self, "wanted", replace(self.wanted, scored_groups=True))
+
     def count(self, item: Numbered, data: ChunkData) -> PartResult:
         part = super().count(item, data)
-        totals = {name: _totals(rows) for name, rows in part.buckets.items()}
         docs = part.docs
         if docs is None:
-            return replace(part, buckets=totals)
-        cols = scored_columns(docs.fields, scaled=self.options.credit in ("dice", "iou"))
-        # Every grouping's rows narrowed first (``take``: several times faster than indexing the
-        # columns), then put together once (their names told apart).
+            return part
+        # Every grouping's rows put together once (their names told apart).
         pieces = [] if docs.type_rows is None else [docs.type_rows]
         pieces += [
             TypeRows(rows.keys, rows.type_index, tuple(group_name(a, label) for label in rows.names), rows.stats)
-            for a, rows in part.buckets.items()
+            for a, rows in part.bucket_documents.items()
         ]
         starts = np.cumsum([0] + [len(r.names) for r in pieces])
         groups = None
@@ -177,17 +172,16 @@ class GroupCounter(PartCounter):
                 np.concatenate([r.keys for r in pieces]),
                 np.concatenate([r.type_index + start for r, start in zip(pieces, starts.tolist(), strict=False)]),
                 tuple(n for r in pieces for n in r.names),
-                np.concatenate([np.take(r.stats, cols, axis=1) for r in pieces]),
+                np.concatenate([r.stats for r in pieces]),
             )
-        fields = tuple(docs.fields[i] for i in cols)
-        narrowed = DocCounts(docs.keys, np.take(docs.stats, cols, axis=1), fields, docs.ids, docs.unit, groups)
+        narrowed = replace(docs, type_rows=groups)
         if self.state:
-            return replace(part, docs=None, buckets=totals, state=DocState.of(narrowed))
+            return replace(part, docs=None, bucket_documents={}, state=DocState.of(narrowed))
         if groups is not None:
             # Sent to the process that pairs them in the narrowest integers that hold them (a
             # document's counts in one group are small); summed there as 64-bit integers.
             groups = replace(groups, stats=_narrowest(groups.stats))
-        return replace(part, docs=replace(narrowed, type_rows=groups), buckets=totals)
+        return replace(part, docs=replace(narrowed, type_rows=groups), bucket_documents={})
 
 
 def split_state(state: DocState) -> tuple[DocState, dict[str, dict[str, Histogram]]]:

@@ -276,6 +276,10 @@ class Groups:
     reference: IntArray
     predicted: IntArray
     size: int
+    # Where > 0, each group is an outer key (a document) times ``inner`` plus an inner one (a
+    # bucket): counted by columns (``count_grouped``'s ``group_columns``), every statistic is
+    # summed per inner key as well (``Counted.more_totals``).
+    inner: int = 0
 
 
 @dataclass(frozen=True)
@@ -292,6 +296,9 @@ class Counted:
     # [groups, len(DISCONTINUOUS_EXTRA)]: the discontinuous figures' counts per group of ``groups``,
     # where a side has a discontinuous mention
     discontinuous_groups: IntArray | None = None
+    # With ``group_columns``, every statistic of each inner key (bucket) of each of
+    # ``more_groups`` that has ``Groups.inner``: [inner, len(group_fields(...))], over documents
+    more_totals: tuple[IntArray | None, ...] = ()
 
 
 def group_fields(criteria: tuple[str, ...]) -> tuple[str, ...]:
@@ -338,12 +345,17 @@ def count_grouped(
     type_groups: Groups | None = None,
     more_groups: tuple[Groups, ...] = (),
     type_columns: Sequence[int] | None = None,
+    group_columns: Sequence[int] | None = None,
 ) -> Counted:
     """``count``, and with ``groups`` every statistic per group too (summed over types); with
     ``type_groups`` as well, per group of that second grouping (a document and a type, say), and
     so for each of ``more_groups`` (a document and a bucket). ``type_columns``: only these
     columns of ``group_fields`` (in this order) per group of ``type_groups``, the others not
-    counted at all (what a histogram of the scored statistics reads)."""
+    counted at all (what a histogram of the scored statistics reads), as the transpose of a row
+    per column; ``group_columns`` the same for ``groups``, ``type_groups`` (without
+    ``type_columns``) and each of ``more_groups``, row-major,
+    and each of ``more_groups`` with ``Groups.inner`` also summed per inner key over every column
+    (``Counted.more_totals``: the error taxonomy counted per inner key alone)."""
     if reference.types != predicted.types:
         raise OptionError("reference and predicted spans must share one type vocabulary")
     types = reference.types
@@ -450,58 +462,88 @@ def count_grouped(
     # Per type only: per group it would be a groups x groups matrix, and no group statistic reads it.
     counts.confusion = _confusion(taxonomy, pairs, reference.type, predicted.type, n_types)
 
-    def grouped(g: Groups) -> IntArray:
-        token = token_counts(g.reference, g.predicted, g.size)
-        token_pred = token[len(TOKEN_FIELDS)]
-        by_group = tally_all(g.reference, g.predicted, g.size, token)
-        out: IntArray = np.concatenate(
-            (
-                by_group.reference[None, :],
-                by_group.predicted[None, :],
-                *(by_group.criteria[n] for n in names),
-                *(by_group.schemes[s.name] for s in SCHEMES),
-                by_group.token,
-                token_pred[None, :],
-                by_group.errors,
-            )
-        ).T.copy()
+    def group_rows(g: Groups, want: set[int] | None) -> dict[int, IntArray]:
+        """Each column of ``group_fields`` per group of ``g`` that ``want`` names (None: every
+        one), by its index: only what they read is counted (no error taxonomy, no scaled credit
+        unless a column holds it; a criterion's other rows come with its full credit's count)."""
+        n = g.size
+        rows: dict[int, IntArray] = {}
+
+        def wanted(block: range) -> bool:
+            return want is None or not want.isdisjoint(block)
+
+        if wanted(range(0, 2)):
+            rows[0] = np.bincount(g.reference, minlength=n).astype(np.int64)
+            rows[1] = np.bincount(g.predicted, minlength=n).astype(np.int64)
+        at = 2
+        by_key = None
+        for c in (*(chosen[name] for name in names), *(scheme_chosen[s.name] for s in SCHEMES)):
+            block = range(at, at + len(MATCH_FIELDS))
+            if wanted(block):
+                by_key = keyed(g.reference, g.predicted, n) if by_key is None else by_key
+                scaled = want is None or at + 3 in want or at + 7 in want
+                rows.update(zip(block, tally(c, g.reference, g.predicted, n, by_key, scaled), strict=True))
+            at += len(MATCH_FIELDS)
+        if wanted(range(at, at + len(GROUP_TOKEN_FIELDS))):
+            rows.update(enumerate(token_counts(g.reference, g.predicted, n), start=at))
+        at += len(GROUP_TOKEN_FIELDS)
+        if wanted(range(at, at + len(ERROR_FIELDS))):
+            errors = _taxonomy(taxonomy, pairs, g.reference, g.predicted, n, len(reference), len(predicted))
+            rows.update(enumerate(errors, start=at))
+        return rows
+
+    width = len(group_fields(names))
+
+    def filled(rows: dict[int, IntArray], columns: Sequence[int], n: int) -> IntArray:
+        """The rows per column as a row-major table, filled column by column: a transposing
+        copy of the stacked rows cost several times more."""
+        out = np.empty((n, len(columns)), dtype=np.int64)
+        for j, i in enumerate(columns):
+            out[:, j] = rows[i]
         return out
 
-    per_group = None if groups is None else grouped(groups)
+    def grouped(g: Groups) -> IntArray:
+        return filled(group_rows(g, None), range(width), g.size)
+
+    def grouped_by(g: Groups, columns: Sequence[int]) -> tuple[IntArray, IntArray | None]:
+        """``grouped(g)[:, columns]``, counting only what those columns read; with ``g.inner``
+        also every statistic per inner key: the counted columns summed over the outer keys, the
+        error taxonomy (and any other column not counted per group) counted per inner key."""
+        inner = g.inner
+        rows = group_rows(g, set(columns))
+        table = filled(rows, columns, g.size)
+        if inner <= 0:
+            return table, None
+        outer, cols = g.size // inner, list(columns)
+        totals = np.zeros((inner, width), dtype=np.int64)
+        # Summed over the outer keys in one reduction of long rows (a row per outer key of every
+        # inner key's columns), where a column at a time is one of short rows.
+        totals[:, cols] = table.reshape(outer, inner * len(cols)).sum(axis=0).reshape(inner, len(cols))
+        rest = set(range(width)).difference(cols)
+        if rest:
+            per_inner = Groups(g.reference % inner, g.predicted % inner, inner)
+            for i, row in group_rows(per_inner, rest).items():
+                if i in rest:
+                    totals[:, i] = row
+        return table, totals
+
+    per_group = None
+    if groups is not None:
+        per_group = grouped(groups) if group_columns is None else grouped_by(groups, group_columns)[0]
     disc_groups = None
     if fragmented and groups is not None:
         disc_groups = _discontinuous_groups(strict_tally, reference, predicted, discontinuous, groups)
 
-    def grouped_columns(g: Groups, columns: Sequence[int]) -> IntArray:
-        """``grouped(g)[:, columns]``, counting only what those columns read (no error taxonomy,
-        no scaled credit unless a column holds it); returned as the transpose of a row per column,
-        as the histogram and the sums per document read it by column."""
-        n = g.size
-        rows: dict[int, IntArray] = {}
-        want = set(columns)
-        rows[0] = np.bincount(g.reference, minlength=n).astype(np.int64)
-        rows[1] = np.bincount(g.predicted, minlength=n).astype(np.int64)
-        by_key = keyed(g.reference, g.predicted, n)
-        at = 2
-        for c in (*(chosen[name] for name in names), *(scheme_chosen[s.name] for s in SCHEMES)):
-            block = range(at, at + len(MATCH_FIELDS))
-            if want.intersection(block):
-                scaled = at + 3 in want or at + 7 in want
-                table = tally(c, g.reference, g.predicted, n, by_key, scaled)
-                rows.update(zip(block, table, strict=True))
-            at += len(MATCH_FIELDS)
-        if want.intersection(range(at, at + len(GROUP_TOKEN_FIELDS))):
-            rows.update(enumerate(token_counts(g.reference, g.predicted, n), start=at))
-        at += len(GROUP_TOKEN_FIELDS)
-        if want.intersection(range(at, at + len(ERROR_FIELDS))):
-            errors = _taxonomy(taxonomy, pairs, g.reference, g.predicted, n, len(reference), len(predicted))
-            rows.update(enumerate(errors, start=at))
-        out: IntArray = np.stack([rows[i] for i in columns]).T if columns else np.zeros((n, 0), dtype=np.int64)
-        return out
-
     per_type_group = None
-    if type_groups is not None:
-        per_type_group = grouped(type_groups) if type_columns is None else grouped_columns(type_groups, type_columns)
+    if type_groups is not None and type_columns is not None:
+        # Read by column (the histogram, the sums per document): the transpose of a row per column.
+        wanted_rows = group_rows(type_groups, set(type_columns))
+        n = type_groups.size
+        per_type_group = (
+            np.stack([wanted_rows[i] for i in type_columns]).T if type_columns else np.zeros((n, 0), dtype=np.int64)
+        )
+    elif type_groups is not None:
+        per_type_group = grouped(type_groups) if group_columns is None else grouped_by(type_groups, group_columns)[0]
     details = None
     if keep_details:
         details = Details(
@@ -511,9 +553,15 @@ def count_grouped(
             {name: matching_of(c) for name, c in chosen.items()},
             {name: matching_of(c) for name, c in scheme_chosen.items()},
         )
-    more = tuple(grouped(g) for g in more_groups)
+    more_totals: tuple[IntArray | None, ...] = ()
+    if group_columns is None:
+        more = tuple(grouped(g) for g in more_groups)
+    else:
+        by_columns = [grouped_by(g, group_columns) for g in more_groups]
+        more, more_totals = tuple(t for t, _ in by_columns), tuple(totals for _, totals in by_columns)
     return Counted(
-        counts.without_empty_types(), details, taxonomy, pairs, per_group, per_type_group, more, disc_groups
+        counts.without_empty_types(), details, taxonomy, pairs, per_group, per_type_group, more, disc_groups,
+        more_totals,
     )
 
 

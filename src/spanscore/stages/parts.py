@@ -71,6 +71,10 @@ class Wanted:
     document_types: bool = False  # and per document and type (per-type intervals); needs ``documents``
     histogram: bool = False  # the per-document statistics as additive state only (``DocState``), not rows
     narrow: bool = False  # per-document rows of the columns scores read only, in compact integers
+    # Per document, per document and type, and per document and bucket, only the columns scores
+    # read (``scored_columns``, none of the others counted); the buckets' every statistic as each
+    # bucket's totals (``PartResult.buckets``), their rows per document in ``bucket_documents``
+    scored_groups: bool = False
     rows: tuple[str, ...] = ()  # criteria whose matched pairs are rendered as CSV rows; plus errors
     rows_dir: str | None = None  # where workers leave the rows (scratch files); None: in the result
     details: bool = False  # keep the matching and the text (Python's Report.pair_rows)
@@ -106,6 +110,9 @@ class PartResult:
     # The discontinuous figures' counts per document (``counts.DISCONTINUOUS_EXTRA``), where
     # documents are wanted and the chunk has a discontinuous mention: the documents with any
     discontinuous: DocCounts | None = None
+    # With ``Wanted.scored_groups`` and documents: each attribute's rows per document and bucket
+    # with a mention, of the scored columns only (``buckets`` then holds each bucket's totals)
+    bucket_documents: dict[str, TypeRows] = field(default_factory=dict)
 
 
 def _bucket_groups(data: ChunkData, wanted: Wanted) -> tuple[Groups, ...]:
@@ -121,8 +128,19 @@ def _bucket_groups(data: ChunkData, wanted: Wanted) -> tuple[Groups, ...]:
         n = len(a.labels)
         ref_doc = data.doc_key[r.unit] if wanted.documents else np.zeros(len(r), dtype=np.int64)
         pred_doc = data.doc_key[p.unit] if wanted.documents else np.zeros(len(p), dtype=np.int64)
-        out.append(Groups(ref_doc * n + ref_bucket, pred_doc * n + pred_bucket, max(n_docs, 1) * n))
+        inner = n if wanted.scored_groups else 0  # each bucket's totals counted beside
+        out.append(Groups(ref_doc * n + ref_bucket, pred_doc * n + pred_bucket, max(n_docs, 1) * n, inner))
     return tuple(out)
+
+
+def _bucket_totals(wanted: Wanted, totals: tuple[IntArray | None, ...]) -> dict[str, TypeRows]:
+    """Each attribute's buckets' totals (``Counted.more_totals``) as bucket rows of one key."""
+    out = {}
+    for a, table in zip(wanted.buckets, totals, strict=True):
+        assert table is not None  # every bucket grouping is counted with its totals
+        n = len(a.labels)
+        out[a.name] = TypeRows(np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64), a.labels, table)
+    return out
 
 
 def _bucket_rows(wanted: Wanted, stats: tuple[IntArray, ...]) -> dict[str, TypeRows]:
@@ -154,7 +172,8 @@ def count_part(
     # The discontinuous figures' per-document counts ride on the document groups, so a chunk
     # with fragments counts its documents directly.
     fragments = r.pieces is not None or p.pieces is not None
-    by_types = wanted.documents and wanted.document_types and wanted.histogram and n_types > 0 and not fragments
+    summed = wanted.histogram or wanted.scored_groups
+    by_types = wanted.documents and wanted.document_types and summed and n_types > 0 and not fragments
     if wanted.documents and not by_types:
         groups = Groups(data.doc_key[r.unit], data.doc_key[p.unit], n_docs)
     type_groups = None
@@ -178,15 +197,18 @@ def count_part(
         more_groups=_bucket_groups(data, wanted) if wanted.buckets else (),
         # The histogram reads only the columns scores read (fewer distinct rows, each narrower):
         # the others are not counted per document and type.
-        type_columns=scored if by_types else None,
+        type_columns=scored if by_types and not wanted.scored_groups else None,
+        # So do the paired tests per group, and the taxonomy is read only by the buckets' totals.
+        group_columns=scored if wanted.scored_groups else None,
     )
     counts = counted.counts
     counts.documents, counts.sentences, counts.tokens = data.documents, data.sentences, data.tokens
     docs = None
     per_document = counted.groups
     type_stats = counted.type_groups
-    if by_types and type_stats is not None:
+    if wanted.scored_groups or (by_types and type_stats is not None):
         fields = tuple(fields[i] for i in scored)
+    if by_types and type_stats is not None:
         per_document = np.zeros((n_docs, len(fields)), dtype=np.int64)
         if pair_keys.shape[0]:
             doc_of = pair_keys // n_types  # in order: a document's pairs are consecutive
@@ -195,10 +217,16 @@ def count_part(
             # previous document's (exact in integers), taken along each column: ``type_columns``
             # gives the table as the transpose of a row per column, and a running sum along a
             # contiguous row is several times faster than np.add.reduceat over short runs.
-            running = np.cumsum(type_stats.T, axis=1)
-            sums = running[:, last]
-            sums[:, 1:] -= running[:, last[:-1]]
-            per_document[doc_of[last]] = sums.T
+            if type_stats.flags.c_contiguous:  # row-major (``group_columns``): summed row by row
+                running = np.cumsum(type_stats, axis=0)
+                sums = running[last]
+                sums[1:] -= running[last[:-1]]
+                per_document[doc_of[last]] = sums
+            else:
+                running = np.cumsum(type_stats.T, axis=1)
+                sums = running[:, last]
+                sums[:, 1:] -= running[:, last[:-1]]
+                per_document[doc_of[last]] = sums.T
     if per_document is not None:
         present = np.flatnonzero(np.bincount(data.doc_key, minlength=per_document.shape[0]))
         docs = DocCounts(
@@ -218,13 +246,14 @@ def count_part(
         held = np.flatnonzero(table.any(axis=1))
         discontinuous = DocCounts(held.astype(np.int64), table[held], DISCONTINUOUS_EXTRA, unit=data.doc_unit)
     state = None
-    if wanted.narrow and docs is not None and not wanted.histogram:
+    if wanted.narrow and docs is not None and not wanted.histogram and not wanted.scored_groups:
         # What compare's paired tests read, a fraction of the bytes a worker sends back.
         docs = docs.narrowed(scored)
         docs.stats = compact_rows(docs.stats)
     if wanted.histogram and docs is not None:
         # Only the columns scores read: fewer distinct rows, each narrower.
-        state, docs = DocState.of(docs if by_types else docs.narrowed(scored)), None
+        narrowed = by_types or wanted.scored_groups
+        state, docs = DocState.of(docs if narrowed else docs.narrowed(scored)), None
     rows = None
     details = counted.details
     if wanted.rows and details is not None:
@@ -235,9 +264,14 @@ def count_part(
         error_examples(counted.taxonomy, counted.pairs, r, p, data.text, wanted.examples) if wanted.examples else {}
     )
     kept = [KeptDetails(details, data.text, 0, data.doc_ids)] if wanted.details and details is not None else []
+    buckets = _bucket_rows(wanted, counted.more_groups)
+    bucket_documents = {}
+    if wanted.scored_groups and wanted.buckets:
+        bucket_documents = buckets if wanted.documents else {}
+        buckets = _bucket_totals(wanted, counted.more_totals)
     return PartResult(
         counts, data.units, data.doc_advance, docs, rows, examples, kept, frozenset(data.seen_types), data.repairs,
-        _bucket_rows(wanted, counted.more_groups), state, discontinuous,
+        buckets, state, discontinuous, bucket_documents,
     )
 
 
@@ -297,7 +331,7 @@ class Folder:
             self.buckets.setdefault(name, []).append((rows, offset))
         if part.discontinuous is not None:
             self.discontinuous.append((part.discontinuous, offset))
-        return replace(part, docs=None, buckets={}, discontinuous=None)
+        return replace(part, docs=None, buckets={}, discontinuous=None, bucket_documents={})
 
     def add(self, part: PartResult) -> None:
         if part.rows is not None and self.sink is not None:
