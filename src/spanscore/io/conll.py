@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -21,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import InputError
+from ..runtime.records import record
 from .files import read_bytes
 
 IntArray = npt.NDArray[np.int64]
@@ -30,7 +30,7 @@ _DOCSTART = b"-DOCSTART-"
 _NL, _CR, _TAB, _SPACE, _HASH = 10, 13, 9, 32, 35
 
 
-@dataclass(frozen=True)
+@record
 class Column:
     """One label column: an id per token and the label strings the ids point to."""
 
@@ -38,7 +38,7 @@ class Column:
     vocab: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class ConllTable:
     """A parsed CoNLL file: tokens, their lines, sentences and documents, and label columns."""
 
@@ -213,7 +213,7 @@ def _blank_header(data: bytes) -> bytes:
 _TAB_BETWEEN_WORDS = re.compile(rb"[^\s][ \t]*\t[ \t]*[^\s]")
 
 
-@dataclass(frozen=True)
+@record
 class Lines:
     """Lines and their fields. Content line ``i`` has the fields ``first_field[i]`` to
     ``first_field[i] + n_fields[i] - 1`` of the field arrays; a blank line has none."""

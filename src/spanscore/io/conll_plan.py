@@ -9,23 +9,22 @@ of the whole files.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 import numpy as np
 
 from ..errors import InputError
+from ..runtime.records import record
 from ..stages.spans import IntArray
 from .files import open_input
 
 DEFAULT_CHUNK = 1 << 19
 
 
-@dataclass(frozen=True)
+@record
 class Chunk:
     """Byte ranges of the two files that hold the same sentences, and their first line numbers."""
 
@@ -35,6 +34,10 @@ class Chunk:
     pred_end: int
     ref_line: int
     pred_line: int
+
+    def ending(self, ref_end: int, pred_end: int) -> Chunk:
+        """The chunk extended to these ends."""
+        return Chunk(self.ref_start, ref_end, self.pred_start, pred_end, self.ref_line, self.pred_line)
 
 
 _DOCSTART = b"-DOCSTART-"
@@ -253,7 +256,7 @@ def iter_chunks(
                 # The rest of the file holds no sentence break: the end of the last sentence, or
                 # only the blank lines and white space that many files end with. Either way it
                 # belongs to the chunk before; on its own it would be a chunk of no token line.
-                pending = dataclasses.replace(pending, ref_end=chunk.ref_end, pred_end=chunk.pred_end)
+                pending = pending.ending(chunk.ref_end, chunk.pred_end)
                 continue
             if pending is not None:
                 yield pending
@@ -263,7 +266,7 @@ def iter_chunks(
         if pred is not None:
             rest = pred.by_breaks(0, 0)
             if rest[1] > rest[0]:
-                pending = dataclasses.replace(pending, pred_end=rest[1])
+                pending = pending.ending(pending.ref_end, rest[1])
         yield pending
     finally:
         ref.close()

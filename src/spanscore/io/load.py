@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import InputError, OptionError, shorten
+from ..runtime.records import record
 from ..stages.encoding import Repair, decode, get_encoding, invalid_transitions, split_labels
 from ..stages.spans import IntArray, Pieces, Spans
 from ..stages.text import Repaired, Text
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from .document import Document
 
 
-@dataclass(frozen=True)
+@record
 class Loaded:
     """Both sides read whole: their mentions, their text and the corpus's size."""
 

@@ -546,7 +546,7 @@ def _sequence(name: str, value: Any, format: str, what: str) -> Sequence[Any]:
 
 def _no_line(repaired: Repaired) -> Repaired:
     """Label lists have no lines to name (only how many transitions were repaired)."""
-    return replace(repaired, first_line=None)
+    return Repaired(repaired.path, repaired.count)
 
 
 class _Blocks(_NothingFound):

@@ -5,11 +5,10 @@ Kinds are the three bits of ``matching``: same type (1), same start (2), same en
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..results import ErrorKey
+from ..runtime.records import record
 from .matching import (
     EXACT,
     FULL,
@@ -27,7 +26,7 @@ _SAME_TYPE_OVERLAP = (SAME_TYPE, SAME_TYPE | SAME_START, SAME_TYPE | SAME_END)
 _WRONG_TYPE_OVERLAP = (0, SAME_START, SAME_END)
 
 
-@dataclass(frozen=True)
+@record
 class Criterion:
     """A matching criterion: the credit level it gives each kind of pair."""
 

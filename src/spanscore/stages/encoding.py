@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import InputError, shorten
+from ..runtime.records import record
 
 # The encodings' rules are plain data (``stages.schemes``), so that naming one loads no numpy.
 from .schemes import ALIASES as ALIASES
@@ -41,7 +41,7 @@ from .schemes import get_encoding as get_encoding
 from .spans import IntArray, Spans
 
 
-@dataclass(frozen=True)
+@record
 class LabelSet:
     """Each label of a column split into a prefix code and a type index."""
 
@@ -121,7 +121,7 @@ def _tables(
     return start, end, blame_cur, blame_prev
 
 
-@dataclass(frozen=True)
+@record
 class Decoded:
     """A label column decoded: its mentions and the tokens whose labels break the scheme."""
 
@@ -196,7 +196,7 @@ def _packed_tables_of(
     return table, blame_end
 
 
-@dataclass(frozen=True)
+@record
 class InvalidTransition:
     """A label that breaks its encoding's rules where it stands: after ``previous`` (None: at a
     sentence start), or, with ``at_end``, as the last label of a sentence."""

@@ -19,13 +19,13 @@ position order, takes the first free eligible prediction.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from enum import IntEnum
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from ..runtime.records import record
 from .spans import IntArray, Spans
 
 FloatArray = npt.NDArray[np.float64]
@@ -52,7 +52,7 @@ class Level(IntEnum):
 NOT_ELIGIBLE, FULL, PARTIAL, NO_CREDIT = (int(level) for level in Level)
 
 
-@dataclass(frozen=True)
+@record
 class Pairs:
     """Every overlapping (reference, prediction) pair, sorted by (reference, prediction)."""
 
@@ -202,7 +202,7 @@ def _by_fragments(pairs: Pairs, reference: Spans, predicted: Spans) -> Pairs:
     return refined if bool(keep.all()) else refined.select(keep)
 
 
-@dataclass(frozen=True)
+@record
 class Matching:
     """Matched pairs (indices into ``Pairs``) with each pair's level and credit."""
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from ..errors import InputError
+from ..runtime.records import record
 from .counts import DISCONTINUOUS_EXTRA, Counts, Groups, LearnedCredit, Options, count_grouped, group_fields
 from .criteria import CRITERIA, LEARNED
 from .documents import DocCounts, DocState, TypeRows, compact_rows, scored_columns
@@ -39,7 +40,7 @@ EXAMPLE_LIMIT = 5  # examples of each error kind kept; the JSON shows the first 
 PARTIAL_SAMPLE = 200  # partial pairs per criterion kept for report.html (the CSVs hold all)
 
 
-@dataclass(frozen=True)
+@record
 class ChunkData:
     """One chunk of a corpus read into spans.
 
@@ -84,7 +85,7 @@ class Wanted:
     train: TrainIndex | None = None  # what the attributes that need a training corpus read
 
 
-@dataclass(frozen=True)
+@record
 class JudgeSpec:
     """A learned judge and how its verdicts give credit."""
 

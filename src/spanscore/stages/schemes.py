@@ -7,10 +7,10 @@ decodes with these rules (and re-exports every name here).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import OptionError
+from ..runtime.records import record
 
 Repair = Literal["conlleval", "discard", "none"]
 REPAIRS: tuple[str, ...] = ("conlleval", "discard", "none")
@@ -20,7 +20,7 @@ O, B, I, E, S = 0, 1, 2, 3, 4  # noqa: E741
 _LETTER = {O: "O", B: "B", I: "I", E: "E", S: "S"}
 
 
-@dataclass(frozen=True)
+@record
 class EncodingSpec:
     """A tagging scheme: its prefixes and which prefixes may stand next to each."""
 

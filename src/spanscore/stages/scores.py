@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
@@ -37,13 +36,14 @@ from ..results import (
     TokenScores,
     TypeScores,
 )
+from ..runtime.records import record
 from .counts import CONFUSION_FIELDS, CREDIT_SCALE, ERROR_FIELDS, MATCH_FIELDS, Counts
 from .spans import IntArray
 
 F = {name: i for i, name in enumerate(MATCH_FIELDS)}
 
 
-@dataclass(frozen=True)
+@record
 class PRF:
     """Precision, recall and F1."""
 

@@ -8,16 +8,17 @@ they lie in the same sentence or document, and overlap tests need no document id
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+
+from ..runtime.records import record
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
 
-@dataclass(frozen=True)
+@record
 class Pieces:
     """The fragments of a span set's discontinuous mentions: fragment ``k`` of mention
     ``owner[k]`` covers ``[start[k], end[k])``. Sorted by (owner, start); fragments of one mention
@@ -63,7 +64,7 @@ class Pieces:
         return Pieces(owner[order], start[order], end[order])
 
 
-@dataclass(frozen=True)
+@record
 class Spans:
     """Mentions sorted by (start, end, type); ``unit`` is the sentence or document of each.
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import itertools
 import operator
-from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
+from ..runtime.records import record
 from .spans import IntArray, Spans
 
 
@@ -38,7 +38,7 @@ class Text(Protocol):
     def local(self, unit: int, position: int) -> int: ...
 
 
-@dataclass(frozen=True)
+@record
 class Repaired:
     """How many invalid transitions a repair policy read its way in one file, and the first's line."""
 
