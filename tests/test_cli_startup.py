@@ -94,6 +94,7 @@ PLAIN_EVALUATE = {
     "spanscore.results",
     "spanscore.runtime",
     "spanscore.runtime.memory",
+    "spanscore.runtime.records",
     "spanscore.runtime.workers",
     "spanscore.stages",
     "spanscore.stages.counts",
