@@ -102,6 +102,49 @@ def test_a_record_extends_another_and_keeps_class_variables_out() -> None:
             b: int
 
 
+def test_dataclasses_read_a_record_as_the_dataclass_it_stands_for() -> None:
+    r, d = Labelled(1, "a", label="x"), DataPoint(1, "a")
+    assert dataclasses.is_dataclass(r) and dataclasses.is_dataclass(Labelled)
+    assert [f.name for f in dataclasses.fields(r)] == ["x", "y", "z", "w", "label"]
+    assert [(f.name, f.default) for f in dataclasses.fields(Point)] == [
+        (f.name, f.default) for f in dataclasses.fields(DataPoint)
+    ]
+    assert dataclasses.asdict(r) == {**dataclasses.asdict(d), "label": "x"}
+    changed = dataclasses.replace(r, z=3.0)
+    assert type(changed) is Labelled and (changed.z, changed.label, r.z) == (3.0, "x", 1.0)
+    with pytest.raises(TypeError):
+        dataclasses.replace(r, v=1)  # type: ignore[call-arg]
+
+
+def test_field_specifiers_give_defaults_and_leave_fields_out_of_comparison_and_repr() -> None:
+    @record
+    class Holder:
+        name: str
+        items: list[int] = dataclasses.field(default_factory=list)
+        note: str = dataclasses.field(default="", compare=False, repr=False)
+
+    a, b = Holder("a"), Holder("a", note="other")
+    assert a.items == [] and a.items is not Holder("a").items  # a new list each time
+    assert a == b and repr(a).endswith(".Holder(name='a', items=[])")
+    with pytest.raises(TypeError):
+        hash(a)  # a list field, as for a dataclass
+    assert Holder.note == "" and "items" not in Holder.__dict__  # as a dataclass leaves its class
+
+
+def test_what_records_leave_out_makes_a_dataclass() -> None:
+    @record
+    class Checked:
+        a: int
+
+        def __post_init__(self) -> None:
+            if self.a < 0:
+                raise ValueError("negative")
+
+    with pytest.raises(ValueError, match="negative"):
+        Checked(-1)
+    assert "__dataclass_params__" in Checked.__dict__  # a real dataclass
+
+
 def test_methods_a_record_writes_itself_are_kept() -> None:
     @record
     class Shown:

@@ -10,11 +10,12 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol, TypeVar
 
 from ..errors import OptionError
 from ..runtime.memory import keep_freed_memory
+from ..runtime.records import record
 from ..runtime.workers import can_fork, forked_map
 from ..stages.counts import Options
 from ..stages.parts import ChunkData, ExampleQuota, Folder, JudgeSpec, PartResult, RowSink, Source, Wanted, count_part
@@ -24,7 +25,7 @@ _R = TypeVar("_R")
 ENGINES: tuple[str, ...] = ("local", "dask")
 
 
-@dataclass(frozen=True)
+@record
 class PartCounter:
     """Reads and counts one part of ``source``: what every engine runs, here or on a worker."""
 
@@ -62,7 +63,7 @@ class PartCounter:
         return result
 
 
-@dataclass(frozen=True)
+@record
 class Numbered:
     """A part of the plan and the number of its first unit in the corpus."""
 
@@ -85,7 +86,7 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-@dataclass(frozen=True)
+@record
 class LocalEngine:
     """Counts in this process, or in ``jobs`` forked worker processes (where the platform forks).
 

@@ -22,13 +22,14 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 
 from ..errors import InputError, OptionError
+from ..runtime.records import record
 from ..runtime.workers import can_fork, forked_map
 from ..stages.parts import ChunkData, Source
 from ..stages.scoring import TypeSelection
@@ -170,7 +171,7 @@ class ReadReference:
         return self._decoded
 
 
-@dataclass(frozen=True)
+@record
 class ConllSource(_NothingFound):
     """CoNLL files, read in chunks cut at the same sentence breaks in both."""
 
@@ -340,7 +341,7 @@ class ConllSource(_NothingFound):
 # JSONL.
 
 
-@dataclass(frozen=True)
+@record
 class JsonlPart:
     """Reference and predicted documents of one part of JSONL files."""
 
@@ -349,7 +350,7 @@ class JsonlPart:
     end: int  # bytes of the reference read so far, for progress
 
 
-@dataclass(frozen=True)
+@record
 class JsonlSource(_NothingFound):
     """JSONL files, read in parts of documents paired by id."""
 
@@ -570,7 +571,7 @@ class _Blocks(_NothingFound):
             yield start, min(start + self.per_part, n)
 
 
-@dataclass(frozen=True)
+@record
 class LabelsSource(_Blocks):
     """Label lists in memory, counted in blocks of sentences."""
 
@@ -623,7 +624,7 @@ class LabelsSource(_Blocks):
         )
 
 
-@dataclass(frozen=True)
+@record
 class SpansSource(_Blocks):
     """Span lists in memory, counted in blocks of documents."""
 
@@ -679,7 +680,7 @@ class DocumentsPart(NamedTuple):
     position: int
 
 
-@dataclass(frozen=True)
+@record
 class DocumentsSource:
     """Documents held in memory, paired: ``predicted[k]`` is ``reference[k]``'s prediction (the
     same id and text). Each part is a block of documents, at most ``per_part`` and about

@@ -64,7 +64,7 @@ class ChunkData:
     repairs: tuple[Repaired, ...] = ()  # per side (reference, prediction): what the repair policy changed
 
 
-@dataclass(frozen=True)
+@record
 class Wanted:
     """What a count produces beyond the totals."""
 

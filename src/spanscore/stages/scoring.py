@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..errors import OptionError
+from ..runtime.records import record
 from .counts import CreditRule, Discontinuous, MinOverlapOf, Options, credit_label
 from .matching import Method
 from .scores import check_beta, check_zero_division
@@ -70,7 +71,7 @@ def parse_types(value: Sequence[str] | None) -> tuple[str, ...] | None:
     return tuple(str(t) for t in value)
 
 
-@dataclass(frozen=True)
+@record
 class TypeSelection:
     """``type_map`` renames types (to None: dropped), then only ``types`` are kept (None: all)."""
 
