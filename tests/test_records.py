@@ -116,6 +116,19 @@ def test_dataclasses_read_a_record_as_the_dataclass_it_stands_for() -> None:
         dataclasses.replace(r, v=1)  # type: ignore[call-arg]
 
 
+def test_a_dataclass_extends_a_record() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Extended(Point):
+        extra: int = 0
+
+    e = Extended(1, "a", extra=2)
+    assert (e.x, e.y, e.z, e.extra) == (1, "a", 1.0, 2)
+    assert [f.name for f in dataclasses.fields(e)] == ["x", "y", "z", "w", "extra"]
+    assert dataclasses.replace(e, x=5).x == 5
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        e.x = 2  # type: ignore[misc]
+
+
 def test_field_specifiers_give_defaults_and_leave_fields_out_of_comparison_and_repr() -> None:
     @record
     class Holder:

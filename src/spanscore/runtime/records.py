@@ -36,6 +36,14 @@ T = TypeVar("T")
 _FIELD_KIND = getattr(dataclasses, "_FIELD", None)  # what ``dataclasses.fields`` lists
 
 
+@dataclasses.dataclass(frozen=True)
+class _Frozen:
+    """Its parameters are every record's: a dataclass that extends a record reads them."""
+
+
+_PARAMS = _Frozen.__dataclass_params__  # type: ignore[attr-defined]
+
+
 def _fields(cls: type) -> dict[str, Field[Any]]:
     """The fields of ``cls`` in order (a base record's first), as ``dataclasses`` describes them."""
     found: dict[str, Field[Any]] = {}
@@ -49,6 +57,7 @@ def _fields(cls: type) -> dict[str, Field[Any]]:
         value = cls.__dict__.get(name, MISSING)
         f = value if isinstance(value, Field) else field(default=value)
         f.name, f.type = name, annotation
+        f.kw_only = False  # as dataclasses settle it: a dataclass extending the record reads it
         setattr(f, "_field_type", _FIELD_KIND)  # noqa: B010 (a private slot: no attribute to type)
         found.pop(name, None)
         found[name] = f
@@ -137,7 +146,7 @@ def record(cls: type[T]) -> type[T]:
         methods["__hash__"] = __hash__
     if "__repr__" not in cls.__dict__:
         methods["__repr__"] = __repr__
-    methods.update(__dataclass_fields__=fields, __match_args__=names)
+    methods.update(__dataclass_fields__=fields, __dataclass_params__=_PARAMS, __match_args__=names)
     for name, value in methods.items():
         setattr(cls, name, value)
     return cls
