@@ -36,9 +36,9 @@ T = TypeVar("T")
 _FIELD_KIND = getattr(dataclasses, "_FIELD", None)  # what ``dataclasses.fields`` lists
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, init=False, repr=False, eq=False)  # the fewest methods to compile
 class _Frozen:
-    """Its parameters are every record's: a dataclass that extends a record reads them."""
+    """Its parameters stand for every record's: a dataclass that extends a record reads ``frozen``."""
 
 
 _PARAMS = _Frozen.__dataclass_params__  # type: ignore[attr-defined]
