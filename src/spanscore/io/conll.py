@@ -616,19 +616,22 @@ def _column_ids(
         raise InputError("empty label", path=path, line=int(lines[i]) + 1 + line_offset)
     width = max(8, -(-longest // 8) * 8)
     packed: npt.NDArray[np.uint8] | None = None
+    columns: list[npt.NDArray[np.uint64]] = []
     if width == 8:
         key = prefix_words(buf, start, lengths)  # labels of up to 8 bytes: their bytes are their keys
     else:
-        padded = np.concatenate((buf, np.zeros(width, dtype=np.uint8)))
-        # Each label's bytes as 64-bit words, zero-padded: rows of a strided view of the buffer.
-        windows = np.lib.stride_tricks.as_strided(padded, shape=(len(buf), width), strides=(1, 1), writeable=False)
-        packed = windows[start]
-        words = packed.view(np.uint64)
-        for j in range(words.shape[1]):
-            words[:, j] &= _MASKS[np.clip(lengths - 8 * j, 0, 8)]
-        key = words[:, 0].copy()
-        for j in range(1, words.shape[1]):
-            key = key * np.uint64(0x9E3779B97F4A7C15) ^ words[:, j]
+        # Each label's bytes as 64-bit words, zero-padded, one column of words per 8 bytes (gathers
+        # of one word each: a row of ``width`` bytes per label, gathered at once, is slower).
+        # Past a label's end its words are masked to nothing, so where that is past the buffer's
+        # end any offset inside it serves.
+        last = len(buf) - 1
+        columns = [
+            prefix_words(buf, np.minimum(start + 8 * j, last), np.clip(lengths - 8 * j, 0, 8))
+            for j in range(width // 8)
+        ]
+        key = columns[0].copy()
+        for column in columns[1:]:
+            key = key * np.uint64(0x9E3779B97F4A7C15) ^ column
     # Few distinct labels: find them in a small sample (a chunk is scored in a few ms, a large
     # sample's sort would dominate), place every key by binary search, and add what the sample missed.
     uniq, first = np.unique(key[:4096], return_index=True)
@@ -652,8 +655,11 @@ def _column_ids(
         if holds.any():
             i = int(np.flatnonzero(holds)[0])
             raise InputError("label contains a NUL byte", path=path, line=int(lines[i]) + 1 + line_offset)
-    if packed is not None and np.array_equal(packed, packed[first[inverse]]):  # hash collisions are checked
-        packed = None
+    if columns:
+        # Hash collisions are checked: every label's words equal those of its key's first label.
+        owner = np.take(first, inverse)
+        if not all(np.array_equal(column, np.take(column, owner)) for column in columns):
+            packed = np.stack(columns, axis=1).view(np.uint8)
     if packed is not None:
         labels_all = packed.view(f"S{width}").ravel()
         uniq_s, inverse = np.unique(labels_all, return_inverse=True)
