@@ -45,3 +45,29 @@ def test_labels_of_any_length_read_as_plain_python_reads_them(seed: int, separat
     column = table.columns[0]
     assert [column.vocab[k] for k in column.ids.tolist()] == expected
     assert sorted(set(column.vocab)) == sorted(column.vocab)  # one id per label
+
+
+def _colliding_labels() -> tuple[str, str]:
+    """Two 16-byte labels whose hashed keys (first word times the multiplier, XOR the second) are
+    equal: the reader must still tell them apart."""
+    m = 0x9E3779B97F4A7C15
+    mask = (1 << 64) - 1
+    a = b"B-ABCDEFGHIJKLMN"
+    a0, a1 = int.from_bytes(a[:8], "little"), int.from_bytes(a[8:], "little")
+    rng = np.random.default_rng(0)
+    for _ in range(200_000):
+        b0_bytes = b"B-" + bytes(rng.integers(65, 91, 6, dtype=np.uint8).tolist())
+        b0 = int.from_bytes(b0_bytes, "little")
+        b1 = ((a0 * m) & mask) ^ ((b0 * m) & mask) ^ a1
+        b1_bytes = b1.to_bytes(8, "little")
+        if all(0x21 <= c <= 0x7E and c != 0x2D for c in b1_bytes):
+            return a.decode(), (b0_bytes + b1_bytes).decode()
+    raise AssertionError("no colliding pair found")
+
+
+def test_labels_whose_keys_collide_stay_apart() -> None:
+    first, second = _colliding_labels()
+    assert first != second
+    data = f"a {first}\nb {second}\nc O\nd {second}\n\ne {first}\n".encode()
+    column = parse_conll(data, "x", columns=(-1,)).columns[0]
+    assert [column.vocab[k] for k in column.ids.tolist()] == [first, second, "O", second, first]
