@@ -158,8 +158,11 @@ def decode(
     code = table.ravel()[prev * (edge + 1) + ids]
     code[firsts] |= 2
     starts = np.flatnonzero((code & 1).view(bool))  # nonzero is quickest on booleans
-    close_pos = np.append(np.flatnonzero((code & 2) != 0), n)
-    ends = close_pos[np.searchsorted(close_pos, starts, side="right")]
+    closes = (code & 2) != 0
+    close_pos = np.append(np.flatnonzero(closes), n)
+    # A mention ends at the first close after its start: the closes up to the start, counted by a
+    # running sum (one pass, where a binary search per start took twice as long).
+    ends = close_pos[np.cumsum(closes)[starts]]
     types = labels.type[ids[starts]]
 
     into = np.flatnonzero(code >= 4)  # bit 4 or 8
