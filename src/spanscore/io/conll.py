@@ -618,7 +618,9 @@ def _column_ids(
     packed: npt.NDArray[np.uint8] | None = None
     columns: list[npt.NDArray[np.uint64]] = []
     if width == 8:
-        key = prefix_words(buf, start, lengths)  # labels of up to 8 bytes: their bytes are their keys
+        # Labels of up to 8 bytes: their bytes are their keys.
+        key = words_at(buf, start)
+        key &= np.take(_MASKS, lengths)
     else:
         # Each label's bytes as 64-bit words, zero-padded, one column of words per 8 bytes (gathers
         # of one word each: a row of ``width`` bytes per label, gathered at once, is slower).
@@ -637,7 +639,7 @@ def _column_ids(
     uniq, first = np.unique(key[:4096], return_index=True)
     while True:
         inverse = _find(uniq, key)
-        missed = np.flatnonzero(uniq[inverse] != key)
+        missed = np.flatnonzero(np.take(uniq, inverse) != key)
         if not missed.shape[0]:
             break
         # A key missed is new; its first miss is its first occurrence.
