@@ -97,29 +97,46 @@ def record(cls: type[T]) -> type[T]:
     factories = {k: f.default_factory for k, f in fields.items() if f.default_factory is not MISSING}
     compared = tuple(k for k, f in fields.items() if f.compare)
     shown = tuple(k for k, f in fields.items() if f.repr)
-    set_field = object.__setattr__
     qualname = cls.__qualname__
+
+    name_set = frozenset(names)
+
+    def slow_init(self: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        """Every field in turn: defaults, factories, and the errors a dataclass raises."""
+        d = self.__dict__
+        d.clear()
+        d.update(zip(names, args, strict=False))
+        for name in names[len(args) :]:
+            if name in kwargs:
+                d[name] = kwargs.pop(name)
+            elif name in defaults:
+                d[name] = defaults[name]
+            elif name in factories:
+                d[name] = factories[name]()
+            else:
+                missing = [m for m in names[len(args) :] if m not in d]
+                raise TypeError(f"{qualname}() missing required arguments: {', '.join(map(repr, missing))}")
+        if kwargs:
+            name = next(iter(kwargs))
+            given = "got multiple values for" if name in names else "got an unexpected keyword"
+            raise TypeError(f"{qualname}() {given} argument {name!r}")
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         if len(args) > n:
             raise TypeError(f"{qualname}() takes {n} positional arguments but {len(args)} were given")
-        for name, value in zip(names, args, strict=False):
-            set_field(self, name, value)
-        if kwargs or len(args) < n:
-            for name in names[len(args) :]:
-                if name in kwargs:
-                    set_field(self, name, kwargs.pop(name))
-                elif name in defaults:
-                    set_field(self, name, defaults[name])
-                elif name in factories:
-                    set_field(self, name, factories[name]())
-                else:
-                    missing = [m for m in names[len(args) :] if m not in self.__dict__]
-                    raise TypeError(f"{qualname}() missing required arguments: {', '.join(map(repr, missing))}")
-            if kwargs:
-                name = next(iter(kwargs))
-                given = "got multiple values for" if name in names else "got an unexpected keyword"
-                raise TypeError(f"{qualname}() {given} argument {name!r}")
+        # The instance's dictionary filled at once (defaults, then the arguments), about as quick as
+        # a dataclass's own __init__; anything amiss, or a factory to call, takes the slow path.
+        d = self.__dict__
+        if defaults:
+            d.update(defaults)
+        if args:
+            d.update(zip(names, args, strict=False))
+        if kwargs:
+            d.update(kwargs)
+            if not (kwargs.keys() <= name_set and (not args or kwargs.keys().isdisjoint(names[: len(args)]))):
+                slow_init(self, args, dict(kwargs))  # raises: a name unknown or given twice
+        if len(d) != n:
+            slow_init(self, args, dict(kwargs))
 
     def values(self: Any) -> tuple[Any, ...]:
         d = self.__dict__
