@@ -125,18 +125,22 @@ class _Window:
         self.newlines: IntArray | None = None
         self.mask = np.zeros(0, dtype=bool)
         # Bytes up to 32 other than "\n" at a line start: white space (or a control byte) that may
-        # make a line blank without its being empty.
-        other = (b <= 32) ^ nl
-        if other[:1].any() or np.count_nonzero(nl[:-1] & other[1:]):
+        # make a line blank without its being empty. Lines that start so or with "-" (a -DOCSTART-
+        # line, ruled out quicker than looked for) are rare: one pass tells whether there is any.
+        first = int(b[0]) if b.shape[0] else 10
+        after = b[1:]
+        other = (after <= 32) ^ nl[1:]
+        first_other = first <= 32 and first != 10
+        rare = first_other or first == _DOCSTART[0]
+        rare = rare or bool(np.count_nonzero(nl[:-1] & (other | (after == _DOCSTART[0]))))
+        if rare and (first_other or np.count_nonzero(nl[:-1] & other)):
             self.ends, self.newlines = _breaks(data)
             self.count = int(self.ends.shape[0])
         else:
             # mask[i]: a break ends at i + 3 (b[i] is in a non-blank line, b[i + 2] ends an empty one).
             self.mask = np.greater(nl[1:-1] & nl[2:], nl[:-2])
-            # An empty line after a -DOCSTART- or a comment ends no sentence. Lines that start with
-            # "-" are quicker to rule out than "-DOCSTART-" is to look for.
-            dash = b[:1] == _DOCSTART[0]
-            if b"#" in data or dash.any() or np.count_nonzero(nl[:-1] & (b[1:] == _DOCSTART[0])):
+            # An empty line after a -DOCSTART- or a comment ends no sentence.
+            if b"#" in data or rare:
                 for at in _free_lines(data):
                     end = data.find(b"\n", at)
                     if 0 < end < self.mask.shape[0] + 1:
