@@ -114,6 +114,7 @@ def test_dataclasses_read_a_record_as_the_dataclass_it_stands_for() -> None:
     assert type(changed) is Labelled and (changed.z, changed.label, r.z) == (3.0, "x", 1.0)
     with pytest.raises(TypeError):
         dataclasses.replace(r, v=1)  # type: ignore[call-arg]
+    assert r.__replace__(y="b") == Labelled(1, "b", label="x")  # type: ignore[attr-defined]  # copy.replace
 
 
 def test_a_dataclass_extends_a_record() -> None:

@@ -75,6 +75,10 @@ def _fields(cls: type) -> dict[str, Field[Any]]:
     return found
 
 
+def _replace(self: Any, /, **changes: Any) -> Any:
+    return dataclasses.replace(self, **changes)
+
+
 def _frozen_setattr(self: object, name: str, value: object) -> None:
     raise FrozenInstanceError(f"cannot assign to field {name!r}")
 
@@ -164,6 +168,7 @@ def record(cls: type[T]) -> type[T]:
     if "__repr__" not in cls.__dict__:
         methods["__repr__"] = __repr__
     methods.update(__dataclass_fields__=fields, __dataclass_params__=_PARAMS, __match_args__=names)
+    methods["__replace__"] = _replace  # ``copy.replace`` (Python 3.13), as on a dataclass
     for name, value in methods.items():
         setattr(cls, name, value)
     return cls
