@@ -11,7 +11,8 @@ Start-up: ``spanscore --help``, each command's ``--help`` and ``spanscore evalua
 ``python -c "import numpy"``. The floor (``--floor N``): ``spanscore evaluate --json`` on N
 synthetic sentences, with its default workers and with ``--jobs 1``, against a process that starts
 numpy and reads both files, and against nervaluate (``drivers/nervaluate_driver.py``, all its
-schemes).
+schemes). The floor is also timed with ``OPENBLAS_NUM_THREADS=1``, as spanscore's command runs
+numpy: without it numpy's OpenBLAS threads spin at import, and idle cores count it as CPU time.
 
 Every figure is one separate process, timed from here: wall seconds, and CPU seconds (user +
 system of the process and the workers it waited for, from ``os.wait4``), which a loaded machine
@@ -51,6 +52,7 @@ HELPS = ("evaluate", "compare", "convert", "train")
 BEFORE: Path | None = None  # the source tree of --before REV
 BEFORE_SCRIPT: str | None = None  # its console script
 Command = tuple[list[str], dict[str, str] | None]  # argv, environment (None: this one)
+ONE_BLAS = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
 
 
 def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
@@ -84,18 +86,20 @@ def entry_script(pyproject: str, path: Path) -> str:
     return str(path)
 
 
-def with_before(commands: dict[str, list[str]]) -> dict[str, Command]:
-    """The commands, and with --before each spanscore command again on the earlier source."""
+def with_before(commands: dict[str, list[str] | Command]) -> dict[str, Command]:
+    """The commands (an argv, or an argv and its environment), and with --before each spanscore
+    command again on the earlier source."""
     out: dict[str, Command] = {}
-    for name, cmd in commands.items():
-        out[name] = (cmd, None)
+    for name, given in commands.items():
+        cmd, env = given if isinstance(given, tuple) else (given, None)
+        out[name] = (cmd, env)
         if BEFORE is not None and BEFORE_SCRIPT is not None and name.startswith("spanscore"):
             before = [BEFORE_SCRIPT if c == SPANSCORE else c for c in cmd]
             out[f"{name} [before]"] = (before, {**os.environ, "PYTHONPATH": str(BEFORE)})
     return out
 
 
-def rounds(commands: dict[str, list[str]], n: int) -> dict[str, list[tuple[float, float]]]:
+def rounds(commands: dict[str, list[str] | Command], n: int) -> dict[str, list[tuple[float, float]]]:
     """Each command ``n`` times, interleaved round by round."""
     runs = with_before(commands)
     out: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
@@ -141,8 +145,11 @@ def floor(out: Path, sentences: int, n: int, peer_rounds: int) -> None:
     prefix = corpus(out, sentences)
     gold, pred = str(prefix.with_suffix(".gold")), str(prefix.with_suffix(".pred"))
     read = "import sys, numpy\nfor p in sys.argv[1:]:\n    open(p, 'rb').read()"
-    commands = {
+    commands: dict[str, list[str] | Command] = {
         "floor: numpy + read both files": [PY, "-c", read, gold, pred],
+        # spanscore sets OPENBLAS_NUM_THREADS=1 before numpy loads; the floor above starts numpy's
+        # threads, whose spinning idle cores count as its CPU time (about 0.03 s, more when quiet).
+        "floor, one OpenBLAS thread (as spanscore runs)": ([PY, "-c", read, gold, pred], ONE_BLAS),
         "spanscore evaluate --json": [SPANSCORE, "evaluate", gold, pred, "--json"],
         "spanscore evaluate --json --jobs 1": [SPANSCORE, "evaluate", gold, pred, "--json", "--jobs", "1"],
     }
@@ -159,7 +166,9 @@ def floor(out: Path, sentences: int, n: int, peer_rounds: int) -> None:
     for name in ("spanscore evaluate --json", "spanscore evaluate --json --jobs 1"):
         for key in (name, f"{name} [before]"):
             if key in results:
-                print(f"  {key}: {medians(results[key])[1] / floor_cpu:.2f}x the floor by CPU")
+                one = medians(results["floor, one OpenBLAS thread (as spanscore runs)"])[1]
+                cpu = medians(results[key])[1]
+                print(f"  {key}: {cpu / floor_cpu:.2f}x the floor by CPU ({cpu / one:.2f}x with one OpenBLAS thread)")
     if peer_rounds:
         peer, peer_cpu, _ = medians(results["nervaluate (all schemes)"])
         _, cpu, _ = medians(results["spanscore evaluate --json"])
