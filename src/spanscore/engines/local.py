@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import field, replace
+from dataclasses import field
 from typing import Any, Protocol, TypeVar
 
 from ..errors import OptionError
@@ -103,13 +103,6 @@ class LocalEngine:
         if not isinstance(self.jobs, int) or self.jobs < 1:
             raise OptionError(f"jobs must be a positive number of processes, not {self.jobs!r}")
         ends: list[int] = []  # where each part handed out ends (parts themselves are not kept)
-        in_process = getattr(counter.source, "counted_in_process", None)
-        # A file of fewer than PARTS_PER_PROCESS parts of ``chunk_bytes`` is counted here alone.
-        few = counter.source.size() < PARTS_PER_PROCESS * getattr(counter.source, "chunk_bytes", 0)
-        if in_process is not None and (self.jobs == 1 or few or not can_fork()):
-            # Planned here and counted here: a part can carry the bytes the planner read to the
-            # parser (still right, only slower, where a worker takes it after all).
-            counter = replace(counter, source=in_process())
 
         def tracked() -> Iterator[Numbered]:
             for item in counter.plan():
@@ -131,9 +124,6 @@ class LocalEngine:
 
     def _map(self, counter: Callable[[Any], _R], parts: Iterable[Any]) -> Iterator[_R]:
         it = iter(parts)
-        if self.jobs == 1:  # planned as counted: no part is planned ahead
-            yield from map(counter, it)
-            return
         head = list(itertools.islice(it, PARTS_PER_PROCESS * self.jobs))
         processes = processes_for(len(head), self.jobs)
         if processes <= 1 or not can_fork():

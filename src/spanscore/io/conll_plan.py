@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import field
 from pathlib import Path
 from typing import BinaryIO
 
@@ -35,24 +34,10 @@ class Chunk:
     pred_end: int
     ref_line: int
     pred_line: int
-    # Planned in the process that counts the chunk (``iter_chunks(..., read=True)``): the bytes
-    # the planner read and where their newlines are, for the parser to take rather than read
-    # and look for again. Never set on chunks sent to other processes.
-    read: Read | None = field(default=None, compare=False, repr=False)
 
     def ending(self, ref_end: int, pred_end: int) -> Chunk:
-        """The chunk extended to these ends (its bytes read again when counted)."""
+        """The chunk extended to these ends."""
         return Chunk(self.ref_start, ref_end, self.pred_start, pred_end, self.ref_line, self.pred_line)
-
-
-@record
-class Read:
-    """A chunk's bytes of each file as the planner read them, and the offsets of their newlines."""
-
-    ref: bytes
-    ref_newlines: IntArray
-    pred: bytes | None = None
-    pred_newlines: IntArray | None = None
 
 
 _DOCSTART = b"-DOCSTART-"
@@ -187,58 +172,14 @@ class _Window:
         return int(np.count_nonzero(self.nl[:cut]))
 
 
-class _ListedWindow:
-    """``_Window``'s answers from the offsets of every newline, which the parser takes in turn
-    (``parse_conll(newlines=...)``): the bytes are searched for newlines once, where ``_Window``
-    and then the parser would search them twice. For bytes where no line starts with white
-    space and none with "#" (else ``listed`` gives None and ``_Window`` reads them)."""
-
-    def __init__(self, data: bytes, newline: IntArray) -> None:
-        self.newline = newline
-        # Line i (i >= 1) is empty when its newline follows the one before; a break ends at an
-        # empty line after a line that is not.
-        empty = np.empty(newline.shape[0], dtype=bool)
-        empty[0] = newline[0] == 0
-        np.equal(newline[1:] - newline[:-1], 1, out=empty[1:])
-        self.mask = np.greater(empty[1:], empty[:-1])  # mask[i]: a break ends line i + 1
-        if _DOCSTART in data:
-            for at in _docstart_lines(data):
-                k = int(np.searchsorted(newline, at))  # the -DOCSTART- line's newline
-                if k < self.mask.shape[0]:
-                    self.mask[k] = False
-        self.count = int(np.count_nonzero(self.mask))
-
-    @staticmethod
-    def listed(data: bytes) -> _ListedWindow | None:
-        if not data or b"#" in data:
-            return None
-        b = np.frombuffer(data, dtype=np.uint8)
-        newline = np.flatnonzero(b == 10)
-        if newline.shape[0] == 0:
-            return None
-        first = b[newline[:-1] + 1]
-        if (b[0] <= 32 and b[0] != 10) or bool(np.count_nonzero((first <= 32) & (first != 10))):
-            return None
-        return _ListedWindow(data, newline)
-
-    def end(self, k: int) -> int:
-        """Where the k-th break (1-based; -1 for the last) ends."""
-        found = np.flatnonzero(self.mask)
-        return int(self.newline[found[k - 1 if k > 0 else -1] + 1]) + 1
-
-    def newlines_before(self, cut: int) -> int:
-        return int(np.searchsorted(self.newline, cut))
-
-
 class _Scanner:
     """Walks a file, handing out byte ranges that end at sentence breaks.
 
     Each range is found in a window read afresh at the current offset (from the page cache after
-    the first time), so nothing is kept between ranges. With ``keep``, the bytes of the last range
-    and their newlines' offsets are kept (``taken``) for the parser.
+    the first time), so nothing is kept between ranges.
     """
 
-    def __init__(self, path: str | Path, keep: bool = False) -> None:
+    def __init__(self, path: str | Path) -> None:
         self.path = str(path)
         self.file: BinaryIO = open_input(path)
         self.size = os.fstat(self.file.fileno()).st_size
@@ -246,8 +187,6 @@ class _Scanner:
         # at the file's start is found as in the same file without one (and both cut alike).
         self.offset = 3 if self.file.read(3) == b"\xef\xbb\xbf" else 0
         self.line = 0  # lines before offset
-        self.keep = keep
-        self.taken: tuple[bytes, IntArray] | None = None
 
     @property
     def left(self) -> int:
@@ -257,15 +196,8 @@ class _Scanner:
         self.file.seek(self.offset)
         return self.file.read(min(n, self.left + 1))  # never a buffer larger than what is left
 
-    def _look(self, data: bytes) -> _Window | _ListedWindow:
-        listed = _ListedWindow.listed(data) if self.keep else None
-        return _Window(data) if listed is None else listed
-
-    def _advance(self, cut: int, newlines: int, data: bytes, w: _Window | _ListedWindow | None) -> tuple[int, int, int]:
-        """Move past ``cut`` bytes of ``data`` holding ``newlines`` newlines."""
-        self.taken = None
-        if isinstance(w, _ListedWindow) and cut > 0:
-            self.taken = (data if cut == len(data) else data[:cut], w.newline[:newlines])
+    def _advance(self, cut: int, newlines: int) -> tuple[int, int, int]:
+        """Move past ``cut`` bytes holding ``newlines`` newlines."""
         start, line = self.offset, self.line
         self.line += newlines
         self.offset += cut
@@ -277,14 +209,13 @@ class _Scanner:
         while True:
             data = self._window(window)
             if not data:
-                self.taken = None
                 return None
-            w = self._look(data)
+            w = _Window(data)
             if w.count:
                 cut = w.end(-1)
-                return (*self._advance(cut, w.newlines_before(cut), data, w), w.count)
+                return (*self._advance(cut, w.newlines_before(cut)), w.count)
             if len(data) < window:  # the rest of the file holds no break
-                return (*self._advance(len(data), data.count(b"\n"), data, None), 0)
+                return (*self._advance(len(data), data.count(b"\n")), 0)
             window *= 2
 
     def by_breaks(self, k: int, hint: int) -> tuple[int, int, int]:
@@ -293,12 +224,12 @@ class _Scanner:
         while True:
             data = self._window(window)
             if k:
-                w = self._look(data)
+                w = _Window(data)
                 if w.count >= k:
                     cut = w.end(k)
-                    return self._advance(cut, w.newlines_before(cut), data, w)
+                    return self._advance(cut, w.newlines_before(cut))
             if len(data) < window:
-                return self._advance(len(data), data.count(b"\n"), data, None)
+                return self._advance(len(data), data.count(b"\n"))
             window *= 2
 
     def close(self) -> None:
@@ -306,16 +237,12 @@ class _Scanner:
 
 
 def iter_chunks(
-    reference: str | Path, predicted: str | Path | None, chunk_bytes: int = DEFAULT_CHUNK, *, read: bool = False
+    reference: str | Path, predicted: str | Path | None, chunk_bytes: int = DEFAULT_CHUNK
 ) -> Iterator[Chunk]:
     """Cut both files at the same sentence breaks, about ``chunk_bytes`` of reference per chunk,
-    handing out each chunk as soon as it is known (counting can start while the rest is cut).
-
-    With ``read``, a chunk whose bytes could be searched for newlines once carries them
-    (``Chunk.read``) for the parser, in place of the parser's reading and searching them again:
-    for a count in this process, where the chunks are counted as they are planned."""
-    ref = _Scanner(reference, read)
-    pred = _Scanner(predicted, read) if predicted is not None else None
+    handing out each chunk as soon as it is known (counting can start while the rest is cut)."""
+    ref = _Scanner(reference)
+    pred = _Scanner(predicted) if predicted is not None else None
     pending: Chunk | None = None  # held back one step: the last chunk takes what is left of pred
     try:
         while True:
@@ -323,14 +250,12 @@ def iter_chunks(
             if got is None:
                 break
             r0, r1, rl, n = got
-            taken = ref.taken
             if pred is None:
-                chunk = Chunk(r0, r1, 0, 0, rl, 0, None if taken is None else Read(*taken))
+                chunk = Chunk(r0, r1, 0, 0, rl, 0)
             else:
                 at_end = ref.left == 0
                 p0, p1, pl = pred.by_breaks(0 if at_end else n, r1 - r0)
-                both = None if taken is None or pred.taken is None else Read(*taken, *pred.taken)
-                chunk = Chunk(r0, r1, p0, p1, rl, pl, both)
+                chunk = Chunk(r0, r1, p0, p1, rl, pl)
             if pending is not None and n == 0:
                 # The rest of the file holds no sentence break: the end of the last sentence, or
                 # only the blank lines and white space that many files end with. Either way it
@@ -353,8 +278,6 @@ def iter_chunks(
             pred.close()
 
 
-def plan_chunks(
-    reference: str | Path, predicted: str | Path | None, chunk_bytes: int = DEFAULT_CHUNK, *, read: bool = False
-) -> list[Chunk]:
+def plan_chunks(reference: str | Path, predicted: str | Path | None, chunk_bytes: int = DEFAULT_CHUNK) -> list[Chunk]:
     """Every chunk of ``iter_chunks``."""
-    return list(iter_chunks(reference, predicted, chunk_bytes, read=read))
+    return list(iter_chunks(reference, predicted, chunk_bytes))

@@ -180,8 +180,6 @@ class ConllSource(_NothingFound):
     reading: Reading
     selection: TypeSelection = EVERY_TYPE
     chunk_bytes: int = DEFAULT_CHUNK
-    # Parts planned in the process that counts them: the planner hands its bytes to the parser.
-    in_process: bool = False
 
     @staticmethod
     def open(
@@ -200,11 +198,7 @@ class ConllSource(_NothingFound):
         return ConllSource(ref, pred, reading, selection, _check_chunk(chunk_bytes))
 
     def parts(self) -> Iterator[Chunk]:
-        return iter_chunks(self.reference, self.predicted, self.chunk_bytes, read=self.in_process)
-
-    def counted_in_process(self) -> ConllSource:
-        """This source for a count that plans its parts as it counts them, in one process."""
-        return replace(self, in_process=True)
+        return iter_chunks(self.reference, self.predicted, self.chunk_bytes)
 
     def for_workers(self, remote: bool) -> ConllSource:
         # Workers read their byte ranges by path: a file that cannot be opened fails here, with
@@ -232,7 +226,7 @@ class ConllSource(_NothingFound):
 
     def units(self, part: Chunk) -> int:
         rd = self.reading
-        data = part.read.ref if part.read is not None else _read(self.reference, part.ref_start, part.ref_end)
+        data = _read(self.reference, part.ref_start, part.ref_end)
         simple = _simple_sentences(data)
         if simple is not None:
             return simple
@@ -268,12 +262,8 @@ class ConllSource(_NothingFound):
         of the same reference (``compare``: the reference read once for every system)."""
         rd = self.reading
         label_columns = rd.level_columns or (rd.label_column,)
-        read = part.read
-        if read is None:
-            ref_bytes, newlines = _read(self.reference, part.ref_start, part.ref_end), None
-        else:
-            ref_bytes, newlines = read.ref, read.ref_newlines
-        table = parse_conll(ref_bytes, self.reference, columns=label_columns, newlines=newlines, **self._common(part))
+        ref_bytes = _read(self.reference, part.ref_start, part.ref_end)
+        table = parse_conll(ref_bytes, self.reference, columns=label_columns, **self._common(part))
         return ReadReference(part.ref_start, part.ref_end, table, rd)
 
     def load(self, part: Chunk, reference: ReadReference | None = None) -> ChunkData:
@@ -281,14 +271,10 @@ class ConllSource(_NothingFound):
         of a source over the same reference file, reading and part)."""
         rd = self.reading
         common = self._common(part)
-        read = part.read
         if self.predicted is None:
-            if read is None:
-                ref_bytes, newlines = _read(self.reference, part.ref_start, part.ref_end), None
-            else:
-                ref_bytes, newlines = read.ref, read.ref_newlines
+            ref_bytes = _read(self.reference, part.ref_start, part.ref_end)
             columns = (-2, -1) if rd.predicted_column is None else (rd.label_column, rd.predicted_column)
-            table = parse_conll(ref_bytes, self.reference, columns=columns, newlines=newlines, **common)
+            table = parse_conll(ref_bytes, self.reference, columns=columns, **common)
             if 0 < table.n_columns < 3:
                 raise InputError(
                     f"a merged file needs token, gold and predicted columns; lines have {table.n_columns}",
@@ -306,11 +292,12 @@ class ConllSource(_NothingFound):
             common["line_offset"] = part.pred_line
             common["header"] = rd.header and part.pred_line == 0
             common["encoding"] = rd.prediction_encoding
-            if read is None or read.pred is None:
-                pred_bytes, newlines = _read(self.predicted, part.pred_start, part.pred_end), None
-            else:
-                pred_bytes, newlines = read.pred, read.pred_newlines
-            pred_table = parse_conll(pred_bytes, self.predicted, columns=label_columns, newlines=newlines, **common)
+            pred_table = parse_conll(
+                _read(self.predicted, part.pred_start, part.pred_end),
+                self.predicted,
+                columns=label_columns,
+                **common,
+            )
             check_same_tokens(table, pred_table)
             r, fixed_r = reference.decoded()
             if rd.levels:
@@ -788,12 +775,7 @@ class DocumentsSource:
         ref, pred = pair_documents(placed_ref, placed_pred, ref_path, pred_path)
         own = {d.id: own_tokens(d) for d in ref_docs}
         return DocumentsSource(
-            ref,
-            pred,
-            selection,
-            chunk,
-            located=located.to_dict(),
-            tokens=tuple(own[d.id] for d in ref),
+            ref, pred, selection, chunk, located=located.to_dict(), tokens=tuple(own[d.id] for d in ref),
             classes=located.per_document(),
         )
 
@@ -825,11 +807,7 @@ class DocumentsSource:
         start, end, _ = part
         own = None if self.tokens is None else sum(self.tokens[start:end])
         return _offset_chunk(
-            self.reference[start:end],
-            self.predicted[start:end],
-            self.selection,
-            ids=True,
-            tokens=own,
+            self.reference[start:end], self.predicted[start:end], self.selection, ids=True, tokens=own,
             levels=self.levels,
         )
 
