@@ -14,7 +14,7 @@ from dataclasses import field
 from typing import Any, Protocol, TypeVar
 
 from ..errors import OptionError
-from ..runtime.memory import keep_freed_memory
+from ..runtime.memory import start_worker
 from ..runtime.records import record
 from ..runtime.workers import can_fork, forked_map
 from ..stages.counts import Options
@@ -129,7 +129,7 @@ class LocalEngine:
         if processes <= 1 or not can_fork():
             yield from map(counter, itertools.chain(head, it))
             return
-        yield from forked_map(counter, itertools.chain(head, it), processes, start=keep_freed_memory, here=True)
+        yield from forked_map(counter, itertools.chain(head, it), processes, start=start_worker, here=True)
 
 
 # A worker pays for itself only over several parts: forking it and its first part (which faults in
