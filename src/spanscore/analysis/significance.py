@@ -183,15 +183,6 @@ def metrics_of(beta: float) -> tuple[str, ...]:
     return METRICS if beta == 1.0 else (*METRICS, "f_beta")
 
 
-@functools.cache
-def _popcount() -> FloatArray:
-    """How many bits are set in each 16-bit number (made once, where a randomisation test asks:
-    a Python loop over the numbers would cost an interval run tens of milliseconds)."""
-    bits = np.unpackbits(np.arange(1 << 16, dtype=">u2").view(np.uint8)).reshape(-1, 16)
-    out: FloatArray = bits.sum(axis=1).astype(np.float64)
-    return out
-
-
 class Draws:
     """Resamples of a corpus given as a histogram's counts: how often each distinct row is drawn.
 
@@ -220,6 +211,7 @@ class Draws:
         self.common: IntArray = self.sampler.common
         # Each rare document's row, as a position among the rare rows.
         self.rare_documents: IntArray = self.sampler.rare_documents
+        self._swaps: _SwapLayout | None = None
 
     @property
     def rare_weight(self) -> int:
@@ -253,19 +245,57 @@ class Draws:
 
     def swaps(self, rng: np.random.Generator, size: int) -> FloatArray:
         """How many of each distinct row's documents each of ``size`` randomisation trials swaps
-        (each document with probability 1/2: a binomial count per row)."""
+        (each document with probability 1/2: a binomial count per row).
+
+        A row of ``c`` documents swaps as many as ``c`` fair random bits have ones: every row of
+        at most ``64 * SWAP_WORDS`` documents counts the set bits of its own random 64-bit words
+        (the last one masked to the row's remaining documents), all rows of a block in one draw;
+        larger rows draw numpy's binomial. Two generator calls a block, whatever the rows' counts."""
+        layout = self._swap_layout()
         out = np.empty((size, self.k))
-        for c, members in self.levels:
-            if c <= 16:  # a sum of c fair bits
-                out[:, members] = _popcount()[rng.integers(0, 1 << c, size=(size, members.shape[0]))]
+        if layout.words:
+            words = rng.integers(0, 1 << 64, size=(size, layout.words), dtype=np.uint64)
+            words &= layout.masks
+            ones = np.bitwise_count(words)
+            if layout.one_word:
+                out[:, layout.small] = ones
             else:
-                out[:, members] = rng.binomial(c, 0.5, size=(size, members.shape[0]))
+                out[:, layout.small] = np.add.reduceat(ones, layout.starts, axis=1, dtype=np.int64)
+        if layout.large.shape[0]:
+            out[:, layout.large] = rng.binomial(self.counts[layout.large], 0.5, size=(size, layout.large.shape[0]))
         return out
+
+    def _swap_layout(self) -> _SwapLayout:
+        if self._swaps is None:
+            self._swaps = _SwapLayout(self.counts)
+        return self._swaps
 
     def plan(self, n: int) -> list[int]:
         """Resamples per block of ``n`` bootstrap resamples (``_plan``, counting the rare documents'
         draws as well as the rows)."""
         return _plan(n, self.k + self.rare_weight)
+
+
+SWAP_WORDS = 16  # random 64-bit words a row's swaps are counted in, at most; larger rows draw binomials
+
+
+class _SwapLayout:
+    """Where each row's random bits lie in a randomisation trial's words (``Draws.swaps``)."""
+
+    def __init__(self, counts: IntArray) -> None:
+        self.small = np.flatnonzero(counts <= 64 * SWAP_WORDS)
+        self.large = np.flatnonzero(counts > 64 * SWAP_WORDS)
+        held = counts[self.small].astype(np.int64)
+        per_row = (held + 63) // 64
+        self.words = int(per_row.sum())
+        self.one_word = bool((per_row == 1).all())
+        self.starts: IntArray = np.concatenate(([0], np.cumsum(per_row)[:-1])).astype(np.intp)
+        self.masks = np.full(self.words, np.iinfo(np.uint64).max, dtype=np.uint64)
+        last = held - 64 * (per_row - 1)  # the documents in a row's last word: 1 to 64
+        partial = last < 64
+        self.masks[(self.starts + per_row - 1)[partial]] = (
+            np.left_shift(np.uint64(1), last[partial].astype(np.uint64)) - np.uint64(1)
+        )
 
 
 def _plan(n: int, rows: int) -> list[int]:
@@ -277,15 +307,21 @@ def _plan(n: int, rows: int) -> list[int]:
     return [min(size, n - start) for start in range(0, n, size)]
 
 
-def _rng(seed: int, stream: int, block: int, group: int = 0) -> np.random.Generator:
+def _rng(seed: int, stream: int, block: int, group: int = 0, family: str = "") -> np.random.Generator:
     """Block ``block`` of stream ``stream`` (0: bootstrap, 1: randomisation, 2: a group's
     bootstrap, ``group`` naming it) has its own generator, so the numbers do not depend on how
-    many threads score the blocks."""
-    return np.random.default_rng([seed, stream, block] if stream != 2 else [seed, stream, group, block])
+    many threads score the blocks; so has each family of columns an interval draws apart
+    (``interval_families``; ``""``: the whole table)."""
+    key = [seed, stream, block] if stream != 2 else [seed, stream, group, block]
+    return np.random.default_rng(key + [zlib.crc32(family.encode("utf-8"))] * bool(family))
 
 
-def _group_rng(seed: int, group: int, block: int) -> np.random.Generator:
-    return _rng(seed, 2, block, group)
+def _group_rng(seed: int, group: int, block: int, family: str = "") -> np.random.Generator:
+    return _rng(seed, 2, block, group, family)
+
+
+def _overall_rng(seed: int, block: int, family: str = "") -> np.random.Generator:
+    return _rng(seed, 0, block, family=family)
 
 
 def _threads() -> int:
@@ -402,37 +438,77 @@ def _check(docs: DocCounts | Histogram) -> None:
         raise OptionError("intervals need at least one document (or sentence)")
 
 
-Job = tuple[Histogram, Callable[[int], np.random.Generator]]
+Job = tuple[Histogram, Callable[[int, str], np.random.Generator]]
+
+
+def interval_families(fields: Sequence[str]) -> dict[str, list[int]]:
+    """The columns of a histogram resampled together for its intervals, by family
+    (``draw_families``: the mention criteria and SemEval schemes, and the token score). Each
+    interval is read alone and each score reads its family's columns only, so each family is drawn
+    from its own narrowing of the histogram, with far fewer distinct rows than the whole (the token
+    counts vary with every sentence's length, and drawn with the mentions' columns each would
+    multiply the other's distinct rows). Where the families do not hold every column, the whole
+    table is one family (named ``""``)."""
+    families = draw_families(fields)
+    if sorted(i for cols in families.values() for i in cols) != list(range(len(fields))):
+        return {"": list(range(len(fields)))}
+    return families
+
+
+def _draw_cost(table: _Table, draws: Draws) -> float:
+    """About how many nanoseconds one resample of ``draws`` takes (measured on numpy 2's PCG64:
+    a common row's Poisson count about 45 ns, a rare document's pick and tally about 8 ns, the
+    top-up of the Poisson counts and the calls about 16 us, the products about 0.3 ns a cell of
+    the distinct rows). A function of the histogram alone, so the choice it makes never depends
+    on how the corpus was counted."""
+    return float(16_000 + 45 * draws.common.shape[0] + 8 * draws.rare_weight + 0.3 * draws.k * table.distinct.shape[1])
 
 
 def _bootstrap_tables(
     jobs: Sequence[Job], *, zd: float, credit: str, resampling: Resampling, beta: float,
 ) -> list[dict[str, dict[str, dict[str, float | None]]]]:
-    """The percentile intervals of every score of each histogram; block ``k`` of a histogram
-    draws from its ``seed_of(k)``. Every histogram's blocks go to the CPUs together."""
+    """The percentile intervals of every score of each histogram. Each family of its columns
+    (``interval_families``) is resampled from its own narrowing of the histogram: block ``k`` of
+    family ``name`` draws from ``seed_of(k, name)``. Every histogram's blocks go to the CPUs
+    together."""
     tables = [_Table(hist.rows, hist.counts, hist.fields) for hist, _ in jobs]
-    draws = [Draws(hist.counts) for hist, _ in jobs]
-    split_rows = [(t.distinct[d.rare], t.distinct[d.common]) for t, d in zip(tables, draws, strict=True)]
-    items = [(j, k, size) for j in range(len(jobs)) for k, size in enumerate(draws[j].plan(resampling.resamples))]
+    parts: list[tuple[int, str, list[int], _Table, Draws]] = []
+    for j, (hist, _) in enumerate(jobs):
+        whole = [(j, "", list(range(len(hist.fields))), tables[j], Draws(hist.counts))]
+        families = interval_families(hist.fields)
+        narrowed = whole if "" in families else [
+            (j, name, cols, _Table(narrow.rows, narrow.counts, narrow.fields), Draws(narrow.counts))
+            for name, cols in families.items()
+            for narrow in [Histogram.of(hist.rows[:, cols], tuple(hist.fields[i] for i in cols), hist.counts)]
+        ]
+        # Drawn apart only where that is cheaper: each family's draws have a cost of their own
+        # (the top-up of its Poisson counts), which a small histogram's whole draws may not exceed.
+        parts += min(whole, narrowed, key=lambda ps: sum(_draw_cost(p[3], p[4]) for p in ps))
+    split_rows = [(t.distinct[d.rare], t.distinct[d.common]) for _, _, _, t, d in parts]
+    items = [(p, k, size) for p, part in enumerate(parts) for k, size in enumerate(part[4].plan(resampling.resamples))]
 
-    def work(item: tuple[int, int, int]) -> dict[str, dict[str, FloatArray]]:
-        j, k, size = item
-        table = tables[j]
-        sums = table.drawn_sums(draws[j], split_rows[j], jobs[j][1](k), size)
-        return score_totals(sums, table.fields, zd, credit, beta)
+    def work(item: tuple[int, int, int]) -> FloatArray:
+        p, k, size = item
+        j, name, _, table, draws = parts[p]
+        return table.drawn_sums(draws, split_rows[p], jobs[j][1](k, name), size)
 
     with one_blas_thread():
-        done = _map_drawn(work, items, [size * (draws[j].k + draws[j].rare_weight) for j, _, size in items])
+        done = _map_drawn(work, items, [size * (parts[p][4].k + parts[p][4].rare_weight) for p, _, size in items])
+    drawn: dict[int, list[FloatArray]] = {}
+    for (p, _, _), block in zip(items, done, strict=True):
+        drawn.setdefault(p, []).append(block)
     out = []
     for j, table in enumerate(tables):
-        blocks = [b for (i, _, _), b in zip(items, done, strict=True) if i == j]
+        # Each resample's totals: every family's columns its own resampled sums.
+        totals = np.tile(table.total, (resampling.resamples, 1))
+        for p, (i, _, cols, _, _) in enumerate(parts):
+            if i == j:
+                totals[:, cols] = np.concatenate(drawn[p])
+        scores = score_totals(totals, table.fields, zd, credit, beta)
         point = _point(table, zd, credit, beta)
         out.append(
             {
-                name: {
-                    m: _interval(np.concatenate([b[name][m] for b in blocks]), point[name][m], resampling.level)
-                    for m in metrics_of(beta)
-                }
+                name: {m: _interval(scores[name][m], point[name][m], resampling.level) for m in metrics_of(beta)}
                 for name in point
             }
         )
@@ -457,7 +533,7 @@ def bootstrap(
 
 
 def _overall_job(docs: DocCounts | Histogram, credit: str, resampling: Resampling) -> Job:
-    return histogram_of(docs, credit), functools.partial(_rng, resampling.seed, 0)
+    return histogram_of(docs, credit), functools.partial(_overall_rng, resampling.seed)
 
 
 def _group_jobs(groups: dict[str, Histogram], documents: int, credit: str, resampling: Resampling) -> dict[str, Job]:
