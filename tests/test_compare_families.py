@@ -100,7 +100,7 @@ def test_each_score_reads_only_its_columns(runs: dict[str, Path]) -> None:
             assert values[0] == values[1], (name, metric)
 
 
-def test_batched_forked_and_serial_draws_give_the_same_numbers(
+def test_batched_threaded_and_serial_draws_give_the_same_numbers(
     runs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     systems = [docs_of(runs["gold"], runs[n], types=True) for n in ("a", "b")]
@@ -112,7 +112,7 @@ def test_batched_forked_and_serial_draws_give_the_same_numbers(
     resampling = Resampling(resamples=300, trials=300, seed=4)
     options = {"zero_division": 0.0, "credit": "0.5", "resampling": resampling}
     alone = [compare_histogram(h, ["a", "b"], **options) for h in hists]  # type: ignore[arg-type]
-    monkeypatch.setattr(significance, "PARALLEL_WORK", 0)  # every pass on forked processes
+    monkeypatch.setattr(significance, "PARALLEL_WORK", 0)  # every pass on threads
     assert compare_histograms(hists, ["a", "b"], **options) == alone  # type: ignore[arg-type]
     monkeypatch.setattr(significance, "PARALLEL_WORK", 1 << 60)
     assert compare_histograms(hists[::-1], ["a", "b"], **options) == alone[::-1]  # type: ignore[arg-type]
