@@ -206,3 +206,18 @@ def test_swap_counts_have_the_binomials_exact_probabilities(counts: list[int]) -
     corr = np.corrcoef(swaps.T)
     off = corr[~np.eye(len(counts), dtype=bool)]
     assert np.abs(off).max() < 6 / math.sqrt(swaps.shape[0])
+
+
+@pytest.mark.parametrize("per_resample", [3, 5000])
+def test_tallies_per_resample_or_in_one_bincount_are_the_counts(per_resample: int) -> None:
+    # Few picks a resample: one bincount over every (resample, row) cell; many: one per resample.
+    rng = np.random.default_rng(per_resample)
+    width, size = 300, 17
+    counts = rng.poisson(per_resample, size=size)
+    counts[3] = 0  # a resample that picks nothing
+    picked = rng.integers(0, width, size=int(counts.sum()))
+    got = significance._tallies(picked, counts, width)
+    ends = np.cumsum(counts)
+    want = np.array([np.bincount(picked[e - c : e], minlength=width) for c, e in zip(counts, ends, strict=True)])
+    assert got.shape == (size, width) and np.array_equal(got, want)
+    assert (picked.shape[0] < significance.TALLY_LOOP * size) == (per_resample == 3)  # each branch once
