@@ -221,3 +221,15 @@ def test_tallies_per_resample_or_in_one_bincount_are_the_counts(per_resample: in
     want = np.array([np.bincount(picked[e - c : e], minlength=width) for c, e in zip(counts, ends, strict=True)])
     assert got.shape == (size, width) and np.array_equal(got, want)
     assert (picked.shape[0] < significance.TALLY_LOOP * size) == (per_resample == 3)  # each branch once
+
+
+@pytest.mark.parametrize("counts", [[1, 2, 64], [1, 65, 2000, 7], [5000, 3000], [70, 80]])
+def test_swap_sums_are_the_swaps_times_the_rows(counts: list[int]) -> None:
+    # compare's trials multiply each part of the rows (one word, several, binomial) by its own
+    # draws: the same numbers as the table of swaps times every row, from the same generator.
+    draws = Draws(np.array(counts, dtype=np.int64))
+    rows = np.random.default_rng(1).integers(-3, 9, size=(len(counts), 4)).astype(np.float64)
+    for seed in range(3):
+        table = draws.swaps(np.random.default_rng(seed), 50)
+        summed = draws.swap_sums(np.random.default_rng(seed), 50, draws.swap_rows(rows))
+        assert np.array_equal(summed, table @ rows)

@@ -252,20 +252,46 @@ class Draws:
         larger rows draw numpy's binomial. Two generator calls a block, whatever the rows' counts."""
         layout = self._swap_layout()
         out = np.empty((size, self.k))
+        for where, part in self._swap_parts(rng, size, layout):
+            out[:, where] = part
+        return out
+
+    def swap_sums(self, rng: np.random.Generator, size: int, rows: tuple[FloatArray, ...]) -> FloatArray:
+        """``swaps(rng, size) @ distinct`` (the same draws, the same numbers: every partial sum is
+        an integer below 2^53), each part of the rows multiplied by its own draws, never
+        scattered into one table first; ``rows`` are ``swap_rows(distinct)``."""
+        layout = self._swap_layout()
+        out = np.zeros((size, rows[0].shape[1]))
+        for (_, part), mine in zip(self._swap_parts(rng, size, layout), rows, strict=False):
+            out += part.astype(np.float64) @ mine
+        return out
+
+    def swap_rows(self, distinct: FloatArray) -> tuple[FloatArray, ...]:
+        """``distinct`` (one row per histogram row) in the parts ``swap_sums`` draws."""
+        layout = self._swap_layout()
+        return tuple(np.ascontiguousarray(distinct[where]) for where in (layout.single, layout.multi, layout.large))
+
+    def _swap_parts(
+        self, rng: np.random.Generator, size: int, layout: _SwapLayout
+    ) -> list[tuple[IntArray, npt.NDArray[Any]]]:
+        """Each part's rows and their swap counts (the single-word rows', the several-word rows',
+        the binomial rows'), in that order, each present or empty."""
+        parts: list[tuple[IntArray, npt.NDArray[Any]]] = []
+        single = layout.single.shape[0]
         if layout.words:
             words = rng.integers(0, 1 << 64, size=(size, layout.words), dtype=np.uint64)
             words &= layout.masks
             ones = np.bitwise_count(words)
-            single = layout.single.shape[0]
-            if single == self.k:
-                out[:] = ones
-            else:
-                out[:, layout.single] = ones[:, :single]
-            if layout.multi.shape[0]:
-                out[:, layout.multi] = np.add.reduceat(ones[:, single:], layout.starts, axis=1, dtype=np.int64)
+            parts.append((layout.single, ones[:, :single]))
+            multi = np.add.reduceat(ones[:, single:], layout.starts, axis=1, dtype=np.int64) if layout.multi.shape[0] else None
+            parts.append((layout.multi, multi if multi is not None else np.zeros((size, 0), dtype=np.int64)))
+        else:
+            parts += [(layout.single, np.zeros((size, 0), dtype=np.int64))] * 2
         if layout.large.shape[0]:
-            out[:, layout.large] = rng.binomial(self.counts[layout.large], 0.5, size=(size, layout.large.shape[0]))
-        return out
+            parts.append((layout.large, rng.binomial(self.counts[layout.large], 0.5, size=(size, layout.large.shape[0]))))
+        else:
+            parts.append((layout.large, np.zeros((size, 0), dtype=np.int64)))
+        return parts
 
     def _swap_layout(self) -> _SwapLayout:
         if self._swaps is None:
@@ -904,11 +930,19 @@ class _Swaps:
         self.draws = Draws(counts)
         keep, self.expand = _distinct_columns(rows) if rows.shape[0] else ([], np.zeros(rows.shape[1], dtype=np.int64))
         self.distinct: FloatArray = np.ascontiguousarray(rows[:, keep], dtype=np.float64)
+        self.parts = self.draws.swap_rows(self.distinct)
 
     def moved(self, swaps: FloatArray) -> FloatArray:
         if not self.distinct.shape[1]:
             return np.zeros((swaps.shape[0], self.expand.shape[0]))
         out: FloatArray = (swaps @ self.distinct)[:, self.expand]
+        return out
+
+    def trials(self, rng: np.random.Generator, size: int) -> FloatArray:
+        """``moved(draws.swaps(rng, size))``: the same numbers, without the table of swaps."""
+        if not self.distinct.shape[1]:
+            return np.zeros((size, self.expand.shape[0]))
+        out: FloatArray = self.draws.swap_sums(rng, size, self.parts)[:, self.expand]
         return out
 
 
@@ -998,7 +1032,7 @@ def compare_histograms(
             fam = fams[i // len(families)][i % len(families)]
             return fam.resampled(_paired_rng(seed, 3, fam.name, 0, k), size)
         j, f, s, swaps = pairs[i]
-        return swaps.moved(swaps.draws.swaps(_paired_rng(seed, 4, fams[j][f].name, s, k), size))
+        return swaps.trials(_paired_rng(seed, 4, fams[j][f].name, s, k), size)
 
     def cost(task: tuple[str, int, int, int]) -> int:
         kind, i, _, size = task
