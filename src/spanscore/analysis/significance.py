@@ -276,21 +276,21 @@ class Draws:
     ) -> list[tuple[IntArray, npt.NDArray[Any]]]:
         """Each part's rows and their swap counts (the single-word rows', the several-word rows',
         the binomial rows'), in that order, each present or empty."""
-        parts: list[tuple[IntArray, npt.NDArray[Any]]] = []
-        single = layout.single.shape[0]
+        none = np.zeros((size, 0), dtype=np.int64)
+        single, multi, large = none, none, none
         if layout.words:
             words = rng.integers(0, 1 << 64, size=(size, layout.words), dtype=np.uint64)
             words &= layout.masks
             ones = np.bitwise_count(words)
-            parts.append((layout.single, ones[:, :single]))
-            multi = np.add.reduceat(ones[:, single:], layout.starts, axis=1, dtype=np.int64) if layout.multi.shape[0] else None
-            parts.append((layout.multi, multi if multi is not None else np.zeros((size, 0), dtype=np.int64)))
-        else:
-            parts += [(layout.single, np.zeros((size, 0), dtype=np.int64))] * 2
+            first = layout.single.shape[0]
+            single = ones[:, :first]
+            if layout.multi.shape[0]:
+                multi = np.add.reduceat(ones[:, first:], layout.starts, axis=1, dtype=np.int64)
         if layout.large.shape[0]:
-            parts.append((layout.large, rng.binomial(self.counts[layout.large], 0.5, size=(size, layout.large.shape[0]))))
-        else:
-            parts.append((layout.large, np.zeros((size, 0), dtype=np.int64)))
+            large = rng.binomial(self.counts[layout.large], 0.5, size=(size, layout.large.shape[0]))
+        parts: list[tuple[IntArray, npt.NDArray[Any]]] = [
+            (layout.single, single), (layout.multi, multi), (layout.large, large)
+        ]
         return parts
 
     def _swap_layout(self) -> _SwapLayout:
