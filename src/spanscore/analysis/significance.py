@@ -854,15 +854,21 @@ class _Sampler:
     def summed(self, rng: np.random.Generator, size: int, rows: FloatArray) -> FloatArray:
         """``rows`` (one per histogram row) summed over each of ``size`` resamples: the rare rows'
         draws and the common rows' each multiplied with their rows, never put side by side."""
-        out = np.zeros((size, rows.shape[1]))
+        return self.summed_apart(rng, size, rows[self.rare], rows[self.common])
+
+    def summed_apart(
+        self, rng: np.random.Generator, size: int, rare_rows: FloatArray, common_rows: FloatArray
+    ) -> FloatArray:
+        """``summed`` with the rows already taken apart (``rows[rare]``, ``rows[common]``)."""
+        out = np.zeros((size, rare_rows.shape[1]))
         rare = int(self.rare_documents.shape[0])
         on_rare = rng.binomial(self.n, rare / self.n, size=size) if rare else np.zeros(size, dtype=np.int64)
         if rare:
             m = self.rare.shape[0]
             picked = self.rare_documents[rng.integers(0, rare, size=int(on_rare.sum()))]
-            out += _tallies(picked, on_rare, m).astype(np.float64) @ rows[self.rare]
+            out += _tallies(picked, on_rare, m).astype(np.float64) @ rare_rows
         if self.common.shape[0]:
-            out += self._common(rng, self.n - on_rare).astype(np.float64) @ rows[self.common]
+            out += self._common(rng, self.n - on_rare).astype(np.float64) @ common_rows
         return out
 
     def _common(self, rng: np.random.Generator, wanted: IntArray) -> IntArray:
@@ -901,12 +907,13 @@ class _Family:
         self.counts: IntArray = hist.counts
         self.draws = _Sampler(hist.counts)
         keep, self.expand = _distinct_columns(self.rows)
-        # The rare rows' and the common rows' apart, as the draws multiply them.
         self.distinct: FloatArray = np.ascontiguousarray(self.rows[:, keep], dtype=np.float64)
+        # The rare rows' and the common rows' apart, as the draws multiply them.
+        self.apart = (self.distinct[self.draws.rare], self.distinct[self.draws.common])
 
     def resampled(self, rng: np.random.Generator, size: int) -> FloatArray:
         """Every column summed over each of ``size`` bootstrap resamples."""
-        out: FloatArray = self.draws.summed(rng, size, self.distinct)[:, self.expand]
+        out: FloatArray = self.draws.summed_apart(rng, size, *self.apart)[:, self.expand]
         return out
 
     def side(self, rows: FloatArray, system: int) -> FloatArray:
