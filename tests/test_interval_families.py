@@ -98,12 +98,12 @@ def costs(n: int, seed: int = 0) -> tuple[float, float, Histogram]:
               "strict.partial_pred", "token.true_positive", "token.reference", "token.predicted")
     rows = np.stack([mentions, predicted, found, partial, found, partial, tp, ref_tokens, pred_tokens], axis=1)
     hist = Histogram.of(rows[rng.permutation(n)], fields)
-    whole = _draw_cost(_Table(hist.rows, hist.counts, fields), Draws(hist.counts))
+    whole = _draw_cost(Draws(hist.counts), len(fields))
     apart = 0.0
     for cols in interval_families(fields).values():
         narrow = Histogram.of(hist.rows[:, cols], tuple(fields[i] for i in cols), hist.counts)
         assert narrow.rows.shape[0] < hist.rows.shape[0]
-        apart += _draw_cost(_Table(narrow.rows, narrow.counts, narrow.fields), Draws(narrow.counts))
+        apart += _draw_cost(Draws(narrow.counts), len(cols))
     return whole, apart, hist
 
 
@@ -137,7 +137,7 @@ def test_family_draws_agree_with_the_whole_tables_within_monte_carlo_error(
     new, old = [], []
     with monkeypatch.context() as m:
         # Families drawn apart for every table, large or small: their distribution is the test.
-        m.setattr(significance, "_draw_cost", lambda table, draws: float(draws.k))
+        m.setattr(significance, "_draw_cost", lambda draws, columns: float(draws.k))
         for seed in range(SEEDS):
             new.append(bounds(intervals(doc_state, zero_division=0.0, credit=credit, resampling=Resampling(seed=seed))))
     with monkeypatch.context() as m:
@@ -160,7 +160,7 @@ def test_family_draws_agree_with_the_whole_tables_within_monte_carlo_error(
 def test_the_same_seed_gives_the_same_family_intervals_whatever_the_chunks_and_jobs(
     btc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(significance, "_draw_cost", lambda table, draws: float(draws.k))  # families everywhere
+    monkeypatch.setattr(significance, "_draw_cost", lambda draws, columns: float(draws.k))  # families everywhere
     gold = sentences(btc / "test.txt")
     g = write_conll(tmp_path / "gold.conll", gold)
     p = write_conll(tmp_path / "pred.conll", perturb(gold, 1, 0.45))

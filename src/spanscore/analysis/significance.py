@@ -510,13 +510,13 @@ def interval_families(fields: Sequence[str]) -> dict[str, list[int]]:
     return families
 
 
-def _draw_cost(table: _Table, draws: Draws) -> float:
-    """About how many nanoseconds one resample of ``draws`` takes (measured on numpy 2's PCG64:
-    a common row's Poisson count about 45 ns, a rare document's pick and tally about 8 ns, the
-    top-up of the Poisson counts and the calls about 16 us, the products about 0.3 ns a cell of
-    the distinct rows). A function of the histogram alone, so the choice it makes never depends
-    on how the corpus was counted."""
-    return float(16_000 + 45 * draws.common.shape[0] + 8 * draws.rare_weight + 0.3 * draws.k * table.distinct.shape[1])
+def _draw_cost(draws: Draws, columns: int) -> float:
+    """About how many nanoseconds one resample of ``draws`` over rows of ``columns`` statistics
+    takes (measured on numpy 2's PCG64: a common row's Poisson count about 45 ns, a rare
+    document's pick and tally about 8 ns, the top-up of the Poisson counts and the calls about
+    16 us, the products about 0.2 ns a cell of the rows). A function of the histogram alone, so
+    the choice it makes never depends on how the corpus was counted."""
+    return float(16_000 + 45 * draws.common.shape[0] + 8 * draws.rare_weight + 0.2 * draws.k * columns)
 
 
 def _bootstrap_tables(
@@ -529,16 +529,23 @@ def _bootstrap_tables(
     tables = [_Table(hist.rows, hist.counts, hist.fields) for hist, _ in jobs]
     parts: list[tuple[int, str, list[int], _Table, Draws]] = []
     for j, (hist, _) in enumerate(jobs):
-        whole = [(j, "", list(range(len(hist.fields))), tables[j], Draws(hist.counts))]
+        whole_draws = Draws(hist.counts)
         families = interval_families(hist.fields)
-        narrowed = whole if "" in families else [
-            (j, name, cols, _Table(narrow.rows, narrow.counts, narrow.fields), Draws(narrow.counts))
-            for name, cols in families.items()
+        narrowed = {
+            name: (cols, narrow, Draws(narrow.counts))
+            for name, cols in families.items() if name
             for narrow in [Histogram.of(hist.rows[:, cols], tuple(hist.fields[i] for i in cols), hist.counts)]
-        ]
+        }
         # Drawn apart only where that is cheaper: each family's draws have a cost of their own
         # (the top-up of its Poisson counts), which a small histogram's whole draws may not exceed.
-        parts += min(whole, narrowed, key=lambda ps: sum(_draw_cost(p[3], p[4]) for p in ps))
+        apart = sum(_draw_cost(draws, len(cols)) for cols, _, draws in narrowed.values())
+        if not narrowed or _draw_cost(whole_draws, len(hist.fields)) <= apart:
+            parts.append((j, "", list(range(len(hist.fields))), tables[j], whole_draws))
+        else:
+            parts += [
+                (j, name, cols, _Table(narrow.rows, narrow.counts, narrow.fields), draws)
+                for name, (cols, narrow, draws) in narrowed.items()
+            ]
     split_rows = [(t.distinct[d.rare], t.distinct[d.common]) for _, _, _, t, d in parts]
     items = [(p, k, size) for p, part in enumerate(parts) for k, size in enumerate(part[4].plan(resampling.resamples))]
 
