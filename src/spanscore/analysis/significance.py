@@ -202,10 +202,6 @@ class Draws:
         self.k = int(counts.shape[0])
         self.n = int(counts.sum())
         self.counts = counts
-        values, inverse = np.unique(counts, return_inverse=True)
-        order = np.argsort(inverse.reshape(-1), kind="stable")
-        bounds = np.searchsorted(inverse.reshape(-1)[order], np.arange(values.shape[0] + 1))
-        self.levels = [(int(c), order[bounds[j] : bounds[j + 1]]) for j, c in enumerate(values.tolist())]
         self.sampler = _Sampler(counts)
         self.rare: IntArray = self.sampler.rare
         self.common: IntArray = self.sampler.common
