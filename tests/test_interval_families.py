@@ -63,9 +63,9 @@ def test_families_hold_every_column_and_each_score_reads_one(state: tuple[Any, s
     assert interval_families((*hist.fields, "extra")) == whole_table((*hist.fields, "extra"))
 
 
-def test_the_whole_table_is_the_earlier_stream(state: tuple[Any, str], monkeypatch: pytest.MonkeyPatch) -> None:
-    # Drawn whole, a table's numbers are those of the draws before families (rebuilt here from
-    # the same generator calls): the families are the only change of the stream.
+def test_a_table_drawn_whole_has_its_draws_intervals(state: tuple[Any, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Drawn whole, a table's intervals are those of its draws from the generators of its blocks
+    # (rebuilt here from the same generator calls), as before families.
     doc_state, credit = state
     hist = histogram_of(doc_state.closed, credit)
     monkeypatch.setattr(significance, "interval_families", whole_table)

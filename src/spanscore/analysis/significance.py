@@ -829,7 +829,10 @@ class _Sampler:
     rate a few standard deviations below the ``m`` draws wanted (drawn again where their sum
     passes ``m``: that depends on the sum alone) topped up with ``m - s`` draws one by one are
     multinomial over ``m``. A Poisson count costs about a third of a binomial draw of
-    ``numpy``'s multinomial, and the top-up a few hundred single draws per resample."""
+    ``numpy``'s multinomial, and the top-up a few hundred single draws per resample. Where one
+    common row holds most of the common documents (a group's documents without a mention in
+    it), its count is drawn first, a binomial, and the others' multinomial over the draws left,
+    whose top-up is then a few standard deviations of far fewer draws."""
 
     RARE = 10
 
@@ -841,11 +844,21 @@ class _Sampler:
         self.rare_documents = np.repeat(np.arange(self.rare.shape[0]), counts[self.rare])
         held = counts[self.common]
         self.held = int(held.sum())
-        self.cumulative = np.cumsum(held)
-        # Each common document's row, where they are few enough to list (the same picks as a
+        # A row that holds most of the common documents (a group's documents without a mention
+        # in it) comes first and draws a binomial; the others' multinomial over the draws left
+        # then needs a top-up of far fewer single draws (about 3 sqrt(draws)).
+        first = int(np.argmax(held)) if held.shape[0] > 1 else -1
+        self.big_share = float(held[first]) / self.held if first >= 0 and 2 * held[first] > self.held else 0.0
+        if self.big_share:
+            order = np.concatenate(([first], np.delete(np.arange(held.shape[0]), first)))
+            self.common, held = self.common[order], held[order]
+        pool = held[1:] if self.big_share else held
+        self.pooled = int(pool.sum())
+        self.cumulative = np.cumsum(pool)
+        # Each pooled document's row, where they are few enough to list (the same picks as a
         # search of the cumulative counts, faster).
-        self.table = np.repeat(np.arange(held.shape[0], dtype=np.int32), held) if self.held <= TABLE_LIMIT else None
-        self.share: FloatArray = held / max(self.held, 1)
+        self.table = np.repeat(np.arange(pool.shape[0], dtype=np.int32), pool) if self.pooled <= TABLE_LIMIT else None
+        self.share: FloatArray = pool / max(self.pooled, 1)
 
     def plan(self, n: int) -> list[int]:
         return _plan(n, self.k + int(self.rare_documents.shape[0]))
@@ -875,8 +888,18 @@ class _Sampler:
         return out
 
     def _common(self, rng: np.random.Generator, wanted: IntArray) -> IntArray:
-        """A multinomial over the common rows of ``wanted[r]`` draws, for each resample ``r``."""
-        k = self.common.shape[0]
+        """A multinomial over the common rows of ``wanted[r]`` draws, for each resample ``r``: the
+        first row's count a binomial where it holds most of their documents, and the others' a
+        multinomial over the draws left (the same distribution)."""
+        if not self.big_share:
+            return self._pooled(rng, wanted)
+        on_big = rng.binomial(wanted, self.big_share)
+        out: IntArray = np.concatenate((on_big[:, None], self._pooled(rng, wanted - on_big)), axis=1)
+        return out
+
+    def _pooled(self, rng: np.random.Generator, wanted: IntArray) -> IntArray:
+        """A multinomial over the pooled rows (``share``) of ``wanted[r]`` draws, for each resample ``r``."""
+        k = self.share.shape[0]
         rate = np.maximum(wanted - 3 * np.sqrt(wanted) - 1, 0)
         counts = rng.poisson(rate[:, None] * self.share[None, :])
         over = np.flatnonzero(counts.sum(axis=1) > wanted)
@@ -884,7 +907,7 @@ class _Sampler:
             counts[over] = rng.poisson(rate[over, None] * self.share[None, :])
             over = over[counts[over].sum(axis=1) > wanted[over]]
         missing = wanted - counts.sum(axis=1)
-        documents = rng.integers(0, self.held, size=int(missing.sum()))
+        documents = rng.integers(0, self.pooled, size=int(missing.sum()))
         picked = (
             self.table[documents].astype(np.int64) if self.table is not None
             else np.searchsorted(self.cumulative, documents, side="right")
