@@ -233,3 +233,22 @@ def test_swap_sums_are_the_swaps_times_the_rows(counts: list[int]) -> None:
         table = draws.swaps(np.random.default_rng(seed), 50)
         summed = draws.swap_sums(np.random.default_rng(seed), 50, draws.swap_rows(rows))
         assert np.array_equal(summed, table @ rows)
+
+
+@pytest.mark.parametrize("forced", [False, True])
+def test_resampled_totals_are_the_intervals_draws(
+    state: tuple[Any, str], monkeypatch: pytest.MonkeyPatch, forced: bool
+) -> None:
+    # bench/coverage_study.py reads every resample through resampled_totals: the intervals' own,
+    # whether the table is drawn whole (BTC's is small) or by family.
+    doc_state, credit = state
+    if forced:
+        monkeypatch.setattr(significance, "_draw_cost", lambda draws, columns: float(draws.k))
+    hist = histogram_of(doc_state.closed, credit)
+    resampling = Resampling(resamples=400, seed=9)
+    totals = significance.resampled_totals(hist, lambda k, name: significance._overall_rng(9, k, name), 400)
+    scores = significance.score_totals(totals, hist.fields, 0.0, credit)
+    got = significance.bootstrap(hist, zero_division=0.0, credit=credit, resampling=resampling)
+    for name in ("strict", "overlap", "token"):
+        low, high = np.quantile(scores[name]["f1"], [0.025, 0.975])
+        assert (got[name]["f1"]["low"], got[name]["f1"]["high"]) == (low, high)

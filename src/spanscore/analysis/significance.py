@@ -515,6 +515,42 @@ def _draw_cost(draws: Draws, columns: int) -> float:
     return float(16_000 + 45 * draws.common.shape[0] + 8 * draws.rare_weight + 0.2 * draws.k * columns)
 
 
+def _draw_parts(hist: Histogram, table: _Table) -> list[tuple[str, list[int], _Table, Draws]]:
+    """How ``hist`` (whose ``_Table`` is ``table``) is drawn: whole (one part named ``""``) or
+    by family (``interval_families``), each part's name, columns, table and draws."""
+    whole_draws = Draws(hist.counts)
+    narrowed = {
+        name: (cols, narrow, Draws(narrow.counts))
+        for name, cols in interval_families(hist.fields).items() if name
+        for narrow in [Histogram.of(hist.rows[:, cols], tuple(hist.fields[i] for i in cols), hist.counts)]
+    }
+    # Drawn apart only where that is cheaper: each family's draws have a cost of their own (the
+    # top-up of its Poisson counts), which a small histogram's whole draws may not exceed.
+    apart = sum(_draw_cost(draws, len(cols)) for cols, _, draws in narrowed.values())
+    if not narrowed or _draw_cost(whole_draws, len(hist.fields)) <= apart:
+        return [("", list(range(len(hist.fields))), table, whole_draws)]
+    return [
+        (name, cols, _Table(narrow.rows, narrow.counts, narrow.fields), draws)
+        for name, (cols, narrow, draws) in narrowed.items()
+    ]
+
+
+def resampled_totals(
+    hist: Histogram, seed_of: Callable[[int, str], np.random.Generator], resamples: int
+) -> FloatArray:
+    """Every statistic of ``hist`` summed over each of ``resamples`` bootstrap resamples, in one
+    thread, as its intervals draw them (``_bootstrap_tables``: the same numbers); block ``k`` of
+    a part named ``name`` draws from ``seed_of(k, name)``."""
+    table = _Table(hist.rows, hist.counts, hist.fields)
+    totals = np.tile(table.total, (resamples, 1))
+    for name, cols, part, draws in _draw_parts(hist, table):
+        rows = (part.distinct[draws.rare], part.distinct[draws.common])
+        totals[:, cols] = np.concatenate(
+            [part.drawn_sums(draws, rows, seed_of(k, name), size) for k, size in enumerate(draws.plan(resamples))]
+        )
+    return totals
+
+
 def _bootstrap_tables(
     jobs: Sequence[Job], *, zd: float, credit: str, resampling: Resampling, beta: float,
 ) -> list[dict[str, dict[str, dict[str, float | None]]]]:
@@ -523,25 +559,7 @@ def _bootstrap_tables(
     family ``name`` draws from ``seed_of(k, name)``. Every histogram's blocks go to the CPUs
     together."""
     tables = [_Table(hist.rows, hist.counts, hist.fields) for hist, _ in jobs]
-    parts: list[tuple[int, str, list[int], _Table, Draws]] = []
-    for j, (hist, _) in enumerate(jobs):
-        whole_draws = Draws(hist.counts)
-        families = interval_families(hist.fields)
-        narrowed = {
-            name: (cols, narrow, Draws(narrow.counts))
-            for name, cols in families.items() if name
-            for narrow in [Histogram.of(hist.rows[:, cols], tuple(hist.fields[i] for i in cols), hist.counts)]
-        }
-        # Drawn apart only where that is cheaper: each family's draws have a cost of their own
-        # (the top-up of its Poisson counts), which a small histogram's whole draws may not exceed.
-        apart = sum(_draw_cost(draws, len(cols)) for cols, _, draws in narrowed.values())
-        if not narrowed or _draw_cost(whole_draws, len(hist.fields)) <= apart:
-            parts.append((j, "", list(range(len(hist.fields))), tables[j], whole_draws))
-        else:
-            parts += [
-                (j, name, cols, _Table(narrow.rows, narrow.counts, narrow.fields), draws)
-                for name, (cols, narrow, draws) in narrowed.items()
-            ]
+    parts = [(j, *part) for j, (hist, _) in enumerate(jobs) for part in _draw_parts(hist, tables[j])]
     split_rows = [(t.distinct[d.rare], t.distinct[d.common]) for _, _, _, t, d in parts]
     items = [(p, k, size) for p, part in enumerate(parts) for k, size in enumerate(part[4].plan(resampling.resamples))]
 
