@@ -832,6 +832,7 @@ def draw_families(fields: Sequence[str]) -> dict[str, list[int]]:
     return {name: cols for name, cols in (("spans", spans), ("token", per["token"])) if cols}
 
 
+SMALL_POOL = 400  # common rows, at most, whose Poisson counts take the smaller margin
 TABLE_LIMIT = 1 << 18  # documents of common rows listed one by one (1 MB), at most: memory stays bounded
 
 
@@ -877,6 +878,11 @@ class _Sampler:
         # search of the cumulative counts, faster).
         self.table = np.repeat(np.arange(pool.shape[0], dtype=np.int32), pool) if self.pooled <= TABLE_LIMIT else None
         self.share: FloatArray = pool / max(self.pooled, 1)
+        # Standard deviations the Poisson counts' rate stays below the draws wanted: a count
+        # above them is drawn again (a whole resample's row), a count below is topped up one draw
+        # at a time (about margin x sqrt(draws) of them). Few rows are cheap to draw again and
+        # the top-up is most of their cost, so they take the smaller margin.
+        self.margin = 1.5 if pool.shape[0] <= SMALL_POOL else 3.0
 
     def plan(self, n: int) -> list[int]:
         return _plan(n, self.k + int(self.rare_documents.shape[0]))
@@ -918,10 +924,10 @@ class _Sampler:
     def _pooled(self, rng: np.random.Generator, wanted: IntArray) -> IntArray:
         """A multinomial over the pooled rows (``share``) of ``wanted[r]`` draws, for each resample ``r``."""
         k = self.share.shape[0]
-        rate = np.maximum(wanted - 3 * np.sqrt(wanted) - 1, 0)
+        rate = np.maximum(wanted - self.margin * np.sqrt(wanted) - 1, 0)
         counts = rng.poisson(rate[:, None] * self.share[None, :])
         over = np.flatnonzero(counts.sum(axis=1) > wanted)
-        while over.shape[0]:  # about one resample in a thousand
+        while over.shape[0]:  # one resample in a thousand (a margin of 3), in fifteen (1.5)
             counts[over] = rng.poisson(rate[over, None] * self.share[None, :])
             over = over[counts[over].sum(axis=1) > wanted[over]]
         missing = wanted - counts.sum(axis=1)
