@@ -28,6 +28,7 @@ undoes the bootstrap's narrowness in small samples and changes next to nothing i
 from __future__ import annotations
 
 import argparse
+import functools
 import subprocess
 import sys
 import tempfile
@@ -37,7 +38,14 @@ from statistics import NormalDist
 import numpy as np
 
 import spanscore
-from spanscore.analysis.significance import Draws, Resampling, _rng, _Table, bootstrap, histogram_of, score_totals
+from spanscore.analysis.significance import (
+    Resampling,
+    _overall_rng,
+    bootstrap,
+    histogram_of,
+    resampled_totals,
+    score_totals,
+)
 from spanscore.stages.documents import DocCounts, Histogram, scores_per_row
 
 SYNTH = Path(__file__).resolve().parents[2] / "shared" / "tools" / "synth_corpus.py"
@@ -54,13 +62,10 @@ def f1_of(totals: np.ndarray, fields: tuple[str, ...]) -> dict[str, np.ndarray]:
 
 
 def resampled(hist: Histogram, resampling: Resampling) -> dict[str, np.ndarray]:
-    """F1 of every resample the library draws for ``bootstrap`` (its blocks, generators and sums)."""
-    table, draws = _Table(hist.rows, hist.counts, hist.fields), Draws(hist.counts)
-    blocks = [
-        f1_of(table.sums(draws.bootstrap(_rng(resampling.seed, 0, k), size)), table.fields)
-        for k, size in enumerate(draws.plan(resampling.resamples))
-    ]
-    return {n: np.concatenate([b[n] for b in blocks]) for n in NAMES}
+    """F1 of every resample the library draws for ``bootstrap`` (its blocks, generators and sums,
+    whole or by family of columns as it chooses)."""
+    totals = resampled_totals(hist, functools.partial(_overall_rng, resampling.seed), resampling.resamples)
+    return f1_of(totals, hist.fields)
 
 
 def jackknife(hist: Histogram) -> dict[str, tuple[np.ndarray, np.ndarray]]:

@@ -37,7 +37,9 @@ def test_the_draws_are_compares_number_for_number() -> None:
         drawn = Draws(counts).bootstrap(np.random.default_rng(seed), size)
         assert np.array_equal(drawn, _Sampler(counts).draw(np.random.default_rng(seed), size))
     draws = Draws(counts)
-    assert draws.common.tolist() == [6, 7, 8, 9]  # held by more than _Sampler.RARE documents
+    assert sorted(draws.common.tolist()) == [6, 7, 8, 9]  # held by more than _Sampler.RARE documents
+    # The row of 5,000 holds most of the common documents: it comes first and draws a binomial.
+    assert draws.common.tolist()[0] == 9 and draws.sampler.big_share == pytest.approx(5000 / 5351)
     assert draws.rare_weight == int(counts[counts <= _Sampler.RARE].sum())
 
 
@@ -49,7 +51,8 @@ def test_small_corpus_draws_have_the_multinomials_exact_probabilities() -> None:
     counts = np.array([1, 2, 11, 12], dtype=np.int64)
     n, p = int(counts.sum()), counts / counts.sum()
     draws = Draws(counts)
-    assert draws.common.tolist() == [2, 3] and draws.rare_weight == 3
+    assert sorted(draws.common.tolist()) == [2, 3] and draws.rare_weight == 3
+    assert draws.sampler.big_share == pytest.approx(12 / 23)  # the larger common row drawn first
     drawn = np.concatenate([draws.bootstrap(np.random.default_rng([11, k]), 256) for k in range(200)]).astype(int)
     numpy_drawn = np.random.default_rng(12).multinomial(n, p, size=drawn.shape[0])
     outcomes = [x for x in product(range(n + 1), repeat=3) if sum(x) <= n]
@@ -75,7 +78,7 @@ def test_large_corpus_draws_have_the_multinomials_moments() -> None:
     rng = np.random.default_rng(4)
     counts = np.concatenate([rng.integers(1, 11, size=300), rng.integers(11, 3000, size=200), [40_000]])
     n, draws = int(counts.sum()), Draws(counts)
-    assert draws.common.shape[0] == 201
+    assert draws.common.shape[0] == 201 and draws.sampler.big_share == 0.0  # no row holds most of them
     w = np.concatenate([draws.bootstrap(np.random.default_rng([5, k]), 256) for k in range(16)])
     assert (w.sum(axis=1) == n).all() and (w >= 0).all()
     p = counts / n
@@ -96,10 +99,15 @@ def test_large_corpus_draws_have_the_multinomials_moments() -> None:
 
 def numpy_multinomial(monkeypatch: pytest.MonkeyPatch) -> None:
     """The earlier draws: rows of at most 8 documents drawn one by one, the others by numpy's
-    multinomial (the same generator calls as before, so the same numbers)."""
+    multinomial over every common row (the generator calls of the earlier implementation)."""
 
     def common(self: _Sampler, rng: np.random.Generator, wanted: np.ndarray) -> np.ndarray:
-        out: np.ndarray = rng.multinomial(wanted, self.share)
+        # The common rows' shares in the order the rows have (a row holding most of them first),
+        # drawn in the histogram's order as before.
+        share = np.concatenate(([self.big_share], (1 - self.big_share) * self.share)) if self.big_share else self.share
+        order = np.argsort(self.common)
+        out: np.ndarray = np.empty((wanted.shape[0], share.shape[0]), dtype=np.int64)
+        out[:, order] = rng.multinomial(wanted, share[order])
         return out
 
     monkeypatch.setattr(_Sampler, "RARE", 8)
@@ -125,6 +133,10 @@ def test_intervals_agree_with_numpy_multinomial_draws_within_monte_carlo_error(
     draws = Draws(hist.counts)
     # The corpus's common rows hold most of its documents: the Poisson draws are what is tested.
     assert draws.common.shape[0] > 0 and draws.rare_weight < draws.n / 2
+    # PER's table: the documents without a PER mention are most of its common ones, so its
+    # draws take the row of them first (a binomial); the corpus's have no such row.
+    per = significance.histogram_of(doc_state.types["PER"], credit).with_zeros(doc_state.documents)
+    assert Draws(per.counts).sampler.big_share > 0.5 and draws.sampler.big_share == 0.0
     picked = [("strict", None), ("overlap", None), ("strict", "PER")]
 
     def bounds(out: dict[str, Any]) -> list[tuple[float, float]]:

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""The resampling alone: intervals and paired tests timed in process, from the histograms the
+commands build (a script, not a test).
+
+    python bench/resampling_bench.py [--sentences 100000] [--repeat 5] [--baseline SRC] [--keep DIR]
+
+Runs ``evaluate --ci 0.95``, ``compare A B`` and ``compare A B --buckets length,seen --per-type``
+once each (the corpora of bench/intervals_bench.py) and keeps the histograms their intervals and
+paired tests start from; then times only those (``_bootstrap_tables``, ``compare_histograms``), in
+one thread (``serial``: the work done) and as the command line runs them (``default``: threads
+where the draws are many), best wall and CPU seconds of ``--repeat``. ``--baseline SRC`` times
+another checkout's ``src`` on the same histograms, alternating with this one, so both share the
+machine's load. The numbers printed are the seconds; the outputs are the commands'.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+CAPTURE = r"""
+import pickle, sys
+import spanscore.analysis.significance as s
+import spanscore.analysis.buckets as b
+store = {"compare": [], "boot": []}
+compare_histograms, bootstrap_tables = s.compare_histograms, s._bootstrap_tables
+def capture_compare(joints, names, **kw):
+    store["compare"].append((list(joints), list(names), kw))
+    return compare_histograms(joints, names, **kw)
+def capture_boot(jobs, **kw):
+    store["boot"].append(([hist for hist, _ in jobs], kw))
+    return bootstrap_tables(jobs, **kw)
+s.compare_histograms = b.compare_histograms = capture_compare
+s._bootstrap_tables = capture_boot
+from spanscore.cli.main import cli
+out = sys.argv[1]
+try:
+    cli.main(args=sys.argv[2:], standalone_mode=False)
+finally:
+    with open(out, "wb") as f:
+        pickle.dump(store, f)
+"""
+
+TIME = r"""
+import os
+os.environ["OPENBLAS_NUM_THREADS"] = "1"
+import functools, pickle, resource, sys, time
+import spanscore.analysis.significance as s
+from spanscore.runtime.blas import one_blas_thread
+path, mode, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if mode == "serial":
+    s.PARALLEL_WORK = 1 << 62
+    s._threads = lambda: 1
+with open(path, "rb") as f:
+    store = pickle.load(f)
+def cpu():
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+def run():
+    for hists, kw in store["boot"]:
+        seed = kw["resampling"].seed
+        if hasattr(s, "_overall_rng"):
+            first = functools.partial(s._overall_rng, seed)
+        else:
+            first = functools.partial(s._rng, seed, 0)
+        jobs = [(hists[0], first)] + [(h, functools.partial(s._group_rng, seed, g)) for g, h in enumerate(hists[1:])]
+        s._bootstrap_tables(jobs, **kw)
+    for joints, names, kw in store["compare"]:
+        s.compare_histograms(joints, names, **kw)
+wall, work = float("inf"), float("inf")
+for _ in range(repeat):
+    w, c = time.perf_counter(), cpu()
+    with one_blas_thread():
+        run()
+    wall, work = min(wall, time.perf_counter() - w), min(work, cpu() - c)
+print(f"{wall:.3f} {work:.3f}")
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sentences", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--baseline", default="", help="another checkout's src folder, timed beside this one")
+    ap.add_argument("--keep", default="", help="a folder for the corpora and histograms (made once, then reused)")
+    args = ap.parse_args()
+    from intervals_bench import SYNTH, fix_tokens
+
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(args.keep or tmp)
+        base.mkdir(parents=True, exist_ok=True)
+        gold, a, b, train = (base / n for n in ("a.gold", "a.pred", "b.pred", "t.gold"))
+        if not train.exists():
+            run = [sys.executable, str(SYNTH)]
+            subprocess.run([*run, str(args.sentences), str(base / "a")], check=True)
+            subprocess.run([*run, str(args.sentences), str(base / "b"), "--seed", "2"], check=True)
+            subprocess.run([*run, str(max(args.sentences // 10, 100)), str(base / "t"), "--seed", "3"], check=True)
+            fix_tokens(gold, b)
+        cases = {
+            "evaluate --ci 0.95": ["evaluate", gold, a, "--ci", "0.95", "--json"],
+            "compare A B": ["compare", gold, a, b, "--json"],
+            "compare A B --buckets length,seen --per-type": [
+                "compare", gold, a, b, "--buckets", "length,seen", "--train", train, "--per-type", "--json",
+            ],
+        }
+        here = os.environ.get("PYTHONPATH", "")
+        sources = [("baseline", args.baseline)] * bool(args.baseline) + [("this", here)]
+        print(f"{'resampling of':46} {'source':9} {'mode':8} {'wall s':>7} {'cpu s':>7}")
+        for k, (name, cmd) in enumerate(cases.items()):
+            state = base / f"state-{k}.pickle"
+            if not state.exists():
+                subprocess.run(
+                    [sys.executable, "-c", CAPTURE, str(state), *map(str, cmd)], check=True, stdout=subprocess.DEVNULL
+                )
+            for mode in ("serial", "default"):
+                for label, src in sources:
+                    env = {**os.environ, "PYTHONPATH": src}
+                    out = subprocess.run(
+                        [sys.executable, "-c", TIME, str(state), mode, str(args.repeat)],
+                        env=env, check=True, capture_output=True, text=True,
+                    ).stdout.split()
+                    print(f"{name:46} {label:9} {mode:8} {float(out[0]):7.3f} {float(out[1]):7.3f}")
+
+
+if __name__ == "__main__":
+    main()
