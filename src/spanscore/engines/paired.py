@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import OptionError
 from ..io.sources import ConllSource
-from ..stages.documents import Histogram, RowQueue
+from ..stages.documents import Histogram, RowQueue, compact_rows
 from ..stages.parts import Folder, PartResult
 from ..stages.spans import IntArray
 from .local import Engine, LocalEngine, Numbered, PartCounter
@@ -91,10 +91,16 @@ class _SideBySide:
     def __call__(self, items: tuple[Numbered, ...]) -> tuple[PartResult, ...]:
         # Every source is a ConllSource (``side_by_side``).
         reference = cast(ConllSource, self.counters[0].source).read_reference(items[0].part)
-        return tuple(
+        results = tuple(
             c.count(item, cast(ConllSource, c.source).load(item.part, reference))
             for c, item in zip(self.counters, items, strict=True)
         )
+        for result in results:
+            if result.docs is not None:
+                # Counted as the scored columns only (``Wanted.scored_groups``), in int64: sent
+                # back compact, as ``Wanted.narrow`` rows are.
+                result.docs.stats = compact_rows(result.docs.stats)
+        return results
 
 
 def side_by_side(counters: Sequence[PartCounter], engine: Engine) -> _SideBySide | None:
@@ -140,6 +146,10 @@ def run_paired(
     counters = [replace(c, wanted=replace(c.wanted, narrow=True)) for c in counters]
     # CoNLL systems of one reference: each chunk's reference read once for all of them.
     together = side_by_side(counters, engine)
+    if together is not None:
+        # Per document, only the columns scores read are counted (no error taxonomy, no scaled
+        # credit unless the credit reads it): what the joint histogram keeps.
+        together = _SideBySide(tuple(replace(c, wanted=replace(c.wanted, scored_groups=True)) for c in counters))
     streams = [
         _Stream(
             iter(()) if together is not None else engine.results(c, None), Folder(examples=c.wanted.examples), columns
