@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import OptionError
 from ..io.sources import ConllSource
-from ..stages.documents import Histogram, RowQueue, compact_rows
+from ..stages.documents import DocCounts, Histogram, RowQueue, compact_rows
 from ..stages.parts import Folder, PartResult
 from ..stages.spans import IntArray
 from .local import Engine, LocalEngine, Numbered, PartCounter
@@ -103,6 +103,43 @@ class _SideBySide:
         return results
 
 
+@dataclass(frozen=True)
+class _Joined:
+    """``_SideBySide``, with the documents that lie whole in the chunk (all but its first and
+    last, which a chunk boundary may cut) joined into the systems' joint histogram where the
+    chunk is counted: the workers sort those rows, and the evaluating process only merges
+    histograms and joins the cut documents' rows (the same histogram: it is sorted and merged
+    by adding counts, whatever the blocks)."""
+
+    together: _SideBySide
+    columns: Columns
+
+    def plan(self) -> Iterator[tuple[Numbered, ...]]:
+        return self.together.plan()
+
+    def __call__(self, items: tuple[Numbered, ...]) -> tuple[tuple[PartResult, ...], Histogram | None]:
+        results = self.together(items)
+        docs = [r.docs for r in results]
+        first = docs[0]
+        if first is None or first.keys.shape[0] <= 2:
+            return results, None
+        taken, fields = [], []
+        for k, d in enumerate(docs):
+            if d is None or d.type_rows is not None or not np.array_equal(d.keys, first.keys):
+                return results, None  # the evaluating process says what is wrong
+            cols = self.columns(d.fields)
+            stats = d.stats if cols == list(range(d.stats.shape[1])) else np.take(d.stats, cols, axis=1)
+            taken.append(stats[1:-1])
+            fields += [f"{k}:{d.fields[i]}" for i in cols]
+        inner = Histogram.of(np.hstack(taken), tuple(fields))
+        for r, d in zip(results, docs, strict=True):
+            assert d is not None
+            ends = np.array([0, d.keys.shape[0] - 1])
+            ids = None if d.ids is None else [d.ids[0], d.ids[-1]]
+            r.docs = DocCounts(d.keys[ends], d.stats[ends], d.fields, ids, d.unit)
+        return results, inner
+
+
 def side_by_side(counters: Sequence[PartCounter], engine: Engine) -> _SideBySide | None:
     """The counters as one, where the engine counts here and every system is a CoNLL file of the
     same reference, read alike."""
@@ -158,8 +195,15 @@ def run_paired(
     ]
     joint: Histogram | None = None
 
-    def flush(below: int) -> None:
+    def add(block: Histogram) -> None:
         nonlocal joint
+        joint = block if joint is None else joint.pile(block)
+        # The joint rows are wide (every system's columns): merged sooner than ``pile`` would,
+        # so that fewer of them wait beside the merged ones.
+        if sum(h.rows.shape[0] for h in joint.pending) > max(8192, joint.rows.shape[0] // 2):
+            joint = joint.compacted()
+
+    def flush(below: int) -> None:
         taken = [s.take(below) for s in streams]
         first_keys, _, first_ids = taken[0]
         for name, (keys, _, ids) in zip(names[1:], taken[1:], strict=True):
@@ -171,17 +215,15 @@ def run_paired(
         if not first_keys.shape[0] or any(stats is None for _, stats, _ in taken):
             return
         fields = tuple(f"{k}:{f}" for k, s in enumerate(streams) for f in s.fields or ())
-        block = Histogram.of(np.hstack([stats for _, stats, _ in taken if stats is not None]), fields)
-        joint = block if joint is None else joint.pile(block)
-        # The joint rows are wide (every system's columns): merged sooner than ``pile`` would,
-        # so that fewer of them wait beside the merged ones.
-        if sum(h.rows.shape[0] for h in joint.pending) > max(8192, joint.rows.shape[0] // 2):
-            joint = joint.compacted()
+        add(Histogram.of(np.hstack([stats for _, stats, _ in taken if stats is not None]), fields))
 
     if together is not None and isinstance(engine, LocalEngine):
-        for results in engine.map(together, together.plan()):
+        joined = _Joined(together, columns)
+        for results, inner in engine.map(joined, joined.plan()):
             for s, part in zip(streams, results, strict=True):
                 s.add(part)
+            if inner is not None:
+                add(inner)
             flush(min(s.bound for s in streams))
         for s in streams:
             s.add(None)
