@@ -28,7 +28,9 @@ from spanscore.stages.scoring import Scoring, TypeSelection
 def test_each_chunk_sends_back_only_its_cut_documents_as_rows(btc_runs: dict[str, Path]) -> None:  # noqa: F811
     wanted = Wanted(documents=True, narrow=True, examples=0)
     counters = [
-        PartCounter(open_source(btc_runs["gold"], btc_runs[n], Reading(), TypeSelection(), 3000), Scoring().options, wanted)
+        PartCounter(
+            open_source(btc_runs["gold"], btc_runs[n], Reading(), TypeSelection(), 3000), Scoring().options, wanted
+        )
         for n in ("a", "b")
     ]
     together = side_by_side(counters, LocalEngine(1))
