@@ -98,3 +98,39 @@ def test_each_chunk_pairs_its_whole_documents_per_group(runs: dict[str, Path]) -
                 held |= {k for k in t.keys[mine].tolist() if k not in ends.tolist()}
             assert h.documents == len(held), name
     assert paired > 3
+
+
+def test_systems_side_by_side_share_the_references_text_and_its_words(btc_runs: dict[str, Path]) -> None:  # noqa: F811
+    import gc
+
+    from spanscore.stages import buckets as attributes
+
+    seen: list[object] = []
+
+    class Noting(PartCounter):
+        def count(self, item, data):  # type: ignore[no-untyped-def]
+            seen.append(data.text)
+            return super().count(item, data)
+
+    counters = [
+        Noting(
+            open_source(btc_runs["gold"], btc_runs[n], Reading(), TypeSelection(), 3000), Scoring().options, Wanted()
+        )
+        for n in ("a", "b", "a")
+    ]
+    together = side_by_side(counters, LocalEngine(1))
+    assert together is not None
+    items = next(iter(together.plan()))
+    together(items)
+    assert len(seen) == 3 and seen[0] is seen[1] is seen[2]
+    # The words of one text are found once; another text (an equal one) gets its own.
+    text = seen[0]
+    words = attributes._words_of(text)  # type: ignore[arg-type]
+    assert attributes._words_of(text) is words  # type: ignore[arg-type]
+    other = counters[0].source.load(items[0].part).text
+    assert other is not text and attributes._words_of(other) is not words
+    assert np.array_equal(attributes._words_of(other).start, words.start)
+    # Nothing is kept alive for it.
+    del seen[:], text, other
+    gc.collect()
+    assert attributes._last_words is None or attributes._last_words[0]() is None

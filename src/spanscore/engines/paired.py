@@ -18,6 +18,7 @@ from typing import cast
 import numpy as np
 
 from ..errors import OptionError
+from ..io.load import ConllText
 from ..io.sources import ConllSource
 from ..stages.documents import DocCounts, Histogram, RowQueue, compact_rows
 from ..stages.parts import Folder, PartResult
@@ -91,10 +92,21 @@ class _SideBySide:
     def __call__(self, items: tuple[Numbered, ...]) -> tuple[PartResult, ...]:
         # Every source is a ConllSource (``side_by_side``).
         reference = cast(ConllSource, self.counters[0].source).read_reference(items[0].part)
-        results = tuple(
-            c.count(item, cast(ConllSource, c.source).load(item.part, reference))
+        loaded = [
+            cast(ConllSource, c.source).load(item.part, reference)
             for c, item in zip(self.counters, items, strict=True)
-        )
+        ]
+        # One text for every system: it is the reference's, and what is found from it once (its
+        # words for examples, the bucket attributes' word hashes) serves them all.
+        text = loaded[0].text
+        if isinstance(text, ConllText):
+            loaded = [
+                replace(d, text=text)
+                if isinstance(d.text, ConllText) and d.text.table is text.table and d.text.bounds is text.bounds
+                else d
+                for d in loaded
+            ]
+        results = tuple(c.count(item, d) for c, item, d in zip(self.counters, items, loaded, strict=True))
         for result in results:
             if result.docs is not None:
                 # Counted as the scored columns only (``Wanted.scored_groups``), in int64: sent
