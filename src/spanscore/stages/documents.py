@@ -575,14 +575,22 @@ class DocState:
 
     @classmethod
     def _split(cls, docs: DocCounts, edge: npt.NDArray[np.bool_], state: DocState | None = None) -> DocState:
-        inner = ~edge
-        closed = Histogram.of(docs.stats[inner], docs.fields)
+        n = docs.keys.shape[0]
+        # The edges are the first and last rows (``of``, ``then``) or none (``finished``): the
+        # rows between are a view, not a copy.
+        ends = n >= 2 and int(np.count_nonzero(edge)) == 2 and bool(edge[0]) and bool(edge[-1])
+        closed = Histogram.of(docs.stats[1:-1] if ends else docs.stats[~edge], docs.fields)
         types: dict[str, Histogram] | None = None
         kept_rows = None
         if docs.type_rows is not None:
             rows = docs.type_rows
             open_keys = docs.keys[edge]
-            open_row = np.isin(rows.keys, open_keys)
+            if open_keys.shape[0] <= 2:
+                open_row = np.zeros(rows.keys.shape[0], dtype=bool)
+                for key in open_keys.tolist():
+                    open_row |= rows.keys == key
+            else:
+                open_row = np.isin(rows.keys, open_keys)
             types = _by_type_fields(rows, ~open_row, docs.fields)
             kept_rows = TypeRows(rows.keys[open_row], rows.type_index[open_row], rows.names, rows.stats[open_row])
         edges = DocCounts(docs.keys[edge], docs.stats[edge], docs.fields, None, docs.unit, kept_rows)
