@@ -105,6 +105,32 @@ def field_rows(docs: DocCounts, values: dict[str, str], missing: str) -> TypeRow
     return TypeRows(docs.keys, np.asarray(index, dtype=np.int64), tuple(labels), docs.stats)
 
 
+def field_table(
+    hists: Mapping[str, Histogram],
+    labels: Sequence[str],
+    documents: int,
+    *,
+    zero_division: float,
+    credit: str,
+    beta: float = 1.0,
+    resampling: Resampling | None = None,
+) -> tuple[TypeRows, list[dict[str, Any]]]:
+    """``bucket_table`` of a document field's buckets (``field_rows``'s numbers) from each
+    bucket's histogram of its documents' rows (``analysis.breakdown.FieldEngine``), buckets in
+    order of first appearance (``labels``), and the buckets' totals as bucket rows."""
+    held = [label for label in labels if label in hists]
+    if not held:
+        return TypeRows(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), (), np.zeros((0, 0))), []
+    fields = hists[held[0]].fields
+    totals = np.stack([hists[label].total().astype(np.int64) for label in held])
+    rows = TypeRows(np.zeros(len(held), dtype=np.int64), np.arange(len(held), dtype=np.int64), tuple(held), totals)
+    found = None if resampling is None else ({label: hists[label] for label in held}, documents)
+    table = bucket_table(
+        rows, fields, zero_division=zero_division, credit=credit, beta=beta, resampling=resampling, histograms=found
+    )
+    return rows, table
+
+
 # Paired comparisons per group (a type, a bucket) ------------------------------------------------
 #
 # A group's paired tests resample the documents, each with every system's statistics of its
