@@ -120,7 +120,8 @@ def field_table(
     order of first appearance (``labels``), and the buckets' totals as bucket rows."""
     held = [label for label in labels if label in hists]
     if not held:
-        return TypeRows(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), (), np.zeros((0, 0))), []
+        none = np.zeros(0, dtype=np.int64)
+        return TypeRows(none, none, (), np.zeros((0, 0), dtype=np.int64)), []
     fields = hists[held[0]].fields
     totals = np.stack([hists[label].total().astype(np.int64) for label in held])
     rows = TypeRows(np.zeros(len(held), dtype=np.int64), np.arange(len(held), dtype=np.int64), tuple(held), totals)
