@@ -439,6 +439,9 @@ def compact_rows(rows: IntArray) -> IntArray:
     return rows
 
 
+PILE_ROWS = 8192  # rows piled up before a merge, whatever the histogram's size (``Histogram.pile``)
+
+
 @dataclass(frozen=True)
 class Histogram:
     """Per-document statistics kept as their distinct rows and how many documents have each.
@@ -490,7 +493,7 @@ class Histogram:
             raise ValueError("histograms of different statistics do not merge")
         pending = (*self.pending, other.compacted() if other.pending else other)
         base = max(self.base, other.base, self.rows.shape[0])
-        if self.rows.shape[0] + sum(h.rows.shape[0] for h in pending) > max(8192, 2 * base):
+        if self.rows.shape[0] + sum(h.rows.shape[0] for h in pending) > max(PILE_ROWS, 2 * base):
             merged = Histogram(self.rows, self.counts, self.fields, pending).compacted()
             return Histogram(merged.rows, merged.counts, self.fields, (), merged.rows.shape[0])
         return Histogram(self.rows, self.counts, self.fields, pending, base)
