@@ -9,8 +9,9 @@ Corpora come from ../shared/tools/synth_corpus.py (into ``bench/out/``, ignored 
 reference, its system output (``A``), a second system (``B``: ``A`` with about 5% of its entity
 labels given another type, so the two systems differ document by document), and for ``--by`` a
 copy of the reference whose sentences carry a ``# source = ...`` comment (three values, in runs
-of about 1 MB of text). Each command runs in a fresh process; every process of its tree (the
-client, the local engine's forked workers, Dask's nannies and workers) is found by polling
+of about 1 MB of text), read by ``--by source`` and by buckets named by that field. Each command
+runs in a fresh process; every process of its tree (the client, the local engine's forked
+workers, Dask's nannies and workers) is found by polling
 ``/proc`` every 50 ms, and each one's own peak resident memory is its ``VmHWM``, which the kernel
 keeps (so a short peak between two polls is not missed). Printed per command: wall and CPU seconds
 (user and system of the whole tree, from ``/usr/bin/time``), the client's peak, and the largest
@@ -206,6 +207,30 @@ def commands(files: dict[str, Path], engine: list[str], resamples: int) -> dict[
             *engine,
         ],
         "evaluate --by source --ci 0.95 --json": [*ss, "evaluate", by, a, "--by", "source", *ci, "--json", *engine],
+        "evaluate --by source --buckets length --ci": [
+            *ss,
+            "evaluate",
+            by,
+            a,
+            "--by",
+            "source",
+            "--buckets",
+            "length",
+            *ci,
+            "--json",
+            *engine,
+        ],
+        "evaluate --buckets source (a field) --ci": [
+            *ss,
+            "evaluate",
+            by,
+            a,
+            "--buckets",
+            "source",
+            *ci,
+            "--json",
+            *engine,
+        ],
         "compare A B --json": [*ss, "compare", g, a, b, "--resamples", str(resamples), "--json", *engine],
     }
 
@@ -249,10 +274,11 @@ def main() -> None:
             files = make_corpus(n, args.out)
             made.add(n)
             flags = ["--engine", "dask", "--workers", str(args.workers)] if engine == "dask" else []
+            by = str(files["by"])
             for name, cmd in commands(files, flags, args.resamples).items():
                 if args.only and not any(p in name for p in args.only.split(",")):
                     continue
-                if "--by" in name:
+                if by in cmd:
                     by_reference(files["gold"], files["by"])
                 took, cpu, peaks, rc = measure(cmd, args.nice)
                 cells = []

@@ -82,6 +82,29 @@ def test_group_columns_are_those_columns_of_the_whole_table(seed: int) -> None:
         assert got.counts == whole.counts
 
 
+@pytest.mark.parametrize("seed", range(14))
+def test_type_columns_are_those_columns_of_the_whole_table(seed: int) -> None:
+    """Per document and type with ``type_columns`` (the table as the transpose of a row per
+    column), any choice of columns in any order is those columns of the whole table: the counts
+    made by one bincount over group and column agree with each criterion's own tally."""
+    ref, pred, options, units = _case(seed)
+    rng = np.random.default_rng(200 + seed)
+    types = Groups(ref.unit * 3 + ref.type, pred.unit * 3 + pred.type, units * 3)
+    whole = count_grouped(ref, pred, options, type_groups=types)
+    assert whole.type_groups is not None
+    picks = [
+        scored_columns(FIELDS, scaled=isinstance(options.credit, str)),
+        scored_columns(FIELDS, scaled=False)[::-1],
+        rng.permutation(len(FIELDS))[: int(rng.integers(1, len(FIELDS)))].tolist(),
+        [],
+    ]
+    for columns in picks:
+        got = count_grouped(ref, pred, options, type_groups=types, type_columns=columns).type_groups
+        assert got is not None and got.shape == (units * 3, len(columns))
+        assert got.T.flags.c_contiguous
+        assert np.array_equal(got, whole.type_groups[:, columns]), columns
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_bucket_totals_are_the_buckets_counted_alone(seed: int) -> None:
     """Each bucket's totals from the narrowed count are the whole table of the buckets counted

@@ -221,17 +221,18 @@ def _evaluation(
         raise OptionError(f"empty_documents is one of {', '.join(EMPTY_RULES)}, not {empty_documents!r}")
     if ci is not None or by is not None:  # the analyses load where a run asks for them
         from .analysis import reliability, significance
-    if by is not None:
+    if by is not None or buckets:
         from .analysis import breakdown as breakdowns
     resampling = None if ci is None else significance.Resampling(level=ci, resamples=resamples, seed=seed)
     source = open_source(reference, predicted, reading, scoring.selection, chunk_bytes)
     types = document_types or resampling is not None
     chosen, fields = _attributes(buckets, bucket_edges, train, reading)
-    # A breakdown alone needs each group's per-document statistics only as additive state.
-    streamed = by is not None and not (documents or document_types or buckets)
-    groups = breakdowns.field_groups(reference, by, reading) if streamed and by is not None else None
+    # A breakdown and buckets by a document field need each group's per-document statistics
+    # only as additive state, unless the per-document rows are asked for themselves.
+    streamed = (by is not None or bool(fields)) and not (documents or document_types)
+    groups = _field_groupings(reference, by, fields, reading) if streamed else None
     values = None if by is None or streamed else breakdowns.group_values(reference, by, reading)
-    field_values = {f: _bucket_field(reference, f, reading) for f in fields}
+    field_values = {} if streamed else {f: _bucket_field(reference, f, reading) for f in fields}
     wanted = _wanted(scoring, rows, keep_details, documents or types or by is not None or bool(fields), types)
     # Intervals alone need the per-document statistics only as a histogram (additive, small).
     light = resampling is not None and not (documents or document_types or by is not None or buckets)
@@ -281,16 +282,18 @@ def _evaluation(
             beta=scoring.beta,
             resampling=resampling,
         )
-    if groups is not None and total.state is not None and by is not None:
+    if groups is not None and total.state is not None:
         from .analysis import buckets as bucket_scores
 
-        total.state, by_states = bucket_scores.split_state(total.state)
+        total.state, bucket_states = bucket_scores.split_state(total.state)
         total.state.types = total.state.types if types else None
-        report.breakdown = breakdowns.state_breakdown(
-            by_states.get(breakdowns.GROUPING, {}), groups.values, field=by,
-            zero_division=scoring.zero_division, credit=report.counts.credit, beta=scoring.beta,
-            resampling=resampling,
-        )
+        by_groups = groups.get(breakdowns.GROUPING)
+        if by is not None and by_groups is not None:
+            report.breakdown = breakdowns.state_breakdown(
+                bucket_states.get(breakdowns.GROUPING, {}), by_groups.values, field=by,
+                zero_division=scoring.zero_division, credit=report.counts.credit, beta=scoring.beta,
+                resampling=resampling,
+            )
     report.document_state = total.state
     report.discontinuous_documents = total.discontinuous
     per_document = total.docs if total.docs is not None else total.state
@@ -322,7 +325,7 @@ def _evaluation(
             report.warnings += reliability.group_warnings(report.breakdown["groups"], per_document.unit, by)
         reliability.warn(report.warnings)
     if buckets:
-        report.buckets = _bucket_results(report, total, chosen, field_values, resampling, bucket_states)
+        report.buckets = _bucket_results(report, total, chosen, field_values, resampling, bucket_states, groups)
     if len(reading.levels) > 1:  # one JSONL level read alone is the whole report
         report.levels = _level_results(reference, predicted, reading, scoring, chunk_bytes, jobs)
     return report
@@ -452,6 +455,14 @@ def _attributes(
     return chosen, tuple(n for n in names if n not in attributes.ATTRIBUTES)
 
 
+def _field_groupings(reference: Any, by: str | None, fields: tuple[str, ...], reading: Reading) -> Any:
+    """``--by``'s groups and each document-field bucket's, read as the reference streams."""
+    from .analysis import breakdown as breakdowns
+    from .stages import buckets as attributes
+
+    return breakdowns.field_groupings(reference, by, fields, reading, attributes=attributes.ATTRIBUTES)
+
+
 def _bucket_field(reference: Any, name: str, reading: Reading) -> dict[str, str]:
     """A bucket name that is no attribute is a document field of the reference: refused where no
     document has it (a misspelt attribute), naming the attributes and the fields there are."""
@@ -490,9 +501,11 @@ def _bucket_results(
     fields: Mapping[str, dict[str, str]],
     resampling: significance.Resampling | None,
     states: dict[str, Any] | None = None,
+    streamed: Any = None,
 ) -> dict[str, Any]:
     """Every bucket's scores of each attribute, in the order asked for; intervals from the
-    per-document rows, or from each bucket's histogram (``states``, by attribute)."""
+    per-document rows, or from each bucket's histogram (``states``, by attribute, and each
+    document field's of ``streamed``, ``breakdown.Groupings``)."""
     from .analysis import breakdown as breakdowns
     from .analysis import buckets as bucket_scores
 
@@ -515,6 +528,13 @@ def _bucket_results(
     for field, values in fields.items():
         rows = report.bucket_rows[field] = bucket_scores.field_rows(total.docs, values, breakdowns.MISSING)
         out[field] = bucket_scores.bucket_table(rows, total.docs.fields, **options)
+    del options["docs"]
+    documents = 0 if total.state is None else total.state.documents
+    for field, groups in [] if streamed is None else streamed.named:
+        if field != breakdowns.GROUPING:
+            report.bucket_rows[field], out[field] = bucket_scores.field_table(
+                (states or {}).get(field, {}), groups.values, documents, **options
+            )
     return out
 
 

@@ -37,7 +37,7 @@ from ..io.files import open_input, read_bytes
 from ..io.reading import Reading
 from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, compact_rows, scores_per_row
 from ..stages.parts import ChunkData, PartResult
-from .buckets import group_name
+from .buckets import GroupCounter, group_name
 from .significance import Resampling, bootstrap
 
 MISSING = "(missing)"
@@ -255,7 +255,7 @@ def breakdown(
 # are then turned into that state as the part comes back from its worker and dropped, so what is
 # held follows the distinct rows of each group, never the corpus's documents.
 
-GROUPING = "by"  # the grouping's name among a state's groups (``buckets.group_name``)
+GROUPING = " by"  # the grouping's name among a state's groups (``buckets.group_name``): no field bucket's
 _BLOCK = 1 << 18  # bytes of the reference decoded at a time (its lines' strings cost several times that)
 
 
@@ -397,9 +397,15 @@ def jsonl_field_groups(path: str | Path, field: str) -> FieldGroups:
     return FieldGroups(field, codes, names, ids)
 
 
-def field_groups(reference: Any, field: str, reading: Reading) -> FieldGroups:
-    """``group_values`` as ``FieldGroups`` (``evaluate(by=field)``), refused as it refuses."""
-    asked = f"by (--by) {field!r}:"
+def field_groups(
+    reference: Any, field: str, reading: Reading, *, attributes: tuple[str, ...] = ()
+) -> FieldGroups:
+    """``group_values`` as ``FieldGroups`` (``evaluate(by=field)``, or a bucket named by a document
+    field where ``attributes`` are given), refused as it refuses."""
+    if attributes:
+        asked = f"buckets (--buckets) {field!r} is not an attribute ({', '.join(attributes)}), and"
+    else:
+        asked = f"by (--by) {field!r}:"
     if reading.format not in ("jsonl", "conll") or reading.merged or not isinstance(reference, str | Path):
         raise OptionError(f"{asked} a document field is read from the reference given as a JSONL or CoNLL file")
     if not field or any(not part for part in field.split(".")):
@@ -416,18 +422,58 @@ def field_groups(reference: Any, field: str, reading: Reading) -> FieldGroups:
 
 
 @dataclass(frozen=True)
-class FieldCounter(PartCounter):
-    """A counter whose parts' per-document rows ``FieldEngine`` folds into each group's state."""
+class Groupings:
+    """Every grouping of the documents by a field of the reference: ``--by``'s (named
+    ``GROUPING``) and each bucket named by a document field (named by the field)."""
 
-    groups: FieldGroups | None = dataclasses.field(default=None, compare=False, repr=False)
+    named: tuple[tuple[str, FieldGroups], ...]
+
+    def get(self, name: str) -> FieldGroups | None:
+        return next((g for n, g in self.named if n == name), None)
+
+
+def field_groupings(
+    reference: Any, by: str | None, fields: tuple[str, ...], reading: Reading, *, attributes: tuple[str, ...] = ()
+) -> Groupings:
+    """``field_groups`` of ``by`` and of each bucket field, each field read once as the reference
+    streams (a field both grouped by and bucketed is read once)."""
+    read: dict[str, FieldGroups] = {}
+    named: list[tuple[str, FieldGroups]] = []
+    if by is not None:
+        read[by] = field_groups(reference, by, reading)
+        named.append((GROUPING, read[by]))
+    for field in fields:
+        if field not in read:
+            read[field] = field_groups(reference, field, reading, attributes=attributes)
+        named.append((field, read[field]))
+    return Groupings(tuple(named))
+
+
+@dataclass(frozen=True)
+class FieldCounter(GroupCounter):
+    """A counter whose parts' per-document rows ``FieldEngine`` folds into each group's state;
+    with buckets of mention attributes, each document's rows per bucket beside its rows per type
+    (``GroupCounter``), for the buckets' state."""
+
+    groups: Groupings | None = dataclasses.field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.wanted.buckets:  # counted narrow, as ``GroupCounter`` counts
+            object.__setattr__(self, "wanted", dataclasses.replace(self.wanted, scored_groups=True))
 
     def count(self, item: Numbered, data: ChunkData) -> PartResult:
-        part = super().count(item, data)
+        part = super().count(item, data) if self.wanted.buckets else PartCounter.count(self, item, data)
         docs = part.docs
         if docs is not None and docs.type_rows is not None:
             # Sent back in the narrowest integers that hold them (a document's counts of one type
-            # are small), as the per-document rows are (``Wanted.narrow``).
-            rows = dataclasses.replace(docs.type_rows, stats=compact_rows(docs.type_rows.stats))
+            # are small), as the per-document rows are (``Wanted.narrow``), in document order
+            # (a grouping's rows follow the types').
+            rows = docs.type_rows
+            keys = rows.keys
+            if keys.shape[0] > 1 and not bool((keys[1:] >= keys[:-1]).all()):
+                order = np.argsort(keys, kind="stable")
+                rows = TypeRows(keys[order], rows.type_index[order], rows.names, rows.stats[order])
+            rows = dataclasses.replace(rows, stats=compact_rows(rows.stats))
             part = dataclasses.replace(part, docs=dataclasses.replace(docs, type_rows=rows))
         return part
 
@@ -435,15 +481,20 @@ class FieldCounter(PartCounter):
 @dataclass(frozen=True)
 class FieldEngine:
     """``inner``'s results with each part's per-document rows turned into additive state
-    (``DocState``): the corpus's histogram, each type's where they were counted, and each group's
-    (``buckets.group_name(GROUPING, value)``), the rows then dropped."""
+    (``DocState``): the corpus's histogram, each type's and each bucket's where they were
+    counted, and each group of each grouping (``buckets.group_name(grouping, value)``), the rows
+    then dropped."""
 
     inner: Engine
-    groups: FieldGroups
+    groups: Groupings | FieldGroups  # a bare ``FieldGroups``: ``--by``'s alone
 
     def results(self, counter: PartCounter, progress: Progress | None) -> Iterator[PartResult]:
-        g = self.groups
-        names = tuple(group_name(GROUPING, v) for v in g.values)
+        named = self.groups.named if isinstance(self.groups, Groupings) else ((GROUPING, self.groups),)
+        if not named:
+            yield from self.inner.results(counter, progress)
+            return
+        g = named[0][1]  # every grouping has one code per document of the same reference
+        names = [tuple(group_name(grouping, v) for v in fg.values) for grouping, fg in named]
         offset = seen = 0  # where the part's keys start; documents before it
         last = -1  # the global key of the last document so far
         for part in self.inner.results(counter, progress):
@@ -460,7 +511,10 @@ class FieldEngine:
                     sums = np.fromiter((zlib.crc32(k.encode("utf-8")) for k in docs.ids), dtype=np.uint32)
                     if not np.array_equal(sums, g.ids[rows]):
                         raise RuntimeError("spanscore bug: the per-document counts are not in the reference's order")
-                mine = TypeRows(docs.keys, g.codes[rows].astype(np.int64), names, docs.stats)
+                mine = [
+                    TypeRows(docs.keys, fg.codes[rows].astype(np.int64), n, docs.stats)
+                    for (_, fg), n in zip(named, names, strict=True)
+                ]
                 part = dataclasses.replace(part, docs=None, state=_state(docs, mine))
             offset += part.doc_advance
             yield part
@@ -471,21 +525,21 @@ class FieldEngine:
 _SLICE = 8192  # documents made into state at a time (a Dask partition holds tens of thousands)
 
 
-def _state(docs: DocCounts, groups: TypeRows) -> DocState:
-    """The state of a part's documents, with each one's row in its group (``groups``) beside
-    its rows per type; made a slice of documents at a time, so the temporaries stay small."""
+def _state(docs: DocCounts, groupings: list[TypeRows]) -> DocState:
+    """The state of a part's documents, with each one's row in its group of each grouping
+    (``groupings``, a row per document each) beside its rows per type; made a slice of documents
+    at a time, so the temporaries stay small."""
     out: DocState | None = None
     types = docs.type_rows
     n = docs.keys.shape[0]
     for a in range(0, n, _SLICE):
         b = min(n, a + _SLICE)
-        mine = TypeRows(groups.keys[a:b], groups.type_index[a:b], groups.names, groups.stats[a:b])
-        pieces = [mine]
+        pieces = [TypeRows(g.keys[a:b], g.type_index[a:b], g.names, g.stats[a:b]) for g in groupings]
         if types is not None:  # a document's rows per type follow its key (two where a chunk cut it)
             lo = int(np.searchsorted(types.keys, docs.keys[a], "left"))
             hi = int(np.searchsorted(types.keys, docs.keys[b - 1], "right"))
             pieces.insert(0, TypeRows(types.keys[lo:hi], types.type_index[lo:hi], types.names, types.stats[lo:hi]))
-        starts = [0, len(pieces[0].names)]
+        starts = np.cumsum([0] + [len(r.names) for r in pieces]).tolist()
         rows = TypeRows(
             np.concatenate([r.keys for r in pieces]),
             np.concatenate([r.type_index + s for r, s in zip(pieces, starts, strict=False)]),

@@ -105,6 +105,33 @@ def field_rows(docs: DocCounts, values: dict[str, str], missing: str) -> TypeRow
     return TypeRows(docs.keys, np.asarray(index, dtype=np.int64), tuple(labels), docs.stats)
 
 
+def field_table(
+    hists: Mapping[str, Histogram],
+    labels: Sequence[str],
+    documents: int,
+    *,
+    zero_division: float,
+    credit: str,
+    beta: float = 1.0,
+    resampling: Resampling | None = None,
+) -> tuple[TypeRows, list[dict[str, Any]]]:
+    """``bucket_table`` of a document field's buckets (``field_rows``'s numbers) from each
+    bucket's histogram of its documents' rows (``analysis.breakdown.FieldEngine``), buckets in
+    order of first appearance (``labels``), and the buckets' totals as bucket rows."""
+    held = [label for label in labels if label in hists]
+    if not held:
+        none = np.zeros(0, dtype=np.int64)
+        return TypeRows(none, none, (), np.zeros((0, 0), dtype=np.int64)), []
+    fields = hists[held[0]].fields
+    totals = np.stack([hists[label].total().astype(np.int64) for label in held])
+    rows = TypeRows(np.zeros(len(held), dtype=np.int64), np.arange(len(held), dtype=np.int64), tuple(held), totals)
+    found = None if resampling is None else ({label: hists[label] for label in held}, documents)
+    table = bucket_table(
+        rows, fields, zero_division=zero_division, credit=credit, beta=beta, resampling=resampling, histograms=found
+    )
+    return rows, table
+
+
 # Paired comparisons per group (a type, a bucket) ------------------------------------------------
 #
 # A group's paired tests resample the documents, each with every system's statistics of its
@@ -404,6 +431,59 @@ class Grouped:
     groups: dict[str, list[tuple[str, Histogram]]]
 
 
+_Inner = tuple[Histogram, dict[str, Histogram]]  # the corpus's joint histogram and each group's, by name
+
+
+@dataclass(frozen=True)
+class _JoinedGroups:
+    """Side-by-side counting (``engines.paired.side_by_side``) that pairs the documents whole in
+    the chunk (all but its first and last, which a chunk boundary may cut) where the chunk is
+    counted: their joint rows and each group's go back as histograms, and only the cut
+    documents' rows are paired by the evaluating process (the same histograms: sorted, merged
+    by adding counts, whatever the blocks)."""
+
+    together: Any  # engines.paired._SideBySide
+
+    def plan(self) -> Iterator[tuple[Numbered, ...]]:
+        plan: Iterator[tuple[Numbered, ...]] = self.together.plan()
+        return plan
+
+    def __call__(self, items: tuple[Numbered, ...]) -> tuple[tuple[PartResult, ...], _Inner | None]:
+        results: tuple[PartResult, ...] = self.together(items)
+        docs = [r.docs for r in results]
+        first = docs[0]
+        if first is None or first.keys.shape[0] <= 2:
+            return results, None
+        ends = first.keys[[0, -1]]
+        grouped = first.type_rows is not None
+        pairing = _Groups(len(docs))
+        taken: list[_GroupRows] = []
+        for k, d in enumerate(docs):
+            if d is None or (d.type_rows is not None) != grouped or not np.array_equal(d.keys, first.keys):
+                return results, None  # the evaluating process says what is wrong
+            if d.type_rows is not None:
+                rows = d.type_rows
+                inner = (rows.keys != ends[0]) & (rows.keys != ends[1])
+                gids = pairing.name(k, rows.names)[rows.type_index]
+                taken.append((rows.keys[inner], gids[inner], rows.stats[inner]))
+        fields = _joint_fields([d.fields for d in docs if d is not None])
+        joint = Histogram.of(np.hstack([d.stats[1:-1] for d in docs if d is not None]), fields)
+        if taken:
+            pairing.add(taken, fields)
+        names = {i: n for n, i in pairing.ids.items()}
+        per_group = {names[i]: pile.merge() for i, pile in pairing.hists.items()}
+        for r, d in zip(results, docs, strict=True):
+            assert d is not None
+            edge = np.array([0, d.keys.shape[0] - 1])
+            cut = d.type_rows
+            if cut is not None:
+                kept = (cut.keys == ends[0]) | (cut.keys == ends[1])
+                cut = TypeRows(cut.keys[kept], cut.type_index[kept], cut.names, cut.stats[kept])
+            ids = None if d.ids is None else [d.ids[0], d.ids[-1]]
+            r.docs = DocCounts(d.keys[edge], d.stats[edge], d.fields, ids, d.unit, cut)
+        return results, (joint, per_group)
+
+
 def run_grouped(counters: Sequence[GroupCounter], engine: Engine, names: Sequence[str]) -> Grouped:
     """Every system's ``GroupCounter`` run by ``engine`` side by side: the documents every system
     has finished are paired and added to the corpus's joint histogram and each group's as they
@@ -438,9 +518,18 @@ def run_grouped(counters: Sequence[GroupCounter], engine: Engine, names: Sequenc
         groups.add([t[3] for t in taken], fields)
 
     if together is not None and isinstance(engine, LocalEngine):
-        for results in engine.map(together, together.plan()):
+        joined = _JoinedGroups(together)
+        for results, inner in engine.map(joined, joined.plan()):
             for k, (s, part) in enumerate(zip(streams, results, strict=True)):
                 s.add(part, groups, k)
+            if inner is not None:
+                block, per_group = inner
+                if joint is None:
+                    joint = _Pile(block.fields)
+                joint.add(block, eager=True)
+                for name, hist in per_group.items():
+                    groups.hists.setdefault(groups.ids[name], _Pile(hist.fields)).add(hist)
+                groups.fields = block.fields
             flush(min(s.bound for s in streams))
         for k, s in enumerate(streams):
             s.add(None, groups, k)

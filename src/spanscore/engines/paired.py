@@ -18,8 +18,9 @@ from typing import cast
 import numpy as np
 
 from ..errors import OptionError
+from ..io.load import ConllText
 from ..io.sources import ConllSource
-from ..stages.documents import Histogram, RowQueue
+from ..stages.documents import DocCounts, Histogram, RowQueue, compact_rows
 from ..stages.parts import Folder, PartResult
 from ..stages.spans import IntArray
 from .local import Engine, LocalEngine, Numbered, PartCounter
@@ -91,10 +92,64 @@ class _SideBySide:
     def __call__(self, items: tuple[Numbered, ...]) -> tuple[PartResult, ...]:
         # Every source is a ConllSource (``side_by_side``).
         reference = cast(ConllSource, self.counters[0].source).read_reference(items[0].part)
-        return tuple(
-            c.count(item, cast(ConllSource, c.source).load(item.part, reference))
+        loaded = [
+            cast(ConllSource, c.source).load(item.part, reference)
             for c, item in zip(self.counters, items, strict=True)
-        )
+        ]
+        # One text for every system: it is the reference's, and what is found from it once (its
+        # words for examples, the bucket attributes' word hashes) serves them all.
+        text = loaded[0].text
+        if isinstance(text, ConllText):
+            loaded = [
+                replace(d, text=text)
+                if isinstance(d.text, ConllText) and d.text.table is text.table and d.text.bounds is text.bounds
+                else d
+                for d in loaded
+            ]
+        results = tuple(c.count(item, d) for c, item, d in zip(self.counters, items, loaded, strict=True))
+        for result in results:
+            if result.docs is not None:
+                # Counted as the scored columns only (``Wanted.scored_groups``), in int64: sent
+                # back compact, as ``Wanted.narrow`` rows are.
+                result.docs.stats = compact_rows(result.docs.stats)
+        return results
+
+
+@dataclass(frozen=True)
+class _Joined:
+    """``_SideBySide``, with the documents that lie whole in the chunk (all but its first and
+    last, which a chunk boundary may cut) joined into the systems' joint histogram where the
+    chunk is counted: the workers sort those rows, and the evaluating process only merges
+    histograms and joins the cut documents' rows (the same histogram: it is sorted and merged
+    by adding counts, whatever the blocks)."""
+
+    together: _SideBySide
+    columns: Columns
+
+    def plan(self) -> Iterator[tuple[Numbered, ...]]:
+        return self.together.plan()
+
+    def __call__(self, items: tuple[Numbered, ...]) -> tuple[tuple[PartResult, ...], Histogram | None]:
+        results = self.together(items)
+        docs = [r.docs for r in results]
+        first = docs[0]
+        if first is None or first.keys.shape[0] <= 2:
+            return results, None
+        taken, fields = [], []
+        for k, d in enumerate(docs):
+            if d is None or d.type_rows is not None or not np.array_equal(d.keys, first.keys):
+                return results, None  # the evaluating process says what is wrong
+            cols = self.columns(d.fields)
+            stats = d.stats if cols == list(range(d.stats.shape[1])) else np.take(d.stats, cols, axis=1)
+            taken.append(stats[1:-1])
+            fields += [f"{k}:{d.fields[i]}" for i in cols]
+        inner = Histogram.of(np.hstack(taken), tuple(fields))
+        for r, d in zip(results, docs, strict=True):
+            assert d is not None
+            ends = np.array([0, d.keys.shape[0] - 1])
+            ids = None if d.ids is None else [d.ids[0], d.ids[-1]]
+            r.docs = DocCounts(d.keys[ends], d.stats[ends], d.fields, ids, d.unit)
+        return results, inner
 
 
 def side_by_side(counters: Sequence[PartCounter], engine: Engine) -> _SideBySide | None:
@@ -140,6 +195,10 @@ def run_paired(
     counters = [replace(c, wanted=replace(c.wanted, narrow=True)) for c in counters]
     # CoNLL systems of one reference: each chunk's reference read once for all of them.
     together = side_by_side(counters, engine)
+    if together is not None:
+        # Per document, only the columns scores read are counted (no error taxonomy, no scaled
+        # credit unless the credit reads it): what the joint histogram keeps.
+        together = _SideBySide(tuple(replace(c, wanted=replace(c.wanted, scored_groups=True)) for c in counters))
     streams = [
         _Stream(
             iter(()) if together is not None else engine.results(c, None), Folder(examples=c.wanted.examples), columns
@@ -148,8 +207,15 @@ def run_paired(
     ]
     joint: Histogram | None = None
 
-    def flush(below: int) -> None:
+    def add(block: Histogram) -> None:
         nonlocal joint
+        joint = block if joint is None else joint.pile(block)
+        # The joint rows are wide (every system's columns): merged sooner than ``pile`` would,
+        # so that fewer of them wait beside the merged ones.
+        if sum(h.rows.shape[0] for h in joint.pending) > max(8192, joint.rows.shape[0] // 2):
+            joint = joint.compacted()
+
+    def flush(below: int) -> None:
         taken = [s.take(below) for s in streams]
         first_keys, _, first_ids = taken[0]
         for name, (keys, _, ids) in zip(names[1:], taken[1:], strict=True):
@@ -161,17 +227,15 @@ def run_paired(
         if not first_keys.shape[0] or any(stats is None for _, stats, _ in taken):
             return
         fields = tuple(f"{k}:{f}" for k, s in enumerate(streams) for f in s.fields or ())
-        block = Histogram.of(np.hstack([stats for _, stats, _ in taken if stats is not None]), fields)
-        joint = block if joint is None else joint.pile(block)
-        # The joint rows are wide (every system's columns): merged sooner than ``pile`` would,
-        # so that fewer of them wait beside the merged ones.
-        if sum(h.rows.shape[0] for h in joint.pending) > max(8192, joint.rows.shape[0] // 2):
-            joint = joint.compacted()
+        add(Histogram.of(np.hstack([stats for _, stats, _ in taken if stats is not None]), fields))
 
     if together is not None and isinstance(engine, LocalEngine):
-        for results in engine.map(together, together.plan()):
+        joined = _Joined(together, columns)
+        for results, inner in engine.map(joined, joined.plan()):
             for s, part in zip(streams, results, strict=True):
                 s.add(part)
+            if inner is not None:
+                add(inner)
             flush(min(s.bound for s in streams))
         for s in streams:
             s.add(None)

@@ -25,6 +25,7 @@ import functools
 import itertools
 import math
 import re
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -527,11 +528,28 @@ def _mention_buckets(a: Attribute, spans: Spans, side: _Side | None, index: Trai
     return out
 
 
+# The words of the last text read, while it lives: systems counted side by side against one
+# reference share its text (``engines.paired``), whose words are then found once, not per system.
+_last_words: tuple[weakref.ref[Text], _Words] | None = None
+
+
+def _words_of(text: Text) -> _Words:
+    global _last_words
+    if _last_words is not None and _last_words[0]() is text:
+        return _last_words[1]
+    words = _Words.of(text)
+    try:
+        _last_words = (weakref.ref(text), words)
+    except TypeError:  # a text that takes no weak reference is not remembered
+        _last_words = None
+    return words
+
+
 def assign(
     attributes: Sequence[Attribute], reference: Spans, predicted: Spans, text: Text, index: TrainIndex | None
 ) -> list[tuple[IntArray, IntArray]]:
     """For each attribute, the bucket of every reference and every predicted mention."""
-    words = _Words.of(text) if any(a.name in _KEYED or a.name in SENTENCE_ATTRIBUTES for a in attributes) else None
+    words = _words_of(text) if any(a.name in _KEYED or a.name in SENTENCE_ATTRIBUTES for a in attributes) else None
     sides: tuple[_Side, _Side] | tuple[None, None] = (None, None)
     if index is not None and words is not None and any(a.name in _KEYED for a in attributes):
         sides = (_Side.of(reference, text, words, index), _Side.of(predicted, text, words, index))

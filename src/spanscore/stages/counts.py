@@ -493,6 +493,77 @@ def count_grouped(
         return rows
 
     width = len(group_fields(names))
+    blocks = (*(chosen[name] for name in names), *(scheme_chosen[s.name] for s in SCHEMES))
+
+    def table_of(g: Groups, columns: Sequence[int], row_major: bool) -> IntArray:
+        """``columns`` of ``group_fields`` per group of ``g`` as one table, ``[groups, columns]``
+        (``row_major``) or ``[columns, groups]``: every mention count and match level of every
+        criterion and scheme tallied by one bincount over a key of group and column (no row per
+        column made and then copied into place), the token counts and whatever else (scaled
+        credits, the error taxonomy, a matching over every pair) written in after."""
+        n, m = g.size, len(columns)
+        where = np.full(width, -1, dtype=np.int64)
+        where[list(columns)] = np.arange(m)
+        rest: set[int] = set()
+        keys: list[IntArray] = []
+
+        def key(col: IntArray, group: IntArray) -> IntArray:
+            out: IntArray = group * m + col if row_major else col * n + group
+            return out
+
+        for side, mentions in ((0, g.reference), (1, g.predicted)):
+            if where[side] >= 0:
+                keys.append(key(np.full(1, where[side]), mentions))
+        at = 2
+        by_key = None
+        full_ref: list[int] = []
+        full_pred: list[int] = []
+        for c in blocks:
+            mine = where[at : at + len(MATCH_FIELDS)]
+            if (mine >= 0).any():
+                if c.whole is not None or mine[3] >= 0 or mine[7] >= 0:
+                    rest.update(range(at, at + len(MATCH_FIELDS)))
+                else:
+                    assert c.chosen is not None
+                    by_key = keyed(g.reference, g.predicted, n) if by_key is None else by_key
+                    # FULL, PARTIAL, NO_CREDIT are consecutive, like their fields on each side.
+                    for first, group in ((0, by_key.free_ref), (4, by_key.free_pred)):
+                        col = mine[first + c.level - FULL]
+                        kept = col >= 0
+                        keys.append(key(col[kept], group[c.chosen][kept]))
+                    if mine[0] >= 0:
+                        full_ref.append(int(mine[0]))
+                    if mine[4] >= 0:
+                        full_pred.append(int(mine[4]))
+            at += len(MATCH_FIELDS)
+        if full_ref or full_pred:
+            # The fixed pairs: full credit under every criterion and scheme, on each side.
+            for cols, mentions, pair_side in ((full_ref, g.reference, pairs.ref), (full_pred, g.predicted, pairs.pred)):
+                if cols:
+                    group = mentions[pair_side[fixed]]
+                    keys.append(key(np.array(cols, dtype=np.int64)[None, :], group[:, None]).ravel())
+        tokens = range(at, at + len(GROUP_TOKEN_FIELDS))
+        rest.update(range(at + len(GROUP_TOKEN_FIELDS), width))
+        flat = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
+        table = np.bincount(flat, minlength=n * m).astype(np.int64, copy=False)
+        table = table.reshape((n, m) if row_major else (m, n))
+        wanted_tokens = [i for i in tokens if where[i] >= 0]
+        wanted_rest = {i for i in rest if where[i] >= 0}
+        if wanted_tokens:
+            for i, row in enumerate(token_counts(g.reference, g.predicted, n), start=at):
+                if where[i] >= 0:
+                    if row_major:
+                        table[:, where[i]] = row
+                    else:
+                        table[where[i]] = row
+        if wanted_rest:
+            for i, row in group_rows(g, wanted_rest).items():
+                if i in wanted_rest:
+                    if row_major:
+                        table[:, where[i]] = row
+                    else:
+                        table[where[i]] = row
+        return table
 
     def filled(rows: dict[int, IntArray], columns: Sequence[int], n: int) -> IntArray:
         """The rows per column as a row-major table, filled column by column: a transposing
@@ -510,8 +581,7 @@ def count_grouped(
         also every statistic per inner key: the counted columns summed over the outer keys, the
         error taxonomy (and any other column not counted per group) counted per inner key."""
         inner = g.inner
-        rows = group_rows(g, set(columns))
-        table = filled(rows, columns, g.size)
+        table = table_of(g, columns, True)
         if inner <= 0:
             return table, None
         outer, cols = g.size // inner, list(columns)
@@ -537,11 +607,7 @@ def count_grouped(
     per_type_group = None
     if type_groups is not None and type_columns is not None:
         # Read by column (the histogram, the sums per document): the transpose of a row per column.
-        wanted_rows = group_rows(type_groups, set(type_columns))
-        n = type_groups.size
-        per_type_group = (
-            np.stack([wanted_rows[i] for i in type_columns]).T if type_columns else np.zeros((n, 0), dtype=np.int64)
-        )
+        per_type_group = table_of(type_groups, type_columns, False).T
     elif type_groups is not None:
         per_type_group = grouped(type_groups) if group_columns is None else grouped_by(type_groups, group_columns)[0]
     details = None

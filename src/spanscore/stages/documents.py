@@ -373,6 +373,9 @@ def distinct_rows(stats: IntArray) -> tuple[IntArray, IntArray]:
     return distinct[lex], inverse
 
 
+_BY_PRODUCT = 1000  # rows below which a histogram's sort words are packed by one product
+
+
 def _counted_by_words(stats: npt.NDArray[Any], weights: IntArray | None) -> tuple[IntArray, IntArray]:
     """The distinct rows of ``stats`` (non-negative counts) in lexicographic order, and the documents
     (or weights) each holds. Each row is packed into a few 64-bit words, every column a field of
@@ -383,18 +386,32 @@ def _counted_by_words(stats: npt.NDArray[Any], weights: IntArray | None) -> tupl
     The columns are read one at a time, cheaply where the table comes as the transpose of a row
     per column."""
     n = stats.shape[0]
-    columns = stats.T
-    words: list[npt.NDArray[np.uint64]] = []
-    free = 0
+    places: list[tuple[int, int, int]] = []  # (column, word, shift) of every column not always zero
+    free, last = 0, -1
     for j, top in enumerate(stats.max(axis=0).tolist()):
         bits = int(top).bit_length()
         if bits == 0:
             continue
         if bits > free:
-            words.append(np.zeros(n, dtype=np.uint64))
-            free = 64
+            last, free = last + 1, 64
         free -= bits
-        words[-1] |= columns[j].astype(np.uint64) << np.uint64(free)
+        places.append((j, last, free))
+    words: list[npt.NDArray[np.uint64]] = []
+    if places and n < _BY_PRODUCT:
+        # A small block (a group's documents in a chunk, say): one integer product puts every
+        # column in its place (``v << s`` is ``v * 2^s`` modulo 2^64, and the fields do not
+        # overlap), where a shift and an or per column cost more in calls than in arithmetic.
+        # Slower for large blocks: numpy's integer products do not use BLAS.
+        scale = np.zeros((last + 1, stats.shape[1]), dtype=np.uint64)
+        for j, w, shift in places:
+            scale[w, j] = np.uint64(1) << np.uint64(shift)
+        words = list(np.dot(scale, stats.astype(np.uint64).T))
+    else:
+        columns = stats.T
+        for j, w, shift in places:
+            if w == len(words):
+                words.append(np.zeros(n, dtype=np.uint64))
+            words[w] |= columns[j].astype(np.uint64) << np.uint64(shift)
     if not words:
         words.append(np.zeros(n, dtype=np.uint64))
     order = np.lexsort(words[::-1]) if len(words) > 1 else np.argsort(words[0], kind="stable")
@@ -420,6 +437,9 @@ def compact_rows(rows: IntArray) -> IntArray:
         if np.iinfo(kind).min <= low and high <= np.iinfo(kind).max:
             return rows.astype(kind)
     return rows
+
+
+PILE_ROWS = 8192  # rows piled up before a merge, whatever the histogram's size (``Histogram.pile``)
 
 
 @dataclass(frozen=True)
@@ -473,7 +493,7 @@ class Histogram:
             raise ValueError("histograms of different statistics do not merge")
         pending = (*self.pending, other.compacted() if other.pending else other)
         base = max(self.base, other.base, self.rows.shape[0])
-        if self.rows.shape[0] + sum(h.rows.shape[0] for h in pending) > max(8192, 2 * base):
+        if self.rows.shape[0] + sum(h.rows.shape[0] for h in pending) > max(PILE_ROWS, 2 * base):
             merged = Histogram(self.rows, self.counts, self.fields, pending).compacted()
             return Histogram(merged.rows, merged.counts, self.fields, (), merged.rows.shape[0])
         return Histogram(self.rows, self.counts, self.fields, pending, base)
@@ -575,14 +595,22 @@ class DocState:
 
     @classmethod
     def _split(cls, docs: DocCounts, edge: npt.NDArray[np.bool_], state: DocState | None = None) -> DocState:
-        inner = ~edge
-        closed = Histogram.of(docs.stats[inner], docs.fields)
+        n = docs.keys.shape[0]
+        # The edges are the first and last rows (``of``, ``then``) or none (``finished``): the
+        # rows between are a view, not a copy.
+        ends = n >= 2 and int(np.count_nonzero(edge)) == 2 and bool(edge[0]) and bool(edge[-1])
+        closed = Histogram.of(docs.stats[1:-1] if ends else docs.stats[~edge], docs.fields)
         types: dict[str, Histogram] | None = None
         kept_rows = None
         if docs.type_rows is not None:
             rows = docs.type_rows
             open_keys = docs.keys[edge]
-            open_row = np.isin(rows.keys, open_keys)
+            if open_keys.shape[0] <= 2:
+                open_row = np.zeros(rows.keys.shape[0], dtype=bool)
+                for key in open_keys.tolist():
+                    open_row |= rows.keys == key
+            else:
+                open_row = np.isin(rows.keys, open_keys)
             types = _by_type_fields(rows, ~open_row, docs.fields)
             kept_rows = TypeRows(rows.keys[open_row], rows.type_index[open_row], rows.names, rows.stats[open_row])
         edges = DocCounts(docs.keys[edge], docs.stats[edge], docs.fields, None, docs.unit, kept_rows)
