@@ -153,7 +153,9 @@ class _Copier:
         import queue
         import threading
 
-        self.jobs: queue.SimpleQueue[tuple[str | bytes, int, int, int, int] | str | None] = queue.SimpleQueue()
+        # A few chunks' rows at most wait to be written: a disk slower than the counting holds
+        # the counting back rather than the rows piling up in memory.
+        self.jobs: queue.Queue[tuple[str | bytes, int, int, int, int] | str | None] = queue.Queue(maxsize=16)
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._run, name="spanscore-report-rows", daemon=True)
         self.thread.start()
