@@ -103,3 +103,33 @@ def test_an_abandoned_writer_stops_its_thread(tmp_path: Path) -> None:
     writer.abandon()
     assert not _threads()
     assert list(out.iterdir()) == []
+
+
+def test_no_thread_writes_while_the_charts_fork(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bucket charts are drawn in forked processes: the writer's thread has ended by then (a
+    fork beside a running thread could inherit a lock it holds)."""
+    pytest.importorskip("matplotlib", reason="the bucket charts need the report extra (matplotlib)")
+    from spanscore.presentation import charts
+
+    gold, pred = _pair(tmp_path)
+    forks: list[list[str]] = []
+    real = charts.forked_map  # type: ignore[attr-defined]
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        forks.append(_threads())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(charts, "forked_map", watched)
+    writer = ReportWriter(tmp_path / "out")
+    report = spanscore.evaluate(
+        reference=gold,
+        predicted=pred,
+        keep_details=False,
+        rows=writer,
+        buckets=("length", "density"),
+        chunk_bytes=4096,
+        jobs=2,
+    )
+    writer.finish(report)
+    assert forks == [[]]
+    assert (tmp_path / "out" / "buckets-length.png").read_bytes().startswith(b"\x89PNG")
