@@ -133,3 +133,18 @@ def test_no_thread_writes_while_the_charts_fork(tmp_path: Path, monkeypatch: pyt
     writer.finish(report)
     assert forks == [[]]
     assert (tmp_path / "out" / "buckets-length.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_same_bytes_without_positioned_reads_and_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the platform has no ``os.pwrite``, ``os.pread`` or ``os.copy_file_range``, the rows are
+    written and copied by seeking, to the same bytes."""
+    gold, pred = _pair(tmp_path)
+    writer = ReportWriter(tmp_path / "usual")
+    report = spanscore.evaluate(reference=gold, predicted=pred, keep_details=False, rows=writer, **WAYS[2])
+    writer.finish(report)
+    for name in ("pwrite", "pread", "copy_file_range"):
+        monkeypatch.delattr(os, name)
+    writer = ReportWriter(tmp_path / "seeking")
+    report = spanscore.evaluate(reference=gold, predicted=pred, keep_details=False, rows=writer, **WAYS[2])
+    writer.finish(report)
+    assert _digests(tmp_path / "seeking") == _digests(tmp_path / "usual")

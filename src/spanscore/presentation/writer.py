@@ -115,8 +115,19 @@ class _RowFile:
 def _write_at(fd: int, data: bytes, offset: int) -> None:
     view = memoryview(data)
     while view:
-        n = os.pwrite(fd, view, offset)
+        if hasattr(os, "pwrite"):
+            n = os.pwrite(fd, view, offset)
+        else:  # no pwrite (Windows): each file is written by one thread at a time, so a seek serves
+            os.lseek(fd, offset, os.SEEK_SET)
+            n = os.write(fd, view)
         view, offset = view[n:], offset + n
+
+
+def _read_at(fd: int, length: int, offset: int) -> bytes:
+    if hasattr(os, "pread"):
+        return os.pread(fd, length, offset)
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.read(fd, length)
 
 
 def _copy_at(source: int, offset: int, length: int, target: int, at: int) -> None:
@@ -135,7 +146,7 @@ def _copy_at(source: int, offset: int, length: int, target: int, at: int) -> Non
         except OSError:  # a file system without it: the buffered copy, from where it stopped
             pass
     while done < length:
-        block = os.pread(source, min(length - done, 1 << 20), offset + done)
+        block = _read_at(source, min(length - done, 1 << 20), offset + done)
         if not block:
             raise OSError(errno.EIO, "a worker's rows ended early")
         _write_at(target, block, at + done)
