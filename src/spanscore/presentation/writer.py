@@ -9,7 +9,7 @@ import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import InputError, OptionError
 from ..results import EvaluationResult
@@ -27,10 +27,15 @@ from ..stages.pairs import (
     render_rows,
     sample_row,
 )
-from .charts import CHARTS, chart_captions, draw_all
 from .common import CRITERION_HELP, PARTIAL_CRITERIA, repairs_line
-from .html import PartialSample, render_html
-from .markdown import render_markdown
+
+if TYPE_CHECKING:
+    from .html import PartialSample
+
+# The page writers (charts, report.html, summary.md) are imported by ``finish``: a report run
+# counts sooner without them (``WRITER_MODULES``: what may be imported beforehand, on a thread,
+# once the worker processes count).
+WRITER_MODULES = ("spanscore.presentation.charts", "spanscore.presentation.html", "spanscore.presentation.markdown")
 
 HTML_PARTIAL_LIMIT = 200  # partial pairs listed per criterion in report.html; the CSVs hold all
 HTML_EXAMPLE_LIMIT = 5  # examples per error type in report.html
@@ -322,6 +327,10 @@ class ReportWriter:
             raise
 
     def _finish(self, report: Report) -> Path:
+        from .charts import CHARTS, chart_captions, draw_all
+        from .html import PartialSample, render_html
+        from .markdown import render_markdown
+
         workers = 2 if self.scratch else 1  # an evaluation with worker processes: draw in two
         out_dir = self.out_dir
         data = report.to_dict()
