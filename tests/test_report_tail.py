@@ -145,3 +145,32 @@ def test_writer_leaves_the_page_writers_to_the_end(tmp_path: Path) -> None:
     for module in ("spanscore.presentation.charts", "spanscore.presentation.html", "spanscore.presentation.markdown"):
         assert module not in loaded
     assert list((tmp_path / "rep").iterdir()) == []
+
+
+def test_report_run_writes_what_write_report_writes(tmp_path: Path) -> None:
+    # Several chunks in two processes, the page writers loaded on a thread meanwhile (and rich for
+    # the tables, printed beside the report): the folder is the one ``write_report`` writes from a
+    # report that kept every detail, and the tables are the report's text.
+    from click.testing import CliRunner
+
+    import spanscore
+    from spanscore.cli.main import cli
+    from spanscore.presentation import write_report
+
+    data = Path(__file__).parent / "data"
+    gold, pred = data / "small.gold.conll", data / "small.pred.conll"
+    whole = spanscore.evaluate(reference=gold, predicted=pred, keep_details=True)
+    write_report(whole, tmp_path / "whole")
+    for name, extra in (("tables", []), ("json", ["--json"])):
+        out = tmp_path / name
+        args = ["evaluate", str(gold), str(pred), "--report", str(out), "--jobs", "2", "--chunk-size", "300", *extra]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 0, result.output
+        written = sorted(p.name for p in out.iterdir())
+        assert written == sorted(p.name for p in (tmp_path / "whole").iterdir())
+        for file in written:
+            assert (out / file).read_bytes() == (tmp_path / "whole" / file).read_bytes(), file
+        if name == "tables":
+            assert result.stdout == str(whole)
+        else:
+            assert json.loads(result.stdout) == whole.to_dict()
