@@ -342,11 +342,11 @@ def test_rows_are_the_same_bytes_without_kernel_copies(tmp_path: Path, monkeypat
     real = os.copy_file_range
     calls = {"n": 0}
 
-    def partway(src: int, dst: int, count: int, offset_src: int | None = None) -> int:
+    def partway(src: int, dst: int, count: int, offset_src: int | None = None, offset_dst: int | None = None) -> int:
         calls["n"] += 1
         if calls["n"] % 2 == 0:
             raise OSError(95, "Operation not supported")
-        return real(src, dst, min(count, 1000), offset_src)
+        return real(src, dst, min(count, 1000), offset_src, offset_dst)
 
     def never(*args: Any) -> int:
         raise OSError(18, "Invalid cross-device link")

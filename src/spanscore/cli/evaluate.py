@@ -149,6 +149,10 @@ def evaluate_command(
     )
     writer = None if report_dir is None else importlib.import_module("spanscore.presentation").ReportWriter(report_dir)
     show = sys.stderr.isatty() if progress is None else progress
+    # What the end of the run needs, imported on a thread while the workers count.
+    later = [] if as_json else ["spanscore.presentation.terminal"]
+    if writer is not None:
+        later += importlib.import_module("spanscore.presentation.writer").WRITER_MODULES
     try:
         # The few-units warnings are in the tables and the JSON already.
         with _progress_bar(show) as bar, warnings.catch_warnings():
@@ -169,7 +173,7 @@ def evaluate_command(
                 rows=writer,
                 chunk_bytes=chunk_size,
                 engine=chosen,
-                progress=bar if as_json else _LoadsRender(bar),
+                progress=_LoadsLater(bar, later) if later else bar,
             )
         if per_document is not None:
             _write_documents(report, per_document)
@@ -191,23 +195,27 @@ def evaluate_command(
     print_evaluation(data, per_type=not no_per_type)
 
 
-class _LoadsRender:
-    """A progress callback that, when the first chunk is back, imports the table renderer (rich)
-    in a thread: the tables are then ready to print when the counting ends. Not sooner, so that no
-    worker process is forked while the import runs."""
+class _LoadsLater:
+    """A progress callback that, when the first chunk is back, imports ``modules`` (the table
+    renderer, rich; the report's page writers) in a thread: they are then ready when the counting
+    ends. Not sooner, so that no worker process is forked while the imports run."""
 
-    def __init__(self, bar: Callable[[int, int], None] | None) -> None:
+    def __init__(self, bar: Callable[[int, int], None] | None, modules: list[str]) -> None:
         self.bar = bar
+        self.modules = modules
         self.started = False
 
     def __call__(self, done: int, total: int) -> None:
         if not self.started:
             self.started = True
-            threading.Thread(
-                target=importlib.import_module, args=("spanscore.presentation.terminal",), daemon=True
-            ).start()
+            threading.Thread(target=_import_all, args=(self.modules,), daemon=True).start()
         if self.bar is not None:
             self.bar(done, total)
+
+
+def _import_all(modules: list[str]) -> None:
+    for name in modules:
+        importlib.import_module(name)
 
 
 def _write_documents(report: Any, path: Path) -> None:

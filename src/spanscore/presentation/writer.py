@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import InputError, OptionError
 from ..results import EvaluationResult
@@ -25,10 +27,15 @@ from ..stages.pairs import (
     render_rows,
     sample_row,
 )
-from .charts import chart_captions, draw_all
 from .common import CRITERION_HELP, PARTIAL_CRITERIA, repairs_line
-from .html import PartialSample, render_html
-from .markdown import render_markdown
+
+if TYPE_CHECKING:
+    from .html import PartialSample
+
+# The page writers (charts, report.html, summary.md) are imported by ``finish``: a report run
+# counts sooner without them (``WRITER_MODULES``: what may be imported beforehand, on a thread,
+# once the worker processes count).
+WRITER_MODULES = ("spanscore.presentation.charts", "spanscore.presentation.html", "spanscore.presentation.markdown")
 
 HTML_PARTIAL_LIMIT = 200  # partial pairs listed per criterion in report.html; the CSVs hold all
 HTML_EXAMPLE_LIMIT = 5  # examples per error type in report.html
@@ -86,41 +93,130 @@ def thresholds_csv(data: EvaluationResult) -> str | None:
 
 
 class _RowFile:
-    """One CSV file being written, in the staging folder until the report is complete."""
+    """One CSV file being written, in the staging folder until the report is complete: each
+    chunk's rows take the room after the earlier chunks', and a thread writes them there
+    (``_Copier``)."""
 
     def __init__(self, path: Path, fields: list[str]) -> None:
         self.path = path
-        self.handle: IO[bytes] = path.open("wb")
-        self.handle.write(header_line(fields).encode("utf-8"))
+        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        self.size = 0
         self.full = 0
         self.partial = 0
         self.sample: list[dict[str, Any]] = []
+        self.put(header_line(fields).encode("utf-8"))
+
+    def put(self, data: bytes) -> None:
+        _write_at(self.fd, data, self.size)
+        self.size += len(data)
+
+    def take(self, length: int) -> int:
+        """Room for ``length`` bytes after what is taken so far: where they go."""
+        at = self.size
+        self.size += length
+        return at
 
 
-def _append(handle: IO[bytes], piece: IO[bytes], offset: int, length: int) -> None:
-    """``length`` bytes of ``piece`` from ``offset`` added to ``handle``: copied by the kernel
-    where it can (the rows of a report are many times the input's size), else through a buffer."""
+def _write_at(fd: int, data: bytes, offset: int) -> None:
+    view = memoryview(data)
+    while view:
+        if hasattr(os, "pwrite"):
+            n = os.pwrite(fd, view, offset)
+        else:  # no pwrite (Windows): each file is written by one thread at a time, so a seek serves
+            os.lseek(fd, offset, os.SEEK_SET)
+            n = os.write(fd, view)
+        view, offset = view[n:], offset + n
+
+
+def _read_at(fd: int, length: int, offset: int) -> bytes:
+    if hasattr(os, "pread"):
+        return os.pread(fd, length, offset)
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.read(fd, length)
+
+
+def _copy_at(source: int, offset: int, length: int, target: int, at: int) -> None:
+    """``length`` bytes of ``source`` from ``offset`` written to ``target`` at ``at``: copied by
+    the kernel where it can (the rows of a report are many times the input's size), else
+    through a buffer."""
+    done = 0
     copy = getattr(os, "copy_file_range", None)
     if copy is not None:
-        handle.flush()
-        done = 0
         try:
             while done < length:
-                n = copy(piece.fileno(), handle.fileno(), length - done, offset + done)
+                n = copy(source, target, length - done, offset + done, at + done)
                 if n == 0:
                     break
                 done += n
         except OSError:  # a file system without it: the buffered copy, from where it stopped
             pass
-        handle.seek(0, os.SEEK_END)
-        offset, length = offset + done, length - done
-    piece.seek(offset)
-    while length > 0:
-        block = piece.read(min(length, 1 << 20))
+    while done < length:
+        block = _read_at(source, min(length - done, 1 << 20), offset + done)
         if not block:
-            break
-        handle.write(block)
-        length -= len(block)
+            raise OSError(errno.EIO, "a worker's rows ended early")
+        _write_at(target, block, at + done)
+        done += len(block)
+
+
+class _Copier:
+    """Writes the rows into their places in the CSV files on a thread of its own: rows made in
+    this process, and rows that worker processes left in scratch files (copied, then each scratch
+    file removed). ``os.pwrite`` and ``os.copy_file_range`` release the GIL, so the 100 MB or so
+    of a large report go to the files while this process counts its next chunk, waits for the
+    workers or writes report.html, not in turn with them."""
+
+    def __init__(self) -> None:
+        import queue
+        import threading
+
+        # A few chunks' rows at most wait to be written: a disk slower than the counting holds
+        # the counting back rather than the rows piling up in memory.
+        self.jobs: queue.Queue[tuple[str | bytes, int, int, int, int] | str | None] = queue.Queue(maxsize=16)
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name="spanscore-report-rows", daemon=True)
+        self.thread.start()
+
+    def copy(self, path: str, offset: int, length: int, target: int, at: int) -> None:
+        self.jobs.put((path, offset, length, target, at))
+
+    def write(self, data: bytes, target: int, at: int) -> None:
+        self.jobs.put((data, 0, len(data), target, at))
+
+    def remove(self, path: str) -> None:
+        """Remove the scratch file ``path`` once the copies asked for before are done."""
+        self.jobs.put(path)
+
+    def _run(self) -> None:
+        opened: dict[str, int] = {}
+        try:
+            while (job := self.jobs.get()) is not None:
+                try:
+                    if isinstance(job, str):
+                        fd = opened.pop(job, None)
+                        if fd is not None:
+                            os.close(fd)
+                        os.unlink(job)
+                    elif self.error is None:
+                        path, offset, length, target, at = job
+                        if isinstance(path, bytes):
+                            _write_at(target, path, at)
+                            continue
+                        if path not in opened:
+                            opened[path] = os.open(path, os.O_RDONLY)
+                        _copy_at(opened[path], offset, length, target, at)
+                except BaseException as exc:  # raised where the writer next looks (finish)
+                    if self.error is None:
+                        self.error = exc
+        finally:
+            for fd in opened.values():
+                os.close(fd)
+
+    def finish(self) -> None:
+        """Wait for every copy asked for; raise the first error one met."""
+        self.jobs.put(None)
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
 
 
 class ReportWriter:
@@ -155,24 +251,28 @@ class ReportWriter:
         self.scratch = scratch
         # Where worker processes leave their rows: the staging folder itself.
         self.rows_dir: str | None = RowsDir(str(self.staging), os.getpid()) if scratch else None
+        self.copier: _Copier | None = None
 
     def __call__(self, rows: PartRows) -> None:
         self.unit_kind = rows.unit_kind
-        scratch: dict[str, IO[bytes]] = {}  # the chunks' scratch files, each opened once
         try:
-            try:
-                for name, part in rows.files.items():
-                    self._add(name, part, rows, scratch)
-            finally:
-                for piece in scratch.values():
-                    piece.close()
-            for path in scratch:
-                os.unlink(path)
+            if self.copier is not None and self.copier.error is not None:
+                raise self.copier.error
+            for name, part in rows.files.items():
+                self._add(name, part, rows)
+            for path in dict.fromkeys(p for part in rows.files.values() for p, _, _ in part.pieces):
+                self._copier().remove(path)
         except OSError as exc:
             self.abandon()
             raise InputError(f"cannot write the report: {exc.strerror}", path=str(self.out_dir)) from None
 
-    def _add(self, name: str, part: RowFile, rows: PartRows, scratch: dict[str, IO[bytes]]) -> None:
+    def _copier(self) -> _Copier:
+        if self.copier is None:
+            # Started with the first rows: an evaluation's worker processes are forked by then.
+            self.copier = _Copier()
+        return self.copier
+
+    def _add(self, name: str, part: RowFile, rows: PartRows) -> None:
         """One file's rows of the chunks in ``rows`` added after the earlier chunks'."""
         f = self.files.get(name)
         if f is None:
@@ -181,17 +281,21 @@ class ReportWriter:
             fields = error_fields(kind, rows.levels) if is_error else pair_fields(kind, rows.levels)
             f = self.files[name] = _RowFile(self._staged(name), fields)
         for block in part.blocks:
-            f.handle.write(block)
+            self._copier().write(block, f.fd, f.take(len(block)))
         for path, offset, length in part.pieces:
-            if path not in scratch:
-                scratch[path] = open(path, "rb")  # noqa: SIM115 (closed by the caller, with the rest)
-            _append(f.handle, scratch[path], offset, length)
+            self._copier().copy(path, offset, length, f.fd, f.take(length))
         f.full += part.full
         f.partial += part.partial
         if part.partial_lines and len(f.sample) < HTML_PARTIAL_LIMIT:
             names = pair_fields(rows.unit_kind, rows.levels)
             lines = part.partial_lines[: HTML_PARTIAL_LIMIT - len(f.sample)]
             f.sample += [sample_row(line, names, rows.named) for line in lines]
+
+    def _copied(self) -> None:
+        """Every row copied into place (raising the first error a copy met)."""
+        copier, self.copier = self.copier, None
+        if copier is not None:
+            copier.finish()
 
     def _staged(self, name: str) -> Path:
         if self.staging is None:
@@ -200,8 +304,11 @@ class ReportWriter:
 
     def abandon(self) -> None:
         """Remove what was written (after a failure): the folder keeps what it held before."""
+        with contextlib.suppress(BaseException):
+            self._copied()
         for f in self.files.values():
-            f.handle.close()
+            with contextlib.suppress(OSError):
+                os.close(f.fd)
         self.files = {}
         if self.staging is not None:
             shutil.rmtree(self.staging, ignore_errors=True)
@@ -220,6 +327,10 @@ class ReportWriter:
             raise
 
     def _finish(self, report: Report) -> Path:
+        from .charts import CHARTS, chart_captions, draw_all
+        from .html import PartialSample, render_html
+        from .markdown import render_markdown
+
         workers = 2 if self.scratch else 1  # an evaluation with worker processes: draw in two
         out_dir = self.out_dir
         data = report.to_dict()
@@ -232,6 +343,8 @@ class ReportWriter:
         repaired = repairs_line(data)
         if repaired is not None:
             notes.append(repaired)
+        if workers > 1 and any(name not in CHARTS for name in chart_captions(data)):
+            self._copied()  # draw_all may fork: not while a thread copies
         charts, missing = draw_all(data, jobs=workers)
         if missing is not None:
             notes.append(f"The thresholds and bucket charts were not drawn: {missing}.")
@@ -243,8 +356,7 @@ class ReportWriter:
         partials: list[PartialSample] | None = None
         examples = None
         if self.files:
-            for name, f in self.files.items():
-                f.handle.close()
+            for name in self.files:
                 criterion = name.removesuffix(".csv")
                 if name == ERRORS_FILE:
                     files[name] = "every mention that is not correct, with its error type (Type-1 to Type-5)"
@@ -297,6 +409,7 @@ class ReportWriter:
             unit_kind=self.unit_kind if self.files else report.unit_kind,
         )
         self._staged("report.html").write_text(page, encoding="utf-8")
+        self._copied()
         # Everything is written: move it into place, file by file (each move is atomic).
         for name in files:
             os.replace(self._staged(name), out_dir / name)
