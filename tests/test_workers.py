@@ -114,6 +114,34 @@ def test_freed_memory_is_kept_unless_malloc_was_set_up_already() -> None:
     assert _in_fresh_python(code, MALLOC_TRIM_THRESHOLD_="65536").strip() == "False"
 
 
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="reads the resident size from /proc")
+def test_a_worker_hands_back_the_free_memory_it_shares_before_keeping_what_it_frees() -> None:
+    # Freed memory kept by the parent stays resident; a worker's start hands it back (and then
+    # keeps what it frees itself, as the parent does).
+    code = (
+        "import os\n"
+        "from spanscore.runtime.memory import keep_freed_memory, start_worker\n"
+        "def rss():\n    return int(open('/proc/self/statm').read().split()[1]) * os.sysconf('SC_PAGE_SIZE')\n"
+        "keep_freed_memory()\n"
+        "block = bytearray(24 << 20)\n"
+        "block[::4096] = b'x' * len(block[::4096])\n"
+        "del block\n"
+        "kept = rss()\n"
+        "print(start_worker(), (kept - rss()) >> 20)"
+    )
+    try:
+        glibc = bool(os.confstr("CS_GNU_LIBC_VERSION"))
+    except (ValueError, OSError):
+        glibc = False
+    if not glibc:
+        pytest.skip("glibc's malloc only")
+    kept, freed = _in_fresh_python(code).split()
+    assert kept == "True"
+    assert int(freed) >= 20
+    kept, freed = _in_fresh_python(code, MALLOC_TRIM_THRESHOLD_="65536").split()
+    assert kept == "False"  # malloc set up already: left alone
+
+
 def test_the_cli_starts_numpy_with_one_openblas_thread_unless_told_otherwise() -> None:
     code = (
         "import os, sys; sys.argv = ['spanscore', '--version']\n"
