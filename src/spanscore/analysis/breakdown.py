@@ -474,7 +474,8 @@ class FieldCounter(GroupCounter):
                 order = np.argsort(keys, kind="stable")
                 rows = TypeRows(keys[order], rows.type_index[order], rows.names, rows.stats[order])
             rows = dataclasses.replace(rows, stats=compact_rows(rows.stats))
-            part = dataclasses.replace(part, docs=dataclasses.replace(docs, type_rows=rows))
+            stats = compact_rows(docs.stats) if self.wanted.buckets else docs.stats  # else compact already
+            part = dataclasses.replace(part, docs=dataclasses.replace(docs, stats=stats, type_rows=rows))
         return part
 
 
