@@ -427,7 +427,7 @@ def test_repair_and_convert_change_the_label_column_and_nothing_else(tmp_path: P
 def test_a_report_that_fails_half_way_leaves_the_folder_as_it_was(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: BaseException
 ) -> None:
-    from spanscore.presentation import ReportWriter, writer
+    from spanscore.presentation import ReportWriter, html
 
     g, p = write(tmp_path / "g", GOLD * 50), write(tmp_path / "p", PRED * 50)
     out = tmp_path / "report"
@@ -437,7 +437,7 @@ def test_a_report_that_fails_half_way_leaves_the_folder_as_it_was(
     def broken(*args: Any, **kwargs: Any) -> str:
         raise failure
 
-    monkeypatch.setattr(writer, "render_html", broken)
+    monkeypatch.setattr(html, "render_html", broken)  # the writer imports it when the page is written
     w = ReportWriter(out)
     report = spanscore.evaluate(reference=g, predicted=p, keep_details=False, rows=w, chunk_bytes=300)
     with pytest.raises((InputError, KeyboardInterrupt)):
