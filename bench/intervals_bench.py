@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Intervals, paired tests, reports and bucket comparisons against the plain count (a script,
-not a test): each command in a fresh process, best wall time of ``--repeat`` and its peak memory,
-and its ratio to the plain ``evaluate --json`` measured in the same run.
+not a test): each command in a fresh process, ``--repeat`` rounds, and its ratio to the plain
+``evaluate --json`` measured in the same rounds.
 
     python bench/intervals_bench.py [--sentences 100000] [--repeat 3] [--jobs 0] [--only ci,compare A B --json]
                                     [--baseline SRC]
@@ -10,15 +10,22 @@ The corpus is ../shared/tools/synth_corpus.py's (a system output beside it); com
 system is a second synthetic output (``--seed 2``) over the same reference, and ``seen`` reads a
 training corpus of a tenth the size (``--seed 3``). Also printed: how many documents (here
 sentences) the corpus has and how many distinct per-document count vectors, which is what the
-cost of resampling follows. ``--baseline SRC`` also runs every command but the plain one with
-another checkout's ``src`` first on ``PYTHONPATH`` (say the main branch's), in the same run, so
-before and after share the machine's load and the same plain time.
+cost of resampling follows. ``--baseline SRC`` also runs every command with another checkout's
+``src`` first on ``PYTHONPATH`` (say the main branch's), beside this one.
+
+The runs interleave, so a change in the machine's load lands on both sides alike: each round runs
+the plain count and then every command once for the baseline and once for this checkout (which
+goes first alternates from round to round). Printed per command: the best wall and CPU seconds of
+the rounds, the median of the rounds' ratios to the same side's plain count of the same round
+(wall and CPU), the largest peak memory, and the median wall and CPU seconds; and the load
+average when the rounds start and end.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,24 +35,42 @@ from pathlib import Path
 SYNTH = Path(__file__).resolve().parents[2] / "shared" / "tools" / "synth_corpus.py"
 
 
-def measure(cmd: list[str], repeat: int) -> tuple[float, float, float]:
-    """Best wall seconds, best CPU seconds (user and system, of the process and the workers it
-    waited for: the work done, which a loaded machine disturbs less than the wall time) and the
-    largest peak RSS (MB) of any one process of ``cmd`` (GNU time's %M) over ``repeat`` runs."""
-    best, cpu, peak = float("inf"), float("inf"), 0.0
+def run_once(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user and system, of the process and the workers it waited for:
+    the work done, which a loaded machine disturbs less than the wall time) and peak RSS (MB) of
+    the largest process (GNU time's %M) of one run of ``cmd``."""
     with tempfile.NamedTemporaryFile("r") as out:
-        for _ in range(repeat):
-            start = time.perf_counter()
-            subprocess.run(
-                ["/usr/bin/time", "-f", "%U %S %M", "-o", out.name, *cmd], stdout=subprocess.DEVNULL, check=True
-            )
-            took = time.perf_counter() - start
-            best = min(best, took)
-            out.seek(0)
-            user, system, rss = out.read().split()[-3:]
-            cpu = min(cpu, float(user) + float(system))
-            peak = max(peak, int(rss) / 1024)
-    return best, cpu, peak
+        start = time.perf_counter()
+        subprocess.run(
+            ["/usr/bin/time", "-f", "%U %S %M", "-o", out.name, *cmd], stdout=subprocess.DEVNULL, check=True, env=env
+        )
+        took = time.perf_counter() - start
+        user, system, rss = out.read().split()[-3:]
+    return took, float(user) + float(system), int(rss) / 1024
+
+
+def measure(cmd: list[str], repeat: int) -> tuple[float, float, float]:
+    """Best wall seconds, best CPU seconds and the largest peak RSS (MB) of ``repeat`` runs of
+    ``cmd`` one after another (``run_once``)."""
+    runs = [run_once(cmd) for _ in range(repeat)]
+    return min(r[0] for r in runs), min(r[1] for r in runs), max(r[2] for r in runs)
+
+
+def summarise(rounds: list[dict[str, tuple[float, float, float]]], plain_of: dict[str, str]) -> dict[str, list[float]]:
+    """Per command of ``rounds`` (each round: a command's wall s, CPU s, peak MB): best wall s,
+    median of the rounds' wall ratios to its plain count (``plain_of``: the plain command of the
+    same side), best CPU s, median CPU ratio, largest peak MB, median wall s, median CPU s."""
+    out = {}
+    for name, plain in plain_of.items():
+        runs = [r[name] for r in rounds]
+        wall_ratio = statistics.median(r[name][0] / r[plain][0] for r in rounds)
+        cpu_ratio = statistics.median(r[name][1] / r[plain][1] for r in rounds)
+        out[name] = [
+            min(w for w, _, _ in runs), wall_ratio, min(c for _, c, _ in runs), cpu_ratio,
+            max(m for _, _, m in runs), statistics.median(w for w, _, _ in runs),
+            statistics.median(c for _, c, _ in runs),
+        ]
+    return out
 
 
 def main() -> None:
@@ -93,23 +118,36 @@ def main() -> None:
         packages = [Path(spanscore.__file__).parent] + ([Path(args.baseline) / "spanscore"] if args.baseline else [])
         for package in packages:
             subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True)
-        results = {}
         here = os.environ.get("PYTHONPATH", "")
-        for name, cmd in cases.items():
-            if not any(part in name for part in args.only.split(",")) and name != "evaluate --json (plain)":
-                continue
-            for label, path in [(f"{name} [baseline]", args.baseline)] * bool(args.baseline) + [(name, here)]:
-                if name == "evaluate --json (plain)" and label != name:
-                    continue
-                if name.startswith("evaluate --report"):
-                    subprocess.run(["rm", "-rf", str(base / "report")], check=True)
-                os.environ["PYTHONPATH"] = path
-                results[label] = measure(cmd, args.repeat)
-            os.environ["PYTHONPATH"] = here
-        plain, plain_cpu, _ = results["evaluate --json (plain)"]
-        print(f"{'command':69} {'best s':>7} {'ratio':>6} {'cpu s':>6} {'ratio':>6} {'peak MB':>8}")
-        for name, (took, cpu, peak) in results.items():
-            print(f"{name:69} {took:7.2f} {took / plain:6.2f} {cpu:6.2f} {cpu / plain_cpu:6.2f} {peak:8.0f}")
+        sides = [(" [baseline]", args.baseline)] * bool(args.baseline) + [("", here)]
+        plain_name = "evaluate --json (plain)"
+        chosen = [
+            name for name in cases if name == plain_name or any(part in name for part in args.only.split(","))
+        ]
+        plain_of = {name + tag: plain_name + tag for name in chosen for tag, _ in sides}
+        rounds: list[dict[str, tuple[float, float, float]]] = []
+        load_start = os.getloadavg()
+        for r in range(args.repeat):
+            done: dict[str, tuple[float, float, float]] = {}
+            order = sides if r % 2 == 0 else sides[::-1]
+            for name in chosen:
+                for tag, path in order:
+                    if name.startswith("evaluate --report"):
+                        subprocess.run(["rm", "-rf", str(base / "report")], check=True)
+                    done[name + tag] = run_once(cases[name], {**os.environ, "PYTHONPATH": path})
+            rounds.append(done)
+        load_end = os.getloadavg()
+        print("load average at start " + ", ".join(f"{x:.2f}" for x in load_start)
+              + "; at end " + ", ".join(f"{x:.2f}" for x in load_end) + " (1, 5, 15 minutes)")
+        print(
+            f"{'command':69} {'best s':>7} {'ratio':>6} {'cpu s':>6} {'ratio':>6} {'peak MB':>8}"
+            f" {'median s':>8} {'med cpu':>7}"
+        )
+        rows = summarise(rounds, plain_of)
+        for name, (took, ratio, cpu, cpu_ratio, peak, mid, mid_cpu) in rows.items():
+            print(
+                f"{name:69} {took:7.2f} {ratio:6.2f} {cpu:6.2f} {cpu_ratio:6.2f} {peak:8.0f} {mid:8.2f} {mid_cpu:7.2f}"
+            )
 
 
 def fix_tokens(gold: Path, other: Path) -> None:

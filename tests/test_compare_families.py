@@ -116,6 +116,28 @@ def test_batched_threaded_and_serial_draws_give_the_same_numbers(
     assert compare_histograms(hists, ["a", "b"], **options) == alone  # type: ignore[arg-type]
     monkeypatch.setattr(significance, "PARALLEL_WORK", 1 << 60)
     assert compare_histograms(hists[::-1], ["a", "b"], **options) == alone[::-1]  # type: ignore[arg-type]
+    # A few histograms at a time (as many as threads draw them), or all in one batch: the same.
+    batches: list[int] = []
+    batch = significance._compare_batch
+    monkeypatch.setattr(
+        significance, "_compare_batch", lambda joints, *rest: batches.append(len(joints)) or batch(joints, *rest)
+    )
+    for threads in (1, 2, len(hists)):
+        batches.clear()
+        monkeypatch.setattr(significance, "_threads", lambda n=threads: n)
+        assert compare_histograms(hists, ["a", "b"], **options) == alone  # type: ignore[arg-type]
+        assert max(batches) == threads and sum(batches) == len(hists)
+
+
+@pytest.mark.parametrize("big_share", [True, False])
+def test_common_rows_summed_apart_are_the_counts_times_the_rows(big_share: bool) -> None:
+    counts = np.array([900, 40, 25, 12, 3, 1] if big_share else [40, 35, 25, 12, 3, 1])
+    sampler = _Sampler(counts)
+    assert bool(sampler.big_share) is big_share
+    rows = np.random.default_rng(1).integers(0, 9, size=(sampler.common.shape[0], 5)).astype(np.float64)
+    wanted = np.random.default_rng(2).integers(0, 1000, size=40)
+    counted = sampler._common(np.random.default_rng(3), wanted).astype(np.float64) @ rows
+    assert np.array_equal(sampler._common_summed(np.random.default_rng(3), wanted, rows), counted)
 
 
 

@@ -2,8 +2,8 @@
 token score) from its own narrowing of the histogram where that is cheaper, and randomisation
 trials count each row's swaps as the set bits of random words. Checked here: the families hold
 every column and each score reads one family only; the choice depends on the histogram alone;
-over 20 seeds the family draws' intervals agree with the whole table's (the earlier stream,
-number for number) within Monte Carlo error; the swap counts have the binomial's exact
+over 20 seeds the family draws' intervals agree with the whole table's within Monte Carlo
+error; the swap counts have the binomial's exact
 probabilities, every branch; and a seed gives the same numbers for every chunk size and --jobs."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def state(btc: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, str
 
 
 def whole_table(fields: Any) -> dict[str, list[int]]:
-    """The earlier draws: every column of a histogram drawn together."""
+    """Every column of a histogram drawn together, as before families."""
     return {"": list(range(len(fields)))}
 
 

@@ -908,8 +908,20 @@ class _Sampler:
             picked = self.rare_documents[rng.integers(0, rare, size=int(on_rare.sum()))]
             out += _tallies(picked, on_rare, m).astype(np.float64) @ rare_rows
         if self.common.shape[0]:
-            out += self._common(rng, self.n - on_rare).astype(np.float64) @ common_rows
+            out += self._common_summed(rng, self.n - on_rare, common_rows)
         return out
+
+    def _common_summed(self, rng: np.random.Generator, wanted: IntArray, common_rows: FloatArray) -> FloatArray:
+        """``_common(rng, wanted) @ common_rows``, the same draws and the same sums (whole
+        numbers, exact in any order), without the counts put side by side and copied to floats:
+        a block's temporaries are what a thread's malloc arena keeps."""
+        if not self.big_share:
+            summed: FloatArray = self._pooled(rng, wanted) @ common_rows
+            return summed
+        on_big = rng.binomial(wanted, self.big_share)
+        summed = self._pooled(rng, wanted - on_big) @ common_rows[1:]
+        summed += on_big[:, None] * common_rows[0]
+        return summed
 
     def _common(self, rng: np.random.Generator, wanted: IntArray) -> IntArray:
         """A multinomial over the common rows of ``wanted[r]`` draws, for each resample ``r``: the
@@ -1058,6 +1070,34 @@ def compare_histograms(
     if any(f != fields or len(cols) != len(names) for f, cols in layouts) or not names:
         raise OptionError("give one name per system, and at least one system")
     families = draw_families(fields)
+    # A few histograms at a time, as many as threads draw them: each batch's families, draws and
+    # scored resamples are freed before the next is narrowed, so the memory held is a batch's, not
+    # every group's at once. Each histogram's draws come from its own generators and its rows are
+    # scored row by row, so the numbers are those of one batch.
+    batch = _threads()
+    return [
+        tested
+        for start in range(0, len(joints), batch)
+        for tested in _compare_batch(
+            joints[start : start + batch], layouts[start : start + batch], names, families, zero_division, credit,
+            resampling, exact, beta,
+        )
+    ]
+
+
+def _compare_batch(
+    joints: Sequence[Histogram],
+    layouts: Sequence[tuple[tuple[str, ...], list[list[int]]]],
+    names: Sequence[str],
+    families: dict[str, list[int]],
+    zero_division: float,
+    credit: str,
+    resampling: Resampling,
+    exact: bool,
+    beta: float,
+) -> list[Comparison]:
+    """``compare_histograms`` of histograms with equal fields and no two equal."""
+    fields = layouts[0][0]
     fams = [
         [_Family(name, joint, cols, mine) for name, mine in families.items()]
         for joint, (_, cols) in zip(joints, layouts, strict=True)
