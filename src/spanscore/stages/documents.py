@@ -18,7 +18,6 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import OptionError
-from ..runtime.blas import one_blas_thread
 from .counts import CREDIT_SCALE
 from .spans import IntArray
 
@@ -240,6 +239,8 @@ def macro_over_documents(
         raise OptionError(f"empty documents are skipped or scored, not {empty!r}")
     # numpy's default OpenBLAS threads turn these weighted sums over ~10,000 rows from a few
     # milliseconds into 0.4 s of CPU in a library session; one thread gives the same bits.
+    from ..runtime.blas import one_blas_thread  # here: a plain count never takes these means
+
     with one_blas_thread():
         return _macro_over_documents(docs, zero_division, credit, empty)
 
