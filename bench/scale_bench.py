@@ -232,6 +232,19 @@ def commands(files: dict[str, Path], engine: list[str], resamples: int) -> dict[
             *engine,
         ],
         "compare A B --json": [*ss, "compare", g, a, b, "--resamples", str(resamples), "--json", *engine],
+        "compare A B --buckets source (a field) --json": [
+            *ss,
+            "compare",
+            by,
+            a,
+            b,
+            "--buckets",
+            "source",
+            "--resamples",
+            str(resamples),
+            "--json",
+            *engine,
+        ],
     }
 
 

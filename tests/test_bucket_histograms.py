@@ -246,7 +246,7 @@ def test_group_comparisons_and_bucket_intervals_on_dask_equal_the_local_engine(r
 
 
 def test_a_document_field_bucket_holds_the_rows_and_gives_the_same_numbers(tmp_path: Path) -> None:
-    # A document field's buckets read each system's whole rows (the values are the reference's);
+    # A document field's buckets (the values are the reference's) paired as the parts come;
     # the attributes beside it give what they give without it.
     write_samples(tmp_path)
     gold, systems = tmp_path / "gold.jsonl", [tmp_path / "pred.jsonl", tmp_path / "gold.jsonl"]

@@ -608,10 +608,15 @@ def compare(
     resampling = significance.Resampling(level=ci, resamples=resamples, trials=trials, seed=seed)
     if not 0 < alpha < 1:
         raise OptionError(f"alpha is a number between 0 and 1, not {alpha!r}")
+    fields = _attributes(buckets, bucket_edges, train, reading)[1] if buckets else ()
+    # Buckets by a document field: the reference's field read once, each document's rows paired
+    # into its value's joint histogram as the parts come (no system's per-document table).
+    by_field = _field_groupings(reference, None, fields, reading).named if fields else ()
     steps = [
         _evaluation(
             reference=reference, predicted=system, format=None, reading=reading, scoring=scoring, ci=None,
-            resamples=resamples, seed=seed, by=None, buckets=buckets, train=train, bucket_edges=bucket_edges,
+            resamples=resamples, seed=seed, by=None, buckets=[b for b in buckets if b not in fields], train=train,
+            bucket_edges=bucket_edges,
             keep_details=False, documents=True, document_types=per_type, empty_documents="skip", rows=None,
             chunk_bytes=DEFAULT_CHUNK, jobs=jobs, engine=engine, options={},
         )
@@ -619,23 +624,18 @@ def compare(
     ]
     credit = credit_label(scoring.credit)
     groups: dict[str, list[Any]] | None = None
-    if (per_type or buckets) and _attributes(buckets, bucket_edges, train, reading)[1]:
-        # Document-field buckets read each system's rows per document, held whole: the systems
-        # are counted one after another, as evaluate counts one.
-        reports = [_finished(s, run(next(s), engine or LocalEngine(jobs))) for s in steps]
-        rows = [r.documents for r in reports if r.documents is not None]
-        joint: Histogram | None = significance.paired_histogram(rows, list(names), credit)
-        unit = rows[0].unit
-    elif per_type or buckets:
+    joint: Histogram | None
+    if per_type or buckets:
         # Counted side by side, each group's joint rows added to its histogram as documents finish.
         from .analysis import buckets as bucket_scores
 
         grouped = bucket_scores.run_grouped(
-            [bucket_scores.GroupCounter(**vars(next(s))) for s in steps], engine or LocalEngine(jobs), names
+            [bucket_scores.GroupCounter(**vars(next(s))) for s in steps], engine or LocalEngine(jobs), names, by_field
         )
         reports = [_finished(s, total) for s, total in zip(steps, grouped.totals, strict=True)]
         joint, unit, groups = grouped.joint, grouped.unit, grouped.groups
         _keep_state(reports, joint, unit)
+        _field_buckets(reports, fields, groups, 0 if joint is None else joint.documents)
     else:
         # Counted side by side, each document's rows joined into one histogram as they come.
         paired = run_paired(
@@ -719,6 +719,26 @@ def _compared_classes(
     from .analysis.llm_classes import compare_classes
 
     return compare_classes([c for c in classes if c is not None], names, resampling)
+
+
+def _field_buckets(
+    reports: list[Report], fields: Sequence[str], groups: Mapping[str, list[Any]], documents: int
+) -> None:
+    """Each system's buckets by a document field, after its buckets of attributes, from its
+    columns of each bucket's joint histogram."""
+    from .analysis import buckets as bucket_scores
+    from .analysis import significance
+
+    for k, report in enumerate(reports):
+        for field in fields:
+            found = groups.get(field, [])
+            hists = {label: significance.system_histogram(hist, k) for label, hist in found}
+            rows, table = bucket_scores.field_table(
+                hists, [label for label, _ in found], documents, zero_division=report.zero_division,
+                credit=report.counts.credit, beta=report.beta,
+            )
+            report.buckets = {**(report.buckets or {}), field: table}
+            report.bucket_rows = {**(report.bucket_rows or {}), field: rows}
 
 
 def _keep_state(reports: list[Report], joint: Histogram | None, unit: str) -> None:

@@ -11,6 +11,7 @@ reduces to plain counts, and each bucket's mention counts add up to the corpus's
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -20,6 +21,7 @@ import numpy as np
 from ..engines.local import Engine, LocalEngine, Numbered, PartCounter
 from ..engines.paired import side_by_side
 from ..errors import OptionError
+from ..stages import documents as doc_stages
 from ..stages.documents import DocCounts, DocState, Histogram, RowQueue, TypeRows, scored_columns
 from ..stages.parts import ChunkData, Folder, PartResult
 from ..stages.spans import IntArray
@@ -227,7 +229,7 @@ def split_state(state: DocState) -> tuple[DocState, dict[str, dict[str, Histogra
 
 class _Pile:
     """A histogram built from blocks as they come: blocks wait beside it and are merged in once
-    they hold more rows than twice the merged ones (and 8192), so each row is merged in a few times
+    they hold more rows than twice the merged ones (and ``PILE_ROWS``), so each row is merged in a few times
     at most (``Histogram.pile``'s rule)."""
 
     def __init__(self, fields: tuple[str, ...]) -> None:
@@ -240,7 +242,7 @@ class _Pile:
         self.waiting.append(block)
         self.rows += block.rows.shape[0]
         limit = self.merged.rows.shape[0] // 2 if eager else 2 * self.merged.rows.shape[0]
-        if self.rows > max(8192, limit):
+        if self.rows > max(doc_stages.PILE_ROWS, limit):
             self.merge()
 
     def merge(self) -> Histogram:
@@ -373,6 +375,11 @@ class _Stream:
     group_stats: IntArray | None = None
     offset: int = 0  # where the next part's document keys start
     done: bool = False
+    # Groupings by a document field (name, ``analysis.breakdown.FieldGroups``): each document's
+    # row goes to its value's group, found by its place among the documents counted so far.
+    by_field: Sequence[tuple[str, Any]] = ()
+    seen: int = 0  # documents so far
+    last: int = -1  # the global key of the last one
 
     @property
     def bound(self) -> int:
@@ -404,7 +411,43 @@ class _Stream:
             return
         if self.fields is None:
             self.fields, self.unit = docs.fields, docs.unit
+        if self.by_field:
+            self._field_rows(docs, offset, groups, system)
         self.rows.append(docs.keys + offset, docs.stats, docs.ids)
+
+    def _field_rows(self, docs: DocCounts, offset: int, groups: _Groups, system: int) -> None:
+        """Each document's row in its value's group of every field grouping (every document is
+        in one: a field's buckets hold all the documents, zero rows too)."""
+        keys = docs.keys + offset
+        # A document a chunk boundary cut in two is one document, in one group.
+        start = self.seen - 1 if int(keys[0]) == self.last else self.seen
+        at = start + np.arange(keys.shape[0])
+        self.seen, self.last = int(at[-1]) + 1, int(keys[-1])
+        first = self.by_field[0][1]
+        if self.seen > first.codes.shape[0]:
+            raise misaligned(self.by_field[0][0], first.codes.shape[0], self.seen, docs.unit)
+        if first.ids is not None and docs.ids is not None:
+            sums = np.fromiter((zlib.crc32(k.encode("utf-8")) for k in docs.ids), dtype=np.uint32)
+            if not np.array_equal(sums, first.ids[at]):
+                raise RuntimeError("spanscore bug: the per-document counts are not in the reference's order")
+        for name, fg in self.by_field:
+            codes = fg.codes[at]
+            present, where = np.unique(codes, return_index=True)
+            order = present[np.argsort(where, kind="stable")]  # the values in order of first appearance
+            lookup = np.zeros(len(fg.values), dtype=np.int64)
+            lookup[order] = groups.name(system, [group_name(name, fg.values[c]) for c in order.tolist()])
+            stats = docs.stats
+            self.group_stats = stats if self.group_stats is None else np.concatenate((self.group_stats, stats))
+            self.group_keys = np.concatenate((self.group_keys, keys))
+            self.group_ids = np.concatenate((self.group_ids, lookup[codes]))
+
+    def check_fields(self) -> None:
+        """Every document of the reference was counted (the ids, where there are, are checked as
+        they come)."""
+        if self.by_field:
+            name, first = self.by_field[0]
+            if first.ids is None and self.seen != first.codes.shape[0]:
+                raise misaligned(name, first.codes.shape[0], self.seen, self.unit or "document")
 
     def take(self, below: int) -> tuple[IntArray, IntArray | None, list[str] | None, _GroupRows]:
         """The complete rows with keys below ``below``, and their rows per group, removed from
@@ -418,6 +461,13 @@ class _Stream:
         self.group_keys, self.group_ids = self.group_keys[~done], self.group_ids[~done]
         self.group_stats = self.group_stats[~done]
         return keys, stats, ids, out
+
+
+def misaligned(field: str, found: int, counted: int, unit: str) -> OptionError:
+    return OptionError(
+        f"buckets (--buckets) {field!r} found {found} {unit}s in the reference and the counts {counted}: the"
+        " comment lines could not be lined up with the documents"
+    )
 
 
 @dataclass
@@ -484,14 +534,20 @@ class _JoinedGroups:
         return results, (joint, per_group)
 
 
-def run_grouped(counters: Sequence[GroupCounter], engine: Engine, names: Sequence[str]) -> Grouped:
+def run_grouped(
+    counters: Sequence[GroupCounter], engine: Engine, names: Sequence[str], by_field: Sequence[tuple[str, Any]] = ()
+) -> Grouped:
     """Every system's ``GroupCounter`` run by ``engine`` side by side: the documents every system
     has finished are paired and added to the corpus's joint histogram and each group's as they
-    come, so the rows held are those of the chunks in flight, never the corpus's."""
+    come, so the rows held are those of the chunks in flight, never the corpus's. ``by_field``:
+    groupings by a document field (name, ``analysis.breakdown.FieldGroups``), each value a group."""
     # CoNLL systems of one reference: each chunk's reference read once for all of them.
     together = side_by_side(counters, engine)
     streams = [
-        _Stream(iter(()) if together is not None else engine.results(c, None), Folder(examples=c.wanted.examples))
+        _Stream(
+            iter(()) if together is not None else engine.results(c, None), Folder(examples=c.wanted.examples),
+            by_field=by_field,
+        )
         for c in counters
     ]
     groups = _Groups(len(streams))
@@ -517,7 +573,15 @@ def run_grouped(counters: Sequence[GroupCounter], engine: Engine, names: Sequenc
         joint.add(block, eager=True)
         groups.add([t[3] for t in taken], fields)
 
-    if together is not None and isinstance(engine, LocalEngine):
+    if together is not None and isinstance(engine, LocalEngine) and by_field:
+        # A document's field value is known where the parts are folded: its rows are paired here.
+        for results in engine.map(together, together.plan()):
+            for k, (s, part) in enumerate(zip(streams, results, strict=True)):
+                s.add(part, groups, k)
+            flush(min(s.bound for s in streams))
+        for k, s in enumerate(streams):
+            s.add(None, groups, k)
+    elif together is not None and isinstance(engine, LocalEngine):
         joined = _JoinedGroups(together)
         for results, inner in engine.map(joined, joined.plan()):
             for k, (s, part) in enumerate(zip(streams, results, strict=True)):
@@ -538,6 +602,8 @@ def run_grouped(counters: Sequence[GroupCounter], engine: Engine, names: Sequenc
         streams[k].pull(groups, k)
         flush(min(s.bound for s in streams))
     flush(np.iinfo(np.int64).max)
+    for s in streams:
+        s.check_fields()
     totals = [s.folder.total() for s in streams]
     unit = next((s.unit for s in streams if s.unit is not None), "document")
     whole = None if joint is None else joint.merge()
