@@ -166,9 +166,9 @@ def floor(out: Path, sentences: int, n: int, peer_rounds: int) -> None:
     for name in ("spanscore evaluate --json", "spanscore evaluate --json --jobs 1"):
         for key in (name, f"{name} [before]"):
             if key in results:
-                one = medians(results["floor, one OpenBLAS thread (as spanscore runs)"])[1]
+                single = medians(results["floor, one OpenBLAS thread (as spanscore runs)"])[1]
                 cpu = medians(results[key])[1]
-                print(f"  {key}: {cpu / floor_cpu:.2f}x the floor by CPU ({cpu / one:.2f}x with one OpenBLAS thread)")
+                print(f"  {key}: {cpu / floor_cpu:.2f}x the floor by CPU ({cpu / single:.2f}x, one OpenBLAS thread)")
     if peer_rounds:
         peer, peer_cpu, _ = medians(results["nervaluate (all schemes)"])
         _, cpu, _ = medians(results["spanscore evaluate --json"])
