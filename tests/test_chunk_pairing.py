@@ -78,7 +78,9 @@ def test_each_chunk_pairs_its_whole_documents_per_group(runs: dict[str, Path]) -
             continue
         paired += 1
         assert inner is not None
-        corpus, groups = inner
+        corpus, block = inner
+        assert block is not None
+        groups = block.split()
         assert corpus.documents == docs.keys.shape[0] - 2
         ends = docs.keys[[0, -1]]
         for r, w in zip(results, whole, strict=True):

@@ -482,6 +482,8 @@ def _train_index(
 
     if not any(a.name in attributes.NEEDS_TRAIN for a in chosen):
         return None
+    if isinstance(train, attributes.TrainIndex):  # built for another system of the same run (``compare``)
+        return train
     # Its words are compared with the reference's: the readers refuse bytes that are not text in
     # the file's encoding (--encoding) rather than read them as replacement characters.
     index = train_index(train, reading, jobs)  # CoNLL: read once; other formats as a reference against itself
@@ -612,16 +614,20 @@ def compare(
     # Buckets by a document field: the reference's field read once, each document's rows paired
     # into its value's joint histogram as the parts come (no system's per-document table).
     by_field = _field_groupings(reference, None, fields, reading).named if fields else ()
-    steps = [
-        _evaluation(
+    steps: list[Generator[PartCounter, PartResult, Report]] = []
+    counters: list[PartCounter] = []
+    for system in systems:
+        step = _evaluation(
             reference=reference, predicted=system, format=None, reading=reading, scoring=scoring, ci=None,
             resamples=resamples, seed=seed, by=None, buckets=[b for b in buckets if b not in fields], train=train,
             bucket_edges=bucket_edges,
             keep_details=False, documents=True, document_types=per_type, empty_documents="skip", rows=None,
             chunk_bytes=DEFAULT_CHUNK, jobs=jobs, engine=engine, options={},
         )
-        for system in systems
-    ]
+        counters.append(next(step))
+        steps.append(step)
+        # The training corpus's index is built for the first system and handed to the others.
+        train = counters[-1].wanted.train or train
     credit = credit_label(scoring.credit)
     groups: dict[str, list[Any]] | None = None
     joint: Histogram | None
@@ -630,7 +636,7 @@ def compare(
         from .analysis import buckets as bucket_scores
 
         grouped = bucket_scores.run_grouped(
-            [bucket_scores.GroupCounter(**vars(next(s))) for s in steps], engine or LocalEngine(jobs), names, by_field
+            [bucket_scores.GroupCounter(**vars(c)) for c in counters], engine or LocalEngine(jobs), names, by_field
         )
         reports = [_finished(s, total) for s, total in zip(steps, grouped.totals, strict=True)]
         joint, unit, groups = grouped.joint, grouped.unit, grouped.groups
@@ -639,7 +645,7 @@ def compare(
     else:
         # Counted side by side, each document's rows joined into one histogram as they come.
         paired = run_paired(
-            [next(s) for s in steps], engine or LocalEngine(jobs), names,
+            counters, engine or LocalEngine(jobs), names,
             functools.partial(significance.resampled_columns, credit=credit),
         )
         reports = [_finished(s, total) for s, total in zip(steps, paired.totals, strict=True)]

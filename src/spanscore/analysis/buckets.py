@@ -275,16 +275,48 @@ class _Pile:
 
 
 _GroupRows = tuple[IntArray, IntArray, IntArray]  # document keys, group ids, statistics
+GROUP = "group"  # the first column of every group's joint rows tabled together (``_Groups.tabled``)
+
+
+def _split_groups(whole: Histogram, fields: tuple[str, ...]) -> dict[int, Histogram]:
+    """Each group's histogram (by group id) out of one whose first column is the group id: its
+    rows sort by group, then as each group's own histogram sorts them, so each group is a slice
+    (its rows in the narrowest integers that hold them, as ``Histogram.of`` keeps them)."""
+    if not whole.rows.shape[0]:
+        return {}
+    first = whole.rows[:, 0]
+    bounds = np.flatnonzero(np.concatenate(([True], first[1:] != first[:-1], [True])))
+    return {
+        int(first[a]): Histogram(
+            np.ascontiguousarray(doc_stages.compact_rows(whole.rows[a:b, 1:])), whole.counts[a:b], fields
+        )
+        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
+    }
+
+
+@dataclass(frozen=True)
+class GroupBlock:
+    """Every group's joint rows of some documents as one histogram whose first column is the
+    group (``GROUP``): group ``k`` is ``names[k]``."""
+
+    names: tuple[str, ...]
+    hist: Histogram
+
+    def split(self) -> dict[str, Histogram]:
+        """Each group's histogram, by name."""
+        fields = self.hist.fields[1:]
+        return {self.names[g]: h for g, h in _split_groups(self.hist, fields).items()}
 
 
 class _Groups:
     """Every group's joint histogram as blocks of documents come, and the groups' names in the
-    order each system first names them."""
+    order each system first names them. The groups' rows are kept together, the group id as their
+    first column: one sort per block and per merge for every group, not one per group."""
 
     def __init__(self, systems: int) -> None:
         self.ids: dict[str, int] = {}
         self.order: list[list[str]] = [[] for _ in range(systems)]
-        self.hists: dict[int, _Pile] = {}
+        self.pile: _Pile | None = None
         self.fields: tuple[str, ...] | None = None
 
     def name(self, system: int, names: Sequence[str]) -> IntArray:
@@ -300,42 +332,77 @@ class _Groups:
         the rows of one document and group summed (a chunk boundary may cut a document), the
         systems' rows side by side (zeros where a system has none) and added per group."""
         self.fields = fields
-        if not any(k.shape[0] for k, _, _ in rows):
-            return
-        span = max(int(k.max(initial=0)) for k, _, _ in rows) + 1
-        codes = [g * span + k for k, g, _ in rows]
-        distinct, inverse = np.unique(np.concatenate(codes), return_inverse=True)
-        inverse = inverse.reshape(-1)
-        joint = np.zeros((distinct.shape[0], len(fields)), dtype=np.int64)
-        at = column = 0
-        for code, (_, _, stats) in zip(codes, rows, strict=True):
-            mine = inverse[at : at + code.shape[0]]
-            at += code.shape[0]
+        block = self.tabled(rows, fields)
+        if block is not None:
+            self.add_block(block)
+
+    def add_block(self, block: Histogram) -> None:
+        """A histogram of joint rows whose first column is the group id (``tabled``)."""
+        if self.pile is None:
+            self.pile = _Pile(block.fields)
+        self.pile.add(block)
+
+    def block(self) -> GroupBlock | None:
+        """What was added, as one histogram (its group ids numbered by ``ids``)."""
+        if self.pile is None:
+            return None
+        names = {i: n for n, i in self.ids.items()}
+        return GroupBlock(tuple(names[i] for i in range(len(names))), self.pile.merge())
+
+    @staticmethod
+    def tabled(rows: Sequence[_GroupRows], fields: tuple[str, ...]) -> Histogram | None:
+        """The histogram of the systems' joint rows per (document, group), the group id first."""
+        held = [r for r in rows if r[0].shape[0]]
+        if not held:
+            return None
+        low = min(int(k.min()) for k, _, _ in held)
+        span = max(int(k.max()) for k, _, _ in held) - low + 1
+        n_groups = max(int(g.max()) for _, g, _ in held) + 1
+        codes = [g * span + (k - low) for k, g, _ in rows]
+        n = sum(c.shape[0] for c in codes)
+        inverses: list[IntArray]
+        if n_groups * span <= 8 * n + 4096:
+            # A chunk's documents and groups: one mark per pair, where np.unique would sort.
+            seen = np.zeros(n_groups * span, dtype=bool)
+            for code in codes:
+                seen[code] = True
+            distinct = np.flatnonzero(seen)
+            rank = np.cumsum(seen) - 1
+            inverses = [rank[code] for code in codes]
+        else:
+            distinct, inverse = np.unique(np.concatenate(codes), return_inverse=True)
+            inverse = inverse.reshape(-1)
+            cuts = np.cumsum([c.shape[0] for c in codes])[:-1]
+            inverses = np.split(inverse, cuts)
+        # Written column by column and read as its transpose (``Histogram.of`` reads either layout).
+        table = np.zeros((len(fields) + 1, distinct.shape[0]), dtype=np.int64)
+        table[0] = distinct // span
+        column = 1
+        for mine, (_, _, stats) in zip(inverses, rows, strict=True):
             width = stats.shape[1]
             if mine.shape[0] and np.bincount(mine).max() > 1:
-                np.add.at(joint, (mine[:, None], np.arange(column, column + width)[None, :]), stats)
+                np.add.at(table, (np.arange(column, column + width)[:, None], mine[None, :]), stats.T)
             else:
-                joint[mine, column : column + width] = stats
+                table[column : column + width, mine] = stats.T
             column += width
-        # Rows are grouped by group id (the codes' high part), so each group is one slice.
-        gids = distinct // span
-        bounds = np.flatnonzero(np.concatenate(([True], gids[1:] != gids[:-1], [True])))
-        for start, end in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-            g = int(gids[start])
-            self.hists.setdefault(g, _Pile(fields)).add(Histogram.of(joint[start:end], fields))
+        return Histogram.of(table.T, (GROUP, *fields))
 
     def finished(self, documents: int) -> dict[str, list[tuple[str, Histogram]]]:
         """Every grouping's groups in order (the first system's, then any only others name), each
         with the documents without a mention in it added as zero rows."""
         fields = self.fields or ()
+        split = {} if self.pile is None else _split_groups(self.pile.merge(), fields)
         out: dict[str, list[tuple[str, Histogram]]] = {}
         seen: list[str] = []
         for order in self.order:
             seen += [n for n in order if n not in seen]
         for name in seen:
             grouping, label = _grouping(name)
-            hist = self.hists.get(self.ids[name]) or _Pile(fields)
-            out.setdefault(grouping, []).append((label, hist.with_zeros(documents)))
+            pile = _Pile(fields)
+            found = split.get(self.ids[name])
+            if found is not None:
+                pile.merged = found
+            out.setdefault(grouping, []).append((label, pile.with_zeros(documents)))
         return out
 
 
@@ -481,7 +548,7 @@ class Grouped:
     groups: dict[str, list[tuple[str, Histogram]]]
 
 
-_Inner = tuple[Histogram, dict[str, Histogram]]  # the corpus's joint histogram and each group's, by name
+_Inner = tuple[Histogram, GroupBlock | None]  # the corpus's joint histogram and every group's
 
 
 @dataclass(frozen=True)
@@ -520,8 +587,6 @@ class _JoinedGroups:
         joint = Histogram.of(np.hstack([d.stats[1:-1] for d in docs if d is not None]), fields)
         if taken:
             pairing.add(taken, fields)
-        names = {i: n for n, i in pairing.ids.items()}
-        per_group = {names[i]: pile.merge() for i, pile in pairing.hists.items()}
         for r, d in zip(results, docs, strict=True):
             assert d is not None
             edge = np.array([0, d.keys.shape[0] - 1])
@@ -531,7 +596,7 @@ class _JoinedGroups:
                 cut = TypeRows(cut.keys[kept], cut.type_index[kept], cut.names, cut.stats[kept])
             ids = None if d.ids is None else [d.ids[0], d.ids[-1]]
             r.docs = DocCounts(d.keys[edge], d.stats[edge], d.fields, ids, d.unit, cut)
-        return results, (joint, per_group)
+        return results, (joint, pairing.block())
 
 
 def run_grouped(
@@ -591,8 +656,16 @@ def run_grouped(
                 if joint is None:
                     joint = _Pile(block.fields)
                 joint.add(block, eager=True)
-                for name, hist in per_group.items():
-                    groups.hists.setdefault(groups.ids[name], _Pile(hist.fields)).add(hist)
+                if per_group is not None:
+                    # The chunk's group ids as this process numbers the groups (the cut
+                    # documents' rows, added above, named every group of the chunk).
+                    ids = np.array([groups.ids[n] for n in per_group.names], dtype=np.int64)
+                    rows = per_group.hist.rows
+                    if int(ids.max()) > np.iinfo(rows.dtype).max:
+                        rows = rows.astype(np.int64)
+                    rows = rows.copy()
+                    rows[:, 0] = ids[rows[:, 0]]
+                    groups.add_block(Histogram(rows, per_group.hist.counts, per_group.hist.fields))
                 groups.fields = block.fields
             flush(min(s.bound for s in streams))
         for k, s in enumerate(streams):
