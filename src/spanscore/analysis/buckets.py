@@ -281,7 +281,8 @@ GROUP = "group"  # the first column of every group's joint rows tabled together 
 def _split_groups(whole: Histogram, fields: tuple[str, ...]) -> dict[int, Histogram]:
     """Each group's histogram (by group id) out of one whose first column is the group id: its
     rows sort by group, then as each group's own histogram sorts them, so each group is a slice
-    (its rows in the narrowest integers that hold them, as ``Histogram.of`` keeps them)."""
+    (copied out, in the narrowest integers that hold it, as ``Histogram.of`` keeps rows: a view
+    would keep the whole block alive while any group's rows wait to be merged)."""
     if not whole.rows.shape[0]:
         return {}
     first = whole.rows[:, 0]
@@ -310,13 +311,12 @@ class GroupBlock:
 
 class _Groups:
     """Every group's joint histogram as blocks of documents come, and the groups' names in the
-    order each system first names them. The groups' rows are kept together, the group id as their
-    first column: one sort per block and per merge for every group, not one per group."""
+    order each system first names them."""
 
     def __init__(self, systems: int) -> None:
         self.ids: dict[str, int] = {}
         self.order: list[list[str]] = [[] for _ in range(systems)]
-        self.pile: _Pile | None = None
+        self.hists: dict[int, _Pile] = {}
         self.fields: tuple[str, ...] | None = None
 
     def name(self, system: int, names: Sequence[str]) -> IntArray:
@@ -334,20 +334,13 @@ class _Groups:
         self.fields = fields
         block = self.tabled(rows, fields)
         if block is not None:
-            self.add_block(block)
+            for g, hist in _split_groups(block, fields).items():
+                self.hists.setdefault(g, _Pile(fields)).add(hist)
 
-    def add_block(self, block: Histogram) -> None:
-        """A histogram of joint rows whose first column is the group id (``tabled``)."""
-        if self.pile is None:
-            self.pile = _Pile(block.fields)
-        self.pile.add(block)
-
-    def block(self) -> GroupBlock | None:
-        """What was added, as one histogram (its group ids numbered by ``ids``)."""
-        if self.pile is None:
-            return None
-        names = {i: n for n, i in self.ids.items()}
-        return GroupBlock(tuple(names[i] for i in range(len(names))), self.pile.merge())
+    def add_named(self, block: GroupBlock) -> None:
+        """Each group's histogram of a ``GroupBlock`` (its groups named here already)."""
+        for name, hist in block.split().items():
+            self.hists.setdefault(self.ids[name], _Pile(hist.fields)).add(hist)
 
     @staticmethod
     def tabled(rows: Sequence[_GroupRows], fields: tuple[str, ...]) -> Histogram | None:
@@ -374,13 +367,18 @@ class _Groups:
             inverse = inverse.reshape(-1)
             cuts = np.cumsum([c.shape[0] for c in codes])[:-1]
             inverses = np.split(inverse, cuts)
+        # Where no document and group repeats (a chunk's own documents), in the narrowest integers
+        # that hold the rows as they come (``GroupCounter``), otherwise summed in 64 bits.
+        once = all(not m.shape[0] or int(np.bincount(m).max()) == 1 for m in inverses)
+        kinds = [r[2].dtype for r in rows] + [np.min_scalar_type(n_groups - 1)]
+        kind = np.result_type(*kinds) if once and all(np.issubdtype(k, np.unsignedinteger) for k in kinds) else np.int64
         # Written column by column and read as its transpose (``Histogram.of`` reads either layout).
-        table = np.zeros((len(fields) + 1, distinct.shape[0]), dtype=np.int64)
+        table = np.zeros((len(fields) + 1, distinct.shape[0]), dtype=kind)
         table[0] = distinct // span
         column = 1
         for mine, (_, _, stats) in zip(inverses, rows, strict=True):
             width = stats.shape[1]
-            if mine.shape[0] and np.bincount(mine).max() > 1:
+            if not once:
                 np.add.at(table, (np.arange(column, column + width)[:, None], mine[None, :]), stats.T)
             else:
                 table[column : column + width, mine] = stats.T
@@ -391,18 +389,14 @@ class _Groups:
         """Every grouping's groups in order (the first system's, then any only others name), each
         with the documents without a mention in it added as zero rows."""
         fields = self.fields or ()
-        split = {} if self.pile is None else _split_groups(self.pile.merge(), fields)
         out: dict[str, list[tuple[str, Histogram]]] = {}
         seen: list[str] = []
         for order in self.order:
             seen += [n for n in order if n not in seen]
         for name in seen:
             grouping, label = _grouping(name)
-            pile = _Pile(fields)
-            found = split.get(self.ids[name])
-            if found is not None:
-                pile.merged = found
-            out.setdefault(grouping, []).append((label, pile.with_zeros(documents)))
+            hist = self.hists.get(self.ids[name]) or _Pile(fields)
+            out.setdefault(grouping, []).append((label, hist.with_zeros(documents)))
         return out
 
 
@@ -585,8 +579,9 @@ class _JoinedGroups:
                 taken.append((rows.keys[inner], gids[inner], rows.stats[inner]))
         fields = _joint_fields([d.fields for d in docs if d is not None])
         joint = Histogram.of(np.hstack([d.stats[1:-1] for d in docs if d is not None]), fields)
-        if taken:
-            pairing.add(taken, fields)
+        block = _Groups.tabled(taken, fields) if taken else None
+        names = {i: n for n, i in pairing.ids.items()}
+        per_group = None if block is None else GroupBlock(tuple(names[i] for i in range(len(names))), block)
         for r, d in zip(results, docs, strict=True):
             assert d is not None
             edge = np.array([0, d.keys.shape[0] - 1])
@@ -596,7 +591,7 @@ class _JoinedGroups:
                 cut = TypeRows(cut.keys[kept], cut.type_index[kept], cut.names, cut.stats[kept])
             ids = None if d.ids is None else [d.ids[0], d.ids[-1]]
             r.docs = DocCounts(d.keys[edge], d.stats[edge], d.fields, ids, d.unit, cut)
-        return results, (joint, pairing.block())
+        return results, (joint, per_group)
 
 
 def run_grouped(
@@ -657,15 +652,8 @@ def run_grouped(
                     joint = _Pile(block.fields)
                 joint.add(block, eager=True)
                 if per_group is not None:
-                    # The chunk's group ids as this process numbers the groups (the cut
-                    # documents' rows, added above, named every group of the chunk).
-                    ids = np.array([groups.ids[n] for n in per_group.names], dtype=np.int64)
-                    rows = per_group.hist.rows
-                    if int(ids.max()) > np.iinfo(rows.dtype).max:
-                        rows = rows.astype(np.int64)
-                    rows = rows.copy()
-                    rows[:, 0] = ids[rows[:, 0]]
-                    groups.add_block(Histogram(rows, per_group.hist.counts, per_group.hist.fields))
+                    # The cut documents' rows, added above, named every group of the chunk.
+                    groups.add_named(per_group)
                 groups.fields = block.fields
             flush(min(s.bound for s in streams))
         for k, s in enumerate(streams):
