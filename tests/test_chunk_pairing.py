@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 from test_bucket_histograms import BUCKETS, runs  # noqa: F401  (the fixture)
 from test_compare import btc_runs  # noqa: F401  (the fixture)
+from test_group_tables import expected_groups
 
 from spanscore.analysis.buckets import GroupCounter, _JoinedGroups
 from spanscore.analysis.significance import resampled_columns
@@ -99,6 +100,21 @@ def test_each_chunk_pairs_its_whole_documents_per_group(runs: dict[str, Path]) -
                 mine = np.array([t.names[i] == name for i in t.type_index.tolist()], dtype=bool)
                 held |= {k for k in t.keys[mine].tolist() if k not in ends.tolist()}
             assert h.documents == len(held), name
+        # And its rows are each inner document's rows in the group, the systems side by side.
+        rows = []
+        for w in whole:
+            assert w.docs is not None and w.docs.type_rows is not None
+            t = w.docs.type_rows
+            inner_rows = ~np.isin(t.keys, ends)
+            named = np.array([sorted(groups).index(t.names[i]) if t.names[i] in groups else -1
+                              for i in t.type_index.tolist()], dtype=np.int64)
+            rows.append((t.keys[inner_rows], named[inner_rows], t.stats[inner_rows]))
+        expected = expected_groups(rows, [r[2].shape[1] for r in rows])
+        assert sorted(expected) == list(range(len(groups)))
+        for g, counted in expected.items():
+            h = groups[sorted(groups)[g]]
+            assert [tuple(r) for r in h.rows.tolist()] == sorted(counted)
+            assert h.counts.tolist() == [counted[tuple(r)] for r in h.rows.tolist()]
     assert paired > 3
 
 
