@@ -79,9 +79,7 @@ def test_each_chunk_pairs_its_whole_documents_per_group(runs: dict[str, Path]) -
             continue
         paired += 1
         assert inner is not None
-        corpus, block = inner
-        assert block is not None
-        groups = block.split()
+        corpus, groups = inner
         assert corpus.documents == docs.keys.shape[0] - 2
         ends = docs.keys[[0, -1]]
         for r, w in zip(results, whole, strict=True):

@@ -339,11 +339,6 @@ class _Groups:
             for g, hist in _split_groups(block, fields).items():
                 self.hists.setdefault(g, _Pile(fields)).add(hist)
 
-    def add_named(self, block: GroupBlock) -> None:
-        """Each group's histogram of a ``GroupBlock`` (its groups named here already)."""
-        for name, hist in block.split().items():
-            self.hists.setdefault(self.ids[name], _Pile(hist.fields)).add(hist)
-
     @staticmethod
     def tabled(rows: Sequence[_GroupRows], fields: tuple[str, ...]) -> Histogram | None:
         """The histogram of the systems' joint rows per (document, group), the group id first."""
@@ -544,7 +539,7 @@ class Grouped:
     groups: dict[str, list[tuple[str, Histogram]]]
 
 
-_Inner = tuple[Histogram, GroupBlock | None]  # the corpus's joint histogram and every group's
+_Inner = tuple[Histogram, dict[str, Histogram]]  # the corpus's joint histogram and each group's, by name
 
 
 @dataclass(frozen=True)
@@ -583,7 +578,8 @@ class _JoinedGroups:
         joint = Histogram.of(np.hstack([d.stats[1:-1] for d in docs if d is not None]), fields)
         block = _Groups.tabled(taken, fields) if taken else None
         names = {i: n for n, i in pairing.ids.items()}
-        per_group = None if block is None else GroupBlock(tuple(names[i] for i in range(len(names))), block)
+        # Split here, where the chunk is counted: each group's rows go back as its histogram.
+        per_group = {} if block is None else GroupBlock(tuple(names[i] for i in range(len(names))), block).split()
         for r, d in zip(results, docs, strict=True):
             assert d is not None
             edge = np.array([0, d.keys.shape[0] - 1])
@@ -653,9 +649,8 @@ def run_grouped(
                 if joint is None:
                     joint = _Pile(block.fields)
                 joint.add(block, eager=True)
-                if per_group is not None:
-                    # The cut documents' rows, added above, named every group of the chunk.
-                    groups.add_named(per_group)
+                for name, hist in per_group.items():
+                    groups.hists.setdefault(groups.ids[name], _Pile(hist.fields)).add(hist)
                 groups.fields = block.fields
             flush(min(s.bound for s in streams))
         for k, s in enumerate(streams):
