@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Where the CPU time of ``compare A B --json`` and ``compare A B --buckets length,seen --per-type
+--json`` goes, in one process (``--jobs 1``), phase by phase (a script, not a test): imports,
+the training corpus's index, reading (each chunk's reference once, each system's prediction),
+counting both systems, pairing their rows in the chunks, what the evaluating process does in the
+pass besides (planning, folding the totals, merging histograms, joining the cut documents), the
+paired tests (resampling), and the rest (reports, scores, JSON). CPU seconds of one run per
+round, the best of ``--repeat`` rounds per phase; each run is a fresh process, so every phase
+pays what it pays in a real run.
+
+    python bench/compare_phases.py [--sentences 100000] [--repeat 3] [--keep DIR] [--baseline SRC]
+
+The corpora are ../shared/tools/synth_corpus.py's, made as bench/intervals_bench.py makes them.
+``--baseline SRC`` runs every round with another checkout's ``src`` first on PYTHONPATH too
+(interleaved), so both share the machine's load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from intervals_bench import SYNTH, fix_tokens  # noqa: E402
+
+# Run in a fresh process: times each phase by wrapping the functions that make it.
+CHILD = r"""
+import contextlib, io, json, sys, time
+t0 = time.process_time()
+from spanscore.cli.main import cli
+import spanscore.api as api
+from spanscore.engines import paired
+from spanscore.analysis import buckets, significance
+from spanscore.io import sources
+from spanscore.engines import local
+spent = {}
+def timed(owner, name, key):
+    f = getattr(owner, name)
+    def wrapped(*a, **k):
+        t = time.process_time()
+        try:
+            return f(*a, **k)
+        finally:
+            spent[key] = spent.get(key, 0.0) + time.process_time() - t
+    setattr(owner, name, wrapped)
+timed(api, "_train_index", "train index")
+timed(sources.ConllSource, "read_reference", "read")
+timed(sources.ConllSource, "load", "read")
+timed(local, "count_part", "count")
+timed(paired._SideBySide, "__call__", "side by side")
+timed(buckets._JoinedGroups, "__call__", "in chunks")
+timed(paired._Joined, "__call__", "in chunks")
+timed(buckets, "run_grouped", "pass")
+timed(paired, "run_paired", "pass")
+timed(significance, "compare_histograms", "paired tests")
+timed(buckets, "compare_histograms", "paired tests")
+buf = io.StringIO()
+t1 = time.process_time()
+with contextlib.redirect_stdout(buf):
+    cli.main(args=sys.argv[1:] + ["--json", "--jobs", "1"], standalone_mode=False)
+t2 = time.process_time()
+side, chunks = spent["side by side"], spent["in chunks"]
+out = {
+    "imports": t1 - t0,
+    "train index": spent.get("train index", 0.0),
+    "read": spent["read"],
+    "count both systems": spent["count"],
+    "other side by side": side - spent["read"] - spent["count"],
+    "pair in chunks": chunks - side,
+    "plan, fold, merge, cut documents": spent["pass"] - chunks,
+    "paired tests": spent.get("paired tests", 0.0),
+}
+out["rest"] = (t2 - t1) - spent["pass"] - out["paired tests"] - out["train index"]
+out["total"] = t2 - t0
+print(json.dumps(out))
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sentences", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--keep", default="", help="write the corpora here and reuse them (default: a temporary folder)")
+    ap.add_argument("--baseline", default="", help="another checkout's src folder, measured beside this one")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(args.keep or tmp)
+        base.mkdir(parents=True, exist_ok=True)
+        gold, a, b, train = (str(base / n) for n in ("a.gold", "a.pred", "b.pred", "t.gold"))
+        if not Path(gold).exists() or not Path(b).exists():
+            run = [sys.executable, str(SYNTH)]
+            quiet = {"check": True, "stdout": subprocess.DEVNULL}
+            subprocess.run([*run, str(args.sentences), str(base / "a")], **quiet)
+            subprocess.run([*run, str(args.sentences), str(base / "b"), "--seed", "2"], **quiet)
+            subprocess.run([*run, str(max(args.sentences // 10, 100)), str(base / "t"), "--seed", "3"], **quiet)
+            fix_tokens(Path(gold), Path(b))
+        cases = {
+            "compare A B": ["compare", gold, a, b],
+            "compare A B --buckets length,seen --per-type": [
+                "compare", gold, a, b, "--buckets", "length,seen", "--train", train, "--per-type",
+            ],
+        }
+        here = os.environ.get("PYTHONPATH", "")
+        sides = [(" [baseline]", args.baseline)] * bool(args.baseline) + [("", here)]
+        best: dict[str, dict[str, float]] = {}
+        for r in range(args.repeat):
+            for name, cmd in cases.items():
+                for tag, path in sides if r % 2 == 0 else sides[::-1]:
+                    got = subprocess.run(
+                        [sys.executable, "-c", CHILD, *cmd],
+                        check=True,
+                        capture_output=True,
+                        text=True,
+                        env={**os.environ, "PYTHONPATH": path},
+                    )
+                    phases = json.loads(got.stdout.strip().splitlines()[-1])
+                    have = best.setdefault(name + tag, {})
+                    for k, v in phases.items():
+                        have[k] = min(have.get(k, v), v)
+        print(f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}; CPU s, best of {args.repeat} per phase")
+        for name, phases in best.items():
+            print(name)
+            print("   " + " | ".join(f"{k} {v:.3f}" for k, v in phases.items()))
+
+
+if __name__ == "__main__":
+    main()
