@@ -159,13 +159,11 @@ def _grouping(name: str) -> tuple[str, str]:
     return "per_type", name
 
 
-def _narrowest_kind(tables: Sequence[IntArray]) -> Any:
-    """The smallest unsigned integer type that holds every table's counts (None: they are not
-    all non-negative integers, or there are none)."""
-    held = [t for t in tables if t.size]
-    if not held or min(int(t.min()) for t in held) < 0:
-        return None
-    return np.min_scalar_type(max(int(t.max()) for t in held))
+def _narrowest(stats: IntArray) -> Any:
+    """Non-negative counts in the smallest unsigned integer type that holds them all."""
+    if not stats.size or int(stats.min()) < 0:
+        return stats
+    return stats.astype(np.min_scalar_type(int(stats.max())))
 
 
 @dataclass(frozen=True)
@@ -199,20 +197,20 @@ class GroupCounter(PartCounter):
         starts = np.cumsum([0] + [len(r.names) for r in pieces])
         groups = None
         if pieces:
-            # Sent to the process that pairs them in the narrowest integers that hold them (a
-            # document's counts in one group are small; summed there as 64-bit integers): put
-            # together in those, not first in 64 bits. Additive state keeps 64 bits.
-            kind = None if self.state else _narrowest_kind([r.stats for r in pieces])
             groups = TypeRows(
                 np.concatenate([r.keys for r in pieces]),
                 np.concatenate([r.type_index + start for r, start in zip(pieces, starts.tolist(), strict=False)]),
                 tuple(n for r in pieces for n in r.names),
-                np.concatenate([r.stats for r in pieces], dtype=kind, casting="unsafe"),
+                np.concatenate([r.stats for r in pieces]),
             )
         narrowed = replace(docs, type_rows=groups)
         if self.state:
             return replace(part, docs=None, bucket_documents={}, state=DocState.of(narrowed))
-        return replace(part, docs=narrowed, bucket_documents={})
+        if groups is not None:
+            # Sent to the process that pairs them in the narrowest integers that hold them (a
+            # document's counts in one group are small); summed there as 64-bit integers.
+            groups = replace(groups, stats=_narrowest(groups.stats))
+        return replace(part, docs=replace(narrowed, type_rows=groups), bucket_documents={})
 
 
 def split_state(state: DocState) -> tuple[DocState, dict[str, dict[str, Histogram]]]:
