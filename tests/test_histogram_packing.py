@@ -1,7 +1,8 @@
-"""A histogram's rows sort by a few 64-bit words each, every column packed into the bits its
-largest value needs: by a shift and an or per column for large blocks, by one integer product
-for small ones. Both give the distinct rows in lexicographic order and the documents (or
-weights) of each, whatever the layout and integer type of the table."""
+"""A histogram's rows sort by a few words each, every column packed into the bits its largest
+value needs: by one floating-point product into 52-bit words for large blocks, by a shift and
+an or per column where a column needs more, by one integer product for small blocks. Each gives
+the distinct rows in lexicographic order and the documents (or weights) of each, whatever the
+layout and integer type of the table."""
 
 from __future__ import annotations
 
@@ -39,3 +40,34 @@ def test_both_packings_give_the_sorted_distinct_rows(seed: int, n: int) -> None:
         rows, counts = documents._counted_by_words(layout, None)
         assert np.array_equal(rows.astype(np.int64), want_rows)
         assert counts.sum() == n
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("n", [5, documents._BY_PRODUCT, 3000])
+def test_a_leading_column_sorts_as_the_first_column(seed: int, n: int) -> None:
+    # A type's rank before each row (the histograms per document and type): the same order and
+    # groups as the table with that column put first, without the copy.
+    rng = np.random.default_rng(100 + seed)
+    width = int(rng.integers(1, 50))
+    table = rng.poisson(0.6, size=(n, width))
+    table[rng.random(n) < 0.4] = table[0]
+    lead = rng.integers(0, int(rng.integers(1, 40)), size=n)
+    whole = np.column_stack((lead, table))
+    want_rows, want_counts = _expected(whole, np.ones(n))
+    for layout in (table, np.ascontiguousarray(table.T).T):
+        firsts, counts = documents._grouped_by_words(layout, None, lead)
+        assert np.array_equal(whole[firsts], want_rows) and np.array_equal(counts, want_counts)
+
+
+def test_float_words_are_exact_up_to_52_bits() -> None:
+    # Fields that fill a 52-bit word to its last bit, with every bit of each set somewhere: the
+    # floating-point product packs them exactly (every partial sum a whole number below 2^53).
+    rng = np.random.default_rng(7)
+    n = 4 * documents._BY_PRODUCT
+    tops = [(1 << 26) - 1, (1 << 26) - 1, (1 << 20) - 1, (1 << 32) - 1, 1]
+    table = np.stack([rng.integers(0, top + 1, size=n) for top in tops], axis=1)
+    table[:4] = np.array(tops)  # the largest values, so each field takes all its bits
+    table[rng.random(n) < 0.3] = table[5]
+    rows, counts = documents._counted_by_words(table, None)
+    want_rows, want_counts = _expected(table, np.ones(n))
+    assert np.array_equal(rows, want_rows) and np.array_equal(counts, want_counts)
