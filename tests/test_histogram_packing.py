@@ -71,3 +71,26 @@ def test_float_words_are_exact_up_to_52_bits() -> None:
     rows, counts = documents._counted_by_words(table, None)
     want_rows, want_counts = _expected(table, np.ones(n))
     assert np.array_equal(rows, want_rows) and np.array_equal(counts, want_counts)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_zero_rows_added_in_front_are_the_merged_histogram(seed: int) -> None:
+    # A group's documents without a mention in it, added as a zero row: in front of rows of
+    # counts (or onto a zero row already there), the same rows, counts and type as merging it.
+    rng = np.random.default_rng(200 + seed)
+    n, width = int(rng.integers(1, 400)), int(rng.integers(1, 30))
+    table = rng.poisson(0.5, size=(n, width)) * (rng.random((n, 1)) < 0.8)
+    if seed == 0:
+        table[:] = 0  # every row a zero row
+    if seed == 1:
+        table[:, 0] = 40_000  # 32-bit rows
+    fields = tuple(f"c{i}" for i in range(width))
+    hist = Histogram.of(table, fields)
+    for documents in (n, n + 1, n + 5_000):
+        got = hist.with_zeros(documents)
+        zero = Histogram(np.zeros((1, width), dtype=np.int64), np.array([documents - n or 1]), fields)
+        want = hist.merge(zero) if documents > n else hist
+        assert np.array_equal(got.rows, want.rows) and got.rows.dtype == want.rows.dtype
+        assert np.array_equal(got.counts, want.counts) and got.documents == documents
+    empty = Histogram.of(np.zeros((0, width), dtype=np.int64), fields)
+    assert np.array_equal(empty.with_zeros(3).rows, np.zeros((1, width))) and empty.with_zeros(3).documents == 3

@@ -52,7 +52,15 @@ from ..errors import OptionError
 from ..results import ComparisonResult
 from ..runtime.blas import one_blas_thread
 from ..runtime.workers import can_fork, forked_map
-from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, scored_columns, scores_per_row
+from ..stages.documents import (
+    DocCounts,
+    DocState,
+    Histogram,
+    TypeRows,
+    compact_rows,
+    scored_columns,
+    scores_per_row,
+)
 from ..stages.spans import IntArray
 
 FloatArray = npt.NDArray[np.float64]
@@ -157,6 +165,8 @@ def histogram_of(docs: DocCounts | Histogram, credit: str) -> Histogram:
     fields = tuple(docs.fields[i] for i in cols)
     if isinstance(docs, Histogram):
         whole = docs.compacted()
+        if fields == whole.fields:  # its rows are distinct and sorted already: no sort again
+            return Histogram(np.ascontiguousarray(compact_rows(whole.rows)), whole.counts, fields)
         return Histogram.of(whole.rows[:, cols], fields, whole.counts)
     return Histogram.of(np.take(docs.stats, cols, axis=1), fields)
 

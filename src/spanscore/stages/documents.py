@@ -559,6 +559,16 @@ class Histogram:
         if missing == 0:
             return self
         zero = np.zeros((1, len(self.fields)), dtype=np.int64)
+        if not self.pending and (self.rows.size == 0 or int(self.rows.min()) >= 0):
+            # Rows of counts: a zero row sorts first, so it goes in front (or adds to the zero
+            # row there) with no sort, the rows and their type as ``merge`` leaves them.
+            if self.rows.shape[0] and not self.rows[0].any():
+                counts = self.counts.copy()
+                counts[0] += missing
+                return Histogram(np.ascontiguousarray(compact_rows(self.rows)), counts, self.fields)
+            rows = np.concatenate((zero, self.rows)) if self.rows.size else zero
+            counts = np.concatenate(([missing], self.counts)).astype(np.int64)
+            return Histogram(np.ascontiguousarray(compact_rows(rows)), counts, self.fields)
         return self.merge(Histogram(zero, np.array([missing], dtype=np.int64), self.fields))
 
     def total(self) -> IntArray:
