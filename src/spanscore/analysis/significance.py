@@ -595,12 +595,11 @@ def _bootstrap_tables(
                 totals[:, cols] = np.concatenate(drawn[p])
         scores = score_totals(totals, table.fields, zd, credit, beta)
         point = _point(table, zd, credit, beta)
-        out.append(
-            {
-                name: {m: _interval(scores[name][m], point[name][m], resampling.level) for m in metrics_of(beta)}
-                for name in point
-            }
-        )
+        # Every interval of the table from one sort of all its scores' resamples (``_interval``'s
+        # bits: the same order statistics and interpolation).
+        keys = [(name, m) for name in point for m in metrics_of(beta)]
+        bounds = dict(zip(keys, _percentiles([scores[n][m] for n, m in keys], resampling.level), strict=True))
+        out.append({name: {m: _bounded(bounds[(name, m)], point[name][m]) for m in metrics_of(beta)} for name in point})
     return out
 
 
