@@ -94,3 +94,16 @@ def test_zero_rows_added_in_front_are_the_merged_histogram(seed: int) -> None:
         assert np.array_equal(got.counts, want.counts) and got.documents == documents
     empty = Histogram.of(np.zeros((0, width), dtype=np.int64), fields)
     assert np.array_equal(empty.with_zeros(3).rows, np.zeros((1, width))) and empty.with_zeros(3).documents == 3
+
+
+def test_float_words_of_a_wide_table_are_packed_a_block_of_rows_at_a_time() -> None:
+    # 300 columns of small counts: the floating-point copy is made a few thousand cells' worth
+    # of rows at a time (here 1,000 rows), the words the same as one product over the table.
+    rng = np.random.default_rng(8)
+    n, width = 3500, 300
+    assert documents.FLOAT_CELLS // width < n
+    table = rng.poisson(0.05, size=(n, width))
+    table[rng.random(n) < 0.5] = table[1]
+    rows, counts = documents._counted_by_words(table, None)
+    want_rows, want_counts = _expected(table, np.ones(n))
+    assert np.array_equal(rows, want_rows) and np.array_equal(counts, want_counts)
