@@ -1,8 +1,7 @@
-"""A histogram's rows sort by a few words each, every column packed into the bits its largest
-value needs: by one floating-point product into 52-bit words for large blocks, by a shift and
-an or per column where a column needs more, by one integer product for small blocks. Each gives
-the distinct rows in lexicographic order and the documents (or weights) of each, whatever the
-layout and integer type of the table."""
+"""A histogram's rows sort by a few 64-bit words each, every column packed into the bits its
+largest value needs: by a shift and an or per column for large blocks, by one integer product
+for small ones. Both give the distinct rows in lexicographic order and the documents (or
+weights) of each, whatever the layout and integer type of the table."""
 
 from __future__ import annotations
 
@@ -59,20 +58,6 @@ def test_a_leading_column_sorts_as_the_first_column(seed: int, n: int) -> None:
         assert np.array_equal(whole[firsts], want_rows) and np.array_equal(counts, want_counts)
 
 
-def test_float_words_are_exact_up_to_52_bits() -> None:
-    # Fields that fill a 52-bit word to its last bit, with every bit of each set somewhere: the
-    # floating-point product packs them exactly (every partial sum a whole number below 2^53).
-    rng = np.random.default_rng(7)
-    n = 4 * documents._BY_PRODUCT
-    tops = [(1 << 26) - 1, (1 << 26) - 1, (1 << 20) - 1, (1 << 32) - 1, 1]
-    table = np.stack([rng.integers(0, top + 1, size=n) for top in tops], axis=1)
-    table[:4] = np.array(tops)  # the largest values, so each field takes all its bits
-    table[rng.random(n) < 0.3] = table[5]
-    rows, counts = documents._counted_by_words(table, None)
-    want_rows, want_counts = _expected(table, np.ones(n))
-    assert np.array_equal(rows, want_rows) and np.array_equal(counts, want_counts)
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_zero_rows_added_in_front_are_the_merged_histogram(seed: int) -> None:
     # A group's documents without a mention in it, added as a zero row: in front of rows of
@@ -95,15 +80,3 @@ def test_zero_rows_added_in_front_are_the_merged_histogram(seed: int) -> None:
     empty = Histogram.of(np.zeros((0, width), dtype=np.int64), fields)
     assert np.array_equal(empty.with_zeros(3).rows, np.zeros((1, width))) and empty.with_zeros(3).documents == 3
 
-
-def test_float_words_of_a_wide_table_are_packed_a_block_of_rows_at_a_time() -> None:
-    # 300 columns of small counts: the floating-point copy is made a few thousand cells' worth
-    # of rows at a time (here 1,000 rows), the words the same as one product over the table.
-    rng = np.random.default_rng(8)
-    n, width = 3500, 300
-    assert documents.FLOAT_CELLS // width < n
-    table = rng.poisson(0.05, size=(n, width))
-    table[rng.random(n) < 0.5] = table[1]
-    rows, counts = documents._counted_by_words(table, None)
-    want_rows, want_counts = _expected(table, np.ones(n))
-    assert np.array_equal(rows, want_rows) and np.array_equal(counts, want_counts)

@@ -383,8 +383,6 @@ def distinct_rows(stats: IntArray) -> tuple[IntArray, IntArray]:
 
 
 _BY_PRODUCT = 1000  # rows below which a histogram's sort words are packed by one integer product
-FLOAT_WORD = 52  # bits of a sort word packed by a floating-point product (exact below 2^53)
-FLOAT_CELLS = 1 << 18  # cells of a table copied to floats at a time (2 MB)
 
 
 def _counted_by_words(stats: npt.NDArray[Any], weights: IntArray | None) -> tuple[IntArray, IntArray]:
@@ -412,11 +410,7 @@ def _grouped_by_words(
     tops = stats.max(axis=0).tolist() if stats.shape[1] else []
     lead_top = int(lead.max()) if lead is not None and n else 0
     bits = [int(lead_top).bit_length(), *(int(top).bit_length() for top in tops)]
-    # Large blocks: one floating-point product (BLAS) packs every word, each of at most 52 bits,
-    # exact (every partial sum is a whole number below 2^53, the fields never overlap); numpy's
-    # integer products do not use BLAS, and a shift and an or per column cost more.
-    by_float = n >= _BY_PRODUCT and max(bits) <= FLOAT_WORD
-    word = FLOAT_WORD if by_float else 64
+    word = 64
     places: list[tuple[int, int, int]] = []  # (column, word, shift) of every column not always zero
     free, last = 0, -1
     for j, b in enumerate(bits):  # column j - 1 of ``stats``; -1 is ``lead``
@@ -427,22 +421,7 @@ def _grouped_by_words(
         free -= b
         places.append((j - 1, last, free))
     words: list[npt.NDArray[Any]] = []
-    if places and by_float:
-        scale = np.zeros((stats.shape[1], last + 1))
-        for j, w, shift in places:
-            if j >= 0:
-                scale[j, w] = float(1 << shift)
-        # A block of rows at a time: the floating-point copy stays a few MB whatever the table
-        # (a wide joint histogram of 31,000 rows would take 21 MB whole).
-        packed = np.empty((n, last + 1))
-        step = max(_BY_PRODUCT, FLOAT_CELLS // max(stats.shape[1], 1))
-        for i in range(0, n, step):
-            np.matmul(stats[i : i + step].astype(np.float64), scale, out=packed[i : i + step])
-        for j, w, shift in places:
-            if j < 0 and lead is not None:
-                packed[:, w] += lead.astype(np.float64) * float(1 << shift)
-        words = list(packed.astype(np.int64).T)
-    elif places and n < _BY_PRODUCT:
+    if places and n < _BY_PRODUCT:
         # A small block (a group's documents in a chunk, say): one integer product puts every
         # column in its place (``v << s`` is ``v * 2^s`` modulo 2^64, and the fields do not
         # overlap), where a shift and an or per column cost more in calls than in arithmetic.
