@@ -71,12 +71,12 @@ def test_zero_rows_added_in_front_are_the_merged_histogram(seed: int) -> None:
         table[:, 0] = 40_000  # 32-bit rows
     fields = tuple(f"c{i}" for i in range(width))
     hist = Histogram.of(table, fields)
-    for documents in (n, n + 1, n + 5_000):
-        got = hist.with_zeros(documents)
-        zero = Histogram(np.zeros((1, width), dtype=np.int64), np.array([documents - n or 1]), fields)
-        want = hist.merge(zero) if documents > n else hist
+    for total in (n, n + 1, n + 5_000):
+        got = hist.with_zeros(total)
+        zero = Histogram(np.zeros((1, width), dtype=np.int64), np.array([total - n or 1]), fields)
+        want = hist.merge(zero) if total > n else hist
         assert np.array_equal(got.rows, want.rows) and got.rows.dtype == want.rows.dtype
-        assert np.array_equal(got.counts, want.counts) and got.documents == documents
+        assert np.array_equal(got.counts, want.counts) and got.documents == total
     empty = Histogram.of(np.zeros((0, width), dtype=np.int64), fields)
     assert np.array_equal(empty.with_zeros(3).rows, np.zeros((1, width))) and empty.with_zeros(3).documents == 3
 
