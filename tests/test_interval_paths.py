@@ -233,6 +233,15 @@ def test_ci_loads_only_what_intervals_use() -> None:
     assert [m for m in unused if m in modules] == []
 
 
+def test_the_interval_module_leaves_numpy_random_to_the_draws() -> None:
+    """numpy.random (about 9 ms) loads when the first resample is drawn, or on the command line's
+    thread while the chunks are counted, never when the intervals' module is imported before
+    counting starts."""
+    probe = "import sys, spanscore.analysis.significance; print('numpy.random' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
 def test_one_blas_thread_inside_and_the_count_found_after(monkeypatch: pytest.MonkeyPatch) -> None:
     from spanscore.runtime import blas
 

@@ -151,6 +151,8 @@ def evaluate_command(
     show = sys.stderr.isatty() if progress is None else progress
     # What the end of the run needs, imported on a thread while the workers count.
     later = [] if as_json else ["spanscore.presentation.terminal"]
+    if level is not None:
+        later.append("numpy.random")  # the intervals' draws (about 9 ms to import)
     if writer is not None:
         later += importlib.import_module("spanscore.presentation.writer").WRITER_MODULES
     try:

@@ -382,57 +382,77 @@ def distinct_rows(stats: IntArray) -> tuple[IntArray, IntArray]:
     return distinct[lex], inverse
 
 
-_BY_PRODUCT = 1000  # rows below which a histogram's sort words are packed by one product
+_BY_PRODUCT = 1000  # rows below which a histogram's sort words are packed by one integer product
 
 
 def _counted_by_words(stats: npt.NDArray[Any], weights: IntArray | None) -> tuple[IntArray, IntArray]:
     """The distinct rows of ``stats`` (non-negative counts) in lexicographic order, and the documents
-    (or weights) each holds. Each row is packed into a few 64-bit words, every column a field of
-    the bits its largest value needs (none where it is always zero), the first column highest:
-    the words order as the rows do, so the rows sort by a few words each (``lexsort`` over about
-    ``width * 3 / 64`` keys for a document's small counts, not ``width``: many times faster than
-    hashing wide rows and checking them, ``distinct_rows``), and equal rows end up side by side.
-    The columns are read one at a time, cheaply where the table comes as the transpose of a row
-    per column."""
+    (or weights) each holds (``_grouped_by_words``)."""
+    firsts, counts = _grouped_by_words(stats, weights)
+    rows: IntArray = stats[firsts]
+    return rows, counts
+
+
+def _grouped_by_words(
+    stats: npt.NDArray[Any], weights: IntArray | None, lead: IntArray | None = None
+) -> tuple[IntArray, IntArray]:
+    """Where the distinct rows of ``stats`` (non-negative counts) first occur, in lexicographic
+    order of the rows, and the documents (or weights) each holds; with ``lead`` (a non-negative
+    count per row), of the rows with ``lead`` as a first column before every column of ``stats``.
+
+    Each row is packed into a few words, every column a field of the bits its largest value
+    needs (none where it is always zero), the first column highest: the words order as the rows
+    do, so the rows sort by a few words each (``lexsort`` over about ``width * 3 / 64`` keys for a
+    document's small counts, not ``width``: many times faster than hashing wide rows and checking
+    them, ``distinct_rows``), and equal rows end up side by side. The columns are read one at a
+    time, cheaply where the table comes as the transpose of a row per column."""
     n = stats.shape[0]
+    tops = stats.max(axis=0).tolist() if stats.shape[1] else []
+    lead_top = int(lead.max()) if lead is not None and n else 0
+    bits = [int(lead_top).bit_length(), *(int(top).bit_length() for top in tops)]
+    word = 64
     places: list[tuple[int, int, int]] = []  # (column, word, shift) of every column not always zero
     free, last = 0, -1
-    for j, top in enumerate(stats.max(axis=0).tolist()):
-        bits = int(top).bit_length()
-        if bits == 0:
+    for j, b in enumerate(bits):  # column j - 1 of ``stats``; -1 is ``lead``
+        if b == 0:
             continue
-        if bits > free:
-            last, free = last + 1, 64
-        free -= bits
-        places.append((j, last, free))
-    words: list[npt.NDArray[np.uint64]] = []
+        if b > free:
+            last, free = last + 1, word
+        free -= b
+        places.append((j - 1, last, free))
+    words: list[npt.NDArray[Any]] = []
     if places and n < _BY_PRODUCT:
         # A small block (a group's documents in a chunk, say): one integer product puts every
         # column in its place (``v << s`` is ``v * 2^s`` modulo 2^64, and the fields do not
         # overlap), where a shift and an or per column cost more in calls than in arithmetic.
-        # Slower for large blocks: numpy's integer products do not use BLAS.
-        scale = np.zeros((last + 1, stats.shape[1]), dtype=np.uint64)
+        scale64 = np.zeros((last + 1, stats.shape[1]), dtype=np.uint64)
         for j, w, shift in places:
-            scale[w, j] = np.uint64(1) << np.uint64(shift)
-        words = list(np.dot(scale, stats.astype(np.uint64).T))
+            if j >= 0:
+                scale64[w, j] = np.uint64(1) << np.uint64(shift)
+        words = list(np.dot(scale64, stats.astype(np.uint64).T))
+        for j, w, shift in places:
+            if j < 0 and lead is not None:
+                words[w] |= lead.astype(np.uint64) << np.uint64(shift)
     else:
         columns = stats.T
         for j, w, shift in places:
             if w == len(words):
                 words.append(np.zeros(n, dtype=np.uint64))
-            words[w] |= columns[j].astype(np.uint64) << np.uint64(shift)
+            column = lead if j < 0 else columns[j]
+            assert column is not None
+            words[w] |= column.astype(np.uint64) << np.uint64(shift)
     if not words:
         words.append(np.zeros(n, dtype=np.uint64))
     order = np.lexsort(words[::-1]) if len(words) > 1 else np.argsort(words[0], kind="stable")
     change = np.zeros(max(n - 1, 0), dtype=bool)
-    for word in words:
-        ordered = word[order]
+    for w_ in words:
+        ordered = w_[order]
         change |= ordered[1:] != ordered[:-1]
     starts = np.flatnonzero(np.concatenate(([True], change)))
     held = np.ones(n, dtype=np.int64) if weights is None else np.asarray(weights, dtype=np.int64)[order]
     counts: IntArray = np.add.reduceat(held, starts)
-    rows: IntArray = stats[order[starts]]
-    return rows, counts
+    firsts: IntArray = order[starts]
+    return firsts, counts
 
 
 def compact_rows(rows: IntArray) -> IntArray:
@@ -524,6 +544,16 @@ class Histogram:
         if missing == 0:
             return self
         zero = np.zeros((1, len(self.fields)), dtype=np.int64)
+        if not self.pending and (self.rows.size == 0 or int(self.rows.min()) >= 0):
+            # Rows of counts: a zero row sorts first, so it goes in front (or adds to the zero
+            # row there) with no sort, the rows and their type as ``merge`` leaves them.
+            if self.rows.shape[0] and not self.rows[0].any():
+                counts = self.counts.copy()
+                counts[0] += missing
+                return Histogram(np.ascontiguousarray(compact_rows(self.rows)), counts, self.fields)
+            rows = np.concatenate((zero, self.rows)) if self.rows.size else zero
+            counts = np.concatenate(([missing], self.counts)).astype(np.int64)
+            return Histogram(np.ascontiguousarray(compact_rows(rows)), counts, self.fields)
         return self.merge(Histogram(zero, np.array([missing], dtype=np.int64), self.fields))
 
     def total(self) -> IntArray:
@@ -553,20 +583,14 @@ def _by_type_fields(rows: TypeRows, keep: npt.NDArray[np.bool_], fields: tuple[s
         pair, types, mine = pair[order], types[order], mine[order]
         starts = np.flatnonzero(np.concatenate(([True], pair[1:] != pair[:-1])))
         types, stats = types[starts], np.add.reduceat(rows.stats[mine], starts, axis=0)
-    # Written column by column and read as its transpose: a chunk's table comes as the
-    # transpose of a row per column, whose columns copy cheaply and its rows do not (the
-    # histogram reads either layout).
-    table = np.empty((stats.shape[1] + 1, stats.shape[0]), dtype=np.int64)
-    table[0], table[1:] = types, stats.T
-    return _split_types(Histogram.of(table.T, ("type", *fields)), rows.names, fields)
-
-
-def _split_types(whole: Histogram, names: tuple[str, ...], fields: tuple[str, ...]) -> dict[str, Histogram]:
-    """Each type's histogram out of one whose first column is the type (its rows sorted by it)."""
-    first = whole.rows[:, 0]
+    # The type ranks first in the sort words, never copied beside the table (a chunk's table
+    # comes as the transpose of a row per column: its columns are read in place).
+    firsts, counts = _grouped_by_words(stats, None, types)
+    distinct = compact_rows(stats[firsts])
+    first = types[firsts]
     bounds = np.flatnonzero(np.concatenate(([True], first[1:] != first[:-1], [True])))
     return {
-        names[int(first[a])]: Histogram(np.ascontiguousarray(whole.rows[a:b, 1:]), whole.counts[a:b], fields)
+        rows.names[int(first[a])]: Histogram(np.ascontiguousarray(distinct[a:b]), counts[a:b], fields)
         for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
     }
 
