@@ -183,8 +183,16 @@ def twins(reference: Spans, predicted: Spans) -> tuple[BoolArray, BoolArray] | N
         return None
     if not (bool((rs[1:] >= re_[:-1]).all()) and bool((ps[1:] >= pe[:-1]).all())):
         return None
-    at = np.searchsorted(ps, rs)
-    np.minimum(at, n_pred - 1, out=at)
+    extent = int(max(re_[-1], pe[-1]))  # the last mention ends last: no mention contains another
+    if extent <= 16 * (n_ref + n_pred):
+        # Dense (tokens): the prediction starting at each position, looked up (a binary search per
+        # mention costs four times as much).
+        at = np.zeros(extent, dtype=np.int64)
+        at[ps] = np.arange(n_pred)
+        at = at[rs]
+    else:
+        at = np.searchsorted(ps, rs)
+        np.minimum(at, n_pred - 1, out=at)
     ref_twin = (ps[at] == rs) & (pe[at] == re_) & (predicted.type[at] == reference.type)
     pred_twin = np.zeros(n_pred, dtype=bool)
     pred_twin[at[ref_twin]] = True
@@ -257,15 +265,18 @@ def count_part(
         rank = np.cumsum(seen) - 1
         type_groups = Groups(rank[ref_key], rank[pred_key], int(pair_keys.shape[0]))
     keep = wanted.details or bool(wanted.rows)
-    names = tuple(c.name for c in CRITERIA) + ((LEARNED.name,) if learned is not None else ())
-    fields = group_fields(names)
-    scored = scored_columns(fields, scaled=options.credit in ("dice", "iou"))
     plain = (
         learned is None and not keep and groups is None and type_groups is None and not wanted.buckets and not fragments
     )
+    # The columns per group: none is counted in a plain count.
+    fields: tuple[str, ...] = ()
+    scored: list[int] = []
     if plain:  # the examples below index the mentions that were matched
         counted, r, p = count_twins_apart(r, p, options)
     else:
+        names = tuple(c.name for c in CRITERIA) + ((LEARNED.name,) if learned is not None else ())
+        fields = group_fields(names)
+        scored = scored_columns(fields, scaled=options.credit in ("dice", "iou"))
         counted = count_grouped(
             r, p, options, learned=learned, keep_details=keep, groups=groups, type_groups=type_groups,
             more_groups=_bucket_groups(data, wanted) if wanted.buckets else (),
