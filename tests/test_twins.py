@@ -50,7 +50,7 @@ def label_pairs(draw: st.DrawFn, prefixes: str) -> tuple[Labels, Labels]:
     return gold, pred
 
 
-def both_ways(monkeypatch: pytest.MonkeyPatch, **kw: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+def both_ways(monkeypatch: pytest.MonkeyPatch, **kw: Any) -> tuple[Any, Any]:
     calls: list[int] = []
 
     def counted(reference: Spans, predicted: Spans, options: Options) -> Any:
@@ -136,3 +136,59 @@ def test_twins_are_found_only_where_no_mention_overlaps_another() -> None:
     assert (len(r), len(p)) == (2, 2)  # the twins are counted apart, the rest matched
     assert counted.counts == count_grouped(ref, pred, Options()).counts
     assert counted.counts.errors[0].tolist() == [2, 0, 0]  # the correct ones, per type
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 30), st.integers(0, 3), st.integers(0, 2)), max_size=12),
+    st.lists(st.tuples(st.integers(0, 30), st.integers(0, 3), st.integers(0, 2)), max_size=12),
+)
+def test_twins_are_the_exact_pairs_of_disjoint_sides(
+    ref: list[tuple[int, int, int]], pred: list[tuple[int, int, int]]
+) -> None:
+    """Checked against the definition: where both sides' mentions are non-empty and disjoint, a
+    twin is a mention whose start, end and type the other side has; otherwise nothing is set apart."""
+
+    def side(mentions: list[tuple[int, int, int]]) -> Spans:
+        if not mentions:
+            return Spans.empty(TYPES)
+        return spans(*((s, s + n, t) for s, n, t in mentions))
+
+    def disjoint(mentions: list[tuple[int, int, int]]) -> bool:
+        cells = [s + i for s, n, _ in mentions for i in range(n)]
+        return all(n > 0 for _, n, _ in mentions) and len(cells) == len(set(cells))
+
+    r, p = side(ref), side(pred)
+    found = parts.twins(r, p)
+    if not (ref and pred and disjoint(ref) and disjoint(pred)):
+        assert found is None
+        return
+    assert found is not None
+    keys_r = list(zip(r.start.tolist(), r.end.tolist(), r.type.tolist(), strict=True))
+    keys_p = list(zip(p.start.tolist(), p.end.tolist(), p.type.tolist(), strict=True))
+    assert found[0].tolist() == [k in keys_p for k in keys_r]
+    assert found[1].tolist() == [k in keys_r for k in keys_p]
+
+
+def test_choose_finds_the_groups_of_other_candidates_afresh() -> None:
+    """The groups kept from the last matching serve only the same pairs and candidates."""
+    from spanscore.stages import matching
+    from spanscore.stages.matching import FULL, NO_CREDIT, NOT_ELIGIBLE, choose, find_pairs, free_pairs
+
+    ref = spans((0, 3, 0), (4, 6, 1), (8, 10, 2))
+    pred = spans((0, 2, 0), (1, 3, 1), (4, 5, 1), (5, 6, 1), (8, 10, 0))
+    pairs = find_pairs(ref, pred)
+    free = free_pairs(pairs, np.zeros(0, dtype=np.int64))
+    credit = np.ones(len(free))
+    everything = np.full(len(free), NO_CREDIT)
+    some = np.where(np.arange(len(free)) % 2 == 1, FULL, NOT_ELIGIBLE)
+
+    def fresh(level: np.ndarray) -> list[int]:
+        matching._last_groups.clear()
+        out: list[int] = choose(pairs, free, level, credit).tolist()
+        return out
+
+    expected = {"everything": fresh(everything), "some": fresh(some)}
+    for name, level in (("everything", everything), ("some", some), ("everything", everything)):
+        assert choose(pairs, free, level, credit).tolist() == expected[name], name
+    assert expected["everything"] != expected["some"]
