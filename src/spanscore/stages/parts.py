@@ -169,8 +169,8 @@ _CORRECT = ERROR_FIELDS.index("correct")
 
 def twins(reference: Spans, predicted: Spans) -> tuple[BoolArray, BoolArray] | None:
     """Which mentions of each side have a twin on the other (the same start, end and type) that
-    overlaps nothing else, where that is quick to tell: no mention empty and neither side's
-    mentions sharing a unit (as decoded labels give them). Such a pair is a full match under
+    overlaps nothing else, where that is quick to tell: no mention empty and no two mentions of
+    one side sharing a token (as decoded labels give them). Such a pair is a full match under
     every criterion and scheme and touches no other pair, so it can be counted from its type and
     length alone. None where a side's mentions are empty or overlap (the general count holds)."""
     rs, re_, ps, pe = reference.start, reference.end, predicted.start, predicted.end
