@@ -22,6 +22,16 @@ from ..stages.spans import IntArray
 from .files import open_input
 
 DEFAULT_CHUNK = 1 << 19
+# One process counts every chunk in turn, so a chunk's fixed cost (its Python, the small arrays of
+# each pass) is paid once per chunk with nothing beside it: twice the bytes a chunk takes about 4 %
+# off such a run (docs/benchmarks.md), for a chunk's memory twice as large. Where several processes
+# count, smaller chunks share the work out sooner and more evenly.
+ONE_PROCESS_CHUNK = 1 << 20
+
+
+def default_chunk(processes: int) -> int:
+    """The bytes of reference per chunk where none are given, for at most ``processes`` counting."""
+    return ONE_PROCESS_CHUNK if processes == 1 else DEFAULT_CHUNK
 
 
 @record
