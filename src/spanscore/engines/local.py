@@ -111,6 +111,14 @@ class LocalEngine:
                 yield item
 
         total = counter.source.size() if progress is not None else 0
+        read = _read_here(counter) if self.jobs == 1 else None
+        if read is not None:
+            for item, data in read:
+                result = counter.count(item, data)
+                if progress is not None:
+                    progress(counter.position(item), total)
+                yield result
+            return
         for k, result in enumerate(self._map(counter, tracked())):
             if progress is not None:
                 progress(ends[k], total)
@@ -130,6 +138,24 @@ class LocalEngine:
             yield from map(counter, itertools.chain(head, it))
             return
         yield from forked_map(counter, itertools.chain(head, it), processes, start=start_worker, here=True)
+
+
+def _read_here(counter: PartCounter) -> Iterator[tuple[Numbered, ChunkData]] | None:
+    """Each part with its data where the source reads them in one pass (``read_parts``: CoNLL
+    files, each byte read once) and ``counter`` counts a part as ``PartCounter`` does; else None."""
+    if type(counter).__call__ is not PartCounter.__call__:
+        return None
+    parts = getattr(counter.source, "read_parts", lambda: None)()
+    if parts is None:
+        return None
+
+    def numbered() -> Iterator[tuple[Numbered, ChunkData]]:
+        first = 0
+        for part, data in parts:
+            yield Numbered(part, first, data.units if counter.wanted.rows else None), data
+            first += data.units if counter.wanted.rows else 0
+
+    return numbered()
 
 
 # A worker pays for itself only over several parts: forking it and its first part (which faults in

@@ -10,9 +10,9 @@ of the whole files.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar, cast
 
 import numpy as np
 
@@ -197,6 +197,7 @@ class _Scanner:
         # at the file's start is found as in the same file without one (and both cut alike).
         self.offset = 3 if self.file.read(3) == b"\xef\xbb\xbf" else 0
         self.line = 0  # lines before offset
+        self.window = b""  # the bytes by_size read last
 
     @property
     def left(self) -> int:
@@ -221,12 +222,26 @@ class _Scanner:
             if not data:
                 return None
             w = _Window(data)
+            self.window = data
             if w.count:
                 cut = w.end(-1)
                 return (*self._advance(cut, w.newlines_before(cut)), w.count)
             if len(data) < window:  # the rest of the file holds no break
                 return (*self._advance(len(data), data.count(b"\n")), 0)
             window *= 2
+
+    def by_lines(self, n: int, size: int) -> tuple[int, int, int, bytes, IntArray] | None:
+        """The next ``n`` lines (``n`` > 1), read in a window of ``size`` bytes, with their bytes and
+        where each of their newlines is; None (nothing moved) where the window holds fewer lines
+        or they do not end with an empty line after one that is not."""
+        data = self._window(size)
+        newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+        if n < 2 or newlines.shape[0] < n:
+            return None
+        last, before = int(newlines[n - 1]), int(newlines[n - 2])
+        if last - before != 1 or before == 0 or (n > 2 and before - int(newlines[n - 3]) == 1):
+            return None
+        return (*self._advance(last + 1, n), data[: last + 1], newlines[:n])
 
     def by_breaks(self, k: int, hint: int, margin: int = 4) -> tuple[int, int, int]:
         """The range holding the next ``k`` breaks (everything left when ``k`` is 0), read in a
@@ -296,6 +311,87 @@ def iter_chunks(
         ref.close()
         if pred is not None:
             pred.close()
+
+
+@record
+class ReadChunk:
+    """A chunk and the bytes of it read while cutting it (``read_chunks``)."""
+
+    chunk: Chunk
+    reference: bytes
+    predicted: bytes | None  # None: to be read
+    newlines: IntArray | None  # where each newline of ``predicted`` is
+
+
+_T = TypeVar("_T")
+
+
+def read_chunks(
+    reference: str | Path, predicted: str | Path, chunk_bytes: int, read: Callable[[ReadChunk, bool], _T | None]
+) -> Iterator[tuple[Chunk, _T]]:
+    """The chunks of ``iter_chunks``, each read by ``read`` from the bytes read to cut it: for one
+    process, which would otherwise read every byte twice and search the prediction for sentence
+    breaks that parsing it finds again.
+
+    The reference is cut as ``iter_chunks`` cuts it. The prediction is first cut where as many
+    lines end as in the reference's part (both files hold the same tokens, so most often the same
+    lines), its newlines handed on for the parser; ``read(part, False)`` reads that and returns
+    None where the two parts do not hold the same sentences. The prediction is then cut at the
+    reference's sentence breaks, as ``iter_chunks`` does, and ``read(part, True)`` reads it (its
+    errors are the errors of the plan). Which lines of the prediction a chunk holds beyond its
+    sentences (blank, -DOCSTART- or comment lines after the last) may differ from ``iter_chunks``;
+    its sentences never do.
+    """
+    ref = _Scanner(reference)
+    pred = _Scanner(predicted)
+    ratio: float | None = None  # the prediction's bytes per reference byte in the part before
+
+    def finish(r0: int, r1: int, rl: int, n: int, lines: int, data: bytes, last: bool) -> tuple[Chunk, _T]:
+        nonlocal ratio
+        size = r1 - r0
+        hint = size + size // 4 if ratio is None else int(size * ratio) + size // 16 + 4096
+        if last:  # the last part takes what is left of the prediction, read where it is read
+            p0, p1, pl = pred.by_breaks(0, 0)
+            part = ReadChunk(Chunk(r0, r1, p0, p1, rl, pl), data, None, None)
+            return part.chunk, cast(_T, read(part, True))
+        at, line = pred.offset, pred.line
+        cut = pred.by_lines(lines, hint)
+        if cut is not None:
+            p0, p1, pl, got, newlines = cut
+            part = ReadChunk(Chunk(r0, r1, p0, p1, rl, pl), data, got, newlines)
+            done = read(part, False)
+            if done is not None:
+                ratio = (p1 - p0) / size
+                return part.chunk, done
+            pred.offset, pred.line = at, line
+        p0, p1, pl = pred.by_breaks(n, hint)
+        if p1 > p0:
+            ratio = (p1 - p0) / size
+        part = ReadChunk(Chunk(r0, r1, p0, p1, rl, pl), data, None, None)
+        return part.chunk, cast(_T, read(part, True))
+
+    # A reference part is held back one step: where the rest of the file holds no sentence break,
+    # it belongs to the part before, as in ``iter_chunks``.
+    pending: tuple[int, int, int, int, int, bytes] | None = None
+    try:
+        while True:
+            got = ref.by_size(chunk_bytes)
+            if got is None:
+                break
+            r0, r1, rl, n = got
+            data = ref.window[: r1 - r0]
+            if pending is not None and n == 0:
+                pending = (pending[0], r1, pending[2], pending[3], pending[4], pending[5] + data)
+                continue
+            if pending is not None:
+                yield finish(*pending, False)
+            pending = (r0, r1, rl, n, ref.line - rl, data)
+        if pending is None:
+            raise InputError("file is empty: expected token lines in CoNLL columns", path=str(reference))
+        yield finish(*pending, True)
+    finally:
+        ref.close()
+        pred.close()
 
 
 def plan_chunks(reference: str | Path, predicted: str | Path | None, chunk_bytes: int = DEFAULT_CHUNK) -> list[Chunk]:
