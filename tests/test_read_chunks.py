@@ -1,10 +1,11 @@
-"""One process reads each chunk's bytes once (``ConllSource.read_parts``, ``conll_plan.read_chunks``):
-the prediction is cut where as many lines end as in the reference's part, and cut again at the
-sentence breaks, as planned, where that part does not hold the same sentences. Checked here against
-the plan on files whose lines differ between the two sides (blank lines, -DOCSTART- and comment
-lines only in one of them, carriage returns, lines of white space, a byte order mark, no last
-newline), for every chunk size from a few sentences to the whole file: the same report, the same
-rows and the same error; and the default chunk size, which depends on the processes."""
+"""One process cuts and reads each chunk in one pass (``ConllSource.read_parts``,
+``conll_plan.read_chunks``): the prediction is cut where as many lines end as in the reference's
+part, and cut again at the sentence breaks, as planned, where that part does not hold the same
+sentences. Checked here against the plan on files whose lines differ between the two sides (blank
+lines, -DOCSTART- and comment lines only in one of them, carriage returns, lines of white space, a
+byte order mark, no last newline), for every chunk size from a few sentences to the whole file: the
+same report, the same rows and the same error; and the default chunk size, which depends on the
+processes."""
 
 from __future__ import annotations
 

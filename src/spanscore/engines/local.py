@@ -113,8 +113,13 @@ class LocalEngine:
         total = counter.source.size() if progress is not None else 0
         read = _read_here(counter) if self.jobs == 1 else None
         if read is not None:
-            for item, data in read:
+            first = 0
+            for part, data in read:
+                n = data.units if counter.wanted.rows else None
+                item = Numbered(part, first, n)
+                first += n or 0
                 result = counter.count(item, data)
+                del data  # not held while the next part is read
                 if progress is not None:
                     progress(counter.position(item), total)
                 yield result
@@ -140,22 +145,13 @@ class LocalEngine:
         yield from forked_map(counter, itertools.chain(head, it), processes, start=start_worker, here=True)
 
 
-def _read_here(counter: PartCounter) -> Iterator[tuple[Numbered, ChunkData]] | None:
-    """Each part with its data where the source reads them in one pass (``read_parts``: CoNLL
-    files, each byte read once) and ``counter`` counts a part as ``PartCounter`` does; else None."""
+def _read_here(counter: PartCounter) -> Iterator[tuple[Any, ChunkData]] | None:
+    """Each part with its data where the source cuts and reads them in one pass (``read_parts``:
+    CoNLL files) and ``counter`` counts a part as ``PartCounter`` does; else None."""
     if type(counter).__call__ is not PartCounter.__call__:
         return None
-    parts = getattr(counter.source, "read_parts", lambda: None)()
-    if parts is None:
-        return None
-
-    def numbered() -> Iterator[tuple[Numbered, ChunkData]]:
-        first = 0
-        for part, data in parts:
-            yield Numbered(part, first, data.units if counter.wanted.rows else None), data
-            first += data.units if counter.wanted.rows else 0
-
-    return numbered()
+    parts: Iterator[tuple[Any, ChunkData]] | None = getattr(counter.source, "read_parts", lambda: None)()
+    return parts
 
 
 # A worker pays for itself only over several parts: forking it and its first part (which faults in

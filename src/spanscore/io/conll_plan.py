@@ -197,7 +197,6 @@ class _Scanner:
         # at the file's start is found as in the same file without one (and both cut alike).
         self.offset = 3 if self.file.read(3) == b"\xef\xbb\xbf" else 0
         self.line = 0  # lines before offset
-        self.window = b""  # the bytes by_size read last
 
     @property
     def left(self) -> int:
@@ -222,7 +221,6 @@ class _Scanner:
             if not data:
                 return None
             w = _Window(data)
-            self.window = data
             if w.count:
                 cut = w.end(-1)
                 return (*self._advance(cut, w.newlines_before(cut)), w.count)
@@ -315,10 +313,9 @@ def iter_chunks(
 
 @record
 class ReadChunk:
-    """A chunk and the bytes of it read while cutting it (``read_chunks``)."""
+    """A chunk and the bytes of its prediction read while cutting it (``read_chunks``)."""
 
     chunk: Chunk
-    reference: bytes
     predicted: bytes | None  # None: to be read
     newlines: IntArray | None  # where each newline of ``predicted`` is
 
@@ -329,9 +326,9 @@ _T = TypeVar("_T")
 def read_chunks(
     reference: str | Path, predicted: str | Path, chunk_bytes: int, read: Callable[[ReadChunk, bool], _T | None]
 ) -> Iterator[tuple[Chunk, _T]]:
-    """The chunks of ``iter_chunks``, each read by ``read`` from the bytes read to cut it: for one
-    process, which would otherwise read every byte twice and search the prediction for sentence
-    breaks that parsing it finds again.
+    """The chunks of ``iter_chunks``, each read by ``read`` as soon as it is cut, its prediction
+    from the bytes read to cut it: for one process, which would otherwise search the prediction
+    for sentence breaks, read it again and look for its newlines again in parsing it.
 
     The reference is cut as ``iter_chunks`` cuts it. The prediction is first cut where as many
     lines end as in the reference's part (both files hold the same tokens, so most often the same
@@ -346,46 +343,46 @@ def read_chunks(
     pred = _Scanner(predicted)
     ratio: float | None = None  # the prediction's bytes per reference byte in the part before
 
-    def finish(r0: int, r1: int, rl: int, n: int, lines: int, data: bytes, last: bool) -> tuple[Chunk, _T]:
+    def finish(r0: int, r1: int, rl: int, n: int, lines: int, last: bool) -> tuple[Chunk, _T]:
         nonlocal ratio
         size = r1 - r0
         hint = size + size // 4 if ratio is None else int(size * ratio) + size // 16 + 4096
         if last:  # the last part takes what is left of the prediction, read where it is read
             p0, p1, pl = pred.by_breaks(0, 0)
-            part = ReadChunk(Chunk(r0, r1, p0, p1, rl, pl), data, None, None)
-            return part.chunk, cast(_T, read(part, True))
+            chunk = Chunk(r0, r1, p0, p1, rl, pl)
+            return chunk, cast(_T, read(ReadChunk(chunk, None, None), True))
         at, line = pred.offset, pred.line
         cut = pred.by_lines(lines, hint)
         if cut is not None:
-            p0, p1, pl, got, newlines = cut
-            part = ReadChunk(Chunk(r0, r1, p0, p1, rl, pl), data, got, newlines)
-            done = read(part, False)
+            p0, p1, pl = cut[:3]
+            chunk = Chunk(r0, r1, p0, p1, rl, pl)
+            done = read(ReadChunk(chunk, *cut[3:]), False)
+            del cut  # the bytes and newlines go with the part, not held here while it is counted
             if done is not None:
                 ratio = (p1 - p0) / size
-                return part.chunk, done
+                return chunk, done
             pred.offset, pred.line = at, line
         p0, p1, pl = pred.by_breaks(n, hint)
         if p1 > p0:
             ratio = (p1 - p0) / size
-        part = ReadChunk(Chunk(r0, r1, p0, p1, rl, pl), data, None, None)
-        return part.chunk, cast(_T, read(part, True))
+        chunk = Chunk(r0, r1, p0, p1, rl, pl)
+        return chunk, cast(_T, read(ReadChunk(chunk, None, None), True))
 
     # A reference part is held back one step: where the rest of the file holds no sentence break,
     # it belongs to the part before, as in ``iter_chunks``.
-    pending: tuple[int, int, int, int, int, bytes] | None = None
+    pending: tuple[int, int, int, int, int] | None = None
     try:
         while True:
             got = ref.by_size(chunk_bytes)
             if got is None:
                 break
             r0, r1, rl, n = got
-            data = ref.window[: r1 - r0]
             if pending is not None and n == 0:
-                pending = (pending[0], r1, pending[2], pending[3], pending[4], pending[5] + data)
+                pending = (pending[0], r1, *pending[2:])
                 continue
             if pending is not None:
                 yield finish(*pending, False)
-            pending = (r0, r1, rl, n, ref.line - rl, data)
+            pending = (r0, r1, rl, n, ref.line - rl)
         if pending is None:
             raise InputError("file is empty: expected token lines in CoNLL columns", path=str(reference))
         yield finish(*pending, True)

@@ -285,10 +285,7 @@ class ConllSource(_NothingFound):
             p, fixed_p = decode_repaired(table, 1, rd.labels, rd.repair)
         else:
             label_columns = rd.level_columns or (rd.label_column,)
-            if read is not None:
-                given = parse_conll(read.reference, self.reference, columns=label_columns, **common)
-                reference = ReadReference(part.ref_start, part.ref_end, given, rd)
-            elif reference is None:
+            if reference is None:
                 reference = self.read_reference(part)
             elif (reference.start, reference.end) != (part.ref_start, part.ref_end):
                 raise RuntimeError("spanscore bug: a part was paired with another part's reference")
@@ -345,8 +342,9 @@ class ConllSource(_NothingFound):
         return cached
 
     def read_parts(self) -> Iterator[tuple[Chunk, ChunkData]] | None:
-        """Every part with its data, each byte read once (``conll_plan.read_chunks``: for one
-        process); None for a merged file."""
+        """Every part with its data, each cut as it is read (``conll_plan.read_chunks``: for one
+        process, the prediction's bytes read once and its sentence breaks never looked for apart
+        from parsing it); None for a merged file."""
         if self.predicted is None:
             return None
         return read_chunks(self.reference, self.predicted, self.chunk_bytes, self._read_part)
