@@ -55,7 +55,7 @@ def stages(gold: Path, pred: Path) -> dict[str, float]:
     from spanscore.io.sources import ConllSource
     from spanscore.stages.counts import Options, count, count_grouped
     from spanscore.stages.pairs import error_examples
-    from spanscore.stages.parts import Wanted
+    from spanscore.stages.parts import Wanted, count_twins_apart, twins
     from spanscore.stages.scoring import TypeSelection
     from spanscore.stages.spans import unify
 
@@ -84,13 +84,17 @@ def stages(gold: Path, pred: Path) -> dict[str, float]:
         "check_same_tokens": best(lambda: check_same_tokens(r, p)),
         "decode_column x2": best(lambda: [decode_column(t, 0, "BIO", "conlleval") for t in (r, p)]),
         "load (read, parse, check, decode, unify)": best(lambda: source.load(middle.part)),
-        "count (every criterion)": best(lambda: count(rs, ps, Options())),
+        "count (every criterion), all matched": best(lambda: count(rs, ps, Options())),
+        "count (every criterion), twins apart": best(lambda: count_twins_apart(rs, ps, Options())),
         "error examples (where rendered)": best(
             lambda: error_examples(counted.taxonomy, counted.pairs, rs, ps, text, 5)
         ),
         "count_chunk without examples (all of it)": best(lambda: count_chunk(middle)),
     }
     out["chunks"] = len(plan)
+    found = twins(rs, ps)
+    out["reference mentions per chunk"] = len(rs)
+    out["of which matched by an identical twin"] = 0 if found is None else int(found[0].sum())
     out["tokens per chunk"] = r.n_tokens
     return out
 

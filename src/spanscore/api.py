@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from . import __version__
 from .engines import Engine, LocalEngine, PartCounter, run
 from .errors import OptionError
-from .io.conll_plan import DEFAULT_CHUNK
+from .io.conll_plan import DEFAULT_CHUNK, default_chunk
 from .io.load import Loaded
 from .io.reading import Delimiter, Format, Reading, level_name
 from .io.sources import DocumentsSource, LabelsSource, SpansSource, open_source, train_index
@@ -138,7 +138,7 @@ def evaluate(
     document_types: bool = False,
     empty_documents: str = "skip",
     rows: RowSink | None = None,
-    chunk_bytes: int = DEFAULT_CHUNK,
+    chunk_bytes: int | None = None,
     jobs: int = 1,
     engine: Engine | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -160,8 +160,9 @@ def evaluate(
     compare with a training corpus reading ``train`` (a file in the reference's format), each
     numeric one bucketed by ``bucket_edges[name]`` or its defaults (``Report.buckets``).
 
-    Input is counted in chunks (``chunk_bytes``), here, in ``jobs`` processes or by ``engine``,
-    with the same numbers. ``keep_details`` keeps the matched pairs (``Report.pair_rows``; by
+    Input is counted in chunks (``chunk_bytes``; by default 1 MiB of reference where one process
+    counts, 512 KiB where more may), here, in ``jobs`` processes or by ``engine``, with the same
+    numbers. ``keep_details`` keeps the matched pairs (``Report.pair_rows``; by
     default where the counting runs on this machine, not on another ``engine``, whose workers
     would send every chunk's pairs and text back),
     ``documents`` every statistic per document, ``document_types`` per document and type;
@@ -178,6 +179,8 @@ def evaluate(
     ```
     """
     _check_evaluate(locals())
+    if chunk_bytes is None:
+        chunk_bytes = default_chunk(engine.jobs if isinstance(engine, LocalEngine) else 0 if engine else jobs)
     if keep_details is None:
         keep_details = engine is None or isinstance(engine, LocalEngine)
     steps = _evaluation(
@@ -869,7 +872,7 @@ def _check_evaluate(given: Mapping[str, Any]) -> None:
     rows = given["rows"]
     if rows is not None and (not callable(rows) or not hasattr(rows, "rows_dir")):
         raise OptionError(f"rows receives each chunk's rows (a presentation.ReportWriter), not {rows!r}")
-    if not _is_int(given["chunk_bytes"]) or given["chunk_bytes"] < 1:
+    if given["chunk_bytes"] is not None and (not _is_int(given["chunk_bytes"]) or given["chunk_bytes"] < 1):
         raise OptionError(f"chunk_bytes is a whole number of bytes of at least 1, not {given['chunk_bytes']!r}")
     if given["progress"] is not None and not callable(given["progress"]):
         raise OptionError(f"progress is a function of (done, total), not {given['progress']!r}")

@@ -60,7 +60,9 @@ if TYPE_CHECKING:
 @click.option("--scheduler", help="Dask scheduler address (tcp://host:8786); without it a local cluster starts.")
 @click.option("--workers", type=int, default=2, show_default=True, help="Workers of a local Dask cluster.")
 @click.option(
-    "--chunk-size", type=click.IntRange(min=1), default=1 << 19, show_default=True, help="Bytes of GOLD per chunk."
+    "--chunk-size",
+    type=click.IntRange(min=1),
+    help="Bytes of GOLD per chunk (default: 1048576 with --jobs 1, 524288 with more).",
 )
 @click.option(
     "--jobs",
@@ -118,7 +120,7 @@ def evaluate_command(
     engine: str,
     scheduler: str | None,
     workers: int,
-    chunk_size: int,
+    chunk_size: int | None,
     jobs: int,
     progress: bool | None,
     level: float | None,

@@ -111,6 +111,19 @@ class LocalEngine:
                 yield item
 
         total = counter.source.size() if progress is not None else 0
+        read = _read_here(counter) if self.jobs == 1 else None
+        if read is not None:
+            first = 0
+            for part, data in read:
+                n = data.units if counter.wanted.rows else None
+                item = Numbered(part, first, n)
+                first += n or 0
+                result = counter.count(item, data)
+                del data  # not held while the next part is read
+                if progress is not None:
+                    progress(counter.position(item), total)
+                yield result
+            return
         for k, result in enumerate(self._map(counter, tracked())):
             if progress is not None:
                 progress(ends[k], total)
@@ -130,6 +143,15 @@ class LocalEngine:
             yield from map(counter, itertools.chain(head, it))
             return
         yield from forked_map(counter, itertools.chain(head, it), processes, start=start_worker, here=True)
+
+
+def _read_here(counter: PartCounter) -> Iterator[tuple[Any, ChunkData]] | None:
+    """Each part with its data where the source cuts and reads them in one pass (``read_parts``:
+    CoNLL files) and ``counter`` counts a part as ``PartCounter`` does; else None."""
+    if type(counter).__call__ is not PartCounter.__call__:
+        return None
+    parts: Iterator[tuple[Any, ChunkData]] | None = getattr(counter.source, "read_parts", lambda: None)()
+    return parts
 
 
 # A worker pays for itself only over several parts: forking it and its first part (which faults in

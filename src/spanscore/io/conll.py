@@ -118,6 +118,7 @@ def parse_conll(
     encoding: str | None = "utf-8",
     header: bool = False,
     hash_comments: bool | None = None,
+    newlines: IntArray | None = None,
 ) -> ConllTable:
     """Parse CoNLL bytes. ``line_offset`` is added to line numbers (for files read in chunks).
 
@@ -126,7 +127,10 @@ def parse_conll(
     ``header``, the first line that is not blank names the columns and is no token line (give
     it only for the bytes that start a file). ``hash_comments`` says whether every line starting
     with "#" is a comment (None: where the token is not the first column; a caller reading another
-    column as ``token_column`` gives what the file's own token column says)."""
+    column as ``token_column`` gives what the file's own token column says). ``newlines``: the
+    offset of every newline in ``data``, where the caller found them already (used only where
+    the bytes are parsed as given)."""
+    given = data
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     if encoding is not None:
@@ -145,7 +149,7 @@ def parse_conll(
         raise InputError(f"unknown delimiter {delimiter!r}: use auto, tab or whitespace", path=path)
     args = (columns, token_column, line_offset, allow_empty, hash_comments)
     try:
-        usual = _usual_table(data, buf, path, delimiter, *args)
+        usual = _usual_table(data, buf, path, delimiter, *args, newlines=newlines if data is given else None)
     except InputError:
         usual = None  # the general reader raises it, as it would without this path
     if usual is not None:
@@ -288,6 +292,7 @@ def _usual_table(
     line_offset: int,
     allow_empty: bool,
     hash_comments: bool | None,
+    newlines: IntArray | None = None,
 ) -> ConllTable | None:
     """The usual layout read straight into a table, or None for the general reader (``_lines``
     and ``_table``), which gives the same table on every file this one reads.
@@ -303,7 +308,7 @@ def _usual_table(
     sep = _TAB if delimiter == "tab" else _SPACE
     if sep == _SPACE and b"\t" in data:
         return None
-    newline = np.flatnonzero(buf == _NL)
+    newline = np.flatnonzero(buf == _NL) if newlines is None else newlines
     # A line's length plus one: the distance from the newline before it (or the start).
     gap = np.empty_like(newline)
     gap[0] = newline[0] + 1

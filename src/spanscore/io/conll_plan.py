@@ -10,9 +10,9 @@ of the whole files.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar, cast
 
 import numpy as np
 
@@ -22,6 +22,16 @@ from ..stages.spans import IntArray
 from .files import open_input
 
 DEFAULT_CHUNK = 1 << 19
+# One process counts every chunk in turn, so a chunk's fixed cost (its Python, the small arrays of
+# each pass) is paid once per chunk with nothing beside it: twice the bytes a chunk takes about 4 %
+# off such a run (docs/benchmarks.md), for a chunk's memory twice as large. Where several processes
+# count, smaller chunks share the work out sooner and more evenly.
+ONE_PROCESS_CHUNK = 1 << 20
+
+
+def default_chunk(processes: int) -> int:
+    """The bytes of reference per chunk where none are given, for at most ``processes`` counting."""
+    return ONE_PROCESS_CHUNK if processes == 1 else DEFAULT_CHUNK
 
 
 @record
@@ -218,9 +228,23 @@ class _Scanner:
                 return (*self._advance(len(data), data.count(b"\n")), 0)
             window *= 2
 
-    def by_breaks(self, k: int, hint: int) -> tuple[int, int, int]:
-        """The range holding the next ``k`` breaks (everything left when ``k`` is 0)."""
-        window = max(hint + hint // 4, 1 << 16)
+    def by_lines(self, n: int, size: int) -> tuple[int, int, int, bytes, IntArray] | None:
+        """The next ``n`` lines (``n`` > 1), read in a window of ``size`` bytes, with their bytes and
+        where each of their newlines is; None (nothing moved) where the window holds fewer lines
+        or they do not end with an empty line after one that is not."""
+        data = self._window(size)
+        newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+        if n < 2 or newlines.shape[0] < n:
+            return None
+        last, before = int(newlines[n - 1]), int(newlines[n - 2])
+        if last - before != 1 or before == 0 or (n > 2 and before - int(newlines[n - 3]) == 1):
+            return None
+        return (*self._advance(last + 1, n), data[: last + 1], newlines[:n])
+
+    def by_breaks(self, k: int, hint: int, margin: int = 4) -> tuple[int, int, int]:
+        """The range holding the next ``k`` breaks (everything left when ``k`` is 0), read in a
+        window of ``hint`` bytes and ``1 / margin`` more (twice that until the breaks are in)."""
+        window = max(hint + hint // margin, 1 << 16)
         while True:
             data = self._window(window)
             if k:
@@ -244,6 +268,10 @@ def iter_chunks(
     ref = _Scanner(reference)
     pred = _Scanner(predicted) if predicted is not None else None
     pending: Chunk | None = None  # held back one step: the last chunk takes what is left of pred
+    # The prediction's bytes per reference byte in the chunk before: a prediction's window is read
+    # for that many and a sixteenth more (a quarter more for the first chunk), not a quarter more
+    # each time: every byte read is searched for breaks.
+    ratio: float | None = None
     try:
         while True:
             got = ref.by_size(chunk_bytes)
@@ -254,7 +282,12 @@ def iter_chunks(
                 chunk = Chunk(r0, r1, 0, 0, rl, 0)
             else:
                 at_end = ref.left == 0
-                p0, p1, pl = pred.by_breaks(0 if at_end else n, r1 - r0)
+                if ratio is None:
+                    p0, p1, pl = pred.by_breaks(0 if at_end else n, r1 - r0)
+                else:
+                    p0, p1, pl = pred.by_breaks(0 if at_end else n, int((r1 - r0) * ratio) + 4096, 16)
+                if r1 > r0 and p1 > p0:
+                    ratio = (p1 - p0) / (r1 - r0)
                 chunk = Chunk(r0, r1, p0, p1, rl, pl)
             if pending is not None and n == 0:
                 # The rest of the file holds no sentence break: the end of the last sentence, or
@@ -276,6 +309,86 @@ def iter_chunks(
         ref.close()
         if pred is not None:
             pred.close()
+
+
+@record
+class ReadChunk:
+    """A chunk and the bytes of its prediction read while cutting it (``read_chunks``)."""
+
+    chunk: Chunk
+    predicted: bytes | None  # None: to be read
+    newlines: IntArray | None  # where each newline of ``predicted`` is
+
+
+_T = TypeVar("_T")
+
+
+def read_chunks(
+    reference: str | Path, predicted: str | Path, chunk_bytes: int, read: Callable[[ReadChunk, bool], _T | None]
+) -> Iterator[tuple[Chunk, _T]]:
+    """The chunks of ``iter_chunks``, each read by ``read`` as soon as it is cut, its prediction
+    from the bytes read to cut it: for one process, which would otherwise search the prediction
+    for sentence breaks, read it again and look for its newlines again in parsing it.
+
+    The reference is cut as ``iter_chunks`` cuts it. The prediction is first cut where as many
+    lines end as in the reference's part (both files hold the same tokens, so most often the same
+    lines), its newlines handed on for the parser; ``read(part, False)`` reads that and returns
+    None where the two parts do not hold the same sentences. The prediction is then cut at the
+    reference's sentence breaks, as ``iter_chunks`` does, and ``read(part, True)`` reads it (its
+    errors are the errors of the plan). Which lines of the prediction a chunk holds beyond its
+    sentences (blank, -DOCSTART- or comment lines after the last) may differ from ``iter_chunks``;
+    its sentences never do.
+    """
+    ref = _Scanner(reference)
+    pred = _Scanner(predicted)
+    ratio: float | None = None  # the prediction's bytes per reference byte in the part before
+
+    def finish(r0: int, r1: int, rl: int, n: int, lines: int, last: bool) -> tuple[Chunk, _T]:
+        nonlocal ratio
+        size = r1 - r0
+        hint = size + size // 4 if ratio is None else int(size * ratio) + size // 16 + 4096
+        if last:  # the last part takes what is left of the prediction, read where it is read
+            p0, p1, pl = pred.by_breaks(0, 0)
+            chunk = Chunk(r0, r1, p0, p1, rl, pl)
+            return chunk, cast(_T, read(ReadChunk(chunk, None, None), True))
+        at, line = pred.offset, pred.line
+        cut = pred.by_lines(lines, hint)
+        if cut is not None:
+            p0, p1, pl = cut[:3]
+            chunk = Chunk(r0, r1, p0, p1, rl, pl)
+            done = read(ReadChunk(chunk, *cut[3:]), False)
+            del cut  # the bytes and newlines go with the part, not held here while it is counted
+            if done is not None:
+                ratio = (p1 - p0) / size
+                return chunk, done
+            pred.offset, pred.line = at, line
+        p0, p1, pl = pred.by_breaks(n, hint)
+        if p1 > p0:
+            ratio = (p1 - p0) / size
+        chunk = Chunk(r0, r1, p0, p1, rl, pl)
+        return chunk, cast(_T, read(ReadChunk(chunk, None, None), True))
+
+    # A reference part is held back one step: where the rest of the file holds no sentence break,
+    # it belongs to the part before, as in ``iter_chunks``.
+    pending: tuple[int, int, int, int, int] | None = None
+    try:
+        while True:
+            got = ref.by_size(chunk_bytes)
+            if got is None:
+                break
+            r0, r1, rl, n = got
+            if pending is not None and n == 0:
+                pending = (pending[0], r1, *pending[2:])
+                continue
+            if pending is not None:
+                yield finish(*pending, False)
+            pending = (r0, r1, rl, n, ref.line - rl)
+        if pending is None:
+            raise InputError("file is empty: expected token lines in CoNLL columns", path=str(reference))
+        yield finish(*pending, True)
+    finally:
+        ref.close()
+        pred.close()
 
 
 def plan_chunks(reference: str | Path, predicted: str | Path | None, chunk_bytes: int = DEFAULT_CHUNK) -> list[Chunk]:

@@ -36,7 +36,7 @@ from ..stages.scoring import TypeSelection
 from ..stages.spans import IntArray, Spans, unify
 from ..stages.text import Repaired
 from .conll import Column, ConllTable, parse_conll
-from .conll_plan import DEFAULT_CHUNK, Chunk, iter_chunks
+from .conll_plan import DEFAULT_CHUNK, Chunk, ReadChunk, iter_chunks, read_chunks
 from .load import ConllText, OffsetText, check_same_tokens, decode_repaired, docs_to_spans, span_docs
 from .reading import ANNOTATION_FORMATS, TEXT_FORMATS, Reading, level_name
 
@@ -266,9 +266,10 @@ class ConllSource(_NothingFound):
         table = parse_conll(ref_bytes, self.reference, columns=label_columns, **self._common(part))
         return ReadReference(part.ref_start, part.ref_end, table, rd)
 
-    def load(self, part: Chunk, reference: ReadReference | None = None) -> ChunkData:
+    def load(self, part: Chunk, reference: ReadReference | None = None, read: ReadChunk | None = None) -> ChunkData:
         """The part read and decoded; ``reference``: its reference already read (``read_reference``
-        of a source over the same reference file, reading and part)."""
+        of a source over the same reference file, reading and part); ``read``: its bytes already
+        read (``read_parts``)."""
         rd = self.reading
         common = self._common(part)
         if self.predicted is None:
@@ -293,9 +294,12 @@ class ConllSource(_NothingFound):
             common["header"] = rd.header and part.pred_line == 0
             common["encoding"] = rd.prediction_encoding
             pred_table = parse_conll(
-                _read(self.predicted, part.pred_start, part.pred_end),
+                _read(self.predicted, part.pred_start, part.pred_end)
+                if read is None or read.predicted is None
+                else read.predicted,
                 self.predicted,
                 columns=label_columns,
+                newlines=None if read is None else read.newlines,
                 **common,
             )
             check_same_tokens(table, pred_table)
@@ -336,6 +340,22 @@ class ConllSource(_NothingFound):
             cached = self.by_documents()
             object.__setattr__(self, "_by_documents", cached)
         return cached
+
+    def read_parts(self) -> Iterator[tuple[Chunk, ChunkData]] | None:
+        """Every part with its data, each cut as it is read (``conll_plan.read_chunks``: for one
+        process, the prediction's bytes read once and its sentence breaks never looked for apart
+        from parsing it); None for a merged file."""
+        if self.predicted is None:
+            return None
+        return read_chunks(self.reference, self.predicted, self.chunk_bytes, self._read_part)
+
+    def _read_part(self, part: ReadChunk, final: bool) -> ChunkData | None:
+        try:
+            return self.load(part.chunk, read=part)
+        except InputError:
+            if final:
+                raise
+            return None  # read again as planned: its error, if any, is the plan's
 
 
 # JSONL.

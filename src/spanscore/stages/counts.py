@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from ..errors import OptionError
 from ..results import ErrorKey
+from ..runtime.records import record
 from .criteria import (
     CRITERIA,
     LEARNED,
@@ -241,7 +242,7 @@ class Counts:
     __hash__ = None  # type: ignore[assignment]
 
 
-@dataclass(frozen=True)
+@record
 class Details:
     """What a report needs beyond counts: the pairs, and each criterion's matching."""
 
@@ -269,7 +270,7 @@ def count(
     return counted.counts, counted.details
 
 
-@dataclass(frozen=True)
+@record
 class Groups:
     """A group (a document, say) for every reference and predicted mention, ``size`` groups in all."""
 
@@ -282,7 +283,7 @@ class Groups:
     inner: int = 0
 
 
-@dataclass(frozen=True)
+@record
 class Counted:
     """The counts of a pair of span sets, with what the error examples, details and groups read."""
 
@@ -313,7 +314,7 @@ def group_fields(criteria: tuple[str, ...]) -> tuple[str, ...]:
     )
 
 
-@dataclass(frozen=True)
+@record
 class _Chosen:
     """One criterion's matching among the free pairs (``free[chosen]``), plus the fixed pairs."""
 

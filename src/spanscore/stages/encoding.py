@@ -175,7 +175,10 @@ def decode(
         keep = (cum[ends] - cum[starts]) == 0
         starts, ends, types = starts[keep], ends[keep], types[keep]
 
-    unit = np.searchsorted(sentence_bounds, starts, side="right") - 1
+    # Each mention's sentence: the sentence starts up to it, by a running count over the tokens
+    # (a binary search per mention costs half as much again).
+    bounds = sentence_bounds[:-1]
+    unit = np.cumsum(np.bincount(bounds[bounds < n], minlength=n))[starts] - 1
     spans = Spans.build(starts.astype(np.int64), ends.astype(np.int64), types, unit.astype(np.int64), labels.types)
     return Decoded(spans=spans, invalid_into=into.astype(np.int64), invalid_end=out.astype(np.int64))
 

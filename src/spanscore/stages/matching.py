@@ -232,6 +232,45 @@ def pair_credit(level: IntArray, partial_credit: FloatArray) -> FloatArray:
     return credit
 
 
+class _Groups:
+    """How the candidate pairs of one matching fall into groups: those alone, the groups of two
+    (their earlier and later pair) and the pairs of larger groups, as positions among the
+    candidates."""
+
+    __slots__ = ("alone", "at", "cand", "free", "pairs", "rest", "x", "y")
+
+    def __init__(self, pairs: Pairs, free: IntArray, cand: IntArray) -> None:
+        self.pairs, self.free, self.cand = pairs, free, cand
+        at = self.at = free[cand]
+        r, p = pairs.ref[at], pairs.pred[at]
+        deg_r, deg_p = np.bincount(r)[r], np.bincount(p)[p]
+        alone = self.alone = (deg_r == 1) & (deg_p == 1)
+        if alone.all():
+            return
+        grouped = np.flatnonzero(~alone)
+        x, y, in_larger = _groups_of_two(r[grouped], p[grouped], deg_r[grouped], deg_p[grouped])
+        self.x, self.y, self.rest = grouped[x], grouped[y], grouped[in_larger]
+
+    def same(self, pairs: Pairs, free: IntArray, cand: IntArray) -> bool:
+        return self.pairs is pairs and self.free is free and np.array_equal(self.cand, cand)
+
+
+# The groups of the last matching: the criteria that make every overlapping pair a candidate (the
+# SemEval schemes) find the same groups among the same pairs, and only their credits differ.
+# One entry, replaced whole (threads that count at once each see a whole entry, and use it only
+# for the very pairs it holds).
+_last_groups: list[_Groups] = []
+
+
+def _groups(pairs: Pairs, free: IntArray, cand: IntArray) -> _Groups:
+    last = _last_groups[0] if _last_groups else None
+    if last is not None and last.same(pairs, free, cand):
+        return last
+    found = _Groups(pairs, free, cand)
+    _last_groups[:] = [found]
+    return found
+
+
 def choose(pairs: Pairs, free: IntArray, level: IntArray, credit: FloatArray, method: Method = "optimal") -> IntArray:
     """Step 2 of the matching: which of the ``free`` pairs (with their ``level`` and ``credit``) are
     matched. Returns positions in ``free``, ascending."""
@@ -239,15 +278,11 @@ def choose(pairs: Pairs, free: IntArray, level: IntArray, credit: FloatArray, me
     cand = np.flatnonzero(eligible)
     if cand.shape[0] == 0:
         return cand
-    at = free[cand]
-    r, p = pairs.ref[at], pairs.pred[at]
-    deg_r, deg_p = np.bincount(r)[r], np.bincount(p)[p]
-    alone = (deg_r == 1) & (deg_p == 1)
+    g = _groups(pairs, free, cand)
+    alone, at = g.alone, g.at
     if alone.all():
         return cand
-    grouped = np.flatnonzero(~alone)
-    x, y, in_larger = _groups_of_two(r[grouped], p[grouped], deg_r[grouped], deg_p[grouped])
-    x, y, rest = grouped[x], grouped[y], grouped[in_larger]
+    x, y, rest = g.x, g.y, g.rest
     if method == "greedy":
         winners = x  # the first found in position order
     else:

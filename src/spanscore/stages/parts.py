@@ -17,11 +17,21 @@ import numpy as np
 
 from ..errors import InputError
 from ..runtime.records import record
-from .counts import DISCONTINUOUS_EXTRA, Counts, Groups, LearnedCredit, Options, count_grouped, group_fields
+from .counts import (
+    DISCONTINUOUS_EXTRA,
+    ERROR_FIELDS,
+    Counted,
+    Counts,
+    Groups,
+    LearnedCredit,
+    Options,
+    count_grouped,
+    group_fields,
+)
 from .criteria import CRITERIA, LEARNED
 from .documents import DocCounts, DocState, TypeRows, compact_rows, scored_columns
 from .pairs import KeptDetails, PartRows, error_examples, render_rows
-from .spans import IntArray, Spans
+from .spans import BoolArray, IntArray, Spans
 from .text import Repaired, Text
 
 if TYPE_CHECKING:
@@ -154,6 +164,71 @@ def _bucket_rows(wanted: Wanted, stats: tuple[IntArray, ...]) -> dict[str, TypeR
     return out
 
 
+_CORRECT = ERROR_FIELDS.index("correct")
+
+
+def twins(reference: Spans, predicted: Spans) -> tuple[BoolArray, BoolArray] | None:
+    """Which mentions of each side have a twin on the other (the same start, end and type) that
+    overlaps nothing else, where that is quick to tell: no mention empty and no two mentions of
+    one side sharing a token (as decoded labels give them). Such a pair is a full match under
+    every criterion and scheme and touches no other pair, so it can be counted from its type and
+    length alone. None where a side's mentions are empty or overlap (the general count holds)."""
+    rs, re_, ps, pe = reference.start, reference.end, predicted.start, predicted.end
+    n_ref, n_pred = rs.shape[0], ps.shape[0]
+    if n_ref == 0 or n_pred == 0:
+        return None
+    # Mentions sorted by start, each non-empty and ending at or before the next one's start:
+    # starts strictly increase, so a start names at most one mention on each side.
+    if not (bool((re_ > rs).all()) and bool((pe > ps).all())):
+        return None
+    if not (bool((rs[1:] >= re_[:-1]).all()) and bool((ps[1:] >= pe[:-1]).all())):
+        return None
+    extent = int(max(re_[-1], pe[-1]))  # the last mention ends last: no mention contains another
+    if extent <= 16 * (n_ref + n_pred):
+        # Dense (tokens): the prediction starting at each position, looked up (a binary search per
+        # mention costs four times as much).
+        at = np.zeros(extent, dtype=np.int64)
+        at[ps] = np.arange(n_pred)
+        at = at[rs]
+    else:
+        at = np.searchsorted(ps, rs)
+        np.minimum(at, n_pred - 1, out=at)
+    ref_twin = (ps[at] == rs) & (pe[at] == re_) & (predicted.type[at] == reference.type)
+    pred_twin = np.zeros(n_pred, dtype=bool)
+    pred_twin[at[ref_twin]] = True
+    return ref_twin, pred_twin
+
+
+def count_twins_apart(reference: Spans, predicted: Spans, options: Options) -> tuple[Counted, Spans, Spans]:
+    """``count_grouped(reference, predicted, options)`` with the mentions that match their twin
+    exactly (``twins``) counted from their types and lengths, and only the others matched; with
+    the spans the returned matching and pairs index (the whole sides where nothing is set apart).
+    Most mentions of a real prediction have such a twin, and matching is the count's cost."""
+    found = twins(reference, predicted)
+    if found is None or not found[0].any():
+        return count_grouped(reference, predicted, options), reference, predicted
+    ref_twin, pred_twin = found
+    r, p = reference.select(~ref_twin), predicted.select(~pred_twin)
+    counted = count_grouped(r, p, options)
+    types = reference.types
+    n = len(types)
+    # The types the other mentions dropped (none of theirs) come back before the twins are added.
+    counts = counted.counts.with_types(types)
+    kind = reference.type[ref_twin]
+    many = np.bincount(kind, minlength=n).astype(np.int64)
+    length = np.bincount(kind, weights=(reference.end - reference.start)[ref_twin], minlength=n).astype(np.int64)
+    counts.reference = counts.reference + many
+    counts.predicted = counts.predicted + many
+    for table in (*counts.criteria.values(), *counts.schemes.values()):
+        table[0] += many  # full credit, reference side
+        table[4] += many  # and predicted side
+    counts.token = counts.token + length  # covered by the reference, the prediction and both alike
+    counts.errors[_CORRECT] += many
+    diagonal = np.arange(n)
+    counts.confusion[0, diagonal, diagonal] += many  # same span, the same type
+    return replace(counted, counts=counts.without_empty_types()), r, p
+
+
 def count_part(
     data: ChunkData, options: Options, wanted: Wanted, judge: JudgeSpec | None = None, first_unit: int = 0
 ) -> PartResult:
@@ -190,18 +265,27 @@ def count_part(
         rank = np.cumsum(seen) - 1
         type_groups = Groups(rank[ref_key], rank[pred_key], int(pair_keys.shape[0]))
     keep = wanted.details or bool(wanted.rows)
-    names = tuple(c.name for c in CRITERIA) + ((LEARNED.name,) if learned is not None else ())
-    fields = group_fields(names)
-    scored = scored_columns(fields, scaled=options.credit in ("dice", "iou"))
-    counted = count_grouped(
-        r, p, options, learned=learned, keep_details=keep, groups=groups, type_groups=type_groups,
-        more_groups=_bucket_groups(data, wanted) if wanted.buckets else (),
-        # The histogram reads only the columns scores read (fewer distinct rows, each narrower):
-        # the others are not counted per document and type.
-        type_columns=scored if by_types and not wanted.scored_groups else None,
-        # So do the paired tests per group, and the taxonomy is read only by the buckets' totals.
-        group_columns=scored if wanted.scored_groups else None,
+    plain = (
+        learned is None and not keep and groups is None and type_groups is None and not wanted.buckets and not fragments
     )
+    # The columns per group: none is counted in a plain count.
+    fields: tuple[str, ...] = ()
+    scored: list[int] = []
+    if plain:  # the examples below index the mentions that were matched
+        counted, r, p = count_twins_apart(r, p, options)
+    else:
+        names = tuple(c.name for c in CRITERIA) + ((LEARNED.name,) if learned is not None else ())
+        fields = group_fields(names)
+        scored = scored_columns(fields, scaled=options.credit in ("dice", "iou"))
+        counted = count_grouped(
+            r, p, options, learned=learned, keep_details=keep, groups=groups, type_groups=type_groups,
+            more_groups=_bucket_groups(data, wanted) if wanted.buckets else (),
+            # The histogram reads only the columns scores read (fewer distinct rows, each narrower):
+            # the others are not counted per document and type.
+            type_columns=scored if by_types and not wanted.scored_groups else None,
+            # So do the paired tests per group, and the taxonomy is read only by the buckets' totals.
+            group_columns=scored if wanted.scored_groups else None,
+        )
     counts = counted.counts
     counts.documents, counts.sentences, counts.tokens = data.documents, data.sentences, data.tokens
     docs = None

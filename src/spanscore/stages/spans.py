@@ -195,8 +195,10 @@ class Spans:
         if self.pieces is not None:
             new_index = np.where(keep, np.cumsum(keep) - 1, -1).astype(np.int64)
             pieces = self.pieces.renumbered(new_index)
-        level = None if self.level is None else self.level[keep]
-        start, end, type_, unit = self.start[keep], self.end[keep], self.type[keep], self.unit[keep]
+        # The kept positions found once, not once per column by each boolean index.
+        at = np.flatnonzero(keep)
+        level = None if self.level is None else self.level.take(at)
+        start, end, type_, unit = self.start.take(at), self.end.take(at), self.type.take(at), self.unit.take(at)
         return Spans(start, end, type_, unit, self.types, pieces, level=level, levels=self.levels)
 
     def map_types(self, mapping: Mapping[str, str | None], keep: Iterable[str] | None = None) -> Spans:
