@@ -290,7 +290,7 @@ def _evaluation(
         by_groups = groups.get(breakdowns.GROUPING)
         if by is not None and by_groups is not None:
             report.breakdown = breakdowns.state_breakdown(
-                bucket_states.get(breakdowns.GROUPING, {}), by_groups.values, field=by,
+                bucket_states.get(breakdowns.GROUPING, {}), tuple(by_groups.values), field=by,
                 zero_division=scoring.zero_division, credit=report.counts.credit, beta=scoring.beta,
                 resampling=resampling,
             )
@@ -609,9 +609,10 @@ def compare(
     if not 0 < alpha < 1:
         raise OptionError(f"alpha is a number between 0 and 1, not {alpha!r}")
     fields = _attributes(buckets, bucket_edges, train, reading)[1] if buckets else ()
-    # Buckets by a document field: the reference's field read once, each document's rows paired
-    # into its value's joint histogram as the parts come (no system's per-document table).
-    by_field = _field_groupings(reference, None, fields, reading).named if fields else ()
+    # Buckets by a document field: each part's field values read where it is counted, each
+    # document's rows paired into its value's joint histogram as the parts come (no system's
+    # per-document table).
+    by_field = _field_groupings(reference, None, fields, reading) if fields else None
     steps = [
         _evaluation(
             reference=reference, predicted=system, format=None, reading=reading, scoring=scoring, ci=None,
@@ -627,10 +628,12 @@ def compare(
     joint: Histogram | None
     if per_type or buckets:
         # Counted side by side, each group's joint rows added to its histogram as documents finish.
+        from .analysis import breakdown as breakdowns
         from .analysis import buckets as bucket_scores
 
+        kind = functools.partial(breakdowns.LabelledCounter, groups=by_field) if fields else bucket_scores.GroupCounter
         grouped = bucket_scores.run_grouped(
-            [bucket_scores.GroupCounter(**vars(next(s))) for s in steps], engine or LocalEngine(jobs), names, by_field
+            [kind(**vars(next(s))) for s in steps], engine or LocalEngine(jobs), names, by_field
         )
         reports = [_finished(s, total) for s, total in zip(steps, grouped.totals, strict=True)]
         joint, unit, groups = grouped.joint, grouped.unit, grouped.groups
