@@ -34,7 +34,7 @@ from ..engines.local import Engine, Numbered, PartCounter, Progress
 from ..errors import InputError, OptionError
 from ..io.files import open_input, read_bytes
 from ..io.reading import Reading
-from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, compact_rows, scores_per_row
+from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, compact_rows, scored_columns, scores_per_row
 from ..stages.parts import ChunkData, PartResult
 from ..stages.spans import IntArray
 from .buckets import GroupCounter, group_name
@@ -755,6 +755,10 @@ class FieldEngine:
 
     inner: Engine
     groups: Groupings
+    # Where the parts' rows hold every statistic (not ``Wanted.narrow``): each part's rows are
+    # handed to ``sink`` (``presentation.documents.DocumentWriter``) before the state is made of
+    # the columns scores read.
+    sink: Any = None
 
     def results(self, counter: PartCounter, progress: Progress | None) -> Iterator[PartResult]:
         named = self.groups.named
@@ -764,16 +768,28 @@ class FieldEngine:
         fields = self.groups.fields
         labels = Labels(tuple(g.field for g in fields), pieces=cut_documents(counter.source))
         place = {id(g): k for k, g in enumerate(fields)}
+        scaled = counter.options.credit in ("dice", "iou")
         for part in self.inner.results(counter, progress):
             part, found = take_labels(part)
-            for ready, _, codes in labels.add(part, found):
-                yield self._state(ready, codes, labels, place)
-        for ready, _, codes in labels.close():
-            yield self._state(ready, codes, labels, place)
+            for ready, keys, codes in labels.add(part, found):
+                yield self._state(self._written(ready, keys, scaled), codes, labels, place)
+        for ready, keys, codes in labels.close():
+            yield self._state(self._written(ready, keys, scaled), codes, labels, place)
         for k, g in enumerate(fields):
             g.values[:] = labels.values[k]
             if g.values == [MISSING]:
                 raise self.groups.refusal(g)
+
+    def _written(self, part: PartResult, keys: IntArray, scaled: bool) -> PartResult:
+        """The part's rows handed to ``sink``, and kept as what the narrow count gives."""
+        docs = part.docs
+        if self.sink is None or docs is None:
+            return part
+        offset = int(keys[0] - docs.keys[0]) if keys.shape[0] else 0
+        self.sink.add(docs, offset, part.discontinuous)
+        narrow = docs.narrowed(scored_columns(docs.fields, scaled=scaled))
+        narrow.stats = compact_rows(narrow.stats)
+        return dataclasses.replace(part, docs=narrow)
 
     def _state(self, part: PartResult, codes: list[IntArray], labels: Labels, place: dict[int, int]) -> PartResult:
         docs = part.docs
