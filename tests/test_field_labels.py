@@ -215,3 +215,31 @@ def test_the_client_holds_no_value_per_document(tmp_path: Path) -> None:
     (before_small, held_small), (before_large, held_large) = sizes
     assert before_small == before_large
     assert held_large <= max(held_small, 25)  # a part's documents (chunks of 400 bytes) wait at most
+
+
+def test_a_reference_read_whole_takes_its_values_by_id(tmp_path: Path) -> None:
+    """A JSONL reference against mentions given as strings is read whole (its documents paired
+    in memory): its values are read by id, the same groups as the whole table's."""
+    rng = random.Random(11)
+    gold, pred = tmp_path / "gold.jsonl", tmp_path / "pred.jsonl"
+    with gold.open("w", encoding="utf-8") as g, pred.open("w", encoding="utf-8") as p:
+        for i in range(300):
+            names = [rng.choice(["Ada Lovelace", "Paris", "Acme Corp", "Berlin"]) for _ in range(3)]
+            text = f"{names[0]} met {names[1]} near {names[2]}."
+            spans, at = [], 0
+            for name in names:
+                start = text.index(name, at)
+                spans.append({"start": start, "end": start + len(name), "label": rng.choice("AB")})
+                at = start + len(name)
+            doc: dict[str, Any] = {"id": f"d{i}", "text": text, "spans": spans}
+            if rng.random() < 0.8:
+                doc["source"] = rng.choice(["x", "y", "z"])
+            g.write(json.dumps(doc) + "\n")
+            found = [{"text": text[s["start"] : s["end"]], "label": rng.choice("AB")} for s in spans[:2]]
+            p.write(json.dumps({"id": f"d{i}", "mentions": found}) + "\n")
+    kw: dict[str, Any] = {"format": "jsonl", "predicted_format": "strings", "by": "source", "buckets": ["source"]}
+    expected = _run(gold, pred, documents=True, **kw)
+    assert expected.breakdown is not None and len(expected.breakdown["groups"]) == 4
+    for chunk in (500, 1 << 19):
+        got = _run(gold, pred, chunk_bytes=chunk, jobs=2, **kw)
+        assert got.breakdown == expected.breakdown and got.buckets == expected.buckets
