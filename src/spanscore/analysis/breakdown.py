@@ -596,8 +596,12 @@ class FieldCounter(GroupCounter):
                 order = np.argsort(keys, kind="stable")
                 rows = TypeRows(keys[order], rows.type_index[order], rows.names, rows.stats[order])
             rows = dataclasses.replace(rows, stats=compact_rows(rows.stats))
-            stats = compact_rows(docs.stats) if self.wanted.buckets else docs.stats  # else compact already
+            # Else compact already (``Wanted.narrow``).
+            stats = compact_rows(docs.stats) if self.wanted.buckets or not self.wanted.narrow else docs.stats
             part = dataclasses.replace(part, docs=dataclasses.replace(docs, stats=stats, type_rows=rows))
+        elif docs is not None and not self.wanted.narrow and not self.wanted.buckets:
+            # Rows of every statistic (for a per-document file): sent back compact too.
+            part = dataclasses.replace(part, docs=dataclasses.replace(docs, stats=compact_rows(docs.stats)))
         return _labelled(part, self.source, item, data, self.groups)
 
 
