@@ -76,9 +76,15 @@ def test_streamed_rows_are_the_whole_tables(
             assert report.to_dict() == whole.to_dict()  # the same report, macro over documents included
 
 
-def test_the_dask_engine_writes_the_same_rows(corpora: dict[str, tuple[Path, Path]], tmp_path: Path) -> None:
+def test_the_dask_engine_writes_the_same_rows(
+    corpora: dict[str, tuple[Path, Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A partition's many documents come at once: written a few rows at a time (7 here)."""
     pytest.importorskip("distributed")
     from spanscore.engines.dask_engine import DaskEngine
+    from spanscore.presentation import documents
+
+    monkeypatch.setattr(documents, "_BLOCK", 7)
 
     ref, pred = corpora["documents"]
     out = tmp_path / "rows.jsonl"
@@ -138,9 +144,16 @@ def test_rows_from_the_whole_table_get_their_discontinuous_figures(tmp_path: Pat
     """Without a grouping the rows come from the whole table once counted (BRAT, whose
     discontinuous mentions give each row its figures, added once the corpus is known to have
     some): the rows of ``Report.document_rows``."""
+    from spanscore.presentation import documents
+
     gold, pred = write_brat(tmp_path / "gold", GOLD), write_brat(tmp_path / "pred", PRED)
     out = tmp_path / "rows.jsonl"
     report = _streamed(gold, pred, out, format="brat")
+    expected = b"".join(json.dumps(r, ensure_ascii=False).encode("utf-8") + b"\n" for r in report.document_rows())
+    assert out.read_bytes() == expected
+    with pytest.MonkeyPatch.context() as mp:  # the figures given two rows at a time
+        mp.setattr(documents, "_BLOCK", 2)
+        report = _streamed(gold, pred, out, format="brat")
     expected = b"".join(json.dumps(r, ensure_ascii=False).encode("utf-8") + b"\n" for r in report.document_rows())
     assert b'"discontinuous"' in expected
     assert out.read_bytes() == expected

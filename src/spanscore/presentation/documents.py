@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import InputError
 from ..stages.documents import DocCounts, RowQueue, document_rows
 
-_BLOCK = 8192  # rows given their figures at a time
+_BLOCK = 2048  # rows made at a time (written, or given their figures)
 
 
 class DocumentWriter:
@@ -67,12 +67,16 @@ class DocumentWriter:
         keys, stats, ids = self.queue.take(below)
         if stats is None or not keys.shape[0] or self.fields is None:
             return
-        block = DocCounts(keys, stats, self.fields, ids, self.unit)
-        lines = []
-        for i, row in enumerate(document_rows(block, self.zero_division, self.credit)):
-            row[self.unit] = self.written + i + 1  # its place in the corpus
-            lines.append(json.dumps(row, ensure_ascii=False).encode("utf-8"))
-        self.handle.write(b"\n".join(lines) + b"\n")
+        # A few thousand rows at a time: a row's dict and its JSON take some 100 times its
+        # statistics' bytes, and a Dask partition brings tens of thousands of documents at once.
+        for a in range(0, keys.shape[0], _BLOCK):
+            b = min(keys.shape[0], a + _BLOCK)
+            block = DocCounts(keys[a:b], stats[a:b], self.fields, None if ids is None else ids[a:b], self.unit)
+            lines = []
+            for i, row in enumerate(document_rows(block, self.zero_division, self.credit)):
+                row[self.unit] = self.written + a + i + 1  # its place in the corpus
+                lines.append(json.dumps(row, ensure_ascii=False).encode("utf-8"))
+            self.handle.write(b"\n".join(lines) + b"\n")
         last, kept = int(keys[-1]), []
         for rows in self.pending:
             done = rows.keys <= last
