@@ -231,6 +231,19 @@ def commands(files: dict[str, Path], engine: list[str], resamples: int) -> dict[
             "--json",
             *engine,
         ],
+        # The rows go to a scratch file (``--per-document`` writes them as the parts come).
+        "evaluate --by source --per-document FILE": [
+            *ss,
+            "evaluate",
+            by,
+            a,
+            "--by",
+            "source",
+            "--per-document",
+            str(Path(tempfile.gettempdir()) / f"scale-rows-{os.getpid()}.jsonl"),
+            "--json",
+            *engine,
+        ],
         "compare A B --json": [*ss, "compare", g, a, b, "--resamples", str(resamples), "--json", *engine],
         "compare A B --buckets source (a field) --json": [
             *ss,
@@ -294,6 +307,9 @@ def main() -> None:
                 if by in cmd:
                     by_reference(files["gold"], files["by"])
                 took, cpu, peaks, rc = measure(cmd, args.nice)
+                for arg in cmd:  # a per-document file written
+                    if arg.endswith(".jsonl") and os.path.basename(arg).startswith("scale-rows-"):
+                        Path(arg).unlink(missing_ok=True)
                 cells = []
                 for d in (1, 2):
                     got = peaks.get(d, [])

@@ -52,6 +52,7 @@ BAD: dict[str, list[Any]] = {
     "document_types": [ODD, "yes", 1],
     "per_type": [ODD, "yes", 1],
     "rows": [ODD, "rows"],
+    "document_sink": [ODD, "out.jsonl"],
     "chunk_bytes": [ODD, "1000", 0, -1, 2.5, True],
     "jobs": [ODD, "2", 0, -1, 2.5, True],
     "engine": [ODD, "local"],

@@ -142,6 +142,7 @@ def evaluate(
     jobs: int = 1,
     engine: Engine | None = None,
     progress: Callable[[int, int], None] | None = None,
+    document_sink: Any = None,
     **options: Unpack[Options],
 ) -> Report:
     """Score predicted mentions against reference mentions under every criterion.
@@ -168,7 +169,11 @@ def evaluate(
     ``documents`` every statistic per document, ``document_types`` per document and type;
     ``empty_documents`` whether the mean over documents leaves out (``"skip"``) or scores
     (``"score"``, as ``zero_division``) those without mentions on either side; ``rows``
-    receives each chunk's report rows in corpus order (``presentation.ReportWriter``).
+    receives each chunk's report rows in corpus order (``presentation.ReportWriter``);
+    ``document_sink`` every statistic of each document in corpus order
+    (``presentation.documents.DocumentWriter``): as the parts are counted where ``by`` or a
+    bucket by a document field keeps the per-document statistics as state (the report then
+    holds none), else once counted, from the per-document counts (``documents``).
 
     ```pycon
     >>> r = evaluate(reference=[["B-ORG", "I-ORG", "I-ORG", "I-ORG"]],
@@ -188,7 +193,7 @@ def evaluate(
         resamples=resamples, seed=seed, by=by, buckets=buckets, train=train, bucket_edges=bucket_edges,
         keep_details=keep_details, documents=documents, document_types=document_types,
         empty_documents=empty_documents, rows=rows, chunk_bytes=chunk_bytes, jobs=jobs, engine=engine,
-        options=options,
+        options=options, document_sink=document_sink,
     )
     counter = next(steps)
     chosen: Engine = engine or LocalEngine(jobs)
@@ -196,7 +201,8 @@ def evaluate(
     if groups is not None:  # --by: each part's rows folded into its groups' state as it comes
         from .analysis.breakdown import FieldEngine
 
-        chosen = FieldEngine(chosen, groups)
+        # Rows of every statistic (not narrow) are counted for the sink, as they come.
+        chosen = FieldEngine(chosen, groups, sink=None if counter.wanted.narrow else document_sink)
     return _finished(steps, run(counter, chosen, sink=rows, progress=progress))
 
 
@@ -215,7 +221,7 @@ def _evaluation(
     ci: float | None, resamples: int, seed: int, by: str | None, buckets: Sequence[str], train: Any,
     bucket_edges: Mapping[str, Sequence[float]] | None, keep_details: bool, documents: bool, document_types: bool,
     empty_documents: str, rows: RowSink | None, chunk_bytes: int, jobs: int, engine: Engine | None,
-    options: Mapping[str, Any],
+    options: Mapping[str, Any], document_sink: Any = None,
 ) -> Generator[PartCounter, PartResult, Report]:
     """``evaluate`` in two steps: it yields the counter of every part, is sent the folded total
     and returns the report (so ``compare`` can count its systems side by side)."""
@@ -230,9 +236,15 @@ def _evaluation(
     source = open_source(reference, predicted, reading, scoring.selection, chunk_bytes)
     types = document_types or resampling is not None
     chosen, fields = _attributes(buckets, bucket_edges, train, reading)
+    # Per-document rows for a sink are written as the parts come where a grouping by a field
+    # streams anyway (its state is made of the rows after the sink has them); else they come
+    # from the whole per-document table.
+    grouping = by is not None or bool(fields)
+    sunk = document_sink is not None and grouping and not (chosen or documents or document_types)
+    documents = documents or (document_sink is not None and not sunk)
     # A breakdown and buckets by a document field need each group's per-document statistics
     # only as additive state, unless the per-document rows are asked for themselves.
-    streamed = (by is not None or bool(fields)) and not (documents or document_types)
+    streamed = grouping and not (documents or document_types)
     groups = _field_groupings(reference, by, fields, reading) if streamed else None
     values = None if by is None or streamed else breakdowns.group_values(reference, by, reading)
     field_values = {} if streamed else {f: _bucket_field(reference, f, reading) for f in fields}
@@ -251,9 +263,11 @@ def _evaluation(
         inner = dataclasses.replace(wanted, documents=True, document_types=True, histogram=False)
         counter = bucket_scores.GroupCounter(source, scoring.options, inner, _judge_spec(scoring), state=True)
     if groups is not None:
-        narrow = dataclasses.replace(wanted, narrow=True)
+        narrow = dataclasses.replace(wanted, narrow=not sunk)
         counter = breakdowns.FieldCounter(source, scoring.options, narrow, _judge_spec(scoring), groups=groups)
     total = yield counter
+    if document_sink is not None and not sunk and total.docs is not None:
+        document_sink.add(total.docs, 0, total.discontinuous)
     bucket_states: dict[str, Any] | None = None
     if grouped and total.state is not None:
         total.state, bucket_states = bucket_scores.split_state(total.state)
@@ -293,7 +307,7 @@ def _evaluation(
         by_groups = groups.get(breakdowns.GROUPING)
         if by is not None and by_groups is not None:
             report.breakdown = breakdowns.state_breakdown(
-                bucket_states.get(breakdowns.GROUPING, {}), by_groups.values, field=by,
+                bucket_states.get(breakdowns.GROUPING, {}), tuple(by_groups.values), field=by,
                 zero_division=scoring.zero_division, credit=report.counts.credit, beta=scoring.beta,
                 resampling=resampling,
             )
@@ -614,9 +628,10 @@ def compare(
     if not 0 < alpha < 1:
         raise OptionError(f"alpha is a number between 0 and 1, not {alpha!r}")
     fields = _attributes(buckets, bucket_edges, train, reading)[1] if buckets else ()
-    # Buckets by a document field: the reference's field read once, each document's rows paired
-    # into its value's joint histogram as the parts come (no system's per-document table).
-    by_field = _field_groupings(reference, None, fields, reading).named if fields else ()
+    # Buckets by a document field: each part's field values read where it is counted, each
+    # document's rows paired into its value's joint histogram as the parts come (no system's
+    # per-document table).
+    by_field = _field_groupings(reference, None, fields, reading) if fields else None
     steps: list[Generator[PartCounter, PartResult, Report]] = []
     counters: list[PartCounter] = []
     for system in systems:
@@ -636,10 +651,12 @@ def compare(
     joint: Histogram | None
     if per_type or buckets:
         # Counted side by side, each group's joint rows added to its histogram as documents finish.
+        from .analysis import breakdown as breakdowns
         from .analysis import buckets as bucket_scores
 
+        kind = functools.partial(breakdowns.LabelledCounter, groups=by_field) if fields else bucket_scores.GroupCounter
         grouped = bucket_scores.run_grouped(
-            [bucket_scores.GroupCounter(**vars(c)) for c in counters], engine or LocalEngine(jobs), names, by_field
+            [kind(**vars(c)) for c in counters], engine or LocalEngine(jobs), names, by_field
         )
         reports = [_finished(s, total) for s, total in zip(steps, grouped.totals, strict=True)]
         joint, unit, groups = grouped.joint, grouped.unit, grouped.groups
@@ -869,6 +886,9 @@ def _check_evaluate(given: Mapping[str, Any]) -> None:
     for name in ("keep_details", "documents", "document_types"):
         if not isinstance(given[name], bool) and not (name == "keep_details" and given[name] is None):
             raise OptionError(f"{name} is True or False, not {given[name]!r}")
+    sink = given["document_sink"]
+    if sink is not None and not callable(getattr(sink, "add", None)):
+        raise OptionError(f"document_sink receives each document's rows (a DocumentWriter), not {sink!r}")
     rows = given["rows"]
     if rows is not None and (not callable(rows) or not hasattr(rows, "rows_dir")):
         raise OptionError(f"rows receives each chunk's rows (a presentation.ReportWriter), not {rows!r}")

@@ -21,7 +21,6 @@ from __future__ import annotations
 import codecs
 import dataclasses
 import re
-import zlib
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -35,8 +34,9 @@ from ..engines.local import Engine, Numbered, PartCounter, Progress
 from ..errors import InputError, OptionError
 from ..io.files import open_input, read_bytes
 from ..io.reading import Reading
-from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, compact_rows, scores_per_row
+from ..stages.documents import DocCounts, DocState, Histogram, TypeRows, compact_rows, scored_columns, scores_per_row
 from ..stages.parts import ChunkData, PartResult
+from ..stages.spans import IntArray
 from .buckets import GroupCounter, group_name
 from .significance import Resampling, bootstrap
 
@@ -250,35 +250,25 @@ def breakdown(
 # Streaming groups ---------------------------------------------------------------------------
 #
 # A breakdown needs, of each group, its totals and (for intervals) the histogram of its
-# documents' rows: additive state, merged like the counts. The reference's field is read once,
-# streaming, into one small integer per document (``FieldGroups``); each part's per-document rows
-# are then turned into that state as the part comes back from its worker and dropped, so what is
-# held follows the distinct rows of each group, never the corpus's documents.
+# documents' rows: additive state, merged like the counts. Each part's documents carry their
+# field values where the part is counted (``part_labels``: the comment lines of the part's own
+# bytes, or its JSONL documents' fields); the process that folds the parts gives each document
+# its group (``Labels``: a document a chunk boundary cut takes the first value of all its
+# pieces), turns the part's per-document rows into that state and drops them. So what is held
+# follows the distinct rows of each group and the parts in flight, never the corpus's documents.
 
 GROUPING = " by"  # the grouping's name among a state's groups (``buckets.group_name``): no field bucket's
 _BLOCK = 1 << 18  # bytes of the reference decoded at a time (its lines' strings cost several times that)
+LABELS = "\x1elabels\x1e"  # a part's field values among its ``PartResult.buckets``, before the field's name
 
 
 @dataclass(frozen=True)
 class FieldGroups:
-    """Each counted document's group (its place in ``values``), in corpus order, and with JSONL
-    each document's id checksum (``ids``) to check the rows line up with the documents."""
+    """Each document's group (its place in ``values``), in corpus order (``conll_field_groups``)."""
 
     field: str
     codes: npt.NDArray[np.int32]
     values: tuple[str, ...]
-    ids: npt.NDArray[np.uint32] | None = None
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Only the process that folds the parts reads the groups: a counter sent to a worker
-        # (``FieldCounter``) goes without them.
-        return (FieldGroups, (self.field, np.zeros(0, dtype=np.int32), self.values))
-
-
-def _coded(values: Iterator[str]) -> tuple[npt.NDArray[np.int32], tuple[str, ...]]:
-    index: dict[str, int] = {}
-    codes = array("i", (index.setdefault(v, len(index)) for v in values))
-    return np.frombuffer(codes, dtype=np.int32).copy(), tuple(index)
 
 
 # Line breaks other than "\n" (and "\r\n"), as ``str.splitlines`` finds them.
@@ -389,71 +379,203 @@ def conll_field_groups(path: str | Path, field: str, *, encoding: str = "utf-8",
     return FieldGroups(field, np.frombuffer(by_sentence, dtype=np.int32).copy(), tuple(sentence_index))
 
 
-def jsonl_field_groups(path: str | Path, field: str) -> FieldGroups:
-    """``field_values`` of a JSONL file as ``FieldGroups``, in file order, with each id's checksum."""
-    values = field_values(path, field, "jsonl")  # keyed by id, so also ids in file order
-    codes, names = _coded(iter(values.values()))
-    ids = np.fromiter((zlib.crc32(k.encode("utf-8")) for k in values), dtype=np.uint32, count=len(values))
-    return FieldGroups(field, codes, names, ids)
-
-
-def field_groups(
-    reference: Any, field: str, reading: Reading, *, attributes: tuple[str, ...] = ()
-) -> FieldGroups:
-    """``group_values`` as ``FieldGroups`` (``evaluate(by=field)``, or a bucket named by a document
-    field where ``attributes`` are given), refused as it refuses."""
-    if attributes:
-        asked = f"buckets (--buckets) {field!r} is not an attribute ({', '.join(attributes)}), and"
-    else:
-        asked = f"by (--by) {field!r}:"
+def _check_field(field: str, reference: Any, reading: Reading, asked: str) -> None:
     if reading.format not in ("jsonl", "conll") or reading.merged or not isinstance(reference, str | Path):
         raise OptionError(f"{asked} a document field is read from the reference given as a JSONL or CoNLL file")
     if not field or any(not part for part in field.split(".")):
         raise OptionError(f"--by names a field (source, or meta.year for a nested one), not {field!r}")
-    if reading.format == "conll":
-        groups = conll_field_groups(reference, field, encoding=reading.encoding, header=reading.header)
-    else:
-        groups = jsonl_field_groups(reference, field)
-    if groups.codes.shape[0] and groups.values == (MISSING,):
-        present = document_fields(reference, reading.format, encoding=reading.encoding, header=reading.header)
-        there = f"their fields are {', '.join(present)}" if present else "its documents have no fields"
-        raise OptionError(f"{asked} no document of {reference} has this field; {there}")
-    return groups
+
+
+@dataclass
+class Grouping:
+    """A document field the documents are grouped by: its values in order of first appearance,
+    found as the parts are folded (``FieldEngine``)."""
+
+    field: str
+    asked: str  # how a refusal names the option (``--by`` or ``--buckets``)
+    values: list[str] = dataclasses.field(default_factory=list)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A counter sent to a worker goes without the values (only the folding process reads them).
+        return (Grouping, (self.field, self.asked))
 
 
 @dataclass(frozen=True)
 class Groupings:
     """Every grouping of the documents by a field of the reference: ``--by``'s (named
-    ``GROUPING``) and each bucket named by a document field (named by the field)."""
+    ``GROUPING``) and each bucket named by a document field (named by the field); a field both
+    grouped by and bucketed is one ``Grouping``."""
 
-    named: tuple[tuple[str, FieldGroups], ...]
+    named: tuple[tuple[str, Grouping], ...]
+    reference: str = ""
+    reading: Reading | None = dataclasses.field(default=None, compare=False)
+    # The fields' values by document id, where the reference's documents are held in memory
+    # anyway (a JSONL reference against a prediction in another format): read there by id.
+    by_id: dict[str, dict[str, str]] | None = dataclasses.field(default=None, compare=False, repr=False)
 
-    def get(self, name: str) -> FieldGroups | None:
+    def get(self, name: str) -> Grouping | None:
         return next((g for n, g in self.named if n == name), None)
+
+    @property
+    def fields(self) -> tuple[Grouping, ...]:
+        """Each distinct field once, in order."""
+        out: list[Grouping] = []
+        for _, g in self.named:
+            if all(g is not h for h in out):
+                out.append(g)
+        return tuple(out)
+
+    def refusal(self, grouping: Grouping) -> OptionError:
+        """The error of a field no document has, naming the fields there are."""
+        reading = self.reading or Reading()
+        present = document_fields(self.reference, reading.format, encoding=reading.encoding, header=reading.header)
+        there = f"their fields are {', '.join(present)}" if present else "its documents have no fields"
+        return OptionError(f"{grouping.asked} no document of {self.reference} has this field; {there}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Groupings, (self.named, self.reference, self.reading, self.by_id))
 
 
 def field_groupings(
     reference: Any, by: str | None, fields: tuple[str, ...], reading: Reading, *, attributes: tuple[str, ...] = ()
 ) -> Groupings:
-    """``field_groups`` of ``by`` and of each bucket field, each field read once as the reference
-    streams (a field both grouped by and bucketed is read once)."""
-    read: dict[str, FieldGroups] = {}
-    named: list[tuple[str, FieldGroups]] = []
-    if by is not None:
-        read[by] = field_groups(reference, by, reading)
-        named.append((GROUPING, read[by]))
-    for field in fields:
+    """``--by``'s grouping and each bucket field's, checked (the reference must be a JSONL or
+    CoNLL file); the values are read where each part is counted."""
+    read: dict[str, Grouping] = {}
+    named: list[tuple[str, Grouping]] = []
+    for name, field in ([(GROUPING, by)] if by is not None else []) + [(f, f) for f in fields]:
+        if name == GROUPING:
+            asked = f"by (--by) {field!r}:"
+        else:
+            asked = f"buckets (--buckets) {field!r} is not an attribute ({', '.join(attributes)}), and"
+        _check_field(field, reference, reading, asked)
         if field not in read:
-            read[field] = field_groups(reference, field, reading, attributes=attributes)
-        named.append((field, read[field]))
-    return Groupings(tuple(named))
+            read[field] = Grouping(field, asked)
+        named.append((name, read[field]))
+    by_id = None
+    if named and reading.format == "jsonl" and reading.predicted_format is not None:
+        by_id = {field: field_values(reference, field, "jsonl") for field in read}
+    return Groupings(tuple(named), str(reference), reading, by_id)
+
+
+# A part's field values (``part_labels``), one ``TypeRows`` per field: ``keys`` the part's document
+# keys, ``names`` the values, ``type_index`` each key's value, no statistics. Where a chunk
+# boundary may cut a document (CoNLL -DOCSTART- documents), only the values found in the part's
+# lines are given, every one in order (a document's first value is its own); elsewhere each
+# document has one row, ``MISSING`` where it has no value.
+
+_CACHE: list[tuple[tuple[Any, ...], dict[str, TypeRows]]] = []  # the last part's labels (systems of one reference)
+
+
+def _rows(keys: list[int], values: list[str]) -> TypeRows:
+    index: dict[str, int] = {}
+    codes = [index.setdefault(v, len(index)) for v in values]
+    none = np.zeros((len(keys), 0), dtype=np.int64)
+    return TypeRows(np.asarray(keys, dtype=np.int64), np.asarray(codes, dtype=np.int64), tuple(index), none)
+
+
+def part_labels(
+    source: Any, part: Any, data: ChunkData, fields: tuple[str, ...], by_id: Any = None
+) -> dict[str, TypeRows]:
+    """Each field's values of the documents of one part, read from the part itself."""
+    from ..io.sources import ConllSource, JsonlSource
+
+    if isinstance(source, ConllSource):
+        key = (source.reference, part.ref_start, part.ref_end, fields, data.doc_unit)
+        if _CACHE and _CACHE[0][0] == key:
+            return _CACHE[0][1]
+        found = _conll_labels(source, part, data, fields)
+        _CACHE[:] = [(key, found)]
+        return found
+    keys = data.doc_key.tolist()
+    if isinstance(source, JsonlSource):
+        from ..io.jsonl import parse_line
+
+        objs = [parse_line(d.raw, source.reference, d.line) for d in part.reference]
+        lines = [d.line for d in part.reference]
+        return {
+            f: _rows(keys, [_json_value(o, f, source.reference, n) for o, n in zip(objs, lines, strict=True)])
+            for f in fields
+        }
+    ids = data.doc_ids or ()
+    return {f: _rows(keys, [(by_id or {}).get(f, {}).get(i, MISSING) for i in ids]) for f in fields}
+
+
+def _json_value(obj: dict[str, Any], field: str, path: str, line: int) -> str:
+    value: Any = obj
+    for part in field.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    if value is None:
+        return MISSING
+    if isinstance(value, str | int | float | bool):
+        return str(value)
+    why = f"field {field} holds a {type(value).__name__}: --by groups by a string, number or boolean"
+    raise InputError(why, path=path, line=line)
+
+
+def _conll_labels(source: Any, part: Any, data: ChunkData, fields: tuple[str, ...]) -> dict[str, TypeRows]:
+    """The fields of a CoNLL part's comment lines, read as ``conll_field_values`` reads the
+    whole file: a sentence's are the comments right before it (a part starts after a sentence
+    break, where no comment is pending), a -DOCSTART- document's any in it (its first piece in
+    the part is key 0, as the part's document keys count)."""
+    reading = source.reading
+    raw = source.reference_bytes(part)
+    try:
+        text = raw.decode(reading.encoding)
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"not {reading.encoding} text ({exc.reason} at byte {part.ref_start + exc.start}):"
+            " name its encoding with --encoding",
+            path=source.reference,
+        ) from None
+    if part.ref_start == 0:
+        text = text.removeprefix("\ufeff")
+    if reading.header and part.ref_line == 0:
+        first = text.splitlines(keepends=True)
+        text = text[len(first[0]) if first else 0 :]
+    text = text.replace("\r\n", "\n").removesuffix("\n")
+    wanted = set(fields)
+    keys: dict[str, list[int]] = {f: [] for f in fields}
+    values: dict[str, list[str]] = {f: [] for f in fields}
+    if data.doc_unit == "document":
+        doc = 0
+        for line in _marks(text):
+            if line.startswith("-DOCSTART-"):
+                doc += 1
+            elif line.startswith("#"):
+                found = _FIELD.match(line)
+                if found is not None and found.group(1) in wanted:
+                    keys[found.group(1)].append(doc)
+                    values[found.group(1)].append(found.group(2))
+        return {f: _rows(keys[f], values[f]) for f in fields}
+    sentences: list[dict[str, str]] = []
+    pending: dict[str, str] = {}
+    in_sentence = False
+    for line in _marks(text):
+        found = _FIELD.match(line) if line.startswith("#") else None
+        if found is not None and not in_sentence:
+            pending.setdefault(found.group(1), found.group(2))
+        elif not line.strip():
+            if in_sentence:
+                in_sentence, pending = False, {}
+        elif found is None and not in_sentence:
+            in_sentence = True
+            sentences.append(pending)
+    present = data.doc_key.tolist()  # sentences are keys 1 to n
+    if len(sentences) != len(present):
+        raise OptionError(
+            f"the comment lines of {source.reference} from line {part.ref_line + 1} give {len(sentences)} sentences"
+            f" and the counts {len(present)}: the comment lines could not be lined up with the sentences"
+        )
+    return {f: _rows(present, [s.get(f, MISSING) for s in sentences]) for f in fields}
 
 
 @dataclass(frozen=True)
 class FieldCounter(GroupCounter):
-    """A counter whose parts' per-document rows ``FieldEngine`` folds into each group's state;
-    with buckets of mention attributes, each document's rows per bucket beside its rows per type
-    (``GroupCounter``), for the buckets' state."""
+    """A counter whose parts' per-document rows ``FieldEngine`` folds into each group's state,
+    each part carrying its documents' field values (``part_labels``); with buckets of mention
+    attributes, each document's rows per bucket beside its rows per type (``GroupCounter``),
+    for the buckets' state."""
 
     groups: Groupings | None = dataclasses.field(default=None, compare=False, repr=False)
 
@@ -474,9 +596,158 @@ class FieldCounter(GroupCounter):
                 order = np.argsort(keys, kind="stable")
                 rows = TypeRows(keys[order], rows.type_index[order], rows.names, rows.stats[order])
             rows = dataclasses.replace(rows, stats=compact_rows(rows.stats))
-            stats = compact_rows(docs.stats) if self.wanted.buckets else docs.stats  # else compact already
+            # Else compact already (``Wanted.narrow``).
+            stats = compact_rows(docs.stats) if self.wanted.buckets or not self.wanted.narrow else docs.stats
             part = dataclasses.replace(part, docs=dataclasses.replace(docs, stats=stats, type_rows=rows))
+        elif docs is not None and not self.wanted.narrow and not self.wanted.buckets:
+            # Rows of every statistic (for a per-document file): sent back compact too.
+            part = dataclasses.replace(part, docs=dataclasses.replace(docs, stats=compact_rows(docs.stats)))
+        return _labelled(part, self.source, item, data, self.groups)
+
+
+def _labelled(part: PartResult, source: Any, item: Numbered, data: ChunkData, groups: Groupings | None) -> PartResult:
+    if groups is None or not groups.named:
         return part
+    fields = tuple(g.field for g in groups.fields)
+    labels = part_labels(source, item.part, data, fields, groups.by_id)
+    return dataclasses.replace(part, buckets={**part.buckets, **{LABELS + f: rows for f, rows in labels.items()}})
+
+
+@dataclass(frozen=True)
+class LabelledCounter(GroupCounter):
+    """``GroupCounter`` whose parts carry their documents' field values (``part_labels``), for
+    ``compare`` by a document field (``buckets.run_grouped``)."""
+
+    groups: Groupings | None = dataclasses.field(default=None, compare=False, repr=False)
+
+    def count(self, item: Numbered, data: ChunkData) -> PartResult:
+        return _labelled(super().count(item, data), self.source, item, data, self.groups)
+
+
+def take_labels(part: PartResult) -> tuple[PartResult, dict[str, TypeRows]]:
+    """A part's field values (``part_labels``), and the part without them."""
+    if not any(name.startswith(LABELS) for name in part.buckets):
+        return part, {}
+    labels = {n[len(LABELS) :]: rows for n, rows in part.buckets.items() if n.startswith(LABELS)}
+    kept = {n: rows for n, rows in part.buckets.items() if not n.startswith(LABELS)}
+    return dataclasses.replace(part, buckets=kept), labels
+
+
+_Held = tuple[PartResult, IntArray, list[tuple[IntArray, list[str]]]]  # a part, its global keys, each field's values
+Ready = tuple[PartResult, IntArray, list[IntArray]]  # a part, its documents' global keys, each field's codes
+
+
+class Labels:
+    """Each document's value of every field, from its parts' labels in corpus order
+    (``part_labels``). Where a chunk boundary may cut a document (``pieces``), the last document
+    of a part is open: its value is the first one found in any of its pieces, and a part whose
+    open document has none yet waits until a later piece gives one or the document ends (a
+    -DOCSTART- line). Parts come out in order, each with every field's group codes per
+    document; the codes number the values in order of first appearance (``values``)."""
+
+    def __init__(self, fields: tuple[str, ...], *, pieces: bool) -> None:
+        self.fields = fields
+        self.pieces = pieces
+        self.index: list[dict[str, int]] = [{} for _ in fields]
+        self.values: list[list[str]] = [[] for _ in fields]
+        self.open_key = 0  # where documents are cut: the global key of the document that may go on
+        self.open: list[str | None] = [None for _ in fields]
+        self.held: list[_Held] = []
+        self.offset = 0
+
+    def add(self, part: PartResult, labels: dict[str, TypeRows]) -> Iterator[Ready]:
+        """The parts that are ready, ``part`` among them unless it waits."""
+        offset, self.offset = self.offset, self.offset + part.doc_advance
+        docs = part.docs
+        keys = np.zeros(0, dtype=np.int64) if docs is None else docs.keys + offset
+        mine: list[tuple[IntArray, list[str]]] = []
+        firsts = []
+        for k, f in enumerate(self.fields):
+            rows = labels.get(f)
+            names = [] if rows is None else list(rows.names)
+            ek = np.zeros(0, dtype=np.int64) if rows is None else rows.keys + offset
+            distinct, at = np.unique(ek, return_index=True)  # each key's first value
+            codes = np.zeros(0, dtype=np.int64) if rows is None else rows.type_index[at]
+            firsts.append((distinct, codes, names))
+            if self.pieces and self.open[k] is None:
+                hit = np.flatnonzero(distinct == self.open_key)
+                if hit.shape[0]:
+                    self.open[k] = names[int(codes[hit[0]])]
+        closes = self.pieces and part.doc_advance > 0
+        if self.pieces and (closes or all(v is not None for v in self.open)):
+            yield from self._release([v if v is not None else MISSING for v in self.open])
+        for k, (distinct, codes, names) in enumerate(firsts):
+            pos = np.minimum(np.searchsorted(distinct, keys), max(distinct.shape[0] - 1, 0))
+            hit = (distinct[pos] == keys) if distinct.shape[0] else np.zeros(keys.shape[0], dtype=bool)
+            names = [*names, MISSING]
+            local = np.where(hit, codes[pos] if codes.shape[0] else 0, len(names) - 1)
+            if self.pieces:
+                value = self.open[k]
+                if value is not None or closes:
+                    names.append(MISSING if value is None else value)
+                    local[keys == self.open_key] = len(names) - 1
+                else:
+                    local[keys == self.open_key] = -1
+            mine.append((local, names))
+        if closes:
+            self.open_key = offset + part.doc_advance
+            self.open = [None for _ in self.fields]
+            for k, (distinct, codes, names) in enumerate(firsts):
+                hit = np.flatnonzero(distinct == self.open_key)
+                if hit.shape[0]:
+                    self.open[k] = names[int(codes[hit[0]])]
+            for k, (local, _) in enumerate(mine):
+                if self.open[k] is None:
+                    local[keys == self.open_key] = -1
+        self.held.append((part, keys, mine))
+        if not any(bool((local < 0).any()) for _, _, waiting in self.held for local, _ in waiting):
+            yield from self._release([MISSING for _ in self.fields])
+
+    def close(self) -> Iterator[Ready]:
+        """The parts still waiting: the last document has ended."""
+        yield from self._release([v if v is not None else MISSING for v in self.open])
+
+    def _release(self, open_values: list[str]) -> Iterator[Ready]:
+        held, self.held = self.held, []
+        for part, keys, mine in held:
+            out = []
+            for k, (local, names) in enumerate(mine):
+                if bool((local < 0).any()):
+                    local = np.where(local < 0, len(names), local)
+                    names = [*names, open_values[k]]
+                out.append(self._codes(k, local, names))
+            yield part, keys, out
+
+    def _codes(self, k: int, local: IntArray, names: list[str]) -> IntArray:
+        """Local value numbers as the field's codes, new values numbered in order of appearance."""
+        if not local.shape[0]:
+            return local
+        present, first = np.unique(local, return_index=True)
+        lookup = np.zeros(len(names), dtype=np.int64)
+        index, values = self.index[k], self.values[k]
+        for c in present[np.argsort(first, kind="stable")].tolist():
+            name = names[c]
+            if name not in index:
+                index[name] = len(values)
+                values.append(name)
+            lookup[c] = index[name]
+        out: IntArray = lookup[local]
+        return out
+
+    def waiting_from(self) -> int | None:
+        """The global key of the first document of the first part waiting, if any."""
+        for _, keys, _ in self.held:
+            if keys.shape[0]:
+                return int(keys[0])
+        return None
+
+
+def cut_documents(source: Any) -> bool:
+    """Whether a chunk boundary may cut the documents of ``source`` in two (CoNLL -DOCSTART-
+    documents: their field values may lie in any piece)."""
+    from ..io.sources import ConllSource
+
+    return isinstance(source, ConllSource) and source.by_documents_cached
 
 
 @dataclass(frozen=True)
@@ -487,40 +758,53 @@ class FieldEngine:
     then dropped."""
 
     inner: Engine
-    groups: Groupings | FieldGroups  # a bare ``FieldGroups``: ``--by``'s alone
+    groups: Groupings
+    # Where the parts' rows hold every statistic (not ``Wanted.narrow``): each part's rows are
+    # handed to ``sink`` (``presentation.documents.DocumentWriter``) before the state is made of
+    # the columns scores read.
+    sink: Any = None
 
     def results(self, counter: PartCounter, progress: Progress | None) -> Iterator[PartResult]:
-        named = self.groups.named if isinstance(self.groups, Groupings) else ((GROUPING, self.groups),)
+        named = self.groups.named
         if not named:
             yield from self.inner.results(counter, progress)
             return
-        g = named[0][1]  # every grouping has one code per document of the same reference
-        names = [tuple(group_name(grouping, v) for v in fg.values) for grouping, fg in named]
-        offset = seen = 0  # where the part's keys start; documents before it
-        last = -1  # the global key of the last document so far
+        fields = self.groups.fields
+        labels = Labels(tuple(g.field for g in fields), pieces=cut_documents(counter.source))
+        place = {id(g): k for k, g in enumerate(fields)}
+        scaled = counter.options.credit in ("dice", "iou")
         for part in self.inner.results(counter, progress):
-            docs = part.docs
-            if docs is not None and docs.keys.shape[0]:
-                keys = docs.keys + offset
-                # A document a chunk boundary cut in two is one document, in one group.
-                start = seen - 1 if keys[0] == last else seen
-                rows = start + np.arange(keys.shape[0])
-                seen, last = int(rows[-1]) + 1, int(keys[-1])
-                if seen > g.codes.shape[0]:
-                    raise _misaligned(g.codes.shape[0], seen, docs.unit)
-                if g.ids is not None and docs.ids is not None:
-                    sums = np.fromiter((zlib.crc32(k.encode("utf-8")) for k in docs.ids), dtype=np.uint32)
-                    if not np.array_equal(sums, g.ids[rows]):
-                        raise RuntimeError("spanscore bug: the per-document counts are not in the reference's order")
-                mine = [
-                    TypeRows(docs.keys, fg.codes[rows].astype(np.int64), n, docs.stats)
-                    for (_, fg), n in zip(named, names, strict=True)
-                ]
-                part = dataclasses.replace(part, docs=None, state=_state(docs, mine))
-            offset += part.doc_advance
-            yield part
-        if g.ids is None and seen != g.codes.shape[0]:
-            raise _misaligned(g.codes.shape[0], seen, "document")
+            part, found = take_labels(part)
+            for ready, keys, codes in labels.add(part, found):
+                yield self._state(self._written(ready, keys, scaled), codes, labels, place)
+        for ready, keys, codes in labels.close():
+            yield self._state(self._written(ready, keys, scaled), codes, labels, place)
+        for k, g in enumerate(fields):
+            g.values[:] = labels.values[k]
+            if g.values == [MISSING]:
+                raise self.groups.refusal(g)
+
+    def _written(self, part: PartResult, keys: IntArray, scaled: bool) -> PartResult:
+        """The part's rows handed to ``sink``, and kept as what the narrow count gives."""
+        docs = part.docs
+        if self.sink is None or docs is None:
+            return part
+        offset = int(keys[0] - docs.keys[0]) if keys.shape[0] else 0
+        self.sink.add(docs, offset, part.discontinuous)
+        narrow = docs.narrowed(scored_columns(docs.fields, scaled=scaled))
+        narrow.stats = compact_rows(narrow.stats)
+        return dataclasses.replace(part, docs=narrow)
+
+    def _state(self, part: PartResult, codes: list[IntArray], labels: Labels, place: dict[int, int]) -> PartResult:
+        docs = part.docs
+        if docs is None or not docs.keys.shape[0]:
+            return dataclasses.replace(part, docs=None)
+        mine = []
+        for grouping, g in self.groups.named:
+            k = place[id(g)]
+            names = tuple(group_name(grouping, v) for v in labels.values[k])
+            mine.append(TypeRows(docs.keys, codes[k], names, docs.stats))
+        return dataclasses.replace(part, docs=None, state=_state(docs, mine))
 
 
 _SLICE = 8192  # documents made into state at a time (a Dask partition holds tens of thousands)
@@ -553,13 +837,6 @@ def _state(docs: DocCounts, groupings: list[TypeRows]) -> DocState:
     if out is None:
         raise RuntimeError("spanscore bug: a part's state asked for without documents")
     return out
-
-
-def _misaligned(found: int, counted: int, unit: str) -> OptionError:
-    return OptionError(
-        f"--by found {found} {unit}s in the reference and the counts {counted}: the comment"
-        " lines could not be lined up with the documents"
-    )
 
 
 def state_breakdown(

@@ -11,7 +11,7 @@ reduces to plain counts, and each bucket's mention counts add up to the corpus's
 
 from __future__ import annotations
 
-import zlib
+import functools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -431,16 +431,16 @@ class _Stream:
     group_stats: IntArray | None = None
     offset: int = 0  # where the next part's document keys start
     done: bool = False
-    # Groupings by a document field (name, ``analysis.breakdown.FieldGroups``): each document's
-    # row goes to its value's group, found by its place among the documents counted so far.
-    by_field: Sequence[tuple[str, Any]] = ()
-    seen: int = 0  # documents so far
-    last: int = -1  # the global key of the last one
+    # Groupings by a document field (``analysis.breakdown.Groupings``): each document's row goes
+    # to its value's group, the values coming with the parts (``analysis.breakdown.Labels``).
+    by_field: Any = None
+    labels: Any = None
 
     @property
     def bound(self) -> int:
-        """Every document key below this one is complete."""
-        return self.rows.bound
+        """Every document key below this one is complete (its rows per group too)."""
+        waiting = None if self.labels is None else self.labels.waiting_from()
+        return self.rows.bound if waiting is None else min(self.rows.bound, waiting)
 
     def pull(self, groups: _Groups, system: int) -> None:
         self.add(next(self.results, None), groups, system)
@@ -450,7 +450,16 @@ class _Stream:
         if part is None:
             self.done = True
             self.rows.close()
+            if self.labels is not None:
+                for ready, keys, codes in self.labels.close():
+                    self._field_rows(ready, keys, codes, groups, system)
             return
+        if self.labels is not None:
+            from .breakdown import take_labels
+
+            part, found = take_labels(part)
+            for ready, keys, codes in self.labels.add(part, found):
+                self._field_rows(ready, keys, codes, groups, system)
         docs, offset = part.docs, self.offset
         self.offset += part.doc_advance
         self.folder.add(replace(part, docs=None))
@@ -467,43 +476,37 @@ class _Stream:
             return
         if self.fields is None:
             self.fields, self.unit = docs.fields, docs.unit
-        if self.by_field:
-            self._field_rows(docs, offset, groups, system)
         self.rows.append(docs.keys + offset, docs.stats, docs.ids)
 
-    def _field_rows(self, docs: DocCounts, offset: int, groups: _Groups, system: int) -> None:
+    def _field_rows(
+        self, part: PartResult, keys: IntArray, codes: list[IntArray], groups: _Groups, system: int
+    ) -> None:
         """Each document's row in its value's group of every field grouping (every document is
         in one: a field's buckets hold all the documents, zero rows too)."""
-        keys = docs.keys + offset
-        # A document a chunk boundary cut in two is one document, in one group.
-        start = self.seen - 1 if int(keys[0]) == self.last else self.seen
-        at = start + np.arange(keys.shape[0])
-        self.seen, self.last = int(at[-1]) + 1, int(keys[-1])
-        first = self.by_field[0][1]
-        if self.seen > first.codes.shape[0]:
-            raise misaligned(self.by_field[0][0], first.codes.shape[0], self.seen, docs.unit)
-        if first.ids is not None and docs.ids is not None:
-            sums = np.fromiter((zlib.crc32(k.encode("utf-8")) for k in docs.ids), dtype=np.uint32)
-            if not np.array_equal(sums, first.ids[at]):
-                raise RuntimeError("spanscore bug: the per-document counts are not in the reference's order")
-        for name, fg in self.by_field:
-            codes = fg.codes[at]
-            present, where = np.unique(codes, return_index=True)
+        docs = part.docs
+        if docs is None or not keys.shape[0]:
+            return
+        fields = self.labels.fields
+        for name, grouping in self.by_field.named:
+            k = fields.index(grouping.field)
+            code, values = codes[k], self.labels.values[k]
+            present, where = np.unique(code, return_index=True)
             order = present[np.argsort(where, kind="stable")]  # the values in order of first appearance
-            lookup = np.zeros(len(fg.values), dtype=np.int64)
-            lookup[order] = groups.name(system, [group_name(name, fg.values[c]) for c in order.tolist()])
+            lookup = np.zeros(len(values), dtype=np.int64)
+            lookup[order] = groups.name(system, [group_name(name, values[c]) for c in order.tolist()])
             stats = docs.stats
             self.group_stats = stats if self.group_stats is None else np.concatenate((self.group_stats, stats))
             self.group_keys = np.concatenate((self.group_keys, keys))
-            self.group_ids = np.concatenate((self.group_ids, lookup[codes]))
+            self.group_ids = np.concatenate((self.group_ids, lookup[code]))
 
     def check_fields(self) -> None:
-        """Every document of the reference was counted (the ids, where there are, are checked as
-        they come)."""
-        if self.by_field:
-            name, first = self.by_field[0]
-            if first.ids is None and self.seen != first.codes.shape[0]:
-                raise misaligned(name, first.codes.shape[0], self.seen, self.unit or "document")
+        """A field no document has is refused (a misspelt attribute), naming the fields there are."""
+        if self.labels is not None:
+            from .breakdown import MISSING
+
+            for grouping in self.by_field.fields:
+                if self.labels.values[self.labels.fields.index(grouping.field)] == [MISSING]:
+                    raise self.by_field.refusal(grouping)
 
     def take(self, below: int) -> tuple[IntArray, IntArray | None, list[str] | None, _GroupRows]:
         """The complete rows with keys below ``below``, and their rows per group, removed from
@@ -517,13 +520,6 @@ class _Stream:
         self.group_keys, self.group_ids = self.group_keys[~done], self.group_ids[~done]
         self.group_stats = self.group_stats[~done]
         return keys, stats, ids, out
-
-
-def misaligned(field: str, found: int, counted: int, unit: str) -> OptionError:
-    return OptionError(
-        f"buckets (--buckets) {field!r} found {found} {unit}s in the reference and the counts {counted}: the"
-        " comment lines could not be lined up with the documents"
-    )
 
 
 @dataclass
@@ -591,18 +587,27 @@ class _JoinedGroups:
 
 
 def run_grouped(
-    counters: Sequence[GroupCounter], engine: Engine, names: Sequence[str], by_field: Sequence[tuple[str, Any]] = ()
+    counters: Sequence[GroupCounter], engine: Engine, names: Sequence[str], by_field: Any = None
 ) -> Grouped:
     """Every system's ``GroupCounter`` run by ``engine`` side by side: the documents every system
     has finished are paired and added to the corpus's joint histogram and each group's as they
     come, so the rows held are those of the chunks in flight, never the corpus's. ``by_field``:
-    groupings by a document field (name, ``analysis.breakdown.FieldGroups``), each value a group."""
+    groupings by a document field (``analysis.breakdown.Groupings``, the counters
+    ``LabelledCounter``s), each value a group."""
     # CoNLL systems of one reference: each chunk's reference read once for all of them.
     together = side_by_side(counters, engine)
+    if by_field is not None and not by_field.named:
+        by_field = None
+    labels: Any = None
+    if by_field is not None:
+        from .breakdown import Labels, cut_documents
+
+        fields = tuple(g.field for g in by_field.fields)
+        labels = functools.partial(Labels, fields, pieces=cut_documents(counters[0].source))
     streams = [
         _Stream(
             iter(()) if together is not None else engine.results(c, None), Folder(examples=c.wanted.examples),
-            by_field=by_field,
+            by_field=by_field, labels=None if labels is None else labels(),
         )
         for c in counters
     ]
@@ -629,7 +634,7 @@ def run_grouped(
         joint.add(block, eager=True)
         groups.add([t[3] for t in taken], fields)
 
-    if together is not None and isinstance(engine, LocalEngine) and by_field:
+    if together is not None and isinstance(engine, LocalEngine) and by_field is not None:
         # A document's field value is known where the parts are folded: its rows are paired here.
         for results in engine.map(together, together.plan()):
             for k, (s, part) in enumerate(zip(streams, results, strict=True)):

@@ -10,12 +10,11 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import FewUnitsWarning, OptionError
-from ..io.files import atomic_output
 from ..io.reading import Reading
 from .options import BucketRequest, bucket_options, reading_options, refuse_overwrite, scoring_options
 
@@ -150,6 +149,12 @@ def evaluate_command(
         "local" if engine == "stream" else engine, jobs=jobs or default_jobs(), scheduler=scheduler, workers=workers
     )
     writer = None if report_dir is None else importlib.import_module("spanscore.presentation").ReportWriter(report_dir)
+    sink = None
+    if per_document is not None:  # written as the parts come where the run allows, else once counted
+        from ..presentation.documents import DocumentWriter
+        from ..stages.counts import credit_label
+
+        sink = DocumentWriter(per_document, zero_division=scoring.zero_division, credit=credit_label(scoring.credit))
     show = sys.stderr.isatty() if progress is None else progress
     # What the end of the run needs, imported on a thread while the workers count.
     later = [] if as_json else ["spanscore.presentation.terminal"]
@@ -172,20 +177,22 @@ def evaluate_command(
                 by=by_field,
                 **buckets.keywords(),
                 keep_details=False,
-                documents=per_document is not None,
+                document_sink=sink,
                 empty_documents=empty_documents,
                 rows=writer,
                 chunk_bytes=chunk_size,
                 engine=chosen,
                 progress=_LoadsLater(bar, later) if later else bar,
             )
-        if per_document is not None:
-            _write_documents(report, per_document)
+        if sink is not None:
+            sink.finish(report.counts.extra)
         if writer is not None:
             click.echo(f"report written to {writer.finish(report)}", err=True)
     except BaseException:
         if writer is not None:
             writer.abandon()
+        if sink is not None:
+            sink.abandon()
         raise
     if report_criterion is not None:
         click.echo(report.classification_report(report_criterion, digits=digits), nl=False)
@@ -220,12 +227,6 @@ class _LoadsLater:
 def _import_all(modules: list[str]) -> None:
     for name in modules:
         importlib.import_module(name)
-
-
-def _write_documents(report: Any, path: Path) -> None:
-    with atomic_output(path) as handle:
-        for row in report.document_rows():
-            handle.write(json.dumps(row, ensure_ascii=False).encode("utf-8") + b"\n")
 
 
 @contextmanager

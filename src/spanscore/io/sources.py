@@ -257,6 +257,10 @@ class ConllSource(_NothingFound):
             header=rd.header and part.ref_line == 0,
         )
 
+    def reference_bytes(self, part: Chunk) -> bytes:
+        """The part's bytes of the reference file, as they are (its comment lines included)."""
+        return _read(self.reference, part.ref_start, part.ref_end)
+
     def read_reference(self, part: Chunk) -> ReadReference:
         """The part's reference parsed and decoded, for ``load`` to pair with several predictions
         of the same reference (``compare``: the reference read once for every system)."""
