@@ -62,7 +62,7 @@ def atomic_output(path: str | Path) -> Iterator[IO[bytes]]:
             os.fsync(handle.fileno())
             tmp = folder / f".{target.name}.{os.getpid()}.{id(handle):x}.part"
             _name(handle.fileno(), tmp)  # a name, now that it is complete
-        os.chmod(tmp, _mode_for(target))
+        os.chmod(tmp, mode_for(target))
         os.replace(tmp, target)
     except BaseException:
         if tmp is not None:
@@ -105,7 +105,7 @@ def _named_temporary(target: Path, folder: Path) -> Iterator[IO[bytes]]:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, _mode_for(target))
+        os.chmod(tmp, mode_for(target))
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -113,7 +113,7 @@ def _named_temporary(target: Path, folder: Path) -> Iterator[IO[bytes]]:
         raise
 
 
-def _mode_for(target: Path) -> int:
+def mode_for(target: Path) -> int:
     """The mode a plain ``open(target, "w")`` would give (mkstemp makes files private)."""
     try:
         return target.stat().st_mode & 0o7777

@@ -21,6 +21,7 @@ from typing import BinaryIO
 import numpy as np
 
 from ..errors import InputError
+from ..io.files import mode_for
 from ..stages.documents import DocCounts, RowQueue, document_rows
 
 _BLOCK = 2048  # rows made at a time (written, or given their figures)
@@ -99,7 +100,7 @@ class DocumentWriter:
             self.handle.close()
             if extra is not None and "discontinuous.reference" in extra:
                 self._add_figures()
-            os.chmod(self.scratch, _mode_for(self.path))
+            os.chmod(self.scratch, mode_for(self.path))
             os.replace(self.scratch, self.path)
         except BaseException:
             self.abandon()
@@ -137,13 +138,3 @@ class DocumentWriter:
         self.handle.close()
         self.scratch.unlink(missing_ok=True)
         self.scratch.with_suffix(".figures").unlink(missing_ok=True)
-
-
-def _mode_for(target: Path) -> int:
-    """The mode a plain ``open(target, "w")`` would give (mkstemp makes files private)."""
-    try:
-        return target.stat().st_mode & 0o7777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
