@@ -78,12 +78,15 @@ def _breaks(data: bytes, columns: int | None = None) -> tuple[IntArray, IntArray
     return ends, nl
 
 
-def first_columns(data: bytes) -> int | None:
+def first_columns(data: bytes, whole: bool = False) -> int | None:
     """The fields of the first token line in ``data`` (a line neither blank, nor -DOCSTART-, nor
-    starting with "#"), split at white space; None where there is none."""
+    starting with "#"), split at white space; None where there is none. A last line with no
+    newline counts only where ``data`` is ``whole`` (in a window, it may be cut short)."""
     at = 0
     while at < len(data):
         end = data.find(b"\n", at)
+        if end < 0 and not whole:
+            return None
         end = len(data) if end < 0 else end
         line = data[at:end]
         if line.strip() and not line.startswith((b"#", _DOCSTART, b"\xef\xbb\xbf#", b"\xef\xbb\xbf-DOCSTART-")):
@@ -100,7 +103,7 @@ def file_columns(path: str | Path) -> int | None:
             block = file.read(1 << 16)
             data += block
             cut = len(data) if not block else data.rfind(b"\n") + 1
-            found = first_columns(data[:cut])
+            found = first_columns(data[:cut], whole=not block)
             if found is not None or not block:
                 return found
             data = data[cut:]
