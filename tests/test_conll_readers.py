@@ -95,8 +95,8 @@ def general_table_or_error(data: bytes, **kw: object) -> object:
     import spanscore.io.conll as conll
 
     saved = conll._simple_lines, conll._usual_table
-    conll._simple_lines = lambda *a: None  # type: ignore[assignment]
-    conll._usual_table = lambda *a: None  # type: ignore[assignment]
+    conll._simple_lines = lambda *a, **k: None  # type: ignore[assignment]
+    conll._usual_table = lambda *a, **k: None  # type: ignore[assignment]
     try:
         return table_or_error(data, **kw)
     finally:

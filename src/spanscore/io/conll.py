@@ -12,7 +12,7 @@ bytes, and labels become integer ids through one ``numpy.unique`` over packed la
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -119,6 +119,7 @@ def parse_conll(
     header: bool = False,
     hash_comments: bool | None = None,
     newlines: IntArray | None = None,
+    file_columns: Callable[[], int | None] | None = None,
 ) -> ConllTable:
     """Parse CoNLL bytes. ``line_offset`` is added to line numbers (for files read in chunks).
 
@@ -129,7 +130,9 @@ def parse_conll(
     with "#" is a comment (None: where the token is not the first column; a caller reading another
     column as ``token_column`` gives what the file's own token column says). ``newlines``: the
     offset of every newline in ``data``, where the caller found them already (used only where
-    the bytes are parsed as given)."""
+    the bytes are parsed as given). ``file_columns``: the fields of the whole file's token lines,
+    asked for only where ``data`` (a part of it) holds none but "#" lines, to tell which are
+    comments as in reading the whole file."""
     given = data
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -157,7 +160,7 @@ def parse_conll(
     is_nl = buf == _NL
     lines = _simple_lines(data, buf, is_nl, delimiter) or _lines(buf, is_nl, delimiter)
     try:
-        return _table(lines, data, buf, path, delimiter, *args)
+        return _table(lines, data, buf, path, delimiter, *args, file_columns=file_columns)
     except InputError as exc:
         if not (guessed and delimiter == "tab" and "columns" in exc.message):
             raise
@@ -165,7 +168,7 @@ def parse_conll(
         # writers): read as runs of white space where that gives every line the same columns.
         try:
             lines = _lines(buf, is_nl, "whitespace")
-            return _table(lines, data, buf, path, "whitespace", *args)
+            return _table(lines, data, buf, path, "whitespace", *args, file_columns=file_columns)
         except InputError:
             raise exc from None
 
@@ -407,6 +410,7 @@ def _table(
     line_offset: int,
     allow_empty: bool,
     hash_comments: bool | None,
+    file_columns: Callable[[], int | None] | None = None,
 ) -> ConllTable:
     """Token lines, sentences, documents and label ids from the lines' fields."""
     field_starts, field_ends = lines.field_starts, lines.field_ends
@@ -433,6 +437,14 @@ def _table(
     histogram -= np.bincount(n_fields[lines.blank], minlength=histogram.shape[0])
     set_aside = np.concatenate((np.flatnonzero(docstart), hashed)) if n_docstart else hashed
     candidates = histogram - np.bincount(n_fields[set_aside], minlength=histogram.shape[0])
+    asked = allow_empty and file_columns is not None and hashed.shape[0] and not candidates.any()
+    known = file_columns() if asked and file_columns is not None else None
+    if known is not None:
+        # A part of a file with no token line but "#" lines: the file's token lines tell which of
+        # them are comments, as in reading the whole file (a "#" line alone is not the column count).
+        if (token_column % known if hash_comments is None else hash_comments) or not (n_fields[hashed] == known).any():
+            return _empty(path, buf, len(columns), n_docstart, line_offset)
+        candidates = np.bincount(n_fields[hashed[n_fields[hashed] == known]], minlength=histogram.shape[0])
     if not candidates.any():
         candidates = histogram - np.bincount(n_fields[docstart], minlength=histogram.shape[0])
     if not candidates.any():

@@ -53,10 +53,11 @@ class Chunk:
 _DOCSTART = b"-DOCSTART-"
 
 
-def _breaks(data: bytes) -> tuple[IntArray, IntArray]:
+def _breaks(data: bytes, columns: int | None = None) -> tuple[IntArray, IntArray]:
     """Offsets just past each sentence break (a blank line that follows a line of tokens), and the
     offset of every newline. A blank line holds nothing but spaces, tabs and carriage returns, as
-    the parser reads it; a blank line after a -DOCSTART- line ends no sentence."""
+    the parser reads it; a blank line after a -DOCSTART- line ends no sentence. ``columns``: the
+    fields of the file's token lines, where ``data`` holds none (``_free_lines``)."""
     buf = np.frombuffer(data, dtype=np.uint8)
     nl = np.flatnonzero(buf == 10)
     if nl.shape[0] == 0:
@@ -69,7 +70,7 @@ def _breaks(data: bytes) -> tuple[IntArray, IntArray]:
     prev_blank[1:] = blank[:-1]
     after_tokens = blank & ~prev_blank
     if _DOCSTART in data or b"#" in data:
-        for at in _free_lines(data):
+        for at in _free_lines(data, columns):
             k = int(np.searchsorted(nl, at))  # the -DOCSTART- or comment line's newline
             if k + 1 < nl.shape[0]:
                 after_tokens[k + 1] = False
@@ -77,30 +78,69 @@ def _breaks(data: bytes) -> tuple[IntArray, IntArray]:
     return ends, nl
 
 
-def _free_lines(data: bytes) -> list[int]:
-    """Where each -DOCSTART- line starts, and each comment line that follows no token line (a
-    blank line, the file's start, a -DOCSTART- or another such comment before it): a blank line
-    right after one of these ends no sentence, as the parser reads them."""
+def first_columns(data: bytes, whole: bool = False) -> int | None:
+    """The fields of the first token line in ``data`` (a line neither blank, nor -DOCSTART-, nor
+    starting with "#"), split at white space; None where there is none. A last line with no
+    newline counts only where ``data`` is ``whole`` (in a window, it may be cut short)."""
+    at = 0
+    while at < len(data):
+        end = data.find(b"\n", at)
+        if end < 0 and not whole:
+            return None
+        end = len(data) if end < 0 else end
+        line = data[at:end]
+        if line.strip() and not line.startswith((b"#", _DOCSTART, b"\xef\xbb\xbf#", b"\xef\xbb\xbf-DOCSTART-")):
+            return len(line.split())
+        at = end + 1
+    return None
+
+
+def file_columns(path: str | Path) -> int | None:
+    """``first_columns`` of a whole file, read until its first token line."""
+    with open_input(path) as file:
+        data = b""
+        while True:
+            block = file.read(1 << 16)
+            data += block
+            cut = len(data) if not block else data.rfind(b"\n") + 1
+            found = first_columns(data[:cut], whole=not block)
+            if found is not None or not block:
+                return found
+            data = data[cut:]
+
+
+def _free_lines(data: bytes, columns: int | None = None) -> list[int]:
+    """Where each -DOCSTART- line starts, and each comment line that follows no token line (before
+    it, past any other comments, a blank line, the file's start or a -DOCSTART-): a blank line
+    right after one of these ends no sentence, as the parser reads them. A comment is a "#" line
+    with another number of fields than the token lines: those of ``data``, or ``columns`` (the
+    file's) where ``data`` holds no token line."""
     found = _docstart_lines(data)
     if b"#" not in data:
         return found
-    columns = None  # the fields of a token line: a "#" line with another number is a comment
-    for line in data.split(b"\n", 64)[:64]:
-        if line.strip() and not line.startswith((b"#", _DOCSTART)):
-            columns = len(line.split())
-            break
+    window = first_columns(data)
+    columns = window if window is not None else columns
+    if columns is None:
+        return sorted(found)  # no token line anywhere: no sentence for a blank line to end
+
+    def comment(line: bytes) -> bool:
+        return line.startswith(b"#") and len(line.split()) != columns
+
+    # A run of comments is free where the line before its first one is: each comment's own is
+    # looked at only where the comment right before it is not one (one pass, however long the run).
+    run_end, run_free = -1, False  # where the last comment seen ends, and whether its run is free
     at = 0 if data.startswith(b"#") else data.find(b"\n#") + 1
     while at > 0 or (at == 0 and data.startswith(b"#")):
         end = data.find(b"\n", at)
-        line = data[at : end if end >= 0 else len(data)]
-        before = data.rfind(b"\n", 0, max(at - 1, 0))
-        previous = data[before + 1 : max(at - 1, 0)] if at > 0 else b""
-        if (
-            columns is not None
-            and len(line.split()) != columns
-            and (not previous.strip() or previous.startswith((_DOCSTART, b"#")))
-        ):
-            found.append(at)
+        if comment(data[at : end if end >= 0 else len(data)]):
+            if at == 0:
+                run_free = True
+            elif run_end != at - 1:
+                previous = data[data.rfind(b"\n", 0, at - 1) + 1 : at - 1]
+                run_free = not previous.strip() or previous.startswith(_DOCSTART)
+            if run_free:
+                found.append(at)
+            run_end = end
         if end < 0:
             break
         nxt = data.find(b"\n#", end)
@@ -128,7 +168,7 @@ class _Window:
     every newline. Otherwise ``_breaks`` looks at every line.
     """
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, columns: int | None = None) -> None:
         b = np.frombuffer(data, dtype=np.uint8)
         self.nl = nl = b == 10
         self.ends: IntArray | None = None
@@ -144,14 +184,14 @@ class _Window:
         rare = first_other or first == _DOCSTART[0]
         rare = rare or bool(np.count_nonzero(nl[:-1] & (other | (after == _DOCSTART[0]))))
         if rare and (first_other or np.count_nonzero(nl[:-1] & other)):
-            self.ends, self.newlines = _breaks(data)
+            self.ends, self.newlines = _breaks(data, columns)
             self.count = int(self.ends.shape[0])
         else:
             # mask[i]: a break ends at i + 3 (b[i] is in a non-blank line, b[i + 2] ends an empty one).
             self.mask = np.greater(nl[1:-1] & nl[2:], nl[:-2])
             # An empty line after a -DOCSTART- or a comment ends no sentence.
             if b"#" in data or rare:
-                for at in _free_lines(data):
+                for at in _free_lines(data, columns):
                     end = data.find(b"\n", at)
                     if 0 < end < self.mask.shape[0] + 1:
                         self.mask[end - 1] = False
@@ -197,10 +237,18 @@ class _Scanner:
         # at the file's start is found as in the same file without one (and both cut alike).
         self.offset = 3 if self.file.read(3) == b"\xef\xbb\xbf" else 0
         self.line = 0  # lines before offset
+        self._columns: int | bool | None = False  # the first token line's fields, found when wanted
 
     @property
     def left(self) -> int:
         return max(self.size - self.offset, 0)
+
+    def columns(self, data: bytes) -> int | None:
+        """The fields of the file's token lines, for a window of ``data`` with comments and no
+        token line of its own (read from the file's start once, where one is wanted)."""
+        if self._columns is False and b"#" in data and first_columns(data) is None:
+            self._columns = file_columns(self.path)
+        return None if isinstance(self._columns, bool) else self._columns
 
     def _window(self, n: int) -> bytes:
         self.file.seek(self.offset)
@@ -220,7 +268,7 @@ class _Scanner:
             data = self._window(window)
             if not data:
                 return None
-            w = _Window(data)
+            w = _Window(data, self.columns(data))
             if w.count:
                 cut = w.end(-1)
                 return (*self._advance(cut, w.newlines_before(cut)), w.count)
@@ -248,7 +296,7 @@ class _Scanner:
         while True:
             data = self._window(window)
             if k:
-                w = _Window(data)
+                w = _Window(data, self.columns(data))
                 if w.count >= k:
                     cut = w.end(k)
                     return self._advance(cut, w.newlines_before(cut))

@@ -36,7 +36,7 @@ from ..stages.scoring import TypeSelection
 from ..stages.spans import IntArray, Spans, unify
 from ..stages.text import Repaired
 from .conll import Column, ConllTable, parse_conll
-from .conll_plan import DEFAULT_CHUNK, Chunk, ReadChunk, iter_chunks, read_chunks
+from .conll_plan import DEFAULT_CHUNK, Chunk, ReadChunk, file_columns, iter_chunks, read_chunks
 from .load import ConllText, OffsetText, check_same_tokens, decode_repaired, docs_to_spans, span_docs
 from .reading import ANNOTATION_FORMATS, TEXT_FORMATS, Reading, level_name
 
@@ -241,6 +241,7 @@ class ConllSource(_NothingFound):
                 allow_empty=True,
                 encoding=rd.encoding,
                 header=rd.header and part.ref_line == 0,
+                file_columns=lambda: file_columns(self.reference),
             )
         except InputError:
             return 0  # counting the part raises the error, in its turn
@@ -255,6 +256,7 @@ class ConllSource(_NothingFound):
             allow_empty=True,
             encoding=rd.encoding,
             header=rd.header and part.ref_line == 0,
+            file_columns=lambda: file_columns(self.reference),
         )
 
     def reference_bytes(self, part: Chunk) -> bytes:
@@ -297,6 +299,8 @@ class ConllSource(_NothingFound):
             common["line_offset"] = part.pred_line
             common["header"] = rd.header and part.pred_line == 0
             common["encoding"] = rd.prediction_encoding
+            predicted = self.predicted
+            common["file_columns"] = lambda: file_columns(predicted)
             pred_table = parse_conll(
                 _read(self.predicted, part.pred_start, part.pred_end)
                 if read is None or read.predicted is None
