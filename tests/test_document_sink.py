@@ -141,19 +141,119 @@ def test_a_failed_run_leaves_the_file_as_it_was(corpora: dict[str, tuple[Path, P
 
 
 def test_rows_from_the_whole_table_get_their_discontinuous_figures(tmp_path: Path) -> None:
-    """Without a grouping the rows come from the whole table once counted (BRAT, whose
-    discontinuous mentions give each row its figures, added once the corpus is known to have
-    some): the rows of ``Report.document_rows``."""
+    """Without a grouping the rows stream too (BRAT, whose discontinuous mentions give each row
+    its figures, added once the corpus is known to have some): the rows of the whole table's
+    ``Report.document_rows``."""
     from spanscore.presentation import documents
 
     gold, pred = write_brat(tmp_path / "gold", GOLD), write_brat(tmp_path / "pred", PRED)
     out = tmp_path / "rows.jsonl"
+    expected = _whole(gold, pred, format="brat")
+    assert b'"discontinuous"' in expected
     report = _streamed(gold, pred, out, format="brat")
-    expected = b"".join(json.dumps(r, ensure_ascii=False).encode("utf-8") + b"\n" for r in report.document_rows())
+    assert report.documents is None
     assert out.read_bytes() == expected
     with pytest.MonkeyPatch.context() as mp:  # the figures given two rows at a time
         mp.setattr(documents, "_BLOCK", 2)
-        report = _streamed(gold, pred, out, format="brat")
-    expected = b"".join(json.dumps(r, ensure_ascii=False).encode("utf-8") + b"\n" for r in report.document_rows())
-    assert b'"discontinuous"' in expected
+        _streamed(gold, pred, out, format="brat")
     assert out.read_bytes() == expected
+
+
+# ``--per-document`` alone (and with --ci): each part's rows go to the writer as they come
+# (``engines.SinkEngine``), then only the additive state is kept.
+
+
+@pytest.mark.parametrize("kind", ["documents", "sentences"])
+@pytest.mark.parametrize("kw", [{}, {"ci": 0.9, "resamples": 30}])
+def test_plain_per_document_rows_stream(
+    corpora: dict[str, tuple[Path, Path]], tmp_path: Path, kind: str, kw: dict[str, Any]
+) -> None:
+    ref, pred = corpora[kind]
+    expected = _whole(ref, pred, **kw)
+    whole = spanscore.evaluate(reference=ref, predicted=pred, keep_details=False, documents=True, **kw)
+    for chunk in (60, 600, 7000, 1 << 19):
+        for jobs in (1, 2):
+            out = tmp_path / f"rows-{chunk}-{jobs}.jsonl"
+            report = _streamed(ref, pred, out, chunk_bytes=chunk, jobs=jobs, **kw)
+            assert out.read_bytes() == expected, (chunk, jobs)
+            assert report.documents is None and report.document_state is not None
+            assert report.to_dict() == whole.to_dict()
+
+
+def test_plain_rows_on_the_dask_engine(
+    corpora: dict[str, tuple[Path, Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("distributed")
+    from spanscore.engines.dask_engine import DaskEngine
+    from spanscore.presentation import documents
+
+    monkeypatch.setattr(documents, "_BLOCK", 7)
+    ref, pred = corpora["documents"]
+    out = tmp_path / "rows.jsonl"
+    engine = DaskEngine(n_workers=2, partition_bytes=3000)
+    report = _streamed(ref, pred, out, ci=0.9, resamples=30, chunk_bytes=400, engine=engine)
+    assert out.read_bytes() == _whole(ref, pred, ci=0.9, resamples=30)
+    whole = spanscore.evaluate(reference=ref, predicted=pred, keep_details=False, documents=True, ci=0.9, resamples=30)
+    assert report.to_dict() == whole.to_dict()
+
+
+def _held_rows(ref: Path, pred: Path, out: Path, **kw: Any) -> int:
+    """The most per-document rows the client held at once: the writer's queue, and every
+    per-document table the fold was handed (whole, or as parts waiting to be joined)."""
+    from spanscore.stages import parts
+
+    held: list[int] = []
+    add, fold_add = DocumentWriter.add, parts.Folder.add
+
+    def watched(self: DocumentWriter, docs: Any, offset: int, discontinuous: Any = None) -> None:
+        add(self, docs, offset, discontinuous)
+        held.append(int(self.queue.keys.shape[0]))
+
+    def folded(self: Any, part: Any) -> None:
+        fold_add(self, part)
+        held.append(sum(int(d.keys.shape[0]) for d, _ in self.docs))
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(DocumentWriter, "add", watched)
+        mp.setattr(parts.Folder, "add", folded)
+        _streamed(ref, pred, out, chunk_bytes=300, jobs=1, **kw)
+    assert held
+    return max(held)
+
+
+@pytest.mark.parametrize("kw", [{}, {"ci": 0.9, "resamples": 20}])
+def test_plain_rows_held_do_not_grow_with_the_corpus(tmp_path: Path, kw: dict[str, Any]) -> None:
+    """80 and 1,600 documents: the client holds the same few rows (the old code kept the whole
+    table: 1,600 rows at the end)."""
+    held = []
+    for docs in (80, 1600):
+        ref, pred = tmp_path / f"{docs}.ref", tmp_path / f"{docs}.pred"
+        _documents(ref, pred, seed=11, docs=docs)
+        held.append(_held_rows(ref, pred, tmp_path / f"{docs}.jsonl", **kw))
+    assert held[1] <= 2 and held[0] <= 2, held
+
+
+def test_a_failed_plain_run_leaves_the_file_as_it_was(corpora: dict[str, tuple[Path, Path]], tmp_path: Path) -> None:
+    ref, pred = corpora["documents"]
+    bad = tmp_path / "bad.ref"
+    text = ref.read_text(encoding="utf-8").split("\n")
+    text[-8] = "a b c d e f"
+    bad.write_text("\n".join(text), encoding="utf-8")
+    target = tmp_path / "out" / "rows.jsonl"
+    target.parent.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(Path(spanscore.__file__).parents[1])}
+    for before in (None, b"old rows\n"):
+        if before is not None:
+            target.write_bytes(before)
+        for extra in ([], ["--ci", "0.9", "--resamples", "20"]):
+            run = subprocess.run(
+                [sys.executable, "-m", "spanscore.cli.main", "evaluate", str(bad), str(pred), "--per-document",
+                 str(target), "--chunk-size", "300", "--jobs", "1", "--json", *extra],
+                capture_output=True, text=True, env=env,
+            )
+            assert run.returncode == 2, run.stderr
+            assert "Traceback" not in run.stderr and run.stderr.count("\n") == 1, run.stderr
+            names = sorted(p.name for p in target.parent.iterdir())
+            assert names == ([] if before is None else ["rows.jsonl"])
+            if before is not None:
+                assert target.read_bytes() == before

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from . import __version__
-from .engines import Engine, LocalEngine, PartCounter, run
+from .engines import Engine, LocalEngine, PartCounter, SinkEngine, run
 from .errors import OptionError
 from .io.conll_plan import DEFAULT_CHUNK, default_chunk
 from .io.load import Loaded
@@ -203,6 +203,9 @@ def evaluate(
 
         # Rows of every statistic (not narrow) are counted for the sink, as they come.
         chosen = FieldEngine(chosen, groups, sink=None if counter.wanted.narrow else document_sink)
+    elif document_sink is not None and not (by or buckets or documents or document_types):
+        # Each part's rows written as they come, then kept only as additive state.
+        chosen = SinkEngine(chosen, document_sink)
     return _finished(steps, run(counter, chosen, sink=rows, progress=progress))
 
 
@@ -236,11 +239,11 @@ def _evaluation(
     source = open_source(reference, predicted, reading, scoring.selection, chunk_bytes)
     types = document_types or resampling is not None
     chosen, fields = _attributes(buckets, bucket_edges, train, reading)
-    # Per-document rows for a sink are written as the parts come where a grouping by a field
-    # streams anyway (its state is made of the rows after the sink has them); else they come
-    # from the whole per-document table.
+    # Per-document rows for a sink are written as the parts come (``SinkEngine``), or where a
+    # grouping by a field streams (its state is made of the rows after the sink has them); with
+    # buckets of attributes they come from the whole per-document table.
     grouping = by is not None or bool(fields)
-    sunk = document_sink is not None and grouping and not (chosen or documents or document_types)
+    sunk = document_sink is not None and not (chosen or documents or document_types)
     documents = documents or (document_sink is not None and not sunk)
     # A breakdown and buckets by a document field need each group's per-document statistics
     # only as additive state, unless the per-document rows are asked for themselves.
@@ -248,9 +251,9 @@ def _evaluation(
     groups = _field_groupings(reference, by, fields, reading) if streamed else None
     values = None if by is None or streamed else breakdowns.group_values(reference, by, reading)
     field_values = {} if streamed else {f: _bucket_field(reference, f, reading) for f in fields}
-    wanted = _wanted(scoring, rows, keep_details, documents or types or by is not None or bool(fields), types)
+    wanted = _wanted(scoring, rows, keep_details, documents or types or sunk or grouping, types)
     # Intervals alone need the per-document statistics only as a histogram (additive, small).
-    light = resampling is not None and not (documents or document_types or by is not None or buckets)
+    light = resampling is not None and not (documents or document_types or by is not None or buckets or sunk)
     wanted = dataclasses.replace(wanted, histogram=light)
     workers = engine.jobs if isinstance(engine, LocalEngine) else jobs
     wanted = dataclasses.replace(wanted, buckets=chosen, train=_train_index(chosen, train, reading, workers))

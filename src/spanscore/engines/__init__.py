@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 
 from ..errors import OptionError
-from .local import ENGINES, Engine, LocalEngine, Numbered, PartCounter, Progress, default_jobs, run
+from .local import ENGINES, Engine, LocalEngine, Numbered, PartCounter, Progress, SinkEngine, default_jobs, run
 
 
 def make_engine(name: str = "local", *, jobs: int = 1, scheduler: str | None = None, workers: int = 2) -> Engine:
@@ -35,6 +35,7 @@ __all__ = [
     "Numbered",
     "PartCounter",
     "Progress",
+    "SinkEngine",
     "default_jobs",
     "make_engine",
     "run",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import field
+from dataclasses import field, replace
 from typing import Any, Protocol, TypeVar
 
 from ..errors import OptionError
@@ -18,6 +18,7 @@ from ..runtime.memory import start_worker
 from ..runtime.records import record
 from ..runtime.workers import can_fork, forked_map
 from ..stages.counts import Options
+from ..stages.documents import DocState, compact_rows, scored_columns
 from ..stages.parts import ChunkData, ExampleQuota, Folder, JudgeSpec, PartResult, RowSink, Source, Wanted, count_part
 
 Progress = Callable[[int, int], None]
@@ -166,6 +167,30 @@ def processes_for(parts: int, jobs: int) -> int:
     return max(1, min(jobs, parts // PARTS_PER_PROCESS))
 
 
+@record
+class SinkEngine:
+    """``inner``'s results with each part's per-document rows handed to ``sink``
+    (``presentation.documents.DocumentWriter``) as they come, in corpus order, then kept only
+    as additive state (``DocState``, of the columns scores read): what the macro average over
+    documents and the intervals read, so the rows held are those of the parts in flight."""
+
+    inner: Engine
+    sink: Any
+
+    def results(self, counter: PartCounter, progress: Progress | None) -> Iterator[PartResult]:
+        scaled = counter.options.credit in ("dice", "iou")
+        offset = 0  # the first key of each part in the corpus, as the fold numbers documents
+        for part in self.inner.results(counter, progress):
+            docs = part.docs
+            if docs is not None:
+                self.sink.add(docs, offset, part.discontinuous)
+                narrow = docs.narrowed(scored_columns(docs.fields, scaled=scaled))
+                narrow.stats = compact_rows(narrow.stats)
+                part = replace(part, docs=None, state=DocState.of(narrow))
+            offset += part.doc_advance
+            yield part
+
+
 def run(
     counter: PartCounter,
     engine: Engine | None = None,
@@ -181,4 +206,6 @@ def run(
     return folder.total()
 
 
-__all__ = ["ENGINES", "Engine", "LocalEngine", "Numbered", "PartCounter", "Progress", "default_jobs", "run"]
+__all__ = [
+    "ENGINES", "Engine", "LocalEngine", "Numbered", "PartCounter", "Progress", "SinkEngine", "default_jobs", "run",
+]
