@@ -232,6 +232,18 @@ def commands(files: dict[str, Path], engine: list[str], resamples: int) -> dict[
             *engine,
         ],
         # The rows go to a scratch file (``--per-document`` writes them as the parts come).
+        "evaluate --per-document FILE": [*ss, "evaluate", g, a, "--per-document", _rows_file(), "--json", *engine],
+        "evaluate --ci 0.95 --per-document FILE": [
+            *ss,
+            "evaluate",
+            g,
+            a,
+            *ci,
+            "--per-document",
+            _rows_file(),
+            "--json",
+            *engine,
+        ],
         "evaluate --by source --per-document FILE": [
             *ss,
             "evaluate",
@@ -240,7 +252,7 @@ def commands(files: dict[str, Path], engine: list[str], resamples: int) -> dict[
             "--by",
             "source",
             "--per-document",
-            str(Path(tempfile.gettempdir()) / f"scale-rows-{os.getpid()}.jsonl"),
+            _rows_file(),
             "--json",
             *engine,
         ],
@@ -259,6 +271,11 @@ def commands(files: dict[str, Path], engine: list[str], resamples: int) -> dict[
             *engine,
         ],
     }
+
+
+def _rows_file() -> str:
+    """A scratch file for a command's per-document rows (removed after it runs)."""
+    return str(Path(tempfile.gettempdir()) / f"scale-rows-{os.getpid()}.jsonl")
 
 
 def main() -> None:

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from test_discontinuous import GOLD, PRED, write_brat
 from test_field_labels import _documents
@@ -164,7 +165,7 @@ def test_rows_from_the_whole_table_get_their_discontinuous_figures(tmp_path: Pat
 
 
 @pytest.mark.parametrize("kind", ["documents", "sentences"])
-@pytest.mark.parametrize("kw", [{}, {"ci": 0.9, "resamples": 30}])
+@pytest.mark.parametrize("kw", [{}, {"ci": 0.9, "resamples": 30}, {"buckets": ["length", "sentence-length"]}])
 def test_plain_per_document_rows_stream(
     corpora: dict[str, tuple[Path, Path]], tmp_path: Path, kind: str, kw: dict[str, Any]
 ) -> None:
@@ -212,6 +213,9 @@ def _held_rows(ref: Path, pred: Path, out: Path, **kw: Any) -> int:
     def folded(self: Any, part: Any) -> None:
         fold_add(self, part)
         held.append(sum(int(d.keys.shape[0]) for d, _ in self.docs))
+        # A bucket's rows: its totals, one row a part (per document and bucket before).
+        for pieces in self.buckets.values():
+            held.append(max(int(np.count_nonzero(r.keys)) for r, _ in pieces))
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(DocumentWriter, "add", watched)
@@ -221,7 +225,7 @@ def _held_rows(ref: Path, pred: Path, out: Path, **kw: Any) -> int:
     return max(held)
 
 
-@pytest.mark.parametrize("kw", [{}, {"ci": 0.9, "resamples": 20}])
+@pytest.mark.parametrize("kw", [{}, {"ci": 0.9, "resamples": 20}, {"buckets": ["length"]}])
 def test_plain_rows_held_do_not_grow_with_the_corpus(tmp_path: Path, kw: dict[str, Any]) -> None:
     """80 and 1,600 documents: the client holds the same few rows (the old code kept the whole
     table: 1,600 rows at the end)."""

@@ -203,10 +203,16 @@ def evaluate(
 
         # Rows of every statistic (not narrow) are counted for the sink, as they come.
         chosen = FieldEngine(chosen, groups, sink=None if counter.wanted.narrow else document_sink)
-    elif document_sink is not None and not (by or buckets or documents or document_types):
+    elif document_sink is not None and not (by or documents or document_types) and _rows_stream(counter, buckets, ci):
         # Each part's rows written as they come, then kept only as additive state.
         chosen = SinkEngine(chosen, document_sink)
     return _finished(steps, run(counter, chosen, sink=rows, progress=progress))
+
+
+def _rows_stream(counter: PartCounter, buckets: Sequence[str], ci: float | None) -> bool:
+    """Whether a run without a grouping by a field streams its per-document rows: buckets only
+    of attributes and without intervals (each bucket's totals are then summed part by part)."""
+    return not buckets or (ci is None and len(counter.wanted.buckets) == len(buckets))
 
 
 def _finished(steps: Generator[PartCounter, PartResult, Report], total: PartResult) -> Report:
@@ -241,9 +247,10 @@ def _evaluation(
     chosen, fields = _attributes(buckets, bucket_edges, train, reading)
     # Per-document rows for a sink are written as the parts come (``SinkEngine``), or where a
     # grouping by a field streams (its state is made of the rows after the sink has them); with
-    # buckets of attributes they come from the whole per-document table.
+    # buckets of attributes and intervals they come from the whole per-document table.
     grouping = by is not None or bool(fields)
-    sunk = document_sink is not None and not (chosen or documents or document_types)
+    sunk = document_sink is not None and not (documents or document_types)
+    sunk = sunk and (not chosen or (resampling is None and not grouping))
     documents = documents or (document_sink is not None and not sunk)
     # A breakdown and buckets by a document field need each group's per-document statistics
     # only as additive state, unless the per-document rows are asked for themselves.

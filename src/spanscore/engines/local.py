@@ -13,12 +13,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import field, replace
 from typing import Any, Protocol, TypeVar
 
+import numpy as np
+
 from ..errors import OptionError
 from ..runtime.memory import start_worker
 from ..runtime.records import record
 from ..runtime.workers import can_fork, forked_map
 from ..stages.counts import Options
-from ..stages.documents import DocState, compact_rows, scored_columns
+from ..stages.documents import DocState, TypeRows, compact_rows, scored_columns
 from ..stages.parts import ChunkData, ExampleQuota, Folder, JudgeSpec, PartResult, RowSink, Source, Wanted, count_part
 
 Progress = Callable[[int, int], None]
@@ -186,9 +188,21 @@ class SinkEngine:
                 self.sink.add(docs, offset, part.discontinuous)
                 narrow = docs.narrowed(scored_columns(docs.fields, scaled=scaled))
                 narrow.stats = compact_rows(narrow.stats)
-                part = replace(part, docs=None, state=DocState.of(narrow))
+                part = replace(part, docs=None, state=DocState.of(narrow), buckets=_bucket_totals(part.buckets))
             offset += part.doc_advance
             yield part
+
+
+def _bucket_totals(buckets: dict[str, TypeRows]) -> dict[str, TypeRows]:
+    """Each attribute's rows per document and bucket summed into each bucket's totals (what a
+    count without documents gives), so that no row per document is folded."""
+    out = {}
+    for name, rows in buckets.items():
+        n = len(rows.names)
+        table = np.zeros((n, rows.stats.shape[1]), dtype=np.int64)
+        np.add.at(table, rows.type_index, rows.stats)
+        out[name] = TypeRows(np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64), rows.names, table)
+    return out
 
 
 def run(
