@@ -171,9 +171,10 @@ def evaluate(
     (``"score"``, as ``zero_division``) those without mentions on either side; ``rows``
     receives each chunk's report rows in corpus order (``presentation.ReportWriter``);
     ``document_sink`` every statistic of each document in corpus order
-    (``presentation.documents.DocumentWriter``): as the parts are counted where ``by`` or a
-    bucket by a document field keeps the per-document statistics as state (the report then
-    holds none), else once counted, from the per-document counts (``documents``).
+    (``presentation.documents.DocumentWriter``): as the parts are counted, the report then
+    holding the per-document statistics only as additive state; once counted, from the
+    per-document counts, where ``documents`` or ``document_types`` is asked for or buckets of
+    attributes come with ``ci``.
 
     ```pycon
     >>> r = evaluate(reference=[["B-ORG", "I-ORG", "I-ORG", "I-ORG"]],
