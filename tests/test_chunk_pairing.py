@@ -79,7 +79,7 @@ def test_each_chunk_pairs_its_whole_documents_per_group(runs: dict[str, Path]) -
             continue
         paired += 1
         assert inner is not None
-        corpus, groups = inner
+        corpus, groups = inner.joint, inner.per_group
         assert corpus.documents == docs.keys.shape[0] - 2
         ends = docs.keys[[0, -1]]
         for r, w in zip(results, whole, strict=True):

@@ -734,6 +734,15 @@ class Labels:
         out: IntArray = lookup[local]
         return out
 
+    def note(self, values: list[list[str]]) -> None:
+        """Each field's values of documents given elsewhere (paired where their part was
+        counted), new ones numbered after those known."""
+        for index, known, found in zip(self.index, self.values, values, strict=True):
+            for name in found:
+                if name not in index:
+                    index[name] = len(known)
+                    known.append(name)
+
     def waiting_from(self) -> int | None:
         """The global key of the first document of the first part waiting, if any."""
         for _, keys, _ in self.held:

@@ -12,6 +12,7 @@ reduces to plain counts, and each bucket's mention counts add up to the corpus's
 from __future__ import annotations
 
 import functools
+from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -435,6 +436,10 @@ class _Stream:
     # to its value's group, the values coming with the parts (``analysis.breakdown.Labels``).
     by_field: Any = None
     labels: Any = None
+    # Per part given to ``labels``, in order: the values of the documents paired where the part
+    # was counted (``_FieldInner``), each field's in order of first appearance, and their groups'
+    # histograms (the first system's parts only), used once the part is released.
+    inner: deque[_FieldInner | None] = field(default_factory=deque)
 
     @property
     def bound(self) -> int:
@@ -445,21 +450,23 @@ class _Stream:
     def pull(self, groups: _Groups, system: int) -> None:
         self.add(next(self.results, None), groups, system)
 
-    def add(self, part: PartResult | None, groups: _Groups, system: int) -> None:
-        """The next part's result (None: there is none)."""
+    def add(self, part: PartResult | None, groups: _Groups, system: int, inner: _FieldInner | None = None) -> None:
+        """The next part's result (None: there is none); ``inner``: its documents paired where it
+        was counted, by field value (``_JoinedGroups``)."""
         if part is None:
             self.done = True
             self.rows.close()
             if self.labels is not None:
                 for ready, keys, codes in self.labels.close():
-                    self._field_rows(ready, keys, codes, groups, system)
+                    self._field_rows(ready, keys, codes, groups, system, self.inner.popleft())
             return
         if self.labels is not None:
             from .breakdown import take_labels
 
             part, found = take_labels(part)
+            self.inner.append(inner)
             for ready, keys, codes in self.labels.add(part, found):
-                self._field_rows(ready, keys, codes, groups, system)
+                self._field_rows(ready, keys, codes, groups, system, self.inner.popleft())
         docs, offset = part.docs, self.offset
         self.offset += part.doc_advance
         self.folder.add(replace(part, docs=None))
@@ -479,25 +486,43 @@ class _Stream:
         self.rows.append(docs.keys + offset, docs.stats, docs.ids)
 
     def _field_rows(
-        self, part: PartResult, keys: IntArray, codes: list[IntArray], groups: _Groups, system: int
+        self,
+        part: PartResult,
+        keys: IntArray,
+        codes: list[IntArray],
+        groups: _Groups,
+        system: int,
+        inner: _FieldInner | None = None,
     ) -> None:
         """Each document's row in its value's group of every field grouping (every document is
-        in one: a field's buckets hold all the documents, zero rows too)."""
+        in one: a field's buckets hold all the documents, zero rows too). ``inner``: the part's
+        documents between its first and its last, paired where it was counted: their values
+        are named in their place (after the first document's), their groups' histograms added."""
         docs = part.docs
+        fields = self.labels.fields
+        if inner is not None:
+            self.labels.note(inner.values)
         if docs is None or not keys.shape[0]:
             return
-        fields = self.labels.fields
         for name, grouping in self.by_field.named:
             k = fields.index(grouping.field)
             code, values = codes[k], self.labels.values[k]
             present, where = np.unique(code, return_index=True)
             order = present[np.argsort(where, kind="stable")]  # the values in order of first appearance
             lookup = np.zeros(len(values), dtype=np.int64)
+            if inner is not None and inner.values[k]:
+                # The first document, then the inner ones (in order of first appearance), then the last.
+                first = [values[int(code[0])]]
+                seq = [group_name(name, v) for v in [*first, *inner.values[k], *(values[c] for c in order.tolist())]]
+                groups.name(system, seq)
             lookup[order] = groups.name(system, [group_name(name, values[c]) for c in order.tolist()])
             stats = docs.stats
             self.group_stats = stats if self.group_stats is None else np.concatenate((self.group_stats, stats))
             self.group_keys = np.concatenate((self.group_keys, keys))
             self.group_ids = np.concatenate((self.group_ids, lookup[code]))
+        if inner is not None:
+            for gname, hist in inner.hists.items():
+                groups.hists.setdefault(groups.ids[gname], _Pile(hist.fields)).add(hist)
 
     def check_fields(self) -> None:
         """A field no document has is refused (a misspelt attribute), naming the fields there are."""
@@ -533,7 +558,25 @@ class Grouped:
     groups: dict[str, list[tuple[str, Histogram]]]
 
 
-_Inner = tuple[Histogram, dict[str, Histogram]]  # the corpus's joint histogram and each group's, by name
+@dataclass(frozen=True)
+class _FieldInner:
+    """A part's documents paired where it was counted, by a document field: each field's values
+    of those documents in order of first appearance, and the histograms of their field groups
+    (``group_name(grouping, value)``; empty but for one system's parts)."""
+
+    values: list[list[str]]
+    hists: dict[str, Histogram]
+
+
+@dataclass(frozen=True)
+class _Inner:
+    """The documents whole in a chunk, paired where it was counted: the corpus's joint histogram,
+    each type's and attribute bucket's by name, and where buckets are named by a document field,
+    their values and groups (``_FieldInner``), used once the part's values are in order."""
+
+    joint: Histogram
+    per_group: dict[str, Histogram]
+    by_field: _FieldInner | None = None
 
 
 @dataclass(frozen=True)
@@ -545,10 +588,54 @@ class _JoinedGroups:
     by adding counts, whatever the blocks)."""
 
     together: Any  # engines.paired._SideBySide
+    # Groupings by a document field (``analysis.breakdown.Groupings``, the counters
+    # ``LabelledCounter``s): a whole document's value is the first its lines give (or none), so
+    # it is known here, and its rows go to its value's group too.
+    by_field: Any = None
 
     def plan(self) -> Iterator[tuple[Numbered, ...]]:
         plan: Iterator[tuple[Numbered, ...]] = self.together.plan()
         return plan
+
+    def _labelled(
+        self, results: tuple[PartResult, ...], inner_keys: IntArray
+    ) -> tuple[list[list[str]], list[tuple[list[str], IntArray]]]:
+        """Each field's values of the inner documents (in order of first appearance), and for
+        every field grouping its group names and each inner document's; the inner documents' values are
+        taken out of every result's labels (what is left: the cut documents' and any other's)."""
+        from .breakdown import LABELS, MISSING
+
+        fields = [g.field for g in self.by_field.fields]
+        first = results[0].buckets
+        values: list[list[str]] = []
+        names_of: dict[str, tuple[list[str], IntArray]] = {}
+        for f in fields:
+            rows = first.get(LABELS + f)
+            if rows is None:
+                names, local = [MISSING], np.zeros(inner_keys.shape[0], dtype=np.int64)
+            else:
+                distinct, at = np.unique(rows.keys, return_index=True)  # each document's first value
+                pos = np.minimum(np.searchsorted(distinct, inner_keys), max(distinct.shape[0] - 1, 0))
+                hit = distinct[pos] == inner_keys if distinct.shape[0] else np.zeros(inner_keys.shape[0], dtype=bool)
+                names = [*rows.names, MISSING]
+                local = np.where(hit, rows.type_index[at][pos] if at.shape[0] else 0, len(names) - 1)
+            present, where = np.unique(local, return_index=True)
+            order = present[np.argsort(where, kind="stable")]
+            values.append(list(dict.fromkeys(names[c] for c in order.tolist())))
+            names_of[f] = (names, local)
+        groups = []
+        for grouping, g in self.by_field.named:
+            names, local = names_of[g.field]
+            groups.append(([group_name(grouping, n) for n in names], local))
+        for r in results:
+            trimmed = {}
+            for name, rows in r.buckets.items():
+                if name.startswith(LABELS):
+                    kept = ~np.isin(rows.keys, inner_keys)
+                    rows = TypeRows(rows.keys[kept], rows.type_index[kept], rows.names, rows.stats[kept])
+                trimmed[name] = rows
+            r.buckets = trimmed
+        return values, groups
 
     def __call__(self, items: tuple[Numbered, ...]) -> tuple[tuple[PartResult, ...], _Inner | None]:
         results: tuple[PartResult, ...] = self.together(items)
@@ -568,12 +655,36 @@ class _JoinedGroups:
                 inner = (rows.keys != ends[0]) & (rows.keys != ends[1])
                 gids = pairing.name(k, rows.names)[rows.type_index]
                 taken.append((rows.keys[inner], gids[inner], rows.stats[inner]))
+        values: list[list[str]] | None = None
+        by_name: set[str] = set()
+        if self.by_field is not None:
+            inner_keys = first.keys[1:-1]
+            values, named = self._labelled(results, inner_keys)
+            for k, d in enumerate(docs):
+                assert d is not None
+                pieces = [taken[k]] if grouped else []  # one block of rows per system (``_Groups.tabled``)
+                for group_names, local in named:
+                    by_name.update(group_names)
+                    pieces.append((inner_keys, pairing.name(k, group_names)[local], _narrowest(d.stats[1:-1])))
+                block_rows = (
+                    np.concatenate([p[0] for p in pieces]),
+                    np.concatenate([p[1] for p in pieces]),
+                    np.concatenate([p[2] for p in pieces]),
+                )
+                if grouped:
+                    taken[k] = block_rows
+                else:
+                    taken.append(block_rows)
         fields = _joint_fields([d.fields for d in docs if d is not None])
         joint = Histogram.of(np.hstack([d.stats[1:-1] for d in docs if d is not None]), fields)
         block = _Groups.tabled(taken, fields) if taken else None
         names = {i: n for n, i in pairing.ids.items()}
         # Split here, where the chunk is counted: each group's rows go back as its histogram.
         per_group = {} if block is None else GroupBlock(tuple(names[i] for i in range(len(names))), block).split()
+        by_field = None
+        if values is not None:
+            by_field = _FieldInner(values, {n: h for n, h in per_group.items() if n in by_name})
+            per_group = {n: h for n, h in per_group.items() if n not in by_name}
         for r, d in zip(results, docs, strict=True):
             assert d is not None
             edge = np.array([0, d.keys.shape[0] - 1])
@@ -583,7 +694,7 @@ class _JoinedGroups:
                 cut = TypeRows(cut.keys[kept], cut.type_index[kept], cut.names, cut.stats[kept])
             ids = None if d.ids is None else [d.ids[0], d.ids[-1]]
             r.docs = DocCounts(d.keys[edge], d.stats[edge], d.fields, ids, d.unit, cut)
-        return results, (joint, per_group)
+        return results, _Inner(joint, per_group, by_field)
 
 
 def run_grouped(
@@ -634,25 +745,22 @@ def run_grouped(
         joint.add(block, eager=True)
         groups.add([t[3] for t in taken], fields)
 
-    if together is not None and isinstance(engine, LocalEngine) and by_field is not None:
-        # A document's field value is known where the parts are folded: its rows are paired here.
-        for results in engine.map(together, together.plan()):
-            for k, (s, part) in enumerate(zip(streams, results, strict=True)):
-                s.add(part, groups, k)
-            flush(min(s.bound for s in streams))
-        for k, s in enumerate(streams):
-            s.add(None, groups, k)
-    elif together is not None and isinstance(engine, LocalEngine):
-        joined = _JoinedGroups(together)
+    if together is not None and isinstance(engine, LocalEngine):
+        # With groupings by a document field, the documents whole in a chunk are paired there too
+        # (their values are known there); a cut document's rows, and its value, come here.
+        joined = _JoinedGroups(together, by_field)
         for results, inner in engine.map(joined, joined.plan()):
             for k, (s, part) in enumerate(zip(streams, results, strict=True)):
-                s.add(part, groups, k)
+                mine = None
+                if inner is not None and inner.by_field is not None:
+                    mine = inner.by_field if k == 0 else replace(inner.by_field, hists={})
+                s.add(part, groups, k, mine)
             if inner is not None:
-                block, per_group = inner
+                block = inner.joint
                 if joint is None:
                     joint = _Pile(block.fields)
                 joint.add(block, eager=True)
-                for name, hist in per_group.items():
+                for name, hist in inner.per_group.items():
                     groups.hists.setdefault(groups.ids[name], _Pile(hist.fields)).add(hist)
                 groups.fields = block.fields
             flush(min(s.bound for s in streams))
