@@ -147,3 +147,11 @@ def test_flair_smoke(btc: Path, tmp_path: Path) -> None:
     tagger = load_model(model)
     out = tagger.predict(dev.tokens)
     assert [len(s) for s in out] == [len(s) for s in dev.tokens]
+
+
+@pytest.mark.parametrize("limit", ["0", "-5", "nan"])
+def test_flair_time_limit_must_be_positive(btc: Path, tmp_path: Path, limit: str) -> None:
+    out = tmp_path / "m.flair"
+    res = CliRunner().invoke(cli, ["train", "flair", str(btc / "train.txt"), "-o", str(out), "--time-limit", limit])
+    assert res.exit_code == 2 and "--time-limit must be a positive number of seconds" in res.output
+    assert not out.exists()

@@ -86,6 +86,11 @@ def _summary(kind: str, result: TrainResult, train_sentences: int, train_tokens:
     steps = f"{result.iterations} {'iterations' if kind == 'crf' else 'epochs'}"
     line = (f"trained {kind} on {train_sentences} sentences ({train_tokens} tokens) in {result.seconds:.1f} s,"
             f" {steps}")
+    training = result.meta.get("training", {})
+    if training.get("time_limit_reached"):
+        line += " (time limit reached)"
+    if kind == "flair" and training.get("best_epoch") is not None:
+        line += f"; kept epoch {training['best_epoch']}"
     if result.dev_scores:
         line += "; dev " + ", ".join(f"{k} F1 {100 * v:.2f}" for k, v in result.dev_scores.items())
     return f"{line}; wrote {result.path}"
@@ -135,6 +140,9 @@ def train_crf_command(
               help="Comma-separated stack: char, minilm (bundled, offline), any Flair name (twitter,"
                    " news-forward, news-backward, glove...) or transformer:MODEL.")
 @click.option("--epochs", type=int, default=25, show_default=True, help="Most epochs.")
+@click.option("--time-limit", type=float, metavar="SECONDS",
+              help="Start no epoch that would end past SECONDS of training (set-up included; the longest"
+                   " epoch so far is the guess); the best dev epoch so far is kept.")
 @click.option("--learning-rate", type=float, default=0.05, show_default=True, help="SGD learning rate.")
 @click.option("--batch-size", type=int, default=32, show_default=True, help="Sentences per mini-batch.")
 @click.option("--hidden-size", type=int, default=256, show_default=True, help="LSTM hidden units.")
@@ -145,9 +153,9 @@ def train_crf_command(
 @click.option("-v", "--verbose", is_flag=True, help="Show Flair's own training log.")
 @reading_options(repair=False)
 def train_flair_command(
-    train: Path, dev: Path | None, output: Path, embeddings: str, epochs: int, learning_rate: float,
-    batch_size: int, hidden_size: int, device: str | None, seed: int, limit: int | None, quiet: bool,
-    verbose: bool, reading: Reading,
+    train: Path, dev: Path | None, output: Path, embeddings: str, epochs: int, time_limit: float | None,
+    learning_rate: float, batch_size: int, hidden_size: int, device: str | None, seed: int, limit: int | None,
+    quiet: bool, verbose: bool, reading: Reading,
 ) -> None:
     """Train a Flair BiLSTM-CRF (the paper's configuration) on TRAIN."""
     from ..programs.tagger import FlairConfig, train_flair
@@ -155,11 +163,13 @@ def train_flair_command(
     names = tuple(e.strip() for e in embeddings.split(",") if e.strip())
     if epochs < 1:
         raise OptionError("--epochs must be at least 1")
+    if time_limit is not None and not time_limit > 0:
+        raise OptionError("--time-limit must be a positive number of seconds")
     refuse_overwrite(output, train, dev)
     train_s, dev_s = _load_training(train, dev, limit, reading)
     config = FlairConfig(
-        embeddings=names, max_epochs=epochs, learning_rate=learning_rate, mini_batch_size=batch_size,
-        hidden_size=hidden_size, device=device, seed=seed,
+        embeddings=names, max_epochs=epochs, time_limit=time_limit, learning_rate=learning_rate,
+        mini_batch_size=batch_size, hidden_size=hidden_size, device=device, seed=seed,
     )
     with ProgressDisplay(quiet=quiet) as display:
         result = train_flair(train_s, output, dev=dev_s, config=config, encoding=reading.labels, progress=display,

@@ -55,6 +55,9 @@ class FlairConfig:
     min_learning_rate: float = 1e-4
     device: str | None = None  # None: cuda when available, else cpu
     seed: int = 1
+    # Seconds for the whole call (set-up included): no epoch is started that the longest epoch so far
+    # says would end past it. None: no limit.
+    time_limit: float | None = None
 
 
 def _require_flair() -> None:
@@ -128,7 +131,9 @@ def train_flair(
 ) -> TrainResult:
     """Train a Flair SequenceTagger and write it to ``output`` (atomically).
 
-    Ctrl-C stops training and writes nothing (Flair itself would save the partial model). With
+    With ``config.time_limit``, no epoch is started that the longest epoch so far says would end
+    past that many seconds from the call; the best dev epoch so far is kept, as at the end of a full
+    run. Ctrl-C stops training and writes nothing (Flair itself would save the partial model). With
     ``verbose`` Flair's own log goes to its handlers; otherwise only warnings do.
     """
     _require_flair()
@@ -139,10 +144,13 @@ def train_flair(
     SequenceTagger = module("flair.models").SequenceTagger
     ModelTrainer = module("flair.trainers").ModelTrainer
     TrainerPlugin: Any = module("flair.trainers.plugins").TrainerPlugin
+    TrainingInterrupt: Any = module("flair.trainers.plugins.base").TrainingInterrupt
 
     cfg = config or FlairConfig()
     if not cfg.embeddings:
         raise OptionError("give at least one embedding")
+    if cfg.time_limit is not None and not cfg.time_limit > 0:
+        raise OptionError("the time limit must be a positive number of seconds")
     if cfg.device is not None:
         flair.device = torch.device(cfg.device)
     flair.set_seed(cfg.seed)
@@ -175,9 +183,23 @@ def train_flair(
         word_dropout=cfg.word_dropout,
         locked_dropout=cfg.locked_dropout,
     )
-    state: dict[str, Any] = {"interrupted": False, "epochs": 0, "dev_f1": None}
+    state: dict[str, Any] = {"interrupted": False, "epochs": 0, "dev_f1": None, "best_epoch": None,
+                             "best_dev_f1": None, "epoch_seconds": [], "epoch_dev_f1": [], "epoch_started": None,
+                             "time_limit_reached": False}
 
     class ProgressPlugin(TrainerPlugin):  # type: ignore[misc]
+        @TrainerPlugin.hook  # type: ignore[untyped-decorator]
+        def before_training_epoch(self, epoch: int, **kw: Any) -> None:
+            now = time.perf_counter()
+            state["epoch_started"] = now
+            if cfg.time_limit is None or not state["epoch_seconds"]:
+                return
+            # The longest epoch so far (training, dev scoring and saving) stands for the next one.
+            if now - started + max(state["epoch_seconds"]) > cfg.time_limit:
+                state["time_limit_reached"] = True
+                # Raised before the epoch starts, so Flair goes on to load the best epoch's model.
+                raise TrainingInterrupt(f"time limit of {cfg.time_limit:g} s: no time for epoch {epoch}")
+
         @TrainerPlugin.hook  # type: ignore[untyped-decorator]
         def after_training_batch(self, batch_no: int, total_number_of_batches: int, epoch: int,
                                  **kw: Any) -> None:
@@ -188,8 +210,13 @@ def train_flair(
         @TrainerPlugin.hook  # type: ignore[untyped-decorator]
         def after_evaluation(self, epoch: int, validation_scores: tuple[Any, ...], **kw: Any) -> None:
             state["epochs"] = epoch
+            state["epoch_seconds"].append(round(time.perf_counter() - state["epoch_started"], 2))
             if dev is not None and validation_scores:
                 state["dev_f1"] = float(validation_scores[0])
+                state["epoch_dev_f1"].append(state["dev_f1"])
+            if kw.get("current_model_is_best"):
+                state["best_epoch"] = epoch
+                state["best_dev_f1"] = state["dev_f1"]
 
         @TrainerPlugin.hook  # type: ignore[untyped-decorator]
         def training_interrupt(self, **kw: Any) -> None:
@@ -238,9 +265,14 @@ def train_flair(
                     "dev_file": Path(dev.path).name if dev is not None else None,
                     "dev_sentences": len(dev) if dev is not None else 0,
                     "epochs": state["epochs"],
+                    "best_epoch": state["best_epoch"],
+                    "epoch_seconds": state["epoch_seconds"],
+                    "epoch_dev_f1": state["epoch_dev_f1"],
+                    "time_limit_reached": state["time_limit_reached"],
                     "seconds": round(seconds, 2),
                     "device": str(flair.device),
-                    "dev_scores": {"micro": state["dev_f1"]} if state["dev_f1"] is not None else {},
+                    # The kept model's (the best dev epoch's), not the last epoch's.
+                    "dev_scores": {"micro": state["best_dev_f1"]} if state["best_dev_f1"] is not None else {},
                 },
             }
             write_model(target, meta, {MODEL_MEMBER: weights})
