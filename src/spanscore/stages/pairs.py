@@ -344,22 +344,24 @@ def render_rows(
     for criterion in criteria:
         if criterion in d.matchings:
             used[d.matchings[criterion].pair] = True
-    # A row is the cells before its match and credit, those two, and the cells after: the ones
-    # before and after are made once for each pair some file shows, and most rows, full matches
-    # alike in every file, once in all. Object arrays add their bytes in numpy's loops.
+    # A row is three pieces: the cells before its match and credit; those two and the relation;
+    # the context and what ends the row. The first and the last are made once for each pair some
+    # file shows (most rows, full matches alike in every file, once in all), the middle one is one
+    # of four for a full match, and each file joins its rows' pieces at once: no row is made whole.
     at = np.flatnonzero(used)
     before = (
         _objects(numbers, b",")[pair_unit[at]]
         + _objects(refs.csv)[d.pairs.ref[at]]
         + _objects(preds.csv)[d.pairs.pred[at]]
     )
-    relations = _objects([f",{r},".encode() for r in RELATIONS])[rel[at]]
+    rel_at = rel[at]
+    relations = _objects([f",{r},".encode() for r in RELATIONS])
     if levels:
-        after = relations + _objects(contexts)[pair_unit[at]] + _objects(refs.level, b",", b",")[d.pairs.ref[at]]
+        after = _objects(contexts)[pair_unit[at]] + _objects(refs.level, b",", b",")[d.pairs.ref[at]]
         after = after + _objects(preds.level, b"\r\n")[d.pairs.pred[at]]
     else:  # each unit's context and line end made once, not once per pair
-        after = relations + _objects(contexts, b"\r\n")[pair_unit[at]]
-    full = before + _FULL + after
+        after = _objects(contexts, b"\r\n")[pair_unit[at]]
+    full_middles = _FULL + relations
     index = np.full(len(d.pairs), -1, dtype=np.int64)
     index[at] = np.arange(at.shape[0])
     files: dict[str, RowFile] = {}
@@ -370,17 +372,19 @@ def render_rows(
         m = d.matchings[criterion]
         rows = RowFile()
         where = index[m.pair]
-        lines = full[where]
+        pieces: npt.NDArray[np.object_] = np.empty((where.shape[0], 3), dtype=object)
+        pieces[:, 0] = before[where]
+        pieces[:, 1] = full_middles[rel_at[where]]
+        pieces[:, 2] = after[where]
         other = np.flatnonzero((m.level != FULL) | (m.credit != 1.0))
         if other.shape[0]:
-            k = where[other]
-            lines[other] = before[k] + _objects(_middles(m.level[other], m.credit[other])) + after[k]
-        body = b"".join(lines.tolist())
+            pieces[other, 1] = _objects(_middles(m.level[other], m.credit[other])) + relations[rel_at[where[other]]]
+        body = b"".join(pieces.ravel().tolist())
         rows.full = int(np.count_nonzero(m.level == FULL))
         partial = np.flatnonzero(m.level == PARTIAL)
         rows.partial = int(partial.shape[0])
         if f"{criterion}.csv" not in sampled:
-            rows.partial_lines = [line.decode("utf-8") for line in lines[partial[:sample]].tolist()]
+            rows.partial_lines = [b"".join(row).decode("utf-8") for row in pieces[partial[:sample]].tolist()]
         bodies[f"{criterion}.csv"] = body
         files[f"{criterion}.csv"] = rows
     bodies[ERRORS_FILE], bodies[TYPE5_FILE] = _error_rows(d, refs, preds, contexts, numbers)
@@ -489,29 +493,32 @@ def _error_rows(
     second = np.concatenate((d.predicted.start[p], d.predicted.start[fp], d.reference.start[fn]))
     order = np.lexsort((second, first, unit))
     n_pairs, n_fp = r.shape[0], fp.shape[0]
-    at_pair, at_fp, at_fn = unit[:n_pairs], unit[n_pairs : n_pairs + n_fp], unit[n_pairs + n_fp :]
+    fps, fns = slice(n_pairs, n_pairs + n_fp), slice(n_pairs + n_fp, None)
     # Each side's level after the context, where there are levels (empty for a missing side).
     levels = d.reference.level is not None and d.predicted.level is not None
-    heads = _objects([f"{name},{ERROR_CODE[name]},".encode() for name in _ERROR_NAMES])
-    units = _objects(numbers, b",")
-    texts = _objects(contexts) if levels else _objects(contexts, b"\r\n")
+    codes = np.concatenate((error, np.full(n_fp, 3), np.full(fn.shape[0], 4)))
     rs, ps = _objects(refs.csv), _objects(preds.csv)
-    # The relation and shared boundary cells of each pair: SAME_START is bit 1 of its kind, SAME_END bit 2.
+    # A row's pieces, joined at once: its error and code, unit, reference cells, predicted cells,
+    # relation and shared boundary, context (and line end), each side's level.
+    pieces: npt.NDArray[np.object_] = np.empty((unit.shape[0], 7 if levels else 6), dtype=object)
+    pieces[:, 0] = _objects([f"{name},{ERROR_CODE[name]},".encode() for name in _ERROR_NAMES])[codes]
+    pieces[:, 1] = _objects(numbers, b",")[unit]
+    pieces[:n_pairs, 2] = rs[r]
+    pieces[:n_pairs, 3] = ps[p]
+    # SAME_START is bit 1 of a pair's kind, SAME_END bit 2.
     middles = _objects([f"{x},{y},".encode() for x in RELATIONS for y in _SHARED])
-    middle = middles[d.pairs.relation()[pair] * len(_SHARED) + ((kind >> 1) & 3)]
-    pair_rows = heads[error] + units[at_pair] + rs[r] + ps[p] + middle + texts[at_pair]
-    fp_rows = heads[3] + units[at_fp] + b",,,," + ps[fp] + b",," + texts[at_fp]
-    fn_rows = heads[4] + units[at_fn] + rs[fn] + b",,,,,," + texts[at_fn]
+    pieces[:n_pairs, 4] = middles[d.pairs.relation()[pair] * len(_SHARED) + ((kind >> 1) & 3)]
+    pieces[fps, 2], pieces[fps, 3], pieces[fps, 4] = b",,,,", ps[fp], b",,"
+    pieces[fns, 2], pieces[fns, 3], pieces[fns, 4] = rs[fn], b",,,,,,", b""
+    pieces[:, 5] = (_objects(contexts) if levels else _objects(contexts, b"\r\n"))[unit]
     if levels:
         rl, pl = _objects(refs.level), _objects(preds.level)
-        pair_rows = pair_rows + b"," + rl[r] + b"," + pl[p] + b"\r\n"
-        fp_rows = fp_rows + b",," + pl[fp] + b"\r\n"
-        fn_rows = fn_rows + b"," + rl[fn] + b",\r\n"
-    made = np.concatenate((pair_rows, fp_rows, fn_rows))
-    codes = np.concatenate((error, np.full(n_fp, 3), np.full(fn.shape[0], 4)))[order]
-    rows = made[order]
-    type5 = rows[codes == _ERROR_NAMES.index("right_label_overlap")]
-    return b"".join(rows.tolist()), b"".join(type5.tolist())
+        pieces[:n_pairs, 6] = b"," + rl[r] + b"," + pl[p] + b"\r\n"
+        pieces[fps, 6] = b",," + pl[fp] + b"\r\n"
+        pieces[fns, 6] = b"," + rl[fn] + b",\r\n"
+    pieces, codes = pieces[order], codes[order]
+    type5 = pieces[codes == _ERROR_NAMES.index("right_label_overlap")]
+    return b"".join(pieces.ravel().tolist()), b"".join(type5.ravel().tolist())
 
 
 def header_line(fields: Sequence[str]) -> str:
