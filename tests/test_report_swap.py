@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -108,3 +110,33 @@ def test_a_link_where_a_file_goes_is_replaced_not_followed(tmp_path: Path) -> No
     _write(out)
     assert not (out / "summary.md").is_symlink()
     assert elsewhere.read_text(encoding="utf-8") == "mine"
+
+
+def test_the_old_files_removed_on_a_thread_are_gone_once_waited_for(tmp_path: Path) -> None:
+    _write(tmp_path / "fresh")
+    out = tmp_path / "again"
+    _write(out)
+    writer = ReportWriter(out)
+    report = spanscore.evaluate(
+        reference=DATA / "small.gold.conll", predicted=DATA / "small.pred.conll", keep_details=False, rows=writer
+    )
+    writer.finish(report, wait=False)
+    visible = {p.name: hashlib.md5(p.read_bytes()).hexdigest() for p in sorted(out.iterdir()) if p.is_file()}
+    assert visible == _digests(tmp_path / "fresh")  # the new report is whole before the old files go
+    writer.wait()
+    assert writer.tidying is None
+    assert _digests(out) == _digests(tmp_path / "fresh")  # and the staging folder is gone
+
+
+def test_the_command_leaves_no_staging_folder_when_it_writes_a_report_again(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    command = [
+        sys.executable, "-m", "spanscore.cli.main", "evaluate",
+        str(DATA / "small.gold.conll"), str(DATA / "small.pred.conll"), "--report", str(out),
+    ]  # fmt: skip
+    first = subprocess.run(command, capture_output=True, text=True, check=True)
+    fresh = _digests(out)
+    again = subprocess.run(command, capture_output=True, text=True, check=True)
+    assert again.stdout == first.stdout and again.stderr == first.stderr
+    assert _digests(out) == fresh
+    assert not [t for t in threading.enumerate() if t.name == "spanscore-report-tidy"]

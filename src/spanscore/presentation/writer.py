@@ -254,6 +254,7 @@ class ReportWriter:
         # Where worker processes leave their rows: the staging folder itself.
         self.rows_dir: str | None = RowsDir(str(self.staging), os.getpid()) if scratch else None
         self.copier: _Copier | None = None
+        self.tidying: Any = None  # the thread removing an earlier report's files (``finish(wait=False)``)
 
     def __call__(self, rows: PartRows) -> None:
         self.unit_kind = rows.unit_kind
@@ -317,10 +318,14 @@ class ReportWriter:
             self.staging = None
         self.rows_dir = None
 
-    def finish(self, report: Report) -> Path:
-        """Complete the folder: CSVs under their names, summary files, charts and report.html."""
+    def finish(self, report: Report, *, wait: bool = True) -> Path:
+        """Complete the folder: CSVs under their names, summary files, charts and report.html.
+
+        The files of an earlier report that the new ones took the place of are removed before
+        this returns; with ``wait=False``, on a thread while the caller goes on (the command line
+        prints its tables meanwhile): call ``wait`` before the process ends."""
         try:
-            return self._finish(report)
+            return self._finish(report, wait)
         except OSError as exc:
             self.abandon()
             raise InputError(f"cannot write the report: {exc.strerror}", path=str(self.out_dir)) from None
@@ -328,7 +333,13 @@ class ReportWriter:
             self.abandon()
             raise
 
-    def _finish(self, report: Report) -> Path:
+    def wait(self) -> None:
+        """Wait for the removal of an earlier report's files that ``finish(wait=False)`` left to a thread."""
+        tidying, self.tidying = self.tidying, None
+        if tidying is not None:
+            tidying.join()
+
+    def _finish(self, report: Report, wait: bool = True) -> Path:
         from .charts import CHARTS, chart_captions, draw_all
         from .html import PartialSample, render_html
         from .markdown import render_markdown
@@ -415,7 +426,20 @@ class ReportWriter:
         # Everything is written: move it into place, file by file (each move is atomic).
         for name in files:
             _move_into_place(self._staged(name), out_dir / name)
-        self.abandon()  # the staging folder, holding the files a new one took the place of
+        # The staging folder now holds the files new ones took the place of: removing them frees
+        # what they took on disk and in memory, about as long as writing them took.
+        staging, self.staging = self.staging, None
+        self.abandon()
+        if wait or staging is None:
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
+        else:
+            import threading
+
+            self.tidying = threading.Thread(
+                target=shutil.rmtree, args=(staging,), kwargs={"ignore_errors": True}, name="spanscore-report-tidy"
+            )
+            self.tidying.start()
         return out_dir / "report.html"
 
 
