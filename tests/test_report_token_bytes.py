@@ -50,3 +50,24 @@ def test_spaced_bytes_are_the_tokens_each_with_a_space(case: tuple[bytes, int, l
     assert buffer.tobytes() == b"".join(t + b" " for t in tokens)
     want = np.cumsum([0] + [len(t) + 1 for t in tokens])
     assert starts.tolist() == want.tolist()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_pieces_split_out_at_once_are_the_slices(data: st.DataObject) -> None:
+    """Mentions and sentences cut from the spaced tokens: gathered and split on NUL bytes, or one
+    slice each where the text holds a NUL; empty pieces, pieces at the end, tokens with commas,
+    quotes and wide characters alike."""
+    from spanscore.stages.pairs import _Source
+
+    words = data.draw(st.lists(TOKEN | st.just("a\0b"), min_size=1, max_size=12))
+    joined = b"".join(w.encode("utf-8") + b" " for w in words)
+    starts = np.cumsum([0] + [len(w.encode("utf-8")) + 1 for w in words])
+    n = len(words)
+    spans = data.draw(st.lists(st.tuples(st.integers(0, n), st.integers(0, n)), max_size=10))
+    start = np.array([min(a, b) for a, b in spans], dtype=np.int64)
+    end = np.array([max(a, b) for a, b in spans], dtype=np.int64)
+    source = _Source(joined, starts, np.array([0, n], dtype=np.int64))
+    want = [b" ".join(w.encode("utf-8") for w in words[a:b]) for a, b in zip(start.tolist(), end.tolist(), strict=True)]
+    assert source.slices(start, end) == want
+    assert source.contexts() == [b" ".join(w.encode("utf-8") for w in words)]

@@ -175,6 +175,7 @@ class _Source:
         self.joined = joined
         self.starts = starts
         self.bounds = bounds
+        self.nul = b"\0" in joined  # no NUL between the pieces to split on
 
     @staticmethod
     def of(text: Text) -> _Source | None:
@@ -200,7 +201,18 @@ class _Source:
         """The words of tokens ``start`` to ``end`` (exclusive) of each span, "" where empty."""
         lo = self.starts[start]
         hi = np.where(end > start, self.starts[end] - 1, lo)
-        return list(map(self.joined.__getitem__, map(slice, lo.tolist(), hi.tolist())))
+        if self.nul or not lo.shape[0] or int(lo.max()) >= len(self.joined):  # an empty piece at the very end
+            return list(map(self.joined.__getitem__, map(slice, lo.tolist(), hi.tolist())))
+        # Every piece gathered with a NUL after it, then split there: a bytes object a piece made
+        # in C, three times quicker than a slice each. A piece is a run of the text's bytes and
+        # the NUL's place takes the byte after it, so the positions are one running sum of steps.
+        ends = np.cumsum(hi - lo + 1)
+        step = np.ones(int(ends[-1]), dtype=np.int64)
+        step[0] = lo[0]
+        step[ends[:-1]] = lo[1:] - hi[:-1]
+        gathered = np.frombuffer(self.joined, dtype=np.uint8)[np.cumsum(step, out=step)]
+        gathered[ends - 1] = 0
+        return gathered.tobytes().split(b"\0")[:-1]
 
     def contexts(self) -> list[bytes]:
         return self.slices(self.bounds[:-1], self.bounds[1:])
