@@ -361,18 +361,19 @@ def render_rows(
     # file shows (most rows, full matches alike in every file, once in all), the middle one is one
     # of four for a full match, and each file joins its rows' pieces at once: no row is made whole.
     at = np.flatnonzero(used)
-    before = (
-        _objects(numbers, b",")[pair_unit[at]]
-        + _objects(refs.csv)[d.pairs.ref[at]]
-        + _objects(preds.csv)[d.pairs.pred[at]]
-    )
+    # Each unit's number and comma, each mention's cells, each unit's context (and with the line
+    # end, where no level follows it) as object arrays, once for the pair files and the error files.
+    units, rs, ps = _objects(numbers, b","), _objects(refs.csv), _objects(preds.csv)
+    plain_texts = _objects(contexts)
+    texts = plain_texts if levels else plain_texts + b"\r\n"
+    before = units[pair_unit[at]] + rs[d.pairs.ref[at]] + ps[d.pairs.pred[at]]
     rel_at = rel[at]
     relations = _objects([f",{r},".encode() for r in RELATIONS])
     if levels:
-        after = _objects(contexts)[pair_unit[at]] + _objects(refs.level, b",", b",")[d.pairs.ref[at]]
+        after = texts[pair_unit[at]] + _objects(refs.level, b",", b",")[d.pairs.ref[at]]
         after = after + _objects(preds.level, b"\r\n")[d.pairs.pred[at]]
     else:  # each unit's context and line end made once, not once per pair
-        after = _objects(contexts, b"\r\n")[pair_unit[at]]
+        after = texts[pair_unit[at]]
     full_middles = _FULL + relations
     index = np.full(len(d.pairs), -1, dtype=np.int64)
     index[at] = np.arange(at.shape[0])
@@ -399,7 +400,8 @@ def render_rows(
             rows.partial_lines = [b"".join(row).decode("utf-8") for row in pieces[partial[:sample]].tolist()]
         bodies[f"{criterion}.csv"] = body
         files[f"{criterion}.csv"] = rows
-    bodies[ERRORS_FILE], bodies[TYPE5_FILE] = _error_rows(d, refs, preds, contexts, numbers)
+    cells = (units, rs, ps, plain_texts, None if levels else texts)
+    bodies[ERRORS_FILE], bodies[TYPE5_FILE] = _error_rows(d, refs, preds, cells)
     files[ERRORS_FILE], files[TYPE5_FILE] = RowFile(), RowFile()
     _keep(files, bodies, rows_dir)
     return PartRows(files, text.unit_kind, sample, levels, unit_names is not None)
@@ -443,8 +445,7 @@ def _middles(level: IntArray, credit: npt.NDArray[np.float64]) -> list[bytes]:
 
 def _objects(values: Sequence[bytes], then: bytes = b"", first: bytes = b"") -> npt.NDArray[np.object_]:
     """``values`` as an object array (``first`` before each and ``then`` after), to gather and add."""
-    out: npt.NDArray[np.object_] = np.empty(len(values), dtype=object)
-    out[:] = values
+    out: npt.NDArray[np.object_] = np.fromiter(values, dtype=object, count=len(values))
     if first:
         out = cast("npt.NDArray[np.object_]", first + out)
     return cast("npt.NDArray[np.object_]", out + then) if then else out
@@ -477,11 +478,15 @@ def _numbers(first: int, n: int) -> list[bytes]:
     return " ".join(map(str, range(first, first + n))).encode().split(b" ")
 
 
-def _error_rows(
-    d: Details, refs: _Mentions, preds: _Mentions, contexts: list[bytes], numbers: list[bytes]
-) -> tuple[bytes, bytes]:
+_Objects = npt.NDArray[np.object_]
+_Cells = tuple[_Objects, _Objects, _Objects, _Objects, "_Objects | None"]
+
+
+def _error_rows(d: Details, refs: _Mentions, preds: _Mentions, cells: _Cells) -> tuple[bytes, bytes]:
     """Every mention that is not correct under the error taxonomy (Nejadgholi et al. 2020), in
-    position order, and the Type-5 rows alone.
+    position order, and the Type-5 rows alone. ``cells``: each unit's number and comma, each
+    reference's and prediction's cells, each unit's context and (where made) the same with its
+    line end, as ``render_rows`` made them.
 
     The pairs come from the one-to-one matching that the taxonomy counts read, so the number of
     rows of each error equals its count in the JSON's ``errors``.
@@ -509,12 +514,13 @@ def _error_rows(
     # Each side's level after the context, where there are levels (empty for a missing side).
     levels = d.reference.level is not None and d.predicted.level is not None
     codes = np.concatenate((error, np.full(n_fp, 3), np.full(fn.shape[0], 4)))
-    rs, ps = _objects(refs.csv), _objects(preds.csv)
+    units, rs, ps, plain_texts, ended = cells
+    texts = plain_texts if levels else ended if ended is not None else plain_texts + b"\r\n"
     # A row's pieces, joined at once: its error and code, unit, reference cells, predicted cells,
     # relation and shared boundary, context (and line end), each side's level.
     pieces: npt.NDArray[np.object_] = np.empty((unit.shape[0], 7 if levels else 6), dtype=object)
     pieces[:, 0] = _objects([f"{name},{ERROR_CODE[name]},".encode() for name in _ERROR_NAMES])[codes]
-    pieces[:, 1] = _objects(numbers, b",")[unit]
+    pieces[:, 1] = units[unit]
     pieces[:n_pairs, 2] = rs[r]
     pieces[:n_pairs, 3] = ps[p]
     # SAME_START is bit 1 of a pair's kind, SAME_END bit 2.
@@ -522,7 +528,7 @@ def _error_rows(
     pieces[:n_pairs, 4] = middles[d.pairs.relation()[pair] * len(_SHARED) + ((kind >> 1) & 3)]
     pieces[fps, 2], pieces[fps, 3], pieces[fps, 4] = b",,,,", ps[fp], b",,"
     pieces[fns, 2], pieces[fns, 3], pieces[fns, 4] = rs[fn], b",,,,,,", b""
-    pieces[:, 5] = (_objects(contexts) if levels else _objects(contexts, b"\r\n"))[unit]
+    pieces[:, 5] = texts[unit]
     if levels:
         rl, pl = _objects(refs.level), _objects(preds.level)
         pieces[:n_pairs, 6] = b"," + rl[r] + b"," + pl[p] + b"\r\n"
