@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import io
-import operator
 import os
 import re
 from collections.abc import Collection, Iterator, Sequence
@@ -238,7 +237,7 @@ class _Mentions:
             texts = _encoded(mention_texts(text, spans))
             base = unit_starts[spans.unit] if len(spans) else spans.start
             cells = _cells(spans.types, spans.type, spans.start - base, spans.end - base)
-            self.csv: list[bytes] = list(map(operator.add, _csv_fields(texts), cells))
+            self.csv: npt.NDArray[np.object_] = _objects(_csv_fields(texts)) + cells
             return
         found = _same_mentions(spans, like[0]) if like is not None else None
         if found is None or like is None:
@@ -248,16 +247,17 @@ class _Mentions:
         alone = np.flatnonzero(found < 0)
         made[alone] = _mention_cells(spans, alone, unit_starts, source)
         shared = np.flatnonzero(found >= 0)
-        made[shared] = _objects(like[1].csv)[found[shared]]
-        self.csv = made.tolist()
+        made[shared] = like[1].csv[found[shared]]
+        self.csv = made
 
 
-def _mention_cells(spans: Spans, at: IntArray, unit_starts: IntArray, source: _Source) -> list[bytes]:
+def _mention_cells(spans: Spans, at: IntArray, unit_starts: IntArray, source: _Source) -> npt.NDArray[np.object_]:
     """The CSV bytes of mentions ``at`` (their text, type, start and end cells)."""
     start, end = spans.start[at], spans.end[at]
     base = unit_starts[spans.unit[at]] if at.shape[0] else start
     cells = _cells(spans.types, spans.type[at], start - base, end - base)
-    return list(map(operator.add, _csv_fields(source.slices(start, end)), cells))
+    made: npt.NDArray[np.object_] = _objects(_csv_fields(source.slices(start, end))) + cells
+    return made
 
 
 def _same_mentions(spans: Spans, other: Spans) -> IntArray | None:
@@ -277,16 +277,16 @@ def _same_mentions(spans: Spans, other: Spans) -> IntArray | None:
     return np.where(ranked[at] == key, order[at], -1)
 
 
-def _cells(type_names: Sequence[str], kind: IntArray, start: IntArray, end: IntArray) -> list[bytes]:
+def _cells(type_names: Sequence[str], kind: IntArray, start: IntArray, end: IntArray) -> npt.NDArray[np.object_]:
     """Each mention's type, start and end cells (",PER,3,5,"), one string per distinct three:
     mentions share a few hundred of them."""
     types = [csv_field(t) for t in type_names]
     if not kind.shape[0]:
-        return []
+        return _objects([])
     width = max(int(end.max()), int(start.max())) + 1
     if width > 1 << 20 or len(types) > 1 << 16:  # the key could overflow: one string per mention
         triples = zip(kind.tolist(), start.tolist(), end.tolist(), strict=True)
-        return [f",{types[k]},{a},{b},".encode() for k, a, b in triples]
+        return _objects([f",{types[k]},{a},{b},".encode() for k, a, b in triples])
     key = (kind.astype(np.int64) * width + start) * width + end
     # Sorted rather than np.unique, which imports numpy.ma (tens of milliseconds) in each worker.
     order = np.argsort(key, kind="stable")
@@ -302,7 +302,7 @@ def _cells(type_names: Sequence[str], kind: IntArray, start: IntArray, end: IntA
     made[:] = [
         f",{types[k]},{a},{b},".encode() for k, a, b in zip(kinds.tolist(), starts.tolist(), ends.tolist(), strict=True)
     ]
-    cells: list[bytes] = made[inverse].tolist()
+    cells: npt.NDArray[np.object_] = made[inverse]
     return cells
 
 
@@ -363,7 +363,7 @@ def render_rows(
     at = np.flatnonzero(used)
     # Each unit's number and comma, each mention's cells, each unit's context (and with the line
     # end, where no level follows it) as object arrays, once for the pair files and the error files.
-    units, rs, ps = _objects(numbers, b","), _objects(refs.csv), _objects(preds.csv)
+    units, rs, ps = _objects(numbers, b","), refs.csv, preds.csv
     plain_texts = _objects(contexts)
     texts = plain_texts if levels else plain_texts + b"\r\n"
     before = units[pair_unit[at]] + rs[d.pairs.ref[at]] + ps[d.pairs.pred[at]]
