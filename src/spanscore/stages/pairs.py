@@ -175,6 +175,8 @@ class _Source:
         self.starts = starts
         self.bounds = bounds
         self.nul = b"\0" in joined  # no NUL between the pieces to split on
+        # No byte a CSV field quotes for: no mention or sentence sliced from it needs quotes.
+        self.plain = b"," not in joined and b'"' not in joined and b"\n" not in joined and b"\r" not in joined
 
     @staticmethod
     def of(text: Text) -> _Source | None:
@@ -256,7 +258,8 @@ def _mention_cells(spans: Spans, at: IntArray, unit_starts: IntArray, source: _S
     start, end = spans.start[at], spans.end[at]
     base = unit_starts[spans.unit[at]] if at.shape[0] else start
     cells = _cells(spans.types, spans.type[at], start - base, end - base)
-    made: npt.NDArray[np.object_] = _objects(_csv_fields(source.slices(start, end))) + cells
+    texts = source.slices(start, end)
+    made: npt.NDArray[np.object_] = _objects(texts if source.plain else _csv_fields(texts)) + cells
     return made
 
 
@@ -345,12 +348,15 @@ def render_rows(
     refs = _Mentions(d.reference, text, unit_starts, source)
     preds = _Mentions(d.predicted, text, unit_starts, source, (d.reference, refs))
     levels = d.reference.level is not None
-    contexts = _csv_fields(source.contexts() if source is not None else _encoded(text.contexts()))
+    if source is not None:
+        contexts = source.contexts() if source.plain else _csv_fields(source.contexts())
+    else:
+        contexts = _csv_fields(_encoded(text.contexts()))
     pair_unit = d.reference.unit[d.pairs.ref]
     if unit_names is not None:
-        numbers = _csv_fields(_encoded(list(unit_names)))
+        units = _objects(_csv_fields(_encoded(list(unit_names))), b",")
     else:
-        numbers = _numbers(first_unit, unit_starts.shape[0])
+        units = _objects(_numbers(first_unit, unit_starts.shape[0]))
     rel = d.pairs.relation()
     used = np.zeros(len(d.pairs), dtype=bool)
     for criterion in criteria:
@@ -363,7 +369,7 @@ def render_rows(
     at = np.flatnonzero(used)
     # Each unit's number and comma, each mention's cells, each unit's context (and with the line
     # end, where no level follows it) as object arrays, once for the pair files and the error files.
-    units, rs, ps = _objects(numbers, b","), refs.csv, preds.csv
+    rs, ps = refs.csv, preds.csv
     plain_texts = _objects(contexts)
     texts = plain_texts if levels else plain_texts + b"\r\n"
     before = units[pair_unit[at]] + rs[d.pairs.ref[at]] + ps[d.pairs.pred[at]]
@@ -472,10 +478,10 @@ def _encoded(values: list[str]) -> list[bytes]:
 
 
 def _numbers(first: int, n: int) -> list[bytes]:
-    """The numbers ``first`` to ``first + n - 1`` as text."""
+    """The numbers ``first`` to ``first + n - 1`` as text, each with a comma after it."""
     if n == 0:
         return []
-    return " ".join(map(str, range(first, first + n))).encode().split(b" ")
+    return (",\n".join(map(str, range(first, first + n))) + ",").encode().split(b"\n")
 
 
 _Objects = npt.NDArray[np.object_]
