@@ -291,14 +291,22 @@ def _cells(type_names: Sequence[str], kind: IntArray, start: IntArray, end: IntA
         triples = zip(kind.tolist(), start.tolist(), end.tolist(), strict=True)
         return _objects([f",{types[k]},{a},{b},".encode() for k, a, b in triples])
     key = (kind.astype(np.int64) * width + start) * width + end
-    # Sorted rather than np.unique, which imports numpy.ma (tens of milliseconds) in each worker.
-    order = np.argsort(key, kind="stable")
-    ranked = key[order]
-    first = np.ones(ranked.shape[0], dtype=bool)
-    np.not_equal(ranked[1:], ranked[:-1], out=first[1:])
-    distinct = ranked[first]
-    inverse = np.empty(ranked.shape[0], dtype=np.int64)
-    inverse[order] = np.cumsum(first) - 1
+    space = len(types) * width * width
+    if space <= max(1 << 16, 8 * key.shape[0]):
+        # Few possible keys (offsets within a sentence are small): a mark per key, no sort.
+        seen = np.zeros(space, dtype=bool)
+        seen[key] = True
+        distinct = np.flatnonzero(seen)
+        inverse = (np.cumsum(seen) - 1)[key]
+    else:
+        # Sorted rather than np.unique, which imports numpy.ma (tens of milliseconds) in each worker.
+        order = np.argsort(key, kind="stable")
+        ranked = key[order]
+        first = np.ones(ranked.shape[0], dtype=bool)
+        np.not_equal(ranked[1:], ranked[:-1], out=first[1:])
+        distinct = ranked[first]
+        inverse = np.empty(ranked.shape[0], dtype=np.int64)
+        inverse[order] = np.cumsum(first) - 1
     ends, rest = np.divmod(distinct, width)[::-1]
     kinds, starts = np.divmod(rest, width)
     made = np.empty(distinct.shape[0], dtype=object)
