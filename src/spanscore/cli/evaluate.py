@@ -19,6 +19,7 @@ from ..io.reading import Reading
 from .options import BucketRequest, bucket_options, reading_options, refuse_overwrite, scoring_options
 
 if TYPE_CHECKING:
+    from ..report import Report
     from ..stages.scoring import Scoring
 
 
@@ -187,13 +188,21 @@ def evaluate_command(
         if sink is not None:
             sink.finish(report.counts.extra)
         if writer is not None:
-            click.echo(f"report written to {writer.finish(report)}", err=True)
+            click.echo(f"report written to {writer.finish(report, wait=False)}", err=True)
     except BaseException:
         if writer is not None:
             writer.abandon()
         if sink is not None:
             sink.abandon()
         raise
+    try:
+        _print(report, report_criterion, digits, as_json, no_per_type)
+    finally:
+        if writer is not None:
+            writer.wait()  # an earlier report's files, removed meanwhile
+
+
+def _print(report: Report, report_criterion: str | None, digits: int, as_json: bool, no_per_type: bool) -> None:
     if report_criterion is not None:
         click.echo(report.classification_report(report_criterion, digits=digits), nl=False)
         return

@@ -76,6 +76,15 @@ class ConllText:
             return None
         starts = np.zeros(t.n_tokens + 1, dtype=np.int64)
         np.cumsum(t.token_end - t.token_start + 1, out=starts[1:])
+        if t.n_tokens and int(t.token_end[-1]) < t.buffer.shape[0]:
+            # Each token with the byte after it (a separator or a line end), made a space: the
+            # bytes taken are runs of the buffer, so their positions are one running sum of steps.
+            step = np.ones(int(starts[-1]), dtype=np.int64)
+            step[0] = t.token_start[0]
+            step[starts[1:-1]] = t.token_start[1:] - t.token_end[:-1]
+            out: npt.NDArray[np.uint8] = t.buffer[np.cumsum(step, out=step)]
+            out[starts[1:] - 1] = 32
+            return out, starts
         out = np.full(int(starts[-1]), 32, dtype=np.uint8)
         keep = np.ones(out.shape[0], dtype=bool)
         keep[starts[1:] - 1] = False

@@ -393,13 +393,19 @@ def count_grouped(
         if c.whole is not None:
             return c.whole
         assert c.chosen is not None
-        picked = np.concatenate((fixed, free[c.chosen]))
-        order = np.argsort(picked)
-        return Matching(
-            pair=picked[order],
-            level=np.concatenate((np.full(fixed.shape[0], FULL, dtype=np.int64), c.level))[order],
-            credit=np.concatenate((np.ones(fixed.shape[0]), c.credit))[order],
-        )
+        # The fixed and the chosen pairs are distinct pairs: put in order by a mark each, not a sort.
+        at = free[c.chosen]
+        picked = np.zeros(len(pairs), dtype=bool)
+        picked[fixed] = True
+        picked[at] = True
+        level = np.empty(len(pairs), dtype=np.int64)
+        level[fixed] = FULL
+        level[at] = c.level
+        credit = np.empty(len(pairs))
+        credit[fixed] = 1.0
+        credit[at] = c.credit
+        pair = np.flatnonzero(picked)
+        return Matching(pair=pair, level=level[pair], credit=credit[pair])
 
     chosen: dict[str, _Chosen] = {crit.name: match(crit, partial) for crit in CRITERIA}
     if learned is not None:

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import csv
 import io
-import operator
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
@@ -148,6 +147,7 @@ class PartRows:
 
 
 _NEEDS_QUOTES = re.compile('[,"\r\n]')
+_NEEDS_QUOTES_BYTES = re.compile(b'[,"\r\n]')
 
 
 def csv_field(value: str) -> str:
@@ -167,13 +167,16 @@ class _Spaced(Protocol):
 
 class _Source:
     """Where a chunk's mentions and units are sliced from: every token joined by single spaces,
-    as ``Text.mentions`` joins them, decoded at once from the undecoded bytes (no string per
-    token), with where each token starts in it."""
+    as ``Text.mentions`` joins them, in the UTF-8 bytes the rows are written in (no string per
+    token, nothing decoded or encoded again), with where each token starts in them."""
 
-    def __init__(self, joined: str, starts: IntArray, bounds: IntArray) -> None:
+    def __init__(self, joined: bytes, starts: IntArray, bounds: IntArray) -> None:
         self.joined = joined
         self.starts = starts
         self.bounds = bounds
+        self.nul = b"\0" in joined  # no NUL between the pieces to split on
+        # No byte a CSV field quotes for: no mention or sentence sliced from it needs quotes.
+        self.plain = b"," not in joined and b'"' not in joined and b"\n" not in joined and b"\r" not in joined
 
     @staticmethod
     def of(text: Text) -> _Source | None:
@@ -187,30 +190,37 @@ class _Source:
         if got is None:
             return None
         buffer, starts = got
-        try:
-            joined = buffer.tobytes().decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-        if len(joined) != buffer.shape[0]:
-            # Multibyte characters: a token starts as many characters in as bytes, less the
-            # continuation bytes before it (the bytes are valid UTF-8).
-            continuation = np.zeros(buffer.shape[0] + 1, dtype=np.int64)
-            np.cumsum((buffer & 0xC0) == 0x80, out=continuation[1:])
-            starts = starts - continuation[starts]
+        joined = buffer.tobytes()
+        if not joined.isascii():
+            try:  # only checked: the text renders invalid bytes as replacement characters
+                joined.decode("utf-8")
+            except UnicodeDecodeError:
+                return None
         return _Source(joined, starts, bounds)
 
-    def slices(self, start: IntArray, end: IntArray) -> list[str]:
+    def slices(self, start: IntArray, end: IntArray) -> list[bytes]:
         """The words of tokens ``start`` to ``end`` (exclusive) of each span, "" where empty."""
         lo = self.starts[start]
         hi = np.where(end > start, self.starts[end] - 1, lo)
-        return list(map(self.joined.__getitem__, map(slice, lo.tolist(), hi.tolist())))
+        if self.nul or not lo.shape[0] or int(lo.max()) >= len(self.joined):  # an empty piece at the very end
+            return list(map(self.joined.__getitem__, map(slice, lo.tolist(), hi.tolist())))
+        # Every piece gathered with a NUL after it, then split there: a bytes object a piece made
+        # in C, three times quicker than a slice each. A piece is a run of the text's bytes and
+        # the NUL's place takes the byte after it, so the positions are one running sum of steps.
+        ends = np.cumsum(hi - lo + 1)
+        step = np.ones(int(ends[-1]), dtype=np.int64)
+        step[0] = lo[0]
+        step[ends[:-1]] = lo[1:] - hi[:-1]
+        gathered = np.frombuffer(self.joined, dtype=np.uint8)[np.cumsum(step, out=step)]
+        gathered[ends - 1] = 0
+        return gathered.tobytes().split(b"\0")[:-1]
 
-    def contexts(self) -> list[str]:
+    def contexts(self) -> list[bytes]:
         return self.slices(self.bounds[:-1], self.bounds[1:])
 
 
 class _Mentions:
-    """Each mention of one side as CSV text (text, type, start, end within its unit, and the comma
+    """Each mention of one side as CSV bytes (text, type, start, end within its unit, and the comma
     after them: every row has a cell after a mention's), made once:
     every criterion's file and the error files show the same mentions. A prediction with the
     place and type of a reference mention (most of them) takes that mention's text (``like``)."""
@@ -223,12 +233,13 @@ class _Mentions:
         source: _Source | None,
         like: tuple[Spans, _Mentions] | None = None,
     ) -> None:
-        self.level = _csv_fields([] if spans.level is None else [spans.levels[k] for k in spans.level.tolist()])
+        names = [] if spans.level is None else [spans.levels[k] for k in spans.level.tolist()]
+        self.level = _csv_fields(_encoded(names))
         if source is None or spans.pieces is not None:
-            texts = mention_texts(text, spans)
+            texts = _encoded(mention_texts(text, spans))
             base = unit_starts[spans.unit] if len(spans) else spans.start
             cells = _cells(spans.types, spans.type, spans.start - base, spans.end - base)
-            self.csv = list(map(operator.add, _csv_fields(texts), cells))
+            self.csv: npt.NDArray[np.object_] = _objects(_csv_fields(texts)) + cells
             return
         found = _same_mentions(spans, like[0]) if like is not None else None
         if found is None or like is None:
@@ -238,16 +249,18 @@ class _Mentions:
         alone = np.flatnonzero(found < 0)
         made[alone] = _mention_cells(spans, alone, unit_starts, source)
         shared = np.flatnonzero(found >= 0)
-        made[shared] = _objects(like[1].csv)[found[shared]]
-        self.csv = made.tolist()
+        made[shared] = like[1].csv[found[shared]]
+        self.csv = made
 
 
-def _mention_cells(spans: Spans, at: IntArray, unit_starts: IntArray, source: _Source) -> list[str]:
-    """The CSV text of mentions ``at`` (their text, type, start and end cells)."""
+def _mention_cells(spans: Spans, at: IntArray, unit_starts: IntArray, source: _Source) -> npt.NDArray[np.object_]:
+    """The CSV bytes of mentions ``at`` (their text, type, start and end cells)."""
     start, end = spans.start[at], spans.end[at]
     base = unit_starts[spans.unit[at]] if at.shape[0] else start
     cells = _cells(spans.types, spans.type[at], start - base, end - base)
-    return list(map(operator.add, _csv_fields(source.slices(start, end)), cells))
+    texts = source.slices(start, end)
+    made: npt.NDArray[np.object_] = _objects(texts if source.plain else _csv_fields(texts)) + cells
+    return made
 
 
 def _same_mentions(spans: Spans, other: Spans) -> IntArray | None:
@@ -267,30 +280,40 @@ def _same_mentions(spans: Spans, other: Spans) -> IntArray | None:
     return np.where(ranked[at] == key, order[at], -1)
 
 
-def _cells(type_names: Sequence[str], kind: IntArray, start: IntArray, end: IntArray) -> list[str]:
+def _cells(type_names: Sequence[str], kind: IntArray, start: IntArray, end: IntArray) -> npt.NDArray[np.object_]:
     """Each mention's type, start and end cells (",PER,3,5,"), one string per distinct three:
     mentions share a few hundred of them."""
     types = [csv_field(t) for t in type_names]
     if not kind.shape[0]:
-        return []
+        return _objects([])
     width = max(int(end.max()), int(start.max())) + 1
     if width > 1 << 20 or len(types) > 1 << 16:  # the key could overflow: one string per mention
         triples = zip(kind.tolist(), start.tolist(), end.tolist(), strict=True)
-        return [f",{types[k]},{a},{b}," for k, a, b in triples]
+        return _objects([f",{types[k]},{a},{b},".encode() for k, a, b in triples])
     key = (kind.astype(np.int64) * width + start) * width + end
-    # Sorted rather than np.unique, which imports numpy.ma (tens of milliseconds) in each worker.
-    order = np.argsort(key, kind="stable")
-    ranked = key[order]
-    first = np.ones(ranked.shape[0], dtype=bool)
-    np.not_equal(ranked[1:], ranked[:-1], out=first[1:])
-    distinct = ranked[first]
-    inverse = np.empty(ranked.shape[0], dtype=np.int64)
-    inverse[order] = np.cumsum(first) - 1
+    space = len(types) * width * width
+    if space <= max(1 << 16, 8 * key.shape[0]):
+        # Few possible keys (offsets within a sentence are small): a mark per key, no sort.
+        seen = np.zeros(space, dtype=bool)
+        seen[key] = True
+        distinct = np.flatnonzero(seen)
+        inverse = (np.cumsum(seen) - 1)[key]
+    else:
+        # Sorted rather than np.unique, which imports numpy.ma (tens of milliseconds) in each worker.
+        order = np.argsort(key, kind="stable")
+        ranked = key[order]
+        first = np.ones(ranked.shape[0], dtype=bool)
+        np.not_equal(ranked[1:], ranked[:-1], out=first[1:])
+        distinct = ranked[first]
+        inverse = np.empty(ranked.shape[0], dtype=np.int64)
+        inverse[order] = np.cumsum(first) - 1
     ends, rest = np.divmod(distinct, width)[::-1]
     kinds, starts = np.divmod(rest, width)
     made = np.empty(distinct.shape[0], dtype=object)
-    made[:] = [f",{types[k]},{a},{b}," for k, a, b in zip(kinds.tolist(), starts.tolist(), ends.tolist(), strict=True)]
-    cells: list[str] = made[inverse].tolist()
+    made[:] = [
+        f",{types[k]},{a},{b},".encode() for k, a, b in zip(kinds.tolist(), starts.tolist(), ends.tolist(), strict=True)
+    ]
+    cells: npt.NDArray[np.object_] = made[inverse]
     return cells
 
 
@@ -313,16 +336,19 @@ def render_rows(
     first_unit: int = 0,
     rows_dir: str | None = None,
     unit_names: Sequence[str] | None = None,
+    *,
+    sampled: Collection[str] = (),
 ) -> PartRows:
-    """Every report row of one chunk as CSV text: the pairs of each criterion (``pair_fields``),
+    """Every report row of one chunk as CSV (UTF-8 bytes): the pairs of each criterion (``pair_fields``),
     then the error files (``error_fields``), rows in position order. Units are numbered from
     ``first_unit``, or named by ``unit_names`` (JSONL documents by their ids); with ``rows_dir``
-    (a ``RowsDir`` of another process) the text goes to a scratch file there.
+    (a ``RowsDir`` of another process) the text goes to a scratch file there. The first ``sample``
+    partial pairs of each file are kept as text for the page, but for the files in ``sampled``.
 
     Most pairs appear in several files, so the text around a pair's match and credit cells is made
-    once per pair, and each file's row joins three strings. Mentions and sentences are sliced
-    from the chunk's tokens decoded at once (``_Source``) where the text gives its bytes; the
-    bytes are the row-by-row writer's (``tests/test_report_rows.py``).
+    once per pair, and each file's row joins three pieces. Every piece is bytes: mentions and
+    sentences are sliced from the chunk's own bytes (``_Source``) where the text gives them, so no
+    row is encoded; the bytes are the row-by-row writer's (``tests/test_report_rows.py``).
     """
     d = details
     unit_starts = text.unit_starts()
@@ -330,122 +356,151 @@ def render_rows(
     refs = _Mentions(d.reference, text, unit_starts, source)
     preds = _Mentions(d.predicted, text, unit_starts, source, (d.reference, refs))
     levels = d.reference.level is not None
-    contexts = _csv_fields(source.contexts() if source is not None else text.contexts())
+    if source is not None:
+        contexts = source.contexts() if source.plain else _csv_fields(source.contexts())
+    else:
+        contexts = _csv_fields(_encoded(text.contexts()))
     pair_unit = d.reference.unit[d.pairs.ref]
     if unit_names is not None:
-        numbers = _csv_fields(list(unit_names))
+        units = _objects(_csv_fields(_encoded(list(unit_names))), b",")
     else:
-        numbers = list(map(str, range(first_unit, first_unit + unit_starts.shape[0])))
+        units = _objects(_numbers(first_unit, unit_starts.shape[0]))
     rel = d.pairs.relation()
     used = np.zeros(len(d.pairs), dtype=bool)
     for criterion in criteria:
         if criterion in d.matchings:
             used[d.matchings[criterion].pair] = True
-    # A row is the cells before its match and credit, those two, and the cells after: the ones
-    # before and after are made once for each pair some file shows, and most rows, full matches
-    # alike in every file, once in all. Object arrays add their strings in numpy's loops.
+    # A row is three pieces: the cells before its match and credit; those two and the relation;
+    # the context and what ends the row. The first and the last are made once for each pair some
+    # file shows (most rows, full matches alike in every file, once in all), the middle one is one
+    # of four for a full match, and each file joins its rows' pieces at once: no row is made whole.
     at = np.flatnonzero(used)
-    before = (
-        _objects(numbers, ",")[pair_unit[at]]
-        + _objects(refs.csv)[d.pairs.ref[at]]
-        + _objects(preds.csv)[d.pairs.pred[at]]
-    )
-    relations = _objects([f",{r}," for r in RELATIONS])[rel[at]]
+    # Each unit's number and comma, each mention's cells, each unit's context (and with the line
+    # end, where no level follows it) as object arrays, once for the pair files and the error files.
+    rs, ps = refs.csv, preds.csv
+    plain_texts = _objects(contexts)
+    texts = plain_texts if levels else plain_texts + b"\r\n"
+    before = units[pair_unit[at]] + rs[d.pairs.ref[at]] + ps[d.pairs.pred[at]]
+    rel_at = rel[at]
+    relations = _objects([f",{r},".encode() for r in RELATIONS])
     if levels:
-        after = relations + _objects(contexts)[pair_unit[at]] + _objects(refs.level, ",", ",")[d.pairs.ref[at]]
-        after = after + _objects(preds.level, "\r\n")[d.pairs.pred[at]]
+        after = texts[pair_unit[at]] + _objects(refs.level, b",", b",")[d.pairs.ref[at]]
+        after = after + _objects(preds.level, b"\r\n")[d.pairs.pred[at]]
     else:  # each unit's context and line end made once, not once per pair
-        after = relations + _objects(contexts, "\r\n")[pair_unit[at]]
-    full = before + _FULL + after
+        after = texts[pair_unit[at]]
+    full_middles = _FULL + relations
     index = np.full(len(d.pairs), -1, dtype=np.int64)
     index[at] = np.arange(at.shape[0])
     files: dict[str, RowFile] = {}
-    bodies: dict[str, str] = {}
+    bodies: dict[str, bytes] = {}
     for criterion in criteria:
         if criterion not in d.matchings:
             continue
         m = d.matchings[criterion]
         rows = RowFile()
         where = index[m.pair]
-        lines = full[where]
+        pieces: npt.NDArray[np.object_] = np.empty((where.shape[0], 3), dtype=object)
+        pieces[:, 0] = before[where]
+        pieces[:, 1] = full_middles[rel_at[where]]
+        pieces[:, 2] = after[where]
         other = np.flatnonzero((m.level != FULL) | (m.credit != 1.0))
         if other.shape[0]:
-            k = where[other]
-            lines[other] = before[k] + _objects(_middles(m.level[other], m.credit[other])) + after[k]
-        body = "".join(lines.tolist())
+            pieces[other, 1] = _objects(_middles(m.level[other], m.credit[other])) + relations[rel_at[where[other]]]
+        body = b"".join(pieces.ravel().tolist())
         rows.full = int(np.count_nonzero(m.level == FULL))
         partial = np.flatnonzero(m.level == PARTIAL)
         rows.partial = int(partial.shape[0])
-        rows.partial_lines = lines[partial[:sample]].tolist()
+        if f"{criterion}.csv" not in sampled:
+            rows.partial_lines = [b"".join(row).decode("utf-8") for row in pieces[partial[:sample]].tolist()]
         bodies[f"{criterion}.csv"] = body
         files[f"{criterion}.csv"] = rows
-    bodies[ERRORS_FILE], bodies[TYPE5_FILE] = _error_rows(d, refs, preds, contexts, numbers)
+    cells = (units, rs, ps, plain_texts, None if levels else texts)
+    bodies[ERRORS_FILE], bodies[TYPE5_FILE] = _error_rows(d, refs, preds, cells)
     files[ERRORS_FILE], files[TYPE5_FILE] = RowFile(), RowFile()
     _keep(files, bodies, rows_dir)
     return PartRows(files, text.unit_kind, sample, levels, unit_names is not None)
 
 
-def _keep(files: dict[str, RowFile], bodies: dict[str, str], rows_dir: str | None) -> None:
+def _keep(files: dict[str, RowFile], bodies: dict[str, bytes], rows_dir: str | None) -> None:
     """Each file's rows kept as bytes, or, with ``rows_dir`` of another process, written one after
     the other to one scratch file there (one file to make, copy from and remove per chunk, not one
     per CSV). The process that writes the report writes its own rows once, not to a scratch file
     and then again from it."""
     if rows_dir is None or getattr(rows_dir, "owner", None) == os.getpid():
         for name, body in bodies.items():
-            files[name].blocks.append(body.encode("utf-8"))
+            files[name].blocks.append(body)
         return
     import tempfile  # here: only a report written from worker processes needs it
 
     fd, path = tempfile.mkstemp(prefix=".rows.", suffix=".rows", dir=rows_dir)
     offset = 0
     with os.fdopen(fd, "wb") as handle:
-        for name, body in bodies.items():
-            data = body.encode("utf-8")
+        for name, data in bodies.items():
             handle.write(data)
             files[name].pieces.append((path, offset, len(data)))
             offset += len(data)
 
 
-_FULL = f"{LEVEL_NAMES[FULL]},{1.0!r}"
+_FULL = f"{LEVEL_NAMES[FULL]},{1.0!r}".encode()
 
 
-def _middles(level: IntArray, credit: npt.NDArray[np.float64]) -> list[str]:
+def _middles(level: IntArray, credit: npt.NDArray[np.float64]) -> list[bytes]:
     """The match and credit cells of matched pairs ("partial,0.5", ...)."""
     levels = level.tolist()
     # Credit is most often one number for each level: one string per level.
-    fixed: dict[int, str] = {}
+    fixed: dict[int, bytes] = {}
     for lv in np.flatnonzero(np.bincount(level)).tolist():  # not np.unique: it imports numpy.ma
         values = credit[level == lv]
         if values.min() != values.max():
-            return [f"{LEVEL_NAMES[v]},{c!r}" for v, c in zip(levels, credit.tolist(), strict=True)]
-        fixed[lv] = f"{LEVEL_NAMES[lv]},{float(values[0])!r}"
+            return [f"{LEVEL_NAMES[v]},{c!r}".encode() for v, c in zip(levels, credit.tolist(), strict=True)]
+        fixed[lv] = f"{LEVEL_NAMES[lv]},{float(values[0])!r}".encode()
     return [fixed[v] for v in levels]
 
 
-def _objects(values: Sequence[str], then: str = "", first: str = "") -> npt.NDArray[np.object_]:
+def _objects(values: Sequence[bytes], then: bytes = b"", first: bytes = b"") -> npt.NDArray[np.object_]:
     """``values`` as an object array (``first`` before each and ``then`` after), to gather and add."""
-    out: npt.NDArray[np.object_] = np.empty(len(values), dtype=object)
-    out[:] = values
+    out: npt.NDArray[np.object_] = np.fromiter(values, dtype=object, count=len(values))
     if first:
         out = cast("npt.NDArray[np.object_]", first + out)
     return cast("npt.NDArray[np.object_]", out + then) if then else out
 
 
-def _csv_fields(values: list[str]) -> list[str]:
-    """``csv_field`` of each value; one search when none needs quotes (the usual case)."""
-    joined = "".join(values)
+def _csv_fields(values: list[bytes]) -> list[bytes]:
+    """``csv_field`` of each value (UTF-8 bytes); one search when none needs quotes (the usual case)."""
+    joined = b"".join(values)
     # Four substring searches (memchr) scan a chunk's text many times faster than the pattern.
-    if "," not in joined and '"' not in joined and "\n" not in joined and "\r" not in joined:
+    if b"," not in joined and b'"' not in joined and b"\n" not in joined and b"\r" not in joined:
         return values
-    needs = _NEEDS_QUOTES.search
-    return [csv_field(v) if needs(v) else v for v in values]
+    needs = _NEEDS_QUOTES_BYTES.search
+    return [b'"' + v.replace(b'"', b'""') + b'"' if needs(v) else v for v in values]
 
 
-def _error_rows(
-    d: Details, refs: _Mentions, preds: _Mentions, contexts: list[str], numbers: list[str]
-) -> tuple[str, str]:
+def _encoded(values: list[str]) -> list[bytes]:
+    """Each value's UTF-8 bytes, encoded at once where no value holds a NUL (one to split on)."""
+    if len(values) < 2:
+        return [v.encode("utf-8") for v in values]
+    joined = "\0".join(values)
+    if joined.count("\0") != len(values) - 1:
+        return [v.encode("utf-8") for v in values]
+    return joined.encode("utf-8").split(b"\0")
+
+
+def _numbers(first: int, n: int) -> list[bytes]:
+    """The numbers ``first`` to ``first + n - 1`` as text, each with a comma after it."""
+    if n == 0:
+        return []
+    return (",\n".join(map(str, range(first, first + n))) + ",").encode().split(b"\n")
+
+
+_Objects = npt.NDArray[np.object_]
+_Cells = tuple[_Objects, _Objects, _Objects, _Objects, "_Objects | None"]
+
+
+def _error_rows(d: Details, refs: _Mentions, preds: _Mentions, cells: _Cells) -> tuple[bytes, bytes]:
     """Every mention that is not correct under the error taxonomy (Nejadgholi et al. 2020), in
-    position order, and the Type-5 rows alone.
+    position order, and the Type-5 rows alone. ``cells``: each unit's number and comma, each
+    reference's and prediction's cells, each unit's context and (where made) the same with its
+    line end, as ``render_rows`` made them.
 
     The pairs come from the one-to-one matching that the taxonomy counts read, so the number of
     rows of each error equals its count in the JSON's ``errors``.
@@ -468,45 +523,34 @@ def _error_rows(
     first = np.concatenate((d.reference.start[r], d.predicted.start[fp], d.reference.start[fn]))
     second = np.concatenate((d.predicted.start[p], d.predicted.start[fp], d.reference.start[fn]))
     order = np.lexsort((second, first, unit))
-    rel = d.pairs.relation()[pair].tolist()
-    shared = ((kind >> 1) & 3).tolist()  # SAME_START is bit 1, SAME_END bit 2
-    rs, ps = refs.csv, preds.csv
-    heads = [f"{name},{ERROR_CODE[name]}," for name in _ERROR_NAMES]
-    r_l, p_l, fp_l, fn_l = r.tolist(), p.tolist(), fp.tolist(), fn.tolist()
-    units: list[str] = _objects(numbers)[unit].tolist()
-    texts: list[str] = _objects(contexts)[unit].tolist()
-    n_pairs, n_fp = len(r_l), len(fp_l)
+    n_pairs, n_fp = r.shape[0], fp.shape[0]
+    fps, fns = slice(n_pairs, n_pairs + n_fp), slice(n_pairs + n_fp, None)
     # Each side's level after the context, where there are levels (empty for a missing side).
-    if d.reference.level is not None and d.predicted.level is not None:
-        rl, pl = refs.level, preds.level
-        pair_end = [f",{rl[a]},{pl[b]}\r\n" for a, b in zip(r_l, p_l, strict=True)]
-        fp_end = [f",,{pl[b]}\r\n" for b in fp_l]
-        fn_end = [f",{rl[a]},\r\n" for a in fn_l]
-    else:
-        pair_end, fp_end, fn_end = ["\r\n"] * n_pairs, ["\r\n"] * n_fp, ["\r\n"] * len(fn_l)
-    made = np.empty(unit.shape[0], dtype=object)
-    made[:] = [
-        *(
-            f"{heads[e]}{n},{rs[a]}{ps[b]}{RELATIONS[x]},{_SHARED[y]},{c}{z}"
-            for e, n, a, b, x, y, c, z in zip(
-                error.tolist(), units[:n_pairs], r_l, p_l, rel, shared, texts[:n_pairs], pair_end, strict=True
-            )
-        ),
-        *(
-            f"{heads[3]}{n},,,,,{ps[b]},,{c}{z}"
-            for n, b, c, z in zip(
-                units[n_pairs : n_pairs + n_fp], fp_l, texts[n_pairs : n_pairs + n_fp], fp_end, strict=True
-            )
-        ),
-        *(
-            f"{heads[4]}{n},{rs[a]},,,,,,{c}{z}"
-            for n, a, c, z in zip(units[n_pairs + n_fp :], fn_l, texts[n_pairs + n_fp :], fn_end, strict=True)
-        ),
-    ]
-    codes = np.concatenate((error, np.full(n_fp, 3), np.full(len(fn_l), 4)))[order]
-    rows = made[order]
-    type5 = rows[codes == _ERROR_NAMES.index("right_label_overlap")]
-    return "".join(rows.tolist()), "".join(type5.tolist())
+    levels = d.reference.level is not None and d.predicted.level is not None
+    codes = np.concatenate((error, np.full(n_fp, 3), np.full(fn.shape[0], 4)))
+    units, rs, ps, plain_texts, ended = cells
+    texts = plain_texts if levels else ended if ended is not None else plain_texts + b"\r\n"
+    # A row's pieces, joined at once: its error and code, unit, reference cells, predicted cells,
+    # relation and shared boundary, context (and line end), each side's level.
+    pieces: npt.NDArray[np.object_] = np.empty((unit.shape[0], 7 if levels else 6), dtype=object)
+    pieces[:, 0] = _objects([f"{name},{ERROR_CODE[name]},".encode() for name in _ERROR_NAMES])[codes]
+    pieces[:, 1] = units[unit]
+    pieces[:n_pairs, 2] = rs[r]
+    pieces[:n_pairs, 3] = ps[p]
+    # SAME_START is bit 1 of a pair's kind, SAME_END bit 2.
+    middles = _objects([f"{x},{y},".encode() for x in RELATIONS for y in _SHARED])
+    pieces[:n_pairs, 4] = middles[d.pairs.relation()[pair] * len(_SHARED) + ((kind >> 1) & 3)]
+    pieces[fps, 2], pieces[fps, 3], pieces[fps, 4] = b",,,,", ps[fp], b",,"
+    pieces[fns, 2], pieces[fns, 3], pieces[fns, 4] = rs[fn], b",,,,,,", b""
+    pieces[:, 5] = texts[unit]
+    if levels:
+        rl, pl = _objects(refs.level), _objects(preds.level)
+        pieces[:n_pairs, 6] = b"," + rl[r] + b"," + pl[p] + b"\r\n"
+        pieces[fps, 6] = b",," + pl[fp] + b"\r\n"
+        pieces[fns, 6] = b"," + rl[fn] + b",\r\n"
+    pieces, codes = pieces[order], codes[order]
+    type5 = pieces[codes == _ERROR_NAMES.index("right_label_overlap")]
+    return b"".join(pieces.ravel().tolist()), b"".join(type5.ravel().tolist())
 
 
 def header_line(fields: Sequence[str]) -> str:

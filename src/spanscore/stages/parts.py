@@ -91,6 +91,7 @@ class Wanted:
     details: bool = False  # keep the matching and the text (Python's Report.pair_rows)
     examples: int = EXAMPLE_LIMIT
     partial_sample: int = PARTIAL_SAMPLE
+    sampled: frozenset[str] = frozenset()  # report files whose partial sample an earlier part holds whole
     buckets: tuple[Attribute, ...] = ()  # every statistic per bucket of each (per document and bucket with documents)
     train: TrainIndex | None = None  # what the attributes that need a training corpus read
 
@@ -343,7 +344,8 @@ def count_part(
     details = counted.details
     if wanted.rows and details is not None:
         rows = render_rows(
-            details, data.text, wanted.rows, wanted.partial_sample, first_unit, wanted.rows_dir, data.doc_ids
+            details, data.text, wanted.rows, wanted.partial_sample, first_unit, wanted.rows_dir, data.doc_ids,
+            sampled=wanted.sampled,
         )
     examples = (
         error_examples(counted.taxonomy, counted.pairs, r, p, data.text, wanted.examples) if wanted.examples else {}
@@ -372,14 +374,24 @@ class ExampleQuota:
     """Whether a part's error examples could ever be shown. The fold keeps the first few of each
     kind in corpus order, so once a part counted in this process holds ``Wanted.examples`` of
     every kind, a later part's would never be: it renders none (rendering is most of what the
-    examples cost). ``position`` is the source's, which never decreases along the plan."""
+    examples cost). ``position`` is the source's, which never decreases along the plan.
+
+    So with the partial pairs report.html lists (``Wanted.partial_sample`` of each file): once a
+    part holds a file's whole sample, a later part sends none of that file's. A worker's result
+    then stays a few KB, where 600 sampled rows made it about 90 KB, more than a pipe holds: the
+    worker waited, its chunk sent, until this process had counted its own."""
 
     def __init__(self) -> None:
         self.full_at: int | None = None  # the earliest position of a part whose examples were full
+        self.sampled_at: dict[str, int] = {}  # each file's earliest position of a part that held its sample
 
     def wanted(self, wanted: Wanted, position: int) -> Wanted:
         if wanted.examples and self.full_at is not None and self.full_at < position:
-            return replace(wanted, examples=0)
+            wanted = replace(wanted, examples=0)
+        if wanted.rows and self.sampled_at:
+            sampled = frozenset(name for name, at in self.sampled_at.items() if at < position)
+            if sampled:
+                wanted = replace(wanted, sampled=sampled)
         return wanted
 
     def note(self, result: PartResult, limit: int, position: int) -> None:
@@ -387,6 +399,10 @@ class ExampleQuota:
         earliest = self.full_at is None or position < self.full_at
         if earliest and limit and examples and all(len(rows) >= limit for rows in examples.values()):
             self.full_at = position
+        if result.rows is not None and result.rows.sample:
+            for name, rows in result.rows.files.items():
+                if len(rows.partial_lines) >= result.rows.sample and position < self.sampled_at.get(name, position + 1):
+                    self.sampled_at[name] = position
 
 
 def _first(a: dict[str, list[dict[str, Any]]], b: dict[str, list[dict[str, Any]]], limit: int) -> None:
