@@ -137,8 +137,8 @@ def test_intervals_agree_with_numpy_multinomial_draws_within_monte_carlo_error(
     # The corpus's common rows hold most of its documents: the Poisson draws are what is tested.
     assert draws.common.shape[0] > 0 and draws.rare_weight < draws.n / 2
     # PER's table: the documents without a PER mention are its largest row (drawn first, by a
-    # binomial, where it holds most of the common documents: test_draws_tables.py checks that
-    # path here); the corpus's have no such row.
+    # binomial, where it holds most of the common documents: the small corpus's exact
+    # probabilities above check that path); the corpus's have no such row.
     per = significance.histogram_of(doc_state.types["PER"], credit).with_zeros(doc_state.documents)
     assert Draws(per.counts).sampler.common.shape[0] > 1 and draws.sampler.big_share == 0.0
     picked = [("strict", None), ("overlap", None), ("strict", "PER")]

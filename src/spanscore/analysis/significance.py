@@ -865,30 +865,23 @@ def poisson_support(rates: FloatArray) -> tuple[IntArray, IntArray]:
     return lo, hi
 
 
-def half_support(counts: IntArray) -> tuple[IntArray, IntArray]:
-    """The counts a table of Binomial(``c``, 1/2) holds for each ``c`` (Hoeffding's bound: at
-    most ``exp(-2 t^2 / c)`` on either side of ``c/2 - t`` and ``c/2 + t``)."""
-    t = np.sqrt(TAIL * counts / 2)
-    lo = np.maximum(0, np.floor(counts / 2 - t)).astype(np.int64)
-    hi = np.minimum(counts, np.ceil(counts / 2 + t)).astype(np.int64)
-    return lo, hi
-
-
 class CountTables:
     """Counts drawn by their inverse distribution function, looked up: one table for each of a
-    few discrete distributions (Poisson counts of a rate, binomial counts of ``c`` fair coins),
-    each count drawn from 53 random bits ``j``: the smallest ``k`` with ``j < K(k)``, where
-    ``K(k) / 2^53`` is the table's probability of at most ``k`` rounded up to the bits' grid, so
-    each count has its probability to within 2^-53, as the uniforms of numpy's own samplers are.
+    few discrete distributions (here Poisson counts, a table for each rate), each count drawn
+    from 53 random bits ``j`` as the smallest ``k`` with ``j < K(k)``, where ``K(k) / 2^53`` is the
+    table's probability of at most ``k`` rounded up to the bits' grid: each count has its
+    probability to within 2^-53, the resolution of the uniforms numpy's own samplers use.
 
-    Each table holds the counts whose probabilities reach 2^-64 (``lo`` to ``hi``; those left
-    out have less than 2^-64 between them, below what 53 random bits can draw). The
-    probabilities are computed from the ratios of neighbouring counts' (``log_ratio(k, t)``:
-    the log of ``P(k) / P(k - 1)`` in table ``t``), summed outwards and normalised, so they are
-    exact to a few units in the last place (a Poisson table of rate 1,000 within 2.5e-16 of
-    each probability computed in 40 digits). A guide table (Chen and Asau 1974) of twice as many
-    bins as counts, each bin's first count, starts the search; one count in a few dozen needs a
-    step beyond it, and the few needing more a binary search of all the tables' bounds.
+    A table holds the counts from ``lo`` to ``hi``, outside which each side has a probability
+    below 2^-64 (``poisson_support``): below what 53 random bits can draw. The probabilities
+    come from the ratios of neighbouring counts' (``log_ratio(k, t)``: the log of
+    ``P(k) / P(k - 1)`` in table ``t``), summed outwards from the first count and normalised,
+    and each bound from the smaller side's sum (below the mode from the left, from it on from
+    the right), so they are exact to a few units of 2^-53 (a Poisson table of rate 1,000 within
+    2.5e-16 of every probability computed in 40 digits). A guide table (Chen and Asau 1974), as
+    many bins as the table has counts (a power of two), gives each bin's first count, where
+    the search starts; about one count in fourteen needs a step beyond it, and one in 150
+    a binary search of all the tables' bounds.
     """
 
     GUIDE = 0  # bins per table: the power of two at or above 2^GUIDE x its counts
@@ -1147,12 +1140,6 @@ class _Sampler:
 def _poisson_ratio(rates: FloatArray, k: IntArray, table: IntArray) -> FloatArray:
     """log(P(k) / P(k - 1)) of a Poisson count of rate ``rates[table]``."""
     out: FloatArray = np.log(rates[table]) - np.log(np.maximum(k, 1))
-    return out
-
-
-def _half_ratio(counts: IntArray, k: IntArray, table: IntArray) -> FloatArray:
-    """log(P(k) / P(k - 1)) of a Binomial(``counts[table]``, 1/2) count."""
-    out: FloatArray = np.log(np.maximum(counts[table] - k + 1, 1)) - np.log(np.maximum(k, 1))
     return out
 
 
