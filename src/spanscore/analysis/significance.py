@@ -520,12 +520,16 @@ def interval_families(fields: Sequence[str]) -> dict[str, list[int]]:
 
 def _draw_cost(draws: Draws, columns: int) -> float:
     """About how many nanoseconds one resample of ``draws`` over rows of ``columns`` statistics
-    takes (fitted on numpy 2's PCG64 over 42 tables of 300 to 100,000 documents, in a process
-    that keeps freed memory for reuse as spanscore's do: a common row's Poisson count and its
-    share of the top-up about 70 ns, a rare document's pick and tally about 5 ns, the calls about
-    0.6 us, the products about 0.04 ns a cell of the rows). A function of the histogram alone,
-    so the choice it makes never depends on how the corpus was counted."""
-    return float(600 + 70 * draws.common.shape[0] + 5 * draws.rare_weight + 0.04 * draws.k * columns)
+    takes (fitted on numpy 2's PCG64 over 27 tables and families of 300 to 100,000 documents, in
+    a process that keeps freed memory for reuse as spanscore's do, within 15% of the clock on
+    each: a common row's Poisson count looked up, its table and its product about 20 ns, a rare
+    document's pick and tally about 6.7 ns, the top-up about 15 ns a standard deviation of the
+    Poisson counts' shortfall (``_Sampler``), the calls about 0.7 us, the products about 0.02 ns
+    a cell of the rows). A function of the histogram alone, so the choice it makes never depends
+    on how the corpus was counted."""
+    sampler = draws.sampler
+    spread = math.sqrt(sampler.pooled * (2 - sampler.pooled / max(sampler.n, 1)))
+    return float(700 + 20 * draws.common.shape[0] + 6.7 * draws.rare_weight + 15 * spread + 0.02 * draws.k * columns)
 
 
 def _draw_parts(hist: Histogram, table: _Table) -> list[tuple[str, list[int], _Table, Draws]]:
@@ -844,7 +848,120 @@ def draw_families(fields: Sequence[str]) -> dict[str, list[int]]:
     return {name: cols for name, cols in (("spans", spans), ("token", per["token"])) if cols}
 
 
-SMALL_POOL = 400  # common rows, at most, whose Poisson counts take the smaller margin
+
+UNIFORM_BITS = 53  # a count's uniform: 53 random bits, so each count's probability is a whole number of 2**-53
+_ONE = 1 << UNIFORM_BITS
+TAIL = 45.75  # ln(2**66): the counts a table leaves out have a probability below 2**-64 on each side
+POISSON_TABLE = 1024.0  # rates, at most, whose Poisson counts are looked up (larger: numpy's generator)
+
+
+def poisson_support(rates: FloatArray) -> tuple[IntArray, IntArray]:
+    """The counts a Poisson table of each rate holds, ``lo`` to ``hi``: the counts outside have a
+    probability below ``exp(-TAIL)`` on each side (Chernoff's bounds: below ``rate - t`` at
+    most ``exp(-t^2 / 2 rate)``, above ``rate + t`` at most ``exp(-t^2 / 2 (rate + t/3))``)."""
+    lo = np.maximum(0, np.floor(rates - np.sqrt(2 * TAIL * rates))).astype(np.int64)
+    third = 2 * TAIL / 3
+    hi = np.ceil(rates + third + np.sqrt(third * third + 2 * TAIL * rates)).astype(np.int64)
+    return lo, hi
+
+
+class CountTables:
+    """Counts drawn by their inverse distribution function, looked up: one table for each of a
+    few discrete distributions (here Poisson counts, a table for each rate), each count drawn
+    from 53 random bits ``j`` as the smallest ``k`` with ``j < K(k)``, where ``K(k) / 2^53`` is the
+    table's probability of at most ``k`` rounded up to the bits' grid: each count has its
+    probability to within 2^-53, the resolution of the uniforms numpy's own samplers use.
+
+    A table holds the counts from ``lo`` to ``hi``, outside which each side has a probability
+    below 2^-64 (``poisson_support``): below what 53 random bits can draw. The probabilities
+    come from the ratios of neighbouring counts' (``log_ratio(k, t)``: the log of
+    ``P(k) / P(k - 1)`` in table ``t``), summed outwards from the first count and normalised,
+    and each bound from the smaller side's sum (below the mode from the left, from it on from
+    the right), so they are exact to a few units of 2^-53 (a Poisson table of rate 1,000 within
+    2.5e-16 of every probability computed in 40 digits). A guide table (Chen and Asau 1974), as
+    many bins as the table has counts (a power of two), gives each bin's first count, where
+    the search starts; about one count in fourteen needs a step beyond it, and one in 150
+    a binary search of all the tables' bounds.
+    """
+
+    GUIDE = 0  # bins per table: the power of two at or above 2^GUIDE x its counts
+
+    def __init__(self, lo: IntArray, hi: IntArray, log_ratio: Callable[[IntArray, IntArray], FloatArray]) -> None:
+        tables = int(lo.shape[0])
+        length = hi - lo + 1
+        self.lo = lo
+        self.start = np.concatenate(([0], np.cumsum(length)[:-1])).astype(np.int64)
+        bounds = np.empty(int(length.sum()), dtype=np.int64)
+        # Tables of about one length at a time, side by side, so each table's sums are its own.
+        octave = np.ceil(np.log2(length)).astype(np.int64)
+        for level in np.unique(octave).tolist():
+            these = np.flatnonzero(octave == level)
+            width = int(length[these].max())
+            col = np.arange(width)
+            held = col < length[these, None]
+            ratio = log_ratio(lo[these, None] + col, these[:, None])
+            ratio[:, 0] = 0.0
+            logs = np.cumsum(ratio, axis=1)
+            # The mode lies inside the table (past its end the ratios only fall): the largest
+            # weight is 1, those past the end none.
+            logs -= logs.max(axis=1, keepdims=True)
+            p = np.exp(logs)
+            p *= held
+            p /= p.sum(axis=1, keepdims=True)
+            # Below the mode each bound from the left's sum, from the mode on from the right's
+            # (what lies above): each small sum keeps its precision.
+            below = np.ceil(np.cumsum(p, axis=1) * _ONE)
+            above = _ONE - np.floor((np.cumsum(p[:, ::-1], axis=1)[:, ::-1] - p) * _ONE)
+            mode = np.argmax(p, axis=1)
+            k = np.where(col < mode[:, None], below, above).astype(np.int64)
+            bounds[(self.start[these, None] + col)[held]] = k[held]
+        self.bounds = bounds
+        table = np.repeat(np.arange(tables, dtype=np.int64), length)
+        self.keys = (table << UNIFORM_BITS) + bounds  # every table's bounds in one sorted array
+        # The guide: bin b of a table (its bits' top ``bits`` bits equal to b) starts at the
+        # first count whose bound passes the bin's first value.
+        bits = np.ceil(np.log2(length)).astype(np.int64) + self.GUIDE
+        self.shift = UNIFORM_BITS - bits
+        bins = (np.int64(1) << bits) + 1
+        self.first_bin = np.concatenate(([0], np.cumsum(bins)[:-1])).astype(np.int64)
+        inner = np.ones(bounds.shape[0], dtype=bool)
+        inner[self.start + length - 1] = False
+        step = self.shift[table]
+        passed = self.first_bin[table] + ((bounds + (np.int64(1) << step) - 1) >> step)
+        held_before = np.cumsum(np.bincount(passed[inner], minlength=int(bins.sum())))
+        owner = np.repeat(np.arange(tables), bins)
+        before = np.concatenate(([0], held_before))[self.first_bin]
+        self.guide = held_before - before[owner] + self.start[owner]
+
+    def columns(self, tables: IntArray) -> _TableColumns:
+        """What ``draw`` needs of each column's table, looked up once."""
+        return _TableColumns(tables, self.shift[tables], self.first_bin[tables], self.start[tables] - self.lo[tables])
+
+    def draw(self, rng: np.random.Generator, columns: _TableColumns, size: int) -> IntArray:
+        """``size`` rows of counts, each column from its own table (``columns``)."""
+        bits = rng.integers(0, 1 << 64, size=(size, columns.tables.shape[0]), dtype=np.uint64)
+        j = (bits >> np.uint64(64 - UNIFORM_BITS)).view(np.int64)
+        found: IntArray = self.guide[(j >> columns.shift) + columns.first_bin]
+        at, flat = found.reshape(-1), j.reshape(-1)
+        step = np.flatnonzero(self.bounds[at] <= flat)
+        if step.shape[0]:
+            at[step] += 1
+            step = step[self.bounds[at[step]] <= flat[step]]
+            if step.shape[0]:
+                table = columns.tables[step % columns.tables.shape[0]]
+                at[step] = np.searchsorted(self.keys, (table << UNIFORM_BITS) + flat[step], side="right")
+        found -= columns.base
+        return found
+
+
+@dataclass(frozen=True)
+class _TableColumns:
+    tables: IntArray
+    shift: IntArray
+    first_bin: IntArray
+    base: IntArray
+
+MARGIN = 1.5  # standard deviations the Poisson counts' sum stays below the draws wanted
 TABLE_LIMIT = 1 << 18  # documents of common rows listed one by one (1 MB), at most: memory stays bounded
 
 
@@ -857,15 +974,17 @@ class _Sampler:
     picking one of those documents (``Draws``). The others are a multinomial over the common
     rows, drawn through Poisson counts: independent Poisson counts of rates proportional to the
     rows' shares, given their sum ``s``, are multinomial over ``s`` draws, so counts drawn at a
-    rate a few standard deviations below the ``m`` draws wanted (drawn again where their sum
-    passes ``m``: that depends on the sum alone) topped up with ``m - s`` draws one by one are
-    multinomial over ``m``. A Poisson count costs about a third of a binomial draw of
-    ``numpy``'s multinomial, and the top-up a few hundred single draws per resample. Where one
-    common row holds most of the common documents (a group's documents without a mention in
-    it), its count is drawn first, a binomial, and the others' multinomial over the draws left,
-    whose top-up is then a few standard deviations of far fewer draws."""
+    fixed rate a few standard deviations below the ``m`` draws wanted (drawn again where their
+    sum passes ``m``: that depends on the sum alone) topped up with ``m - s`` draws one by one are
+    multinomial over ``m``. The rate is the same in every resample, so rows held by as many
+    documents have the same Poisson distribution, and each is drawn from a table of it
+    (``CountTables``: a few nanoseconds a count, where numpy's Poisson sampler takes 45 to 70);
+    rows whose rate passes ``POISSON_TABLE`` draw numpy's. Where one common row holds most of
+    the common documents (a group's documents without a mention in it), its count is drawn
+    first, a binomial, and the others' multinomial over the draws left, whose top-up is then a
+    few standard deviations of far fewer draws."""
 
-    RARE = 10
+    RARE = 2
 
     def __init__(self, counts: IntArray) -> None:
         self.k = int(counts.shape[0])
@@ -885,16 +1004,28 @@ class _Sampler:
             self.common, held = self.common[order], held[order]
         pool = held[1:] if self.big_share else held
         self.pooled = int(pool.sum())
+        # The draws left for the pooled rows are binomial over the corpus's documents (mean
+        # ``pooled``) and the Poisson counts' sum is Poisson: the rate stays ``MARGIN`` standard
+        # deviations of their difference below, so one resample in about fifteen is drawn again
+        # and the top-up is about that many standard deviations of single draws.
+        spread = math.sqrt(self.pooled * (2 - self.pooled / max(self.n, 1)))
+        self.rate = max(0.0, self.pooled - MARGIN * spread - 1)
+        # The rows whose Poisson counts are looked up first, those numpy draws after them.
+        generated = self.rate * pool > POISSON_TABLE * max(self.pooled, 1)
+        if generated.any():
+            order = np.argsort(generated, kind="stable")
+            pool = pool[order]
+            self.common[int(bool(self.big_share)) :] = self.common[int(bool(self.big_share)) :][order]
+        self.looked_up = int(pool.shape[0] - generated.sum())
         self.cumulative = np.cumsum(pool)
         # Each pooled document's row, where they are few enough to list (the same picks as a
         # search of the cumulative counts, faster).
         self.table = np.repeat(np.arange(pool.shape[0], dtype=np.int32), pool) if self.pooled <= TABLE_LIMIT else None
         self.share: FloatArray = pool / max(self.pooled, 1)
-        # Standard deviations the Poisson counts' rate stays below the draws wanted: a count
-        # above them is drawn again (a whole resample's row), a count below is topped up one draw
-        # at a time (about margin x sqrt(draws) of them). Few rows are cheap to draw again and
-        # the top-up is most of their cost, so they take the smaller margin.
-        self.margin = 1.5 if pool.shape[0] <= SMALL_POOL else 3.0
+        self.generated_rates = self.rate * self.share[self.looked_up :]
+        self._pool = pool
+        self._tables: tuple[CountTables, _TableColumns] | None = None
+        self._lock = threading.Lock()
 
     def plan(self, n: int) -> list[int]:
         return _plan(n, self.k + int(self.rare_documents.shape[0]))
@@ -945,14 +1076,54 @@ class _Sampler:
         out: IntArray = np.concatenate((on_big[:, None], self._pooled(rng, wanted - on_big)), axis=1)
         return out
 
+    def _poisson_tables(self) -> tuple[CountTables, _TableColumns]:
+        """The looked-up rows' Poisson tables, one per distinct rate, made on the first draw (a
+        histogram's sampler is often made only to weigh its cost) and shared by the threads."""
+        with self._lock:
+            if self._tables is None:
+                held, which = np.unique(self._pool[: self.looked_up], return_inverse=True)
+                rates = self.rate * held / self.pooled
+                tables = CountTables(*poisson_support(rates), functools.partial(_poisson_ratio, rates))
+                self._tables = tables, tables.columns(which.reshape(-1))
+            return self._tables
+
+    def _fixed(self, rng: np.random.Generator, size: int) -> IntArray:
+        """``size`` rows of independent Poisson counts of the pooled rows at ``rate`` times their shares."""
+        k = self.share.shape[0]
+        if not self.rate:
+            return np.zeros((size, k), dtype=np.int64)
+        if self.looked_up == k:
+            tables, columns = self._poisson_tables()
+            return tables.draw(rng, columns, size)
+        out = np.empty((size, k), dtype=np.int64)
+        if self.looked_up:
+            tables, columns = self._poisson_tables()
+            out[:, : self.looked_up] = tables.draw(rng, columns, size)
+        out[:, self.looked_up :] = rng.poisson(self.generated_rates, size=(size, k - self.looked_up))
+        return out
+
+    def _poisson(self, rng: np.random.Generator, wanted: IntArray) -> IntArray:
+        """Independent Poisson counts of the pooled rows, at rates proportional to their shares
+        that sum to below ``wanted[r]`` in resample ``r``: ``rate`` wherever it is (almost every
+        resample); below it (a draw of far fewer documents than the corpus holds, whose counts
+        at ``rate`` would pass it again and again) the resample's own rate, numpy's draws."""
+        fixed = wanted >= self.rate
+        if fixed.all():
+            return self._fixed(rng, wanted.shape[0])
+        out = np.empty((wanted.shape[0], self.share.shape[0]), dtype=np.int64)
+        out[fixed] = self._fixed(rng, int(fixed.sum()))
+        few = wanted[~fixed]
+        rate = np.maximum(few - MARGIN * np.sqrt(few) - 1, 0)
+        out[~fixed] = rng.poisson(rate[:, None] * self.share[None, :])
+        return out
+
     def _pooled(self, rng: np.random.Generator, wanted: IntArray) -> IntArray:
         """A multinomial over the pooled rows (``share``) of ``wanted[r]`` draws, for each resample ``r``."""
         k = self.share.shape[0]
-        rate = np.maximum(wanted - self.margin * np.sqrt(wanted) - 1, 0)
-        counts = rng.poisson(rate[:, None] * self.share[None, :])
+        counts = self._poisson(rng, wanted)
         over = np.flatnonzero(counts.sum(axis=1) > wanted)
-        while over.shape[0]:  # one resample in a thousand (a margin of 3), in fifteen (1.5)
-            counts[over] = rng.poisson(rate[over, None] * self.share[None, :])
+        while over.shape[0]:  # about one resample in fifteen (``MARGIN``)
+            counts[over] = self._poisson(rng, wanted[over])
             over = over[counts[over].sum(axis=1) > wanted[over]]
         missing = wanted - counts.sum(axis=1)
         documents = rng.integers(0, self.pooled, size=int(missing.sum()))
@@ -964,6 +1135,12 @@ class _Sampler:
         counts += np.bincount(picked, minlength=wanted.shape[0] * k).reshape(-1, k)
         out: IntArray = counts
         return out
+
+
+def _poisson_ratio(rates: FloatArray, k: IntArray, table: IntArray) -> FloatArray:
+    """log(P(k) / P(k - 1)) of a Poisson count of rate ``rates[table]``."""
+    out: FloatArray = np.log(rates[table]) - np.log(np.maximum(k, 1))
+    return out
 
 
 class _Family:
