@@ -149,35 +149,6 @@ def test_flair_smoke(btc: Path, tmp_path: Path) -> None:
     assert [len(s) for s in out] == [len(s) for s in dev.tokens]
 
 
-def test_flair_dev_scored_with_each_epochs_character_embeddings(
-    btc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Flair scores dev without gradients and so keeps every embedding of the dev sentences between
-    scorings; the trained character embeddings must be computed again for each epoch's dev F1,
-    which picks the epoch kept."""
-    pytest.importorskip("flair")
-    import torch
-    from flair.embeddings import CharacterEmbeddings
-
-    from spanscore.programs.tagger import FlairConfig, train_flair
-
-    scored: list[int] = []  # sentences embedded without gradients: dev scoring
-    original = CharacterEmbeddings._add_embeddings_internal
-
-    def counting(self: object, sentences: list[object]) -> object:
-        if not torch.is_grad_enabled():
-            scored.append(len(sentences))
-        return original(self, sentences)
-
-    monkeypatch.setattr(CharacterEmbeddings, "_add_embeddings_internal", counting)
-    train = read_sentences(btc / "train.txt").head(40)
-    dev = read_sentences(btc / "dev.txt").head(20)
-    config = FlairConfig(embeddings=("char",), hidden_size=16, max_epochs=3, device="cpu")
-    train_flair(train, tmp_path / "m.flair", dev=dev, config=config)
-    assert len(read_meta(tmp_path / "m.flair")["training"]["epoch_dev_f1"]) == 3
-    assert sum(scored) == 3 * 20
-
-
 @pytest.mark.parametrize("limit", ["0", "-5", "nan"])
 def test_flair_time_limit_must_be_positive(btc: Path, tmp_path: Path, limit: str) -> None:
     out = tmp_path / "m.flair"
