@@ -49,3 +49,29 @@ def test_a_generous_limit_changes_nothing_and_the_best_dev_epoch_is_reported(btc
     # and the dev F1 reported is that epoch's, not the last one's.
     assert free["best_epoch"] == scores.index(max(scores)) + 1
     assert free["dev_scores"] == {"micro": max(scores)}
+
+
+def test_each_epochs_dev_f1_uses_that_epochs_character_embeddings(
+    btc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Flair scores dev without gradients and so keeps every embedding of the dev sentences between
+    scorings; the trained character embeddings must be computed again for each epoch's dev F1,
+    which picks the epoch kept."""
+    import torch
+    from flair.embeddings import CharacterEmbeddings
+
+    scored: list[int] = []  # sentences embedded without gradients: dev scoring
+    original = CharacterEmbeddings._add_embeddings_internal
+
+    def counting(self: object, sentences: list[object]) -> object:
+        if not torch.is_grad_enabled():
+            scored.append(len(sentences))
+        return original(self, sentences)
+
+    monkeypatch.setattr(CharacterEmbeddings, "_add_embeddings_internal", counting)
+    train = read_sentences(btc / "train.txt").head(40)
+    dev = read_sentences(btc / "dev.txt").head(20)
+    config = FlairConfig(**TINY, max_epochs=3)  # type: ignore[arg-type]
+    train_flair(train, tmp_path / "m.flair", dev=dev, config=config)
+    assert len(read_meta(tmp_path / "m.flair")["training"]["epoch_dev_f1"]) == 3
+    assert sum(scored) == 3 * 20

@@ -187,7 +187,18 @@ def train_flair(
                              "best_dev_f1": None, "epoch_seconds": [], "epoch_dev_f1": [], "epoch_started": None,
                              "time_limit_reached": False}
 
+    # Flair scores dev without gradients, so it takes every embedding of the dev sentences for one
+    # that never changes and keeps it: without this, each epoch's dev F1 (which picks the epoch kept
+    # and drives annealing) would use the character embeddings of epoch 1's weights.
+    trained = [name for e in stack if not e.static_embeddings for name in e.get_names()]
+
     class ProgressPlugin(TrainerPlugin):  # type: ignore[misc]
+        @TrainerPlugin.hook  # type: ignore[untyped-decorator]
+        def after_training_epoch(self, epoch: int, **kw: Any) -> None:
+            if dev_s is not None and trained:
+                for sentence in dev_s:
+                    sentence.clear_embeddings(trained)
+
         @TrainerPlugin.hook  # type: ignore[untyped-decorator]
         def before_training_epoch(self, epoch: int, **kw: Any) -> None:
             now = time.perf_counter()
