@@ -281,6 +281,9 @@ class Groups:
     # bucket): counted by columns (``count_grouped``'s ``group_columns``), every statistic is
     # summed per inner key as well (``Counted.more_totals``).
     inner: int = 0
+    # Each group's inner key, where groups are numbered apart from it (only the pairs of outer
+    # and inner keys that hold a mention are groups); None: a group is outer * inner + inner.
+    inner_of: IntArray | None = None
 
 
 @record
@@ -585,14 +588,21 @@ def count_grouped(
         table = table_of(g, columns, True)
         if inner <= 0:
             return table, None
-        outer, cols = g.size // inner, list(columns)
+        cols = list(columns)
         totals = np.zeros((inner, width), dtype=np.int64)
-        # Summed over the outer keys in one reduction of long rows (a row per outer key of every
-        # inner key's columns), where a column at a time is one of short rows.
-        totals[:, cols] = table.reshape(outer, inner * len(cols)).sum(axis=0).reshape(inner, len(cols))
+        if g.inner_of is not None:
+            # A few inner keys (buckets): each one's rows summed apart.
+            for k in range(inner):
+                totals[k, cols] = table[g.inner_of == k].sum(axis=0)
+            per_inner = Groups(g.inner_of[g.reference], g.inner_of[g.predicted], inner)
+        else:
+            # Summed over the outer keys in one reduction of long rows (a row per outer key of every
+            # inner key's columns), where a column at a time is one of short rows.
+            outer = g.size // inner
+            totals[:, cols] = table.reshape(outer, inner * len(cols)).sum(axis=0).reshape(inner, len(cols))
+            per_inner = Groups(g.reference % inner, g.predicted % inner, inner)
         rest = set(range(width)).difference(cols)
         if rest:
-            per_inner = Groups(g.reference % inner, g.predicted % inner, inner)
             for i, row in group_rows(per_inner, rest).items():
                 if i in rest:
                     totals[:, i] = row

@@ -129,12 +129,11 @@ class PartResult:
 def _bucket_groups(data: ChunkData, wanted: Wanted) -> tuple[tuple[Groups, ...], list[IntArray | None]]:
     """One grouping per attribute: by bucket, or by document and bucket where documents are
     wanted, each attribute's (document, bucket) keys with a mention beside it (None: every
-    bucket, one document); where the buckets' totals are counted beside (``scored_groups``), one
-    grouping by bucket alone per attribute follows them."""
+    bucket, one document)."""
     r, p = data.reference, data.predicted
     from .buckets import assign  # only where buckets are asked for: a plain count starts without them
 
-    out, keys, totals = [], [], []
+    out, keys = [], []
     n_docs = int(data.doc_key.max(initial=-1)) + 1 if wanted.documents else 1
     for a, (ref_bucket, pred_bucket) in zip(
         wanted.buckets, assign(wanted.buckets, r, p, data.text, wanted.train), strict=True
@@ -153,18 +152,17 @@ def _bucket_groups(data: ChunkData, wanted: Wanted) -> tuple[tuple[Groups, ...],
         seen[ref_key] = seen[pred_key] = True
         pair_keys = np.flatnonzero(seen)
         rank = np.cumsum(seen) - 1
-        out.append(Groups(rank[ref_key], rank[pred_key], int(pair_keys.shape[0])))
+        # With ``scored_groups`` each bucket's totals are counted beside (its rows summed).
+        inner = (n, pair_keys % n) if wanted.scored_groups else (0, None)
+        out.append(Groups(rank[ref_key], rank[pred_key], int(pair_keys.shape[0]), *inner))
         keys.append(pair_keys)
-        if wanted.scored_groups:
-            # Every statistic adds up over documents: each bucket's totals counted by bucket alone.
-            totals.append(Groups(ref_bucket, pred_bucket, n, n))
-    return (*out, *totals), keys
+    return tuple(out), keys
 
 
 def _bucket_totals(wanted: Wanted, totals: tuple[IntArray | None, ...]) -> dict[str, TypeRows]:
     """Each attribute's buckets' totals (``Counted.more_totals``) as bucket rows of one key."""
     out = {}
-    for a, table in zip(wanted.buckets, totals[-len(wanted.buckets) :], strict=True):
+    for a, table in zip(wanted.buckets, totals, strict=True):
         assert table is not None  # every bucket grouping is counted with its totals
         n = len(a.labels)
         out[a.name] = TypeRows(np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64), a.labels, table)
@@ -175,7 +173,7 @@ def _bucket_rows(wanted: Wanted, stats: tuple[IntArray, ...], keys: list[IntArra
     """Each attribute's rows: per (document, bucket) with a mention (``_bucket_groups``'s keys),
     or every bucket's."""
     out = {}
-    for a, table, kept in zip(wanted.buckets, stats, keys, strict=False):
+    for a, table, kept in zip(wanted.buckets, stats, keys, strict=True):
         n = len(a.labels)
         if kept is None:
             kept = np.arange(n)
