@@ -133,7 +133,8 @@ def _bucket_groups(data: ChunkData, wanted: Wanted) -> tuple[tuple[Groups, ...],
     r, p = data.reference, data.predicted
     from .buckets import assign  # only where buckets are asked for: a plain count starts without them
 
-    out, keys = [], []
+    out: list[Groups] = []
+    keys: list[IntArray | None] = []
     n_docs = int(data.doc_key.max(initial=-1)) + 1 if wanted.documents else 1
     for a, (ref_bucket, pred_bucket) in zip(
         wanted.buckets, assign(wanted.buckets, r, p, data.text, wanted.train), strict=True
