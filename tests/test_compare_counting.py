@@ -174,3 +174,16 @@ def test_compare_is_the_same_with_workers_sending_compact_histograms(
         os.close(read)
         os.close(write)
     assert all(n > 0 for n in sent), sent  # a worker did send its histograms compact
+
+
+def test_a_training_corpus_read_in_parts_finds_each_parts_words_once(runs: dict[str, Path]) -> None:  # noqa: F811
+    # Each part's keys and occurrences from words found apart (as forked readers find them),
+    # against the index that finds each part's words once for both.
+    parts = [(d.reference, d.text) for d in chunks(runs, 8_000)]
+    assert len(parts) > 3
+    keyed = attributes.merge_keys([attributes.part_keys(spans, text) for spans, text in parts])
+    apart = keyed.index([attributes.part_occurrences(text, keyed) for _, text in parts])
+    once = attributes.build_index_parts(parts)
+    for name in ("keys", "counts", "occurrences", "vocabulary"):
+        assert np.array_equal(getattr(once, name), getattr(apart, name)), name
+    assert once.types == apart.types and int(once.occurrences.sum()) > 0

@@ -361,8 +361,10 @@ def build_index(spans: Spans, text: Text) -> TrainIndex:
 def build_index_parts(parts: Sequence[tuple[Spans, Text]]) -> TrainIndex:
     """The index of a training corpus read in parts (chunks that end at sentence breaks, so that
     no word sequence is cut): the same index as of the whole corpus at once."""
-    keyed = merge_keys([part_keys(spans, text) for spans, text in parts])
-    return keyed.index([part_occurrences(text, keyed) for _, text in parts])
+    # Each part's words found once, for its keys and then its occurrences.
+    words = [_Words.of(text) for _, text in parts]
+    keyed = merge_keys([part_keys(spans, text, w) for (spans, text), w in zip(parts, words, strict=True)])
+    return keyed.index([part_occurrences(text, keyed, w) for (_, text), w in zip(parts, words, strict=True)])
 
 
 @dataclass(frozen=True)
@@ -378,8 +380,8 @@ class PartKeys:
     vocabulary: U64Array
 
 
-def part_keys(spans: Spans, text: Text) -> PartKeys:
-    words = _Words.of(text)
+def part_keys(spans: Spans, text: Text, words: _Words | None = None) -> PartKeys:
+    words = _Words.of(text) if words is None else words
     hashes, n_words = words.keys(spans, text)
     full = n_words > 0
     return PartKeys(hashes[full], n_words[full], spans.type[full], tuple(spans.types), np.unique(words.hashes()))
@@ -424,9 +426,10 @@ def merge_keys(parts: Sequence[PartKeys]) -> Keyed:
     return Keyed(keys, counts, tuple(names), length, vocabulary)
 
 
-def part_occurrences(text: Text, keyed: Keyed) -> IntArray:
-    """How often each key occurs as a word sequence within one unit of this part's text."""
-    words = _Words.of(text)
+def part_occurrences(text: Text, keyed: Keyed, words: _Words | None = None) -> IntArray:
+    """How often each key occurs as a word sequence within one unit of this part's text (its
+    words, ``_Words.of(text)``, where already found)."""
+    words = _Words.of(text) if words is None else words
     keys = keyed.keys
     out = np.zeros(keys.shape[0], dtype=np.int64)
     # A table of the keys' low bits rules out most word sequences before the exact search.
