@@ -187,3 +187,54 @@ def test_a_training_corpus_read_in_parts_finds_each_parts_words_once(runs: dict[
     for name in ("keys", "counts", "occurrences", "vocabulary"):
         assert np.array_equal(getattr(once, name), getattr(apart, name)), name
     assert once.types == apart.types and int(once.occurrences.sum()) > 0
+
+
+KEYED = tuple(attributes.attribute(n) for n in ("seen", "frequency", "consistency"))
+
+
+def test_mention_keys_from_the_words_inside_mentions_are_the_whole_texts(
+    runs: dict[str, Path], tmp_path: Path  # noqa: F811
+) -> None:
+    index = api._train_index(KEYED, str(runs["small_gold"]), Reading(), 1)
+    assert index is not None
+    # A mention with a non-ASCII token: its words are found in the whole text, as before.
+    accented = tmp_path / "accented.conll"
+    accented.write_text("Zürich\tB-LOC\nis\tO\nbig\tO\n\nParis\tB-LOC\nToo\tO\n\n", encoding="utf-8")
+    texts = [*chunks(runs), next(chunk for chunk in chunks({"gold": accented, "a": accented}))]
+    inside = 0
+    for data in texts:
+        r, p = data.reference, data.predicted
+        mine = attributes._Words.inside(data.text, (r, p))
+        if mine is not None:
+            inside += 1
+            whole = attributes._Words.of(data.text)
+            for spans in (r, p):
+                got, expected = mine.keys(spans, data.text), whole.keys(spans, data.text)
+                assert np.array_equal(got[0], expected[0]) and np.array_equal(got[1], expected[1])
+        # A sentence attribute asks for the whole text's words: the mentions' buckets are the same.
+        alone = attributes.assign(KEYED, r, p, data.text, index)
+        beside = attributes.assign((*KEYED, attributes.attribute("sentence-length")), r, p, data.text, index)
+        for (a_ref, a_pred), (b_ref, b_pred) in zip(alone, beside[:3], strict=True):
+            assert np.array_equal(a_ref, b_ref) and np.array_equal(a_pred, b_pred)
+    assert attributes._Words.inside(texts[-1].text, (texts[-1].reference,)) is None
+    assert 0 < inside < len(texts)
+
+
+@pytest.mark.parametrize("crowded", [0, 3, 40])
+def test_keys_found_by_their_buckets_are_found_by_a_binary_search(runs: dict[str, Path], crowded: int) -> None:  # noqa: F811
+    index = api._train_index(KEYED, str(runs["small_gold"]), Reading(), 1)
+    assert index is not None
+    rng = np.random.default_rng(crowded)
+    # Keys picked to share one bucket crowd it: a binary search then.
+    bits = (index.keys.shape[0] + crowded).bit_length()
+    pool = rng.integers(0, 1 << 63, 200_000, dtype=np.uint64)
+    crowd = pool[attributes._mixed(pool, bits) == 0][:crowded]
+    keys = np.unique(np.concatenate([index.keys, crowd]))
+    hashes = np.concatenate([keys, rng.integers(0, 1 << 63, 5_000, dtype=np.uint64), keys[:50] + np.uint64(1)])
+    rng.shuffle(hashes)
+    lookup = attributes._Lookup.of(keys)
+    assert (lookup.depth > 8) == (crowded == 40)
+    assert np.array_equal(lookup.find(hashes), attributes._find(keys, hashes))
+    empty = attributes._Lookup.of(np.zeros(0, dtype=np.uint64))
+    assert np.array_equal(empty.find(hashes[:5]), np.full(5, -1))
+

@@ -67,19 +67,21 @@ class ConllText:
         assert self._starts is not None
         return text, self._starts
 
-    def spaced_bytes(self) -> tuple[npt.NDArray[np.uint8], IntArray] | None:
-        """Every token's bytes, each followed by a space, and where each token starts in them (one
-        more than there are tokens: the end); None where there are no token texts. Undecoded:
-        cheaper than ``joined`` where a caller can read ASCII bytes as they are."""
+    def spaced_bytes(self, tokens: IntArray | None = None) -> tuple[npt.NDArray[np.uint8], IntArray] | None:
+        """Every token's bytes (or those of ``tokens`` alone, ascending), each followed by a space,
+        and where each token starts in them (one more than there are tokens: the end); None where
+        there are no token texts. Undecoded: cheaper than ``joined`` where a caller can read ASCII
+        bytes as they are."""
         t = self.table
         if t is None:
             return None
-        starts = np.zeros(t.n_tokens + 1, dtype=np.int64)
-        np.cumsum(t.token_end - t.token_start + 1, out=starts[1:])
+        begin, end = (t.token_start, t.token_end) if tokens is None else (t.token_start[tokens], t.token_end[tokens])
+        starts = np.zeros(begin.shape[0] + 1, dtype=np.int64)
+        np.cumsum(end - begin + 1, out=starts[1:])
         out = np.full(int(starts[-1]), 32, dtype=np.uint8)
         keep = np.ones(out.shape[0], dtype=bool)
         keep[starts[1:] - 1] = False
-        out[keep] = gather(t.buffer, t.token_start, t.token_end)
+        out[keep] = gather(t.buffer, begin, end)
         return out, starts
 
     def _decode_all(self) -> list[str]:
