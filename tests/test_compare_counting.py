@@ -238,3 +238,77 @@ def test_keys_found_by_their_buckets_are_found_by_a_binary_search(runs: dict[str
     empty = attributes._Lookup.of(np.zeros(0, dtype=np.uint64))
     assert np.array_equal(empty.find(hashes[:5]), np.full(5, -1))
 
+
+def taxonomy_field_by_field(m: Any, pairs: Any, ref_key: Any, pred_key: Any, n: int, n_ref: int, n_pred: int) -> Any:
+    """The error taxonomy counted a field at a time from its definition (docs/criteria.md)."""
+    from spanscore.stages import counts
+    from spanscore.stages.matching import EXACT, SAME_END, SAME_SPAN, SAME_START
+
+    out = np.zeros((len(counts.ERROR_FIELDS), n), dtype=np.int64)
+    kind, rt, rel = pairs.kind[m.pair], ref_key[pairs.ref[m.pair]], pairs.relation()[m.pair]
+
+    def add(name: str, keys: Any, where: Any) -> None:
+        out[counts.ERROR_FIELDS.index(name)] += np.bincount(keys[where], minlength=n)
+
+    wrong = np.isin(kind, counts.WRONG_LABEL_OVERLAP_KINDS)
+    rlo = np.isin(kind, counts.RIGHT_LABEL_OVERLAP_KINDS)
+    add("correct", rt, kind == EXACT)
+    add("wrong_label_same_span", rt, kind == SAME_SPAN)
+    add("wrong_label_overlap", rt, wrong)
+    add("right_label_overlap", rt, rlo)
+    add("right_label_overlap_longer", rt, rlo & (rel == 1))
+    add("right_label_overlap_shorter", rt, rlo & (rel == 2))
+    add("right_label_overlap_shifted", rt, rlo & (rel == 3))
+    add("right_label_overlap_left_match", rt, rlo & ((kind & SAME_START) > 0))
+    add("right_label_overlap_right_match", rt, rlo & ((kind & SAME_END) > 0))
+    ref_matched, pred_matched = np.zeros(n_ref, dtype=bool), np.zeros(n_pred, dtype=bool)
+    ref_matched[pairs.ref[m.pair]] = True
+    pred_matched[pairs.pred[m.pair]] = True
+    ref_overlaps, pred_overlaps = np.zeros(n_ref, dtype=bool), np.zeros(n_pred, dtype=bool)
+    ref_overlaps[pairs.ref] = True
+    pred_overlaps[pairs.pred] = True
+    add("false_positive", pred_key, ~pred_matched)
+    add("false_positive_overlapping", pred_key, ~pred_matched & pred_overlaps)
+    add("false_negative", ref_key, ~ref_matched)
+    add("false_negative_overlapping", ref_key, ~ref_matched & ref_overlaps)
+    return out
+
+
+def test_the_error_taxonomy_tallied_at_once_is_counted_field_by_field(runs: dict[str, Path]) -> None:  # noqa: F811
+    from spanscore.stages import counts
+    from spanscore.stages.matching import find_pairs
+
+    rng = np.random.default_rng(3)
+    options = Scoring().options
+    checked = 0
+    for data in chunks(runs):
+        r, p = data.reference, data.predicted
+        m = count_grouped(r, p, options).taxonomy
+        pairs = find_pairs(r, p)
+        kinds = counts._ErrorKinds.of(m, pairs, len(r), len(p))
+        for n in (1, 7, 300):
+            ref_key, pred_key = rng.integers(0, n, len(r)), rng.integers(0, n, len(p))
+            expected = taxonomy_field_by_field(m, pairs, ref_key, pred_key, n, len(r), len(p))
+            assert np.array_equal(kinds.tally(ref_key, pred_key, n), expected)
+            checked += int(expected.sum())
+    assert checked > 0
+
+
+def test_each_attributes_other_totals_counted_together_are_counted_apart(
+    runs: dict[str, Path], monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    from spanscore.stages import counts
+
+    index = api._train_index(KEYED, str(runs["small_gold"]), Reading(), 1)
+    chosen = (attributes.attribute("length"), attributes.attribute("sentence-length"), KEYED[0], KEYED[2])
+    for scoring in (Scoring(), Scoring(credit="dice")):
+        for documents in (True, False):
+            wanted = Wanted(documents=documents, buckets=chosen, train=index, scored_groups=True, examples=0)
+            for data in chunks(runs)[:4]:
+                together = count_part(data, scoring.options, wanted)
+                monkeypatch.setattr(counts, "_COMBINED", 0)
+                apart = count_part(data, scoring.options, wanted)
+                monkeypatch.undo()
+                assert together.buckets.keys() == apart.buckets.keys() and len(together.buckets) == len(chosen)
+                for name, rows in together.buckets.items():
+                    assert np.array_equal(rows.stats, apart.buckets[name].stats), name
