@@ -8,7 +8,13 @@ paired tests (resampling), and the rest (reports, scores, JSON). CPU seconds of 
 round, the best of ``--repeat`` rounds per phase; each run is a fresh process, so every phase
 pays what it pays in a real run.
 
-    python bench/compare_phases.py [--sentences 100000] [--repeat 3] [--keep DIR] [--baseline SRC]
+    python bench/compare_phases.py [--sentences 100000] [--repeat 3] [--keep DIR] [--baseline SRC] [--workers]
+
+``--workers`` times instead how the default run (``--jobs 2``: this process and one forked
+worker) spreads the side-by-side pass: the parts each process counted, the seconds the worker
+counted and stood idle between its first part and its last (waiting for work, or for this
+process to read its result), and when the pass and the whole run ended (wall seconds, medians
+of the rounds).
 
 The corpora are ../shared/tools/synth_corpus.py's, made as bench/intervals_bench.py makes them.
 ``--baseline SRC`` runs every round with another checkout's ``src`` first on PYTHONPATH too
@@ -20,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -82,6 +89,50 @@ out["total"] = t2 - t0
 print(json.dumps(out))
 """
 
+# The default run's side-by-side pass, part by part: which process counted each part, and when.
+WORKERS = r"""
+import contextlib, io, json, os, sys, time
+t0 = time.perf_counter()
+from spanscore.cli.main import cli
+from spanscore.engines import paired
+from spanscore.analysis import buckets
+home = os.getpid()
+r, w = os.pipe()
+def timed(owner, name):
+    f = getattr(owner, name)
+    def wrapped(*a, **k):
+        t = time.perf_counter()
+        out = f(*a, **k)
+        os.write(w, json.dumps([os.getpid() == home, t - t0, time.perf_counter() - t0]).encode() + b"\n")
+        return out
+    setattr(owner, name, wrapped)
+timed(paired._Joined, "__call__")
+timed(buckets._JoinedGroups, "__call__")
+passes = []
+def pass_of(owner, name):
+    f = getattr(owner, name)
+    def wrapped(*a, **k):
+        out = f(*a, **k)
+        passes.append(time.perf_counter() - t0)
+        return out
+    setattr(owner, name, wrapped)
+pass_of(paired, "run_paired")
+pass_of(buckets, "run_grouped")
+with contextlib.redirect_stdout(io.StringIO()):
+    cli.main(args=sys.argv[1:] + ["--json", "--jobs", "2"], standalone_mode=False)
+end = time.perf_counter() - t0
+os.close(w)
+parts = [json.loads(line) for line in os.fdopen(r).read().splitlines()]
+mine = [p for p in parts if p[0]]
+theirs = sorted((p for p in parts if not p[0]), key=lambda p: p[1])
+busy = sum(b - a for _, a, b in theirs)
+span = theirs[-1][2] - theirs[0][1] if theirs else 0.0
+print(json.dumps({
+    "parts here": len(mine), "parts in the worker": len(theirs), "worker counting": busy,
+    "worker idle": span - busy, "pass ends": passes[0], "run ends": end,
+}))
+"""
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -89,6 +140,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--keep", default="", help="write the corpora here and reuse them (default: a temporary folder)")
     ap.add_argument("--baseline", default="", help="another checkout's src folder, measured beside this one")
+    ap.add_argument(
+        "--workers", action="store_true", help="how the default two-process run spreads its parts (wall seconds)"
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(args.keep or tmp)
@@ -110,20 +164,31 @@ def main() -> None:
         here = os.environ.get("PYTHONPATH", "")
         sides = [(" [baseline]", args.baseline)] * bool(args.baseline) + [("", here)]
         best: dict[str, dict[str, float]] = {}
+        seen: dict[str, dict[str, list[float]]] = {}
         for r in range(args.repeat):
             for name, cmd in cases.items():
                 for tag, path in sides if r % 2 == 0 else sides[::-1]:
                     got = subprocess.run(
-                        [sys.executable, "-c", CHILD, *cmd],
+                        [sys.executable, "-c", WORKERS if args.workers else CHILD, *cmd],
                         check=True,
                         capture_output=True,
                         text=True,
                         env={**os.environ, "PYTHONPATH": path},
                     )
                     phases = json.loads(got.stdout.strip().splitlines()[-1])
+                    if args.workers:
+                        for k, v in phases.items():
+                            seen.setdefault(name + tag, {}).setdefault(k, []).append(v)
+                        continue
                     have = best.setdefault(name + tag, {})
                     for k, v in phases.items():
                         have[k] = min(have.get(k, v), v)
+        if args.workers:
+            print(f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}; medians of {args.repeat} rounds")
+            for name, found in seen.items():
+                print(name)
+                print("   " + " | ".join(f"{k} {statistics.median(v):.3f}" for k, v in found.items()))
+            return
         print(f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}; CPU s, best of {args.repeat} per phase")
         for name, phases in best.items():
             print(name)

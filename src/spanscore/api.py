@@ -514,6 +514,12 @@ def _train_index(
         return train
     # Its words are compared with the reference's: the readers refuse bytes that are not text in
     # the file's encoding (--encoding) rather than read them as replacement characters.
+    if isinstance(train, str | os.PathLike) and os.path.isfile(train):
+        from .engines.local import processes_for
+
+        # Forked readers pay for themselves over several chunks only (as the count's): a training
+        # corpus of a few chunks is read faster here than by two processes forked twice.
+        jobs = processes_for(os.path.getsize(train) // DEFAULT_CHUNK + 1, jobs)
     index = train_index(train, reading, jobs)  # CoNLL: read once; other formats as a reference against itself
     if index is not None:
         return index

@@ -12,6 +12,7 @@ reduces to plain counts, and each bucket's mention counts add up to the corpus's
 from __future__ import annotations
 
 import functools
+import os
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -20,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..engines.local import Engine, LocalEngine, Numbered, PartCounter
-from ..engines.paired import side_by_side
+from ..engines.paired import landed, shipped, side_by_side
 from ..errors import OptionError
 from ..stages import documents as doc_stages
 from ..stages.documents import DocCounts, DocState, Histogram, RowQueue, TypeRows, scored_columns
@@ -578,6 +579,13 @@ class _Inner:
     per_group: dict[str, Histogram]
     by_field: _FieldInner | None = None
 
+    def landed(self) -> _Inner:
+        """The histograms as they were counted, once received (``engines.paired.landed``)."""
+        field_inner = self.by_field
+        if field_inner is not None:
+            field_inner = replace(field_inner, hists={n: landed(h) for n, h in field_inner.hists.items()})
+        return _Inner(landed(self.joint), {n: landed(h) for n, h in self.per_group.items()}, field_inner)
+
 
 @dataclass(frozen=True)
 class _JoinedGroups:
@@ -592,6 +600,7 @@ class _JoinedGroups:
     # ``LabelledCounter``s): a whole document's value is the first its lines give (or none), so
     # it is known here, and its rows go to its value's group too.
     by_field: Any = None
+    home: int = field(default_factory=os.getpid)  # the evaluating process (``engines.paired.shipped``)
 
     def plan(self) -> Iterator[tuple[Numbered, ...]]:
         plan: Iterator[tuple[Numbered, ...]] = self.together.plan()
@@ -681,6 +690,9 @@ class _JoinedGroups:
         names = {i: n for n, i in pairing.ids.items()}
         # Split here, where the chunk is counted: each group's rows go back as its histogram.
         per_group = {} if block is None else GroupBlock(tuple(names[i] for i in range(len(names))), block).split()
+        # Sent back compact (``engines.paired.shipped``), taken back by ``_Inner.landed``.
+        joint = shipped(joint, self.home)
+        per_group = {n: shipped(h, self.home) for n, h in per_group.items()}
         by_field = None
         if values is not None:
             by_field = _FieldInner(values, {n: h for n, h in per_group.items() if n in by_name})
@@ -749,7 +761,8 @@ def run_grouped(
         # With groupings by a document field, the documents whole in a chunk are paired there too
         # (their values are known there); a cut document's rows, and its value, come here.
         joined = _JoinedGroups(together, by_field)
-        for results, inner in engine.map(joined, joined.plan()):
+        for results, sent in engine.map(joined, joined.plan()):
+            inner = None if sent is None else sent.landed()
             for k, (s, part) in enumerate(zip(streams, results, strict=True)):
                 mine = None
                 if inner is not None and inner.by_field is not None:

@@ -11,9 +11,10 @@ merged by adding counts) is the same whatever the chunks, the processes or the e
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -26,6 +27,32 @@ from ..stages.spans import IntArray
 from .local import Engine, LocalEngine, Numbered, PartCounter
 
 Columns = Callable[[tuple[str, ...]], list[int]]
+
+
+def shipped(h: Histogram, home: int) -> Histogram:
+    """``h`` as a worker sends it back to the process ``home`` (as it is when counted there):
+    its rows in bytes and its counts in 16 bits where they fit, as a chunk's documents' do. A
+    worker's result waits in a pipe until that process reads it, between the parts it counts
+    itself, so the worker stays busy only while its results fit the pipe
+    (``runtime.workers``): at 512 KiB a part, the histograms of a per-type bucket comparison
+    take 1.7 MB in 16-bit rows, 0.9 MB in bytes. ``landed`` gives back the histogram."""
+    if os.getpid() == home or not h.rows.size:
+        return h
+    rows, counts = h.rows, h.counts
+    if rows.dtype != np.uint8 and int(rows.min()) >= 0 and int(rows.max()) <= 255:
+        rows = rows.astype(np.uint8)
+    # The counts always change type, so that ``landed`` knows the histogram was sent.
+    counts = counts.astype(np.uint16 if int(counts.max()) <= 65535 else np.uint64)
+    return replace(h, rows=rows, counts=counts)
+
+
+def landed(h: Histogram) -> Histogram:
+    """A histogram as ``shipped`` sent it, as it was counted (``compact_rows``, 64-bit counts)."""
+    if h.counts.dtype == np.int64:
+        return h
+    # Bytes were 16-bit rows (``compact_rows``'s narrowest) before they were sent.
+    rows: Any = h.rows.astype(np.int16) if h.rows.dtype == np.uint8 else h.rows
+    return replace(h, rows=rows, counts=h.counts.astype(np.int64))
 
 
 @dataclass
@@ -125,6 +152,7 @@ class _Joined:
 
     together: _SideBySide
     columns: Columns
+    home: int = field(default_factory=os.getpid)  # the evaluating process (``shipped``)
 
     def plan(self) -> Iterator[tuple[Numbered, ...]]:
         return self.together.plan()
@@ -143,7 +171,7 @@ class _Joined:
             stats = d.stats if cols == list(range(d.stats.shape[1])) else np.take(d.stats, cols, axis=1)
             taken.append(stats[1:-1])
             fields += [f"{k}:{d.fields[i]}" for i in cols]
-        inner = Histogram.of(np.hstack(taken), tuple(fields))
+        inner = shipped(Histogram.of(np.hstack(taken), tuple(fields)), self.home)
         for r, d in zip(results, docs, strict=True):
             assert d is not None
             ends = np.array([0, d.keys.shape[0] - 1])
@@ -235,7 +263,7 @@ def run_paired(
             for s, part in zip(streams, results, strict=True):
                 s.add(part)
             if inner is not None:
-                add(inner)
+                add(landed(inner))
             flush(min(s.bound for s in streams))
         for s in streams:
             s.add(None)
@@ -248,4 +276,4 @@ def run_paired(
     return Paired(totals, None if joint is None else joint.compacted(), unit)
 
 
-__all__ = ["Paired", "run_paired", "side_by_side"]
+__all__ = ["Paired", "landed", "run_paired", "shipped", "side_by_side"]

@@ -67,28 +67,30 @@ class ConllText:
         assert self._starts is not None
         return text, self._starts
 
-    def spaced_bytes(self) -> tuple[npt.NDArray[np.uint8], IntArray] | None:
-        """Every token's bytes, each followed by a space, and where each token starts in them (one
-        more than there are tokens: the end); None where there are no token texts. Undecoded:
-        cheaper than ``joined`` where a caller can read ASCII bytes as they are."""
+    def spaced_bytes(self, tokens: IntArray | None = None) -> tuple[npt.NDArray[np.uint8], IntArray] | None:
+        """Every token's bytes (or those of ``tokens`` alone, ascending), each followed by a space,
+        and where each token starts in them (one more than there are tokens: the end); None where
+        there are no token texts. Undecoded: cheaper than ``joined`` where a caller can read ASCII
+        bytes as they are."""
         t = self.table
         if t is None:
             return None
-        starts = np.zeros(t.n_tokens + 1, dtype=np.int64)
-        np.cumsum(t.token_end - t.token_start + 1, out=starts[1:])
-        if t.n_tokens and int(t.token_end[-1]) < t.buffer.shape[0]:
+        begin, end = (t.token_start, t.token_end) if tokens is None else (t.token_start[tokens], t.token_end[tokens])
+        starts = np.zeros(begin.shape[0] + 1, dtype=np.int64)
+        np.cumsum(end - begin + 1, out=starts[1:])
+        if begin.shape[0] and int(end[-1]) < t.buffer.shape[0]:
             # Each token with the byte after it (a separator or a line end), made a space: the
             # bytes taken are runs of the buffer, so their positions are one running sum of steps.
             step = np.ones(int(starts[-1]), dtype=np.int64)
-            step[0] = t.token_start[0]
-            step[starts[1:-1]] = t.token_start[1:] - t.token_end[:-1]
+            step[0] = begin[0]
+            step[starts[1:-1]] = begin[1:] - end[:-1]
             out: npt.NDArray[np.uint8] = t.buffer[np.cumsum(step, out=step)]
             out[starts[1:] - 1] = 32
             return out, starts
         out = np.full(int(starts[-1]), 32, dtype=np.uint8)
         keep = np.ones(out.shape[0], dtype=bool)
         keep[starts[1:] - 1] = False
-        out[keep] = gather(t.buffer, t.token_start, t.token_end)
+        out[keep] = gather(t.buffer, begin, end)
         return out, starts
 
     def _decode_all(self) -> list[str]:

@@ -80,6 +80,7 @@ class _Worker:
 
         task_r, task_w = os.pipe()
         result_r, result_w = os.pipe()
+        _widen(result_w)
         pid = os.fork()
         if pid == 0:  # the worker: never returns
             for fd in (task_w, result_r, *others):
@@ -223,6 +224,23 @@ def _serve(work: Callable[[Any], Any], tasks: int, results: int) -> None:
         except Exception as exc:  # an unpicklable exception still gets home
             data = pickle.dumps((number, False, RuntimeError(f"{type(exc).__name__}: {exc}")))
         _write(results, data)
+
+
+# A worker's result waits in its pipe until this process reads it, which it does between the
+# parts it counts itself: a result larger than the pipe holds (64 KiB by default on Linux; a
+# compare's part sends back its joint histograms, some hundreds of KiB) would keep the worker
+# waiting on its write, idle, until then. Linux lets a pipe hold up to 1 MiB unprivileged.
+_PIPE_BYTES = 1 << 20
+
+
+def _widen(fd: int) -> None:
+    """Let the pipe of ``fd`` hold ``_PIPE_BYTES`` where the platform allows (else as it is)."""
+    import fcntl
+
+    setsize = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if setsize is not None:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(fd, setsize, _PIPE_BYTES)
 
 
 def _write(fd: int, payload: bytes) -> None:

@@ -216,7 +216,7 @@ class _Joined(Protocol):
 
     def joined(self) -> tuple[str, IntArray]: ...
 
-    def spaced_bytes(self) -> tuple[ByteArray, IntArray] | None: ...
+    def spaced_bytes(self, tokens: IntArray | None = None) -> tuple[ByteArray, IntArray] | None: ...
 
 
 _OTHER_SPACE = re.compile(r"[^\S ]")  # whitespace but a space
@@ -225,6 +225,17 @@ _SPACE_BYTE = np.zeros(256, dtype=bool)
 _SPACE_BYTE[[ord(c) for c in _ASCII_SPACE + " "]] = True
 _LOWER_BYTE = np.arange(256, dtype=np.uint8)
 _LOWER_BYTE[65:91] += 32
+
+
+def _plain_tokens(codes: ByteArray, starts: IntArray) -> bool:
+    """Whether tokens' bytes, each followed by a space (``spaced_bytes``), are ASCII tokens, none
+    empty, none with whitespace: the bytes are then the code points."""
+    n = starts.shape[0] - 1
+    return (
+        int(codes.max(initial=0)) < 128
+        and int(np.count_nonzero(_SPACE_BYTE[codes])) == n
+        and (n == 0 or int(np.diff(starts).min()) > 1)
+    )
 
 
 def _single_spaced(text: str) -> bool:
@@ -249,6 +260,7 @@ class _Words:
     unit: IntArray
     n_units: int
     tokens: bool
+    row: IntArray | None = None  # each token's word, where only some tokens' words were found
     _prefixes: tuple[U64Array, U64Array, U64Array] | None = None
 
     @staticmethod
@@ -257,13 +269,8 @@ class _Words:
             spaced = text.spaced_bytes()
             if spaced is not None:
                 codes, starts = spaced
-                n = starts.shape[0] - 1
                 # ASCII tokens, none empty, none with whitespace: the bytes are the code points
-                if (
-                    int(codes.max(initial=0)) < 128
-                    and int(np.count_nonzero(_SPACE_BYTE[codes])) == n
-                    and (n == 0 or int(np.diff(starts).min()) > 1)
-                ):
+                if _plain_tokens(codes, starts):
                     return _Words._of_tokens(_LOWER_BYTE[codes], starts, text.unit_starts())
             joined, starts = text.joined()
             lowered = joined.lower()
@@ -279,6 +286,28 @@ class _Words:
         end = np.flatnonzero(~gap[1:-1] & gap[2:]) + 1
         unit = np.cumsum(codes == 10)[start].astype(np.int64) if start.shape[0] else start
         return _Words(lowered, start, end, unit, len(contexts), False)
+
+    @staticmethod
+    def inside(text: Text, sides: Sequence[Spans]) -> _Words | None:
+        """The words of the tokens inside the mentions of ``sides`` alone, enough for their keys
+        (a mention's key is its tokens' words); None where the text cannot give its tokens'
+        bytes, or they are not ASCII tokens without whitespace (``of`` then)."""
+        if not isinstance(text, _Joined):
+            return None
+        size = max((int(s.end.max(initial=0)) for s in sides), default=0)
+        delta = np.zeros(size + 1, dtype=np.int64)
+        for s in sides:
+            delta += np.bincount(s.start, minlength=size + 1)
+            delta -= np.bincount(s.end, minlength=size + 1)
+        covered = np.cumsum(delta[:size]) > 0
+        tokens = np.flatnonzero(covered)
+        spaced = text.spaced_bytes(tokens)
+        if spaced is None or not _plain_tokens(*spaced):
+            return None
+        codes, starts = spaced
+        row = np.cumsum(covered) - 1
+        n = tokens.shape[0]
+        return _Words(_LOWER_BYTE[codes], starts[:-1], starts[1:] - 1, np.zeros(n, dtype=np.int64), 1, True, row)
 
     @staticmethod
     def _of_tokens(lowered: str | ByteArray, starts: IntArray, unit_starts: IntArray) -> _Words:
@@ -321,8 +350,11 @@ class _Words:
         """The hash of each mention's key (0 where the key is empty) and its number of words."""
         if self.tokens:
             full = spans.end > spans.start
+            first, last = spans.start[full], spans.end[full] - 1
+            if self.row is not None:
+                first, last = self.row[first], self.row[last]
             out = np.zeros(len(spans), dtype=np.uint64)
-            out[full] = self.sequences(spans.start[full], spans.end[full] - 1)
+            out[full] = self.sequences(first, last)
             return out, spans.end - spans.start
         # A discontinuous mention's key is its fragments' words, not its gaps'.
         strings = [key(s) for s in mention_texts(text, spans, gap=" ")]
@@ -339,6 +371,52 @@ def _find(sorted_keys: U64Array, hashes: U64Array) -> IntArray:
     return out
 
 
+def _mixed(hashes: U64Array, bits: int) -> IntArray:
+    """A bucket of ``bits`` bits for each hash, from all its bits: the keys' hashes share their
+    top bits far more than chance would (short strings), so their top bits alone crowd a few
+    buckets (11 of 114 keys in one of 128, against 4 mixed)."""
+    mixed = (hashes ^ (hashes >> np.uint64(32))) * np.uint64(0xD6E8FEB86659FD93)
+    out: IntArray = (mixed >> np.uint64(64 - bits)).astype(np.int64)
+    return out
+
+
+@dataclass(frozen=True)
+class _Lookup:
+    """Distinct hashes (``keys``, sorted) found by a bucket of their bits (``_mixed``): the
+    bucket's hashes are ``table[first[b]:first[b + 1]]``, at ``position`` in ``keys``. A bucket
+    holds one hash or none on average, ``depth`` at most, so that finding many hashes takes a few
+    vectorised passes, not a binary search each (``_find``)."""
+
+    keys: U64Array
+    bits: int
+    table: U64Array
+    position: IntArray
+    first: IntArray
+    depth: int
+
+    @staticmethod
+    def of(keys: U64Array) -> _Lookup:
+        bits = max(int(keys.shape[0]).bit_length(), 1)
+        bucket = _mixed(keys, bits)
+        position = np.argsort(bucket, kind="stable")
+        first = np.searchsorted(bucket[position], np.arange((1 << bits) + 1, dtype=np.int64))
+        depth = int(np.diff(first).max(initial=0))
+        return _Lookup(keys, bits, keys[position], position.astype(np.int64), first.astype(np.int64), depth)
+
+    def find(self, hashes: U64Array) -> IntArray:
+        """The position of each hash in ``keys``, or -1 (as ``_find``)."""
+        if self.depth > 8:  # hashes crowded into a few buckets (not by chance): a binary search
+            return _find(self.keys, hashes)
+        at = self.first[_mixed(hashes, self.bits)]
+        last = self.keys.shape[0] - 1
+        out = np.full(hashes.shape[0], -1, dtype=np.int64)
+        # A hash past its bucket's keys meets a key of another bucket (or the last key): no match.
+        for step in range(self.depth):
+            cand = np.minimum(at + step, last)
+            np.copyto(out, self.position[cand], where=self.table[cand] == hashes)
+        return out
+
+
 @dataclass(frozen=True)
 class TrainIndex:
     """What a training corpus says about strings, by the hash of their key (``keys``, sorted): how
@@ -352,6 +430,11 @@ class TrainIndex:
     occurrences: IntArray
     vocabulary: U64Array
 
+    @functools.cached_property
+    def lookup(self) -> _Lookup:
+        """The keys found by their top bits, made when first needed (once per process)."""
+        return _Lookup.of(self.keys)
+
 
 def build_index(spans: Spans, text: Text) -> TrainIndex:
     """The index of a training corpus read into spans over its text."""
@@ -361,8 +444,10 @@ def build_index(spans: Spans, text: Text) -> TrainIndex:
 def build_index_parts(parts: Sequence[tuple[Spans, Text]]) -> TrainIndex:
     """The index of a training corpus read in parts (chunks that end at sentence breaks, so that
     no word sequence is cut): the same index as of the whole corpus at once."""
-    keyed = merge_keys([part_keys(spans, text) for spans, text in parts])
-    return keyed.index([part_occurrences(text, keyed) for _, text in parts])
+    # Each part's words found once, for its keys and then its occurrences.
+    words = [_Words.of(text) for _, text in parts]
+    keyed = merge_keys([part_keys(spans, text, w) for (spans, text), w in zip(parts, words, strict=True)])
+    return keyed.index([part_occurrences(text, keyed, w) for (_, text), w in zip(parts, words, strict=True)])
 
 
 @dataclass(frozen=True)
@@ -378,8 +463,8 @@ class PartKeys:
     vocabulary: U64Array
 
 
-def part_keys(spans: Spans, text: Text) -> PartKeys:
-    words = _Words.of(text)
+def part_keys(spans: Spans, text: Text, words: _Words | None = None) -> PartKeys:
+    words = _Words.of(text) if words is None else words
     hashes, n_words = words.keys(spans, text)
     full = n_words > 0
     return PartKeys(hashes[full], n_words[full], spans.type[full], tuple(spans.types), np.unique(words.hashes()))
@@ -424,9 +509,10 @@ def merge_keys(parts: Sequence[PartKeys]) -> Keyed:
     return Keyed(keys, counts, tuple(names), length, vocabulary)
 
 
-def part_occurrences(text: Text, keyed: Keyed) -> IntArray:
-    """How often each key occurs as a word sequence within one unit of this part's text."""
-    words = _Words.of(text)
+def part_occurrences(text: Text, keyed: Keyed, words: _Words | None = None) -> IntArray:
+    """How often each key occurs as a word sequence within one unit of this part's text (its
+    words, ``_Words.of(text)``, where already found)."""
+    words = _Words.of(text) if words is None else words
     keys = keyed.keys
     out = np.zeros(keys.shape[0], dtype=np.int64)
     # A table of the keys' low bits rules out most word sequences before the exact search.
@@ -454,7 +540,7 @@ class _Side:
     @staticmethod
     def of(spans: Spans, text: Text, words: _Words, index: TrainIndex) -> _Side:
         hashes, n_words = words.keys(spans, text)
-        row = np.where(n_words > 0, _find(index.keys, hashes), -1)
+        row = np.where(n_words > 0, index.lookup.find(hashes), -1)
         column = np.array([index.types.index(t) if t in index.types else -1 for t in spans.types], dtype=np.int64)
         col = column[spans.type] if len(spans) else np.zeros(0, dtype=np.int64)
         found = (row >= 0) & (col >= 0)
@@ -549,9 +635,15 @@ def assign(
     attributes: Sequence[Attribute], reference: Spans, predicted: Spans, text: Text, index: TrainIndex | None
 ) -> list[tuple[IntArray, IntArray]]:
     """For each attribute, the bucket of every reference and every predicted mention."""
-    words = _words_of(text) if any(a.name in _KEYED or a.name in SENTENCE_ATTRIBUTES for a in attributes) else None
+    keyed = index is not None and any(a.name in _KEYED for a in attributes)
+    words: _Words | None = None
+    if not any(a.name in SENTENCE_ATTRIBUTES for a in attributes) and keyed:
+        # Only mentions' keys are read: the words inside them, not the whole text's.
+        words = _Words.inside(text, (reference, predicted))
+    if words is None and (keyed or any(a.name in SENTENCE_ATTRIBUTES for a in attributes)):
+        words = _words_of(text)
     sides: tuple[_Side, _Side] | tuple[None, None] = (None, None)
-    if index is not None and words is not None and any(a.name in _KEYED for a in attributes):
+    if index is not None and words is not None and keyed:
         sides = (_Side.of(reference, text, words, index), _Side.of(predicted, text, words, index))
     out = []
     for a in attributes:

@@ -7,6 +7,7 @@ what streaming and the distributed engine rely on. Scores are computed elsewhere
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, get_args
@@ -281,6 +282,9 @@ class Groups:
     # bucket): counted by columns (``count_grouped``'s ``group_columns``), every statistic is
     # summed per inner key as well (``Counted.more_totals``).
     inner: int = 0
+    # Each group's inner key, where groups are numbered apart from it (only the pairs of outer
+    # and inner keys that hold a mention are groups); None: a group is outer * inner + inner.
+    inner_of: IntArray | None = None
 
 
 @record
@@ -437,6 +441,14 @@ def count_grouped(
         out[4] += k.fixed_pred  # and predicted side
         return out
 
+    kinds: list[_ErrorKinds] = []
+
+    def errors_of(ref_key: IntArray, pred_key: IntArray, n: int) -> IntArray:
+        """The error taxonomy per key: which mentions each count counts found once a call."""
+        if not kinds:
+            kinds.append(_ErrorKinds.of(taxonomy, pairs, len(reference), len(predicted)))
+        return kinds[0].tally(ref_key, pred_key, n)
+
     def tally_all(ref_key: IntArray, pred_key: IntArray, n: int, token: IntArray) -> Counts:
         out = Counts.zeros(types, credit_label(options.credit), names)
         out.reference = np.bincount(ref_key, minlength=n).astype(np.int64)
@@ -446,7 +458,7 @@ def count_grouped(
         out.criteria = {name: tally(c, ref_key, pred_key, n, by_key) for name, c in chosen.items()}
         out.schemes = {name: tally(c, ref_key, pred_key, n, by_key) for name, c in scheme_chosen.items()}
         out.token = token[: len(TOKEN_FIELDS)]
-        out.errors = _taxonomy(taxonomy, pairs, ref_key, pred_key, n, len(reference), len(predicted))
+        out.errors = errors_of(ref_key, pred_key, n)
         return out
 
     # Units are counted by the fragments that cover them: each fragment as a mention of its own.
@@ -495,7 +507,7 @@ def count_grouped(
             rows.update(enumerate(token_counts(g.reference, g.predicted, n), start=at))
         at += len(GROUP_TOKEN_FIELDS)
         if wanted(range(at, at + len(ERROR_FIELDS))):
-            errors = _taxonomy(taxonomy, pairs, g.reference, g.predicted, n, len(reference), len(predicted))
+            errors = errors_of(g.reference, g.predicted, n)
             rows.update(enumerate(errors, start=at))
         return rows
 
@@ -583,26 +595,59 @@ def count_grouped(
     def grouped(g: Groups) -> IntArray:
         return filled(group_rows(g, None), range(width), g.size)
 
-    def grouped_by(g: Groups, columns: Sequence[int]) -> tuple[IntArray, IntArray | None]:
+    def grouped_by(
+        g: Groups, columns: Sequence[int], later: list[Groups] | None = None
+    ) -> tuple[IntArray, IntArray | None]:
         """``grouped(g)[:, columns]``, counting only what those columns read; with ``g.inner``
         also every statistic per inner key: the counted columns summed over the outer keys, the
-        error taxonomy (and any other column not counted per group) counted per inner key."""
+        error taxonomy (and any other column not counted per group) counted per inner key, or
+        left to count with other groupings' where ``later`` takes the inner keys' groups."""
         inner = g.inner
         table = table_of(g, columns, True)
         if inner <= 0:
             return table, None
-        outer, cols = g.size // inner, list(columns)
+        cols = list(columns)
         totals = np.zeros((inner, width), dtype=np.int64)
-        # Summed over the outer keys in one reduction of long rows (a row per outer key of every
-        # inner key's columns), where a column at a time is one of short rows.
-        totals[:, cols] = table.reshape(outer, inner * len(cols)).sum(axis=0).reshape(inner, len(cols))
-        rest = set(range(width)).difference(cols)
-        if rest:
+        if g.inner_of is not None:
+            # A few inner keys (buckets): each one's rows summed apart.
+            for k in range(inner):
+                totals[k, cols] = table[g.inner_of == k].sum(axis=0)
+            per_inner = Groups(g.inner_of[g.reference], g.inner_of[g.predicted], inner)
+        else:
+            # Summed over the outer keys in one reduction of long rows (a row per outer key of every
+            # inner key's columns), where a column at a time is one of short rows.
+            outer = g.size // inner
+            totals[:, cols] = table.reshape(outer, inner * len(cols)).sum(axis=0).reshape(inner, len(cols))
             per_inner = Groups(g.reference % inner, g.predicted % inner, inner)
+        rest = set(range(width)).difference(cols)
+        if later is not None:
+            later.append(per_inner)
+        elif rest:
             for i, row in group_rows(per_inner, rest).items():
                 if i in rest:
                     totals[:, i] = row
         return table, totals
+
+    def rest_together(per_inner: list[Groups], totals: list[IntArray], columns: Sequence[int]) -> None:
+        """The columns not in ``columns`` of several groupings' inner keys (each attribute's
+        buckets) counted in one pass over every combination of their keys, each grouping's then
+        summed from it: every such column counts a mention (or a pair) under its own side's key,
+        so a combination's counts add up to its keys' (the pass over the pairs is the cost, the
+        number of groups hardly)."""
+        rest = set(range(width)).difference(columns)
+        if not rest:
+            return
+        sizes = [g.size for g in per_inner]
+        ref = np.zeros(len(reference), dtype=np.int64)
+        pred = np.zeros(len(predicted), dtype=np.int64)
+        for g in per_inner:
+            ref = ref * g.size + g.reference
+            pred = pred * g.size + g.predicted
+        for i, row in group_rows(Groups(ref, pred, math.prod(sizes)), rest).items():
+            if i in rest:
+                cube = row.reshape(sizes)
+                for axis, t in enumerate(totals):
+                    t[:, i] = cube.sum(axis=tuple(a for a in range(len(sizes)) if a != axis))
 
     per_group = None
     if groups is not None:
@@ -630,8 +675,14 @@ def count_grouped(
     if group_columns is None:
         more = tuple(grouped(g) for g in more_groups)
     else:
-        by_columns = [grouped_by(g, group_columns) for g in more_groups]
+        # Several groupings with inner keys (attributes' buckets), not too many combinations of
+        # them: the columns counted per inner key alone counted once for all.
+        inners = [g.inner for g in more_groups if g.inner > 0]
+        later: list[Groups] | None = [] if len(inners) > 1 and math.prod(inners) <= _COMBINED else None
+        by_columns = [grouped_by(g, group_columns, later) for g in more_groups]
         more, more_totals = tuple(t for t, _ in by_columns), tuple(totals for _, totals in by_columns)
+        if later:
+            rest_together(later, [t for t in more_totals if t is not None], group_columns)
     return Counted(
         counts.without_empty_types(), details, taxonomy, pairs, per_group, per_type_group, more, disc_groups,
         more_totals,
@@ -764,6 +815,8 @@ def _bincount_int(index: IntArray, weights: IntArray, n: int) -> IntArray:
 
 
 # Whether each of the 8 pair kinds is a wrong-label (right-label) overlap.
+# Most combinations of inner keys (buckets of every attribute) counted in one pass.
+_COMBINED = 1 << 16
 _WRONG_LABEL_OVERLAP = np.isin(np.arange(8), WRONG_LABEL_OVERLAP_KINDS)
 _RIGHT_LABEL_OVERLAP = np.isin(np.arange(8), RIGHT_LABEL_OVERLAP_KINDS)
 
@@ -773,38 +826,66 @@ def _taxonomy(
 ) -> IntArray:
     """The error types of Nejadgholi et al. (2020) over a one-to-one matching, tallied by the
     reference's key (the prediction's for false positives); see docs/criteria.md."""
-    out = np.zeros((len(ERROR_FIELDS), n), dtype=np.int64)
-    kind = pairs.kind[m.pair]
-    rt = ref_key[pairs.ref[m.pair]]
-    rel = pairs.relation().astype(np.int64)[m.pair]
+    return _ErrorKinds.of(m, pairs, n_ref, n_pred).tally(ref_key, pred_key, n)
 
-    def add(name: str, keys: IntArray, where: npt.NDArray[np.bool_]) -> None:
-        out[ERROR_FIELDS.index(name)] += np.bincount(keys[where], minlength=n)
 
-    add("correct", rt, kind == EXACT)
-    add("wrong_label_same_span", rt, kind == SAME_SPAN)
-    add("wrong_label_overlap", rt, _WRONG_LABEL_OVERLAP[kind])
-    rlo = _RIGHT_LABEL_OVERLAP[kind]
-    add("right_label_overlap", rt, rlo)
-    add("right_label_overlap_longer", rt, rlo & (rel == 1))
-    add("right_label_overlap_shorter", rt, rlo & (rel == 2))
-    add("right_label_overlap_shifted", rt, rlo & (rel == 3))
-    add("right_label_overlap_left_match", rt, rlo & ((kind & SAME_START) > 0))
-    add("right_label_overlap_right_match", rt, rlo & ((kind & SAME_END) > 0))
+@dataclass(frozen=True)
+class _ErrorKinds:
+    """Which mentions each count of the error taxonomy counts (``ERROR_FIELDS``' row of each), on
+    the reference's side and on the prediction's: found once a count, then tallied under any keys
+    (types, documents, buckets) in one bincount."""
 
-    ref_matched = np.zeros(n_ref, dtype=bool)
-    ref_matched[pairs.ref[m.pair]] = True
-    pred_matched = np.zeros(n_pred, dtype=bool)
-    pred_matched[pairs.pred[m.pair]] = True
-    ref_overlaps = np.zeros(n_ref, dtype=bool)
-    ref_overlaps[pairs.ref] = True
-    pred_overlaps = np.zeros(n_pred, dtype=bool)
-    pred_overlaps[pairs.pred] = True
-    add("false_positive", pred_key, ~pred_matched)
-    add("false_positive_overlapping", pred_key, ~pred_matched & pred_overlaps)
-    add("false_negative", ref_key, ~ref_matched)
-    add("false_negative_overlapping", ref_key, ~ref_matched & ref_overlaps)
-    return out
+    ref_rows: IntArray
+    ref_mentions: IntArray
+    pred_rows: IntArray
+    pred_mentions: IntArray
+
+    @staticmethod
+    def of(m: Matching, pairs: Pairs, n_ref: int, n_pred: int) -> _ErrorKinds:
+        kind = pairs.kind[m.pair]
+        matched_ref = pairs.ref[m.pair]
+        rel = pairs.relation().astype(np.int64)[m.pair]
+        rows: tuple[list[IntArray], list[IntArray]] = ([], [])
+        mentions: tuple[list[IntArray], list[IntArray]] = ([], [])
+
+        def add(name: str, side: int, which: IntArray) -> None:
+            rows[side].append(np.full(which.shape[0], ERROR_FIELDS.index(name), dtype=np.int64))
+            mentions[side].append(which)
+
+        add("correct", 0, matched_ref[kind == EXACT])
+        add("wrong_label_same_span", 0, matched_ref[kind == SAME_SPAN])
+        add("wrong_label_overlap", 0, matched_ref[_WRONG_LABEL_OVERLAP[kind]])
+        rlo = _RIGHT_LABEL_OVERLAP[kind]
+        add("right_label_overlap", 0, matched_ref[rlo])
+        add("right_label_overlap_longer", 0, matched_ref[rlo & (rel == 1)])
+        add("right_label_overlap_shorter", 0, matched_ref[rlo & (rel == 2)])
+        add("right_label_overlap_shifted", 0, matched_ref[rlo & (rel == 3)])
+        add("right_label_overlap_left_match", 0, matched_ref[rlo & ((kind & SAME_START) > 0)])
+        add("right_label_overlap_right_match", 0, matched_ref[rlo & ((kind & SAME_END) > 0)])
+
+        ref_matched = np.zeros(n_ref, dtype=bool)
+        ref_matched[matched_ref] = True
+        pred_matched = np.zeros(n_pred, dtype=bool)
+        pred_matched[pairs.pred[m.pair]] = True
+        ref_overlaps = np.zeros(n_ref, dtype=bool)
+        ref_overlaps[pairs.ref] = True
+        pred_overlaps = np.zeros(n_pred, dtype=bool)
+        pred_overlaps[pairs.pred] = True
+        add("false_positive", 1, np.flatnonzero(~pred_matched))
+        add("false_positive_overlapping", 1, np.flatnonzero(~pred_matched & pred_overlaps))
+        add("false_negative", 0, np.flatnonzero(~ref_matched))
+        add("false_negative_overlapping", 0, np.flatnonzero(~ref_matched & ref_overlaps))
+        ref_rows, pred_rows = (np.concatenate(r) for r in rows)
+        ref_mentions, pred_mentions = (np.concatenate(w).astype(np.int64, copy=False) for w in mentions)
+        return _ErrorKinds(ref_rows, ref_mentions, pred_rows, pred_mentions)
+
+    def tally(self, ref_key: IntArray, pred_key: IntArray, n: int) -> IntArray:
+        """Each count (a row of ``ERROR_FIELDS``) per key: ``[len(ERROR_FIELDS), n]``."""
+        flat = np.concatenate(
+            (self.ref_rows * n + ref_key[self.ref_mentions], self.pred_rows * n + pred_key[self.pred_mentions])
+        )
+        out: IntArray = np.bincount(flat, minlength=len(ERROR_FIELDS) * n).astype(np.int64, copy=False)
+        return out.reshape(len(ERROR_FIELDS), n)
 
 
 def _confusion(m: Matching, pairs: Pairs, ref_type: IntArray, pred_type: IntArray, n: int) -> IntArray:

@@ -127,22 +127,38 @@ class PartResult:
     bucket_documents: dict[str, TypeRows] = field(default_factory=dict)
 
 
-def _bucket_groups(data: ChunkData, wanted: Wanted) -> tuple[Groups, ...]:
-    """One grouping per attribute: by bucket, or by document and bucket where documents are wanted."""
+def _bucket_groups(data: ChunkData, wanted: Wanted) -> tuple[tuple[Groups, ...], list[IntArray | None]]:
+    """One grouping per attribute: by bucket, or by document and bucket where documents are
+    wanted, each attribute's (document, bucket) keys with a mention beside it (None: every
+    bucket, one document)."""
     r, p = data.reference, data.predicted
     from .buckets import assign  # only where buckets are asked for: a plain count starts without them
 
-    out = []
+    out: list[Groups] = []
+    keys: list[IntArray | None] = []
     n_docs = int(data.doc_key.max(initial=-1)) + 1 if wanted.documents else 1
     for a, (ref_bucket, pred_bucket) in zip(
         wanted.buckets, assign(wanted.buckets, r, p, data.text, wanted.train), strict=True
     ):
         n = len(a.labels)
-        ref_doc = data.doc_key[r.unit] if wanted.documents else np.zeros(len(r), dtype=np.int64)
-        pred_doc = data.doc_key[p.unit] if wanted.documents else np.zeros(len(p), dtype=np.int64)
-        inner = n if wanted.scored_groups else 0  # each bucket's totals counted beside
-        out.append(Groups(ref_doc * n + ref_bucket, pred_doc * n + pred_bucket, max(n_docs, 1) * n, inner))
-    return tuple(out)
+        if not wanted.documents:
+            out.append(Groups(ref_bucket, pred_bucket, n, n if wanted.scored_groups else 0))
+            keys.append(None)
+            continue
+        # Only the (document, bucket) pairs with a mention are groups, numbered in key order (the
+        # others add nothing): a few a document, where a table of every pair holds a row per
+        # bucket of every document, most of them zero.
+        ref_key = data.doc_key[r.unit] * n + ref_bucket
+        pred_key = data.doc_key[p.unit] * n + pred_bucket
+        seen = np.zeros(max(n_docs, 1) * n, dtype=bool)
+        seen[ref_key] = seen[pred_key] = True
+        pair_keys = np.flatnonzero(seen)
+        rank = np.cumsum(seen) - 1
+        # With ``scored_groups`` each bucket's totals are counted beside (its rows summed).
+        inner = (n, pair_keys % n) if wanted.scored_groups else (0, None)
+        out.append(Groups(rank[ref_key], rank[pred_key], int(pair_keys.shape[0]), *inner))
+        keys.append(pair_keys)
+    return tuple(out), keys
 
 
 def _bucket_totals(wanted: Wanted, totals: tuple[IntArray | None, ...]) -> dict[str, TypeRows]:
@@ -155,13 +171,15 @@ def _bucket_totals(wanted: Wanted, totals: tuple[IntArray | None, ...]) -> dict[
     return out
 
 
-def _bucket_rows(wanted: Wanted, stats: tuple[IntArray, ...]) -> dict[str, TypeRows]:
+def _bucket_rows(wanted: Wanted, stats: tuple[IntArray, ...], keys: list[IntArray | None]) -> dict[str, TypeRows]:
+    """Each attribute's rows: per (document, bucket) with a mention (``_bucket_groups``'s keys),
+    or every bucket's."""
     out = {}
-    for a, table in zip(wanted.buckets, stats, strict=True):
+    for a, table, kept in zip(wanted.buckets, stats, keys, strict=True):
         n = len(a.labels)
-        # Per document, only the rows with a mention (the others add nothing); without, every bucket.
-        kept = np.flatnonzero((table[:, 0] > 0) | (table[:, 1] > 0)) if wanted.documents else np.arange(n)
-        out[a.name] = TypeRows((kept // n).astype(np.int64), (kept % n).astype(np.int64), a.labels, table[kept])
+        if kept is None:
+            kept = np.arange(n)
+        out[a.name] = TypeRows((kept // n).astype(np.int64), (kept % n).astype(np.int64), a.labels, table)
     return out
 
 
@@ -242,6 +260,7 @@ def count_part(
         jr, jp = (r.without_pieces(), p.without_pieces()) if extents else (r, p)
         learned = learned_credit(judge.judge, jr, jp, data.text, judge.credit)
     groups = None
+    more_groups, bucket_keys = _bucket_groups(data, wanted) if wanted.buckets else ((), [])
     n_docs = int(data.doc_key.max(initial=-1)) + 1
     n_types = len(r.types)
     # Every statistic adds up over types, so a document's row is the sum of its rows per type:
@@ -280,7 +299,7 @@ def count_part(
         scored = scored_columns(fields, scaled=options.credit in ("dice", "iou"))
         counted = count_grouped(
             r, p, options, learned=learned, keep_details=keep, groups=groups, type_groups=type_groups,
-            more_groups=_bucket_groups(data, wanted) if wanted.buckets else (),
+            more_groups=more_groups,
             # The histogram reads only the columns scores read (fewer distinct rows, each narrower):
             # the others are not counted per document and type.
             type_columns=scored if by_types and not wanted.scored_groups else None,
@@ -303,11 +322,16 @@ def count_part(
             # previous document's (exact in integers), taken along each column: ``type_columns``
             # gives the table as the transpose of a row per column, and a running sum along a
             # contiguous row is several times faster than np.add.reduceat over short runs.
-            if type_stats.flags.c_contiguous:  # row-major (``group_columns``): summed row by row
-                running = np.cumsum(type_stats, axis=0)
-                sums = running[last]
-                sums[1:] -= running[last[:-1]]
-                per_document[doc_of[last]] = sums
+            if type_stats.flags.c_contiguous:  # row-major (``group_columns``)
+                # A document has a pair per type it holds, a few at most: its first pairs' rows
+                # written, then its second pairs' added, and so on (a running sum down the
+                # columns of a row-major table strides across it: several times slower).
+                first = np.concatenate(([0], last[:-1] + 1))
+                per_document[doc_of[first]] = type_stats[first]
+                rank = np.arange(doc_of.shape[0]) - np.repeat(first, last - first + 1)
+                for k in range(1, int(rank.max(initial=0)) + 1):
+                    nth = np.flatnonzero(rank == k)
+                    per_document[doc_of[nth]] += type_stats[nth]
             else:
                 running = np.cumsum(type_stats.T, axis=1)
                 sums = running[:, last]
@@ -351,7 +375,7 @@ def count_part(
         error_examples(counted.taxonomy, counted.pairs, r, p, data.text, wanted.examples) if wanted.examples else {}
     )
     kept = [KeptDetails(details, data.text, 0, data.doc_ids)] if wanted.details and details is not None else []
-    buckets = _bucket_rows(wanted, counted.more_groups)
+    buckets = _bucket_rows(wanted, counted.more_groups, bucket_keys)
     bucket_documents = {}
     if wanted.scored_groups and wanted.buckets:
         bucket_documents = buckets if wanted.documents else {}
