@@ -29,7 +29,7 @@ from .counts import (
     count_grouped,
     group_fields,
 )
-from .criteria import CRITERIA, LEARNED
+from .criteria import CRITERIA, LEARNED, TAXONOMY
 from .documents import DocCounts, DocState, TypeRows, compact_rows, scored_columns
 from .matching import EXACT, FULL, Matching, Pairs
 from .pairs import KeptDetails, PartRows, error_examples, render_rows
@@ -276,16 +276,21 @@ def _twins_back(
         distance=placed(sub.distance, 0),
     )
 
+    # Every matching holds every twin's pair at full credit: marked once, and copied for each.
+    twin_picked = np.zeros(total, dtype=bool)
+    twin_picked[twin_at] = True
+    twin_level = np.zeros(total, dtype=np.int64)
+    twin_level[twin_at] = FULL
+    twin_credit = twin_picked.astype(np.float64)
+
     def matched(m: Matching) -> Matching:
-        picked = np.zeros(total, dtype=bool)
-        picked[twin_at] = True
-        picked[sub_at[m.pair]] = True
-        level = np.empty(total, dtype=np.int64)
-        level[twin_at] = FULL
-        level[sub_at[m.pair]] = m.level
-        credit = np.empty(total)
-        credit[twin_at] = 1.0
-        credit[sub_at[m.pair]] = m.credit
+        at = sub_at[m.pair]
+        picked = twin_picked.copy()
+        picked[at] = True
+        level = twin_level.copy()
+        level[at] = m.level
+        credit = twin_credit.copy()
+        credit[at] = m.credit
         pair = np.flatnonzero(picked)
         return Matching(pair=pair, level=level[pair], credit=credit[pair])
 
@@ -299,7 +304,9 @@ def _twins_back(
             {name: matched(m) for name, m in d.matchings.items()},
             {name: matched(m) for name, m in d.schemes.items()},
         )
-    return replace(counted, details=details, taxonomy=matched(counted.taxonomy), pairs=pairs)
+    # The taxonomy reads the type scheme's matching: the same pairs, put back once.
+    taxonomy = details.schemes[TAXONOMY.name] if details is not None else matched(counted.taxonomy)
+    return replace(counted, details=details, taxonomy=taxonomy, pairs=pairs)
 
 
 def count_part(
