@@ -32,8 +32,8 @@ OPTIONS: tuple[dict[str, Any], ...] = (
 Labels = list[list[str]]
 
 
-def general(reference: Spans, predicted: Spans, options: Options) -> Any:
-    return count_grouped(reference, predicted, options), reference, predicted
+def general(reference: Spans, predicted: Spans, options: Options, keep_details: bool = False) -> Any:
+    return count_grouped(reference, predicted, options, keep_details=keep_details), reference, predicted
 
 
 @st.composite
@@ -53,9 +53,9 @@ def label_pairs(draw: st.DrawFn, prefixes: str) -> tuple[Labels, Labels]:
 def both_ways(monkeypatch: pytest.MonkeyPatch, **kw: Any) -> tuple[Any, Any]:
     calls: list[int] = []
 
-    def counted(reference: Spans, predicted: Spans, options: Options) -> Any:
+    def counted(reference: Spans, predicted: Spans, options: Options, keep_details: bool = False) -> Any:
         calls.append(len(reference))
-        return apart(reference, predicted, options)
+        return apart(reference, predicted, options, keep_details)
 
     apart = parts.count_twins_apart
     with monkeypatch.context() as m:

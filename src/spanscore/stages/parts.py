@@ -22,14 +22,16 @@ from .counts import (
     ERROR_FIELDS,
     Counted,
     Counts,
+    Details,
     Groups,
     LearnedCredit,
     Options,
     count_grouped,
     group_fields,
 )
-from .criteria import CRITERIA, LEARNED
+from .criteria import CRITERIA, LEARNED, TAXONOMY
 from .documents import DocCounts, DocState, TypeRows, compact_rows, scored_columns
+from .matching import EXACT, FULL, Matching, Pairs
 from .pairs import KeptDetails, PartRows, error_examples, render_rows
 from .spans import BoolArray, IntArray, Spans
 from .text import Repaired, Text
@@ -218,17 +220,23 @@ def twins(reference: Spans, predicted: Spans) -> tuple[BoolArray, BoolArray] | N
     return ref_twin, pred_twin
 
 
-def count_twins_apart(reference: Spans, predicted: Spans, options: Options) -> tuple[Counted, Spans, Spans]:
+def count_twins_apart(
+    reference: Spans, predicted: Spans, options: Options, keep_details: bool = False
+) -> tuple[Counted, Spans, Spans]:
     """``count_grouped(reference, predicted, options)`` with the mentions that match their twin
     exactly (``twins``) counted from their types and lengths, and only the others matched; with
     the spans the returned matching and pairs index (the whole sides where nothing is set apart).
-    Most mentions of a real prediction have such a twin, and matching is the count's cost."""
+    Most mentions of a real prediction have such a twin, and matching is the count's cost. With
+    ``keep_details``, the twins' pairs are put back among the others': the pairs and matchings
+    (and the details) are the whole sides' and index them, as ``count_grouped``'s do."""
     found = twins(reference, predicted)
     if found is None or not found[0].any():
-        return count_grouped(reference, predicted, options), reference, predicted
+        return count_grouped(reference, predicted, options, keep_details=keep_details), reference, predicted
     ref_twin, pred_twin = found
     r, p = reference.select(~ref_twin), predicted.select(~pred_twin)
-    counted = count_grouped(r, p, options)
+    counted = count_grouped(r, p, options, keep_details=keep_details)
+    if keep_details:
+        counted, r, p = _twins_back(counted, reference, predicted, ref_twin, pred_twin), reference, predicted
     types = reference.types
     n = len(types)
     # The types the other mentions dropped (none of theirs) come back before the twins are added.
@@ -246,6 +254,77 @@ def count_twins_apart(reference: Spans, predicted: Spans, options: Options) -> t
     diagonal = np.arange(n)
     counts.confusion[0, diagonal, diagonal] += many  # same span, the same type
     return replace(counted, counts=counts.without_empty_types()), r, p
+
+
+def _twins_back(
+    counted: Counted, reference: Spans, predicted: Spans, ref_twin: BoolArray, pred_twin: BoolArray
+) -> Counted:
+    """``counted`` (of the mentions without a twin) with the twins' pairs put back in the order
+    ``find_pairs`` gives the whole sides, by (reference, prediction), each matched at full credit
+    under every criterion and scheme, as ``count_grouped`` fixes them. A twin overlaps only its
+    twin, so each reference twin has one pair and no other pair's reference: a pair's place is its
+    place among the others plus the twins before its reference (a mark each, no sort)."""
+    sub = counted.pairs
+    n_ref = ref_twin.shape[0]
+    ref_of, pred_of = np.flatnonzero(~ref_twin), np.flatnonzero(~pred_twin)
+    # Both sides in start order and twins alike in start: the k-th twin of one is the k-th of the other's.
+    t_ref, t_pred = np.flatnonzero(ref_twin), np.flatnonzero(pred_twin)
+    ref_full = ref_of[sub.ref]
+    twins_before: IntArray = np.cumsum(ref_twin, dtype=np.int64) - ref_twin
+    others_before = np.zeros(n_ref + 1, dtype=np.int64)
+    np.cumsum(np.bincount(ref_full, minlength=n_ref), out=others_before[1:])
+    sub_at = np.arange(len(sub), dtype=np.int64) + twins_before[ref_full]
+    twin_at = others_before[t_ref] + np.arange(t_ref.shape[0], dtype=np.int64)
+    total = len(sub) + t_ref.shape[0]
+    length = (reference.end - reference.start)[t_ref].astype(np.int64)
+
+    def placed(mine: IntArray, theirs: IntArray | int) -> IntArray:
+        out = np.empty(total, dtype=np.int64)
+        out[sub_at] = mine
+        out[twin_at] = theirs
+        return out
+
+    pairs = Pairs(
+        ref=placed(ref_full, t_ref),
+        pred=placed(pred_of[sub.pred], t_pred),
+        kind=placed(sub.kind, EXACT),
+        overlap=placed(sub.overlap, length),
+        ref_len=placed(sub.ref_len, length),
+        pred_len=placed(sub.pred_len, length),
+        distance=placed(sub.distance, 0),
+    )
+
+    # Every matching holds every twin's pair at full credit: marked once, and copied for each.
+    twin_picked = np.zeros(total, dtype=bool)
+    twin_picked[twin_at] = True
+    twin_level = np.zeros(total, dtype=np.int64)
+    twin_level[twin_at] = FULL
+    twin_credit = twin_picked.astype(np.float64)
+
+    def matched(m: Matching) -> Matching:
+        at = sub_at[m.pair]
+        picked = twin_picked.copy()
+        picked[at] = True
+        level = twin_level.copy()
+        level[at] = m.level
+        credit = twin_credit.copy()
+        credit[at] = m.credit
+        pair = np.flatnonzero(picked)
+        return Matching(pair=pair, level=level[pair], credit=credit[pair])
+
+    d = counted.details
+    details = None
+    if d is not None:
+        details = Details(
+            reference,
+            predicted,
+            pairs,
+            {name: matched(m) for name, m in d.matchings.items()},
+            {name: matched(m) for name, m in d.schemes.items()},
+        )
+    # The taxonomy reads the type scheme's matching: the same pairs, put back once.
+    taxonomy = details.schemes[TAXONOMY.name] if details is not None else matched(counted.taxonomy)
+    return replace(counted, details=details, taxonomy=taxonomy, pairs=pairs)
 
 
 def count_part(
@@ -285,14 +364,12 @@ def count_part(
         rank = np.cumsum(seen) - 1
         type_groups = Groups(rank[ref_key], rank[pred_key], int(pair_keys.shape[0]))
     keep = wanted.details or bool(wanted.rows)
-    plain = (
-        learned is None and not keep and groups is None and type_groups is None and not wanted.buckets and not fragments
-    )
+    plain = learned is None and groups is None and type_groups is None and not wanted.buckets and not fragments
     # The columns per group: none is counted in a plain count.
     fields: tuple[str, ...] = ()
     scored: list[int] = []
-    if plain:  # the examples below index the mentions that were matched
-        counted, r, p = count_twins_apart(r, p, options)
+    if plain:  # the examples below index the mentions that were matched (all of them, with details)
+        counted, r, p = count_twins_apart(r, p, options, keep_details=keep)
     else:
         names = tuple(c.name for c in CRITERIA) + ((LEARNED.name,) if learned is not None else ())
         fields = group_fields(names)
