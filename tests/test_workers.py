@@ -220,3 +220,32 @@ def test_a_worker_dead_before_its_next_task_arrives_is_the_same_error() -> None:
     for _ in range(20):
         with pytest.raises(WorkerDied, match="ended before it sent back its result"):
             list(forked_map(die_on_one, range(50), 1))
+
+
+_LARGE_BOTH_WAYS = """
+import sys
+from spanscore.runtime.workers import forked_map
+
+def work(b):
+    return b + b"y"
+
+items = [bytes([i]) * 3_000_000 for i in range(8)]
+out = list(forked_map(work, items, 2, here=sys.argv[1] == "here"))
+assert [len(o) for o in out] == [3_000_001] * 8
+assert [o[0] for o in out] == list(range(8))
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("here", ["here", "apart"])
+def test_tasks_and_results_larger_than_a_pipe_never_wait_on_each_other(here: str) -> None:
+    # A worker writing a result larger than its pipe holds waits for the parent to read it; a
+    # parent that waited meanwhile to write the worker's next (large) task waited for ever. Run in
+    # a child so that a deadlock fails the test instead of holding the suite.
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _LARGE_BOTH_WAYS, here], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"

@@ -6,9 +6,11 @@ as pickles over one pipe per direction per worker, and nothing else is imported.
 and concurrent.futures, which would do the same, take about 20 ms to import and 10 ms to start.
 
 Each worker holds at most two tasks, so it never waits for the next one while the parent is
-still producing items. Results are handed out in item order; an exception raised by ``work``
-is raised in the parent when its item's turn comes, so the first bad item's error is the one
-seen, as in one process. A worker that dies is an error too.
+still producing items. The parent writes tasks without blocking (what a full pipe does not take
+waits in the worker's outbox until it does): a worker sending a large result would otherwise
+wait on the parent, which would wait on the worker to read a large task. Results are handed out
+in item order; an exception raised by ``work`` is raised in the parent when its item's turn
+comes, so the first bad item's error is the one seen, as in one process. A worker that dies is an error too.
 
 With ``here``, the calling process is one of the ``jobs``: it forks one worker fewer and works on
 items itself whenever no result is waiting, rather than idle while the workers count (on two
@@ -73,6 +75,7 @@ class _Worker:
         self.tasks = tasks  # parent's write end
         self.results = results  # parent's read end
         self.pending: list[int] = []  # item numbers sent and not yet answered
+        self.outbox: list[memoryview] = []  # tasks' bytes the pipe has not taken yet
 
     @staticmethod
     def fork(work: Callable[[Any], Any], start: Callable[[], object] | None, others: list[int]) -> _Worker:
@@ -97,15 +100,30 @@ class _Worker:
                 os._exit(code)
         os.close(task_r)
         os.close(result_w)
+        os.set_blocking(task_w, False)  # this end only: the worker reads its own end blocking
         _LIVE.update((task_w, result_r))
         return _Worker(pid, task_w, result_r)
 
     def send(self, number: int, item: object) -> None:
-        try:
-            _write(self.tasks, pickle.dumps((number, item), protocol=pickle.HIGHEST_PROTOCOL))
-        except BrokenPipeError:  # it died after its last answer, before this task reached it
-            raise WorkerDied(f"a worker process (pid {self.pid}) ended before it sent back its result") from None
+        payload = pickle.dumps((number, item), protocol=pickle.HIGHEST_PROTOCOL)
+        self.outbox += (memoryview(_HEADER.pack(len(payload))), memoryview(payload))
         self.pending.append(number)
+        self.flush()
+
+    def flush(self) -> None:
+        """Write as much of the outbox as the pipe takes now, never waiting."""
+        while self.outbox:
+            try:
+                n = os.write(self.tasks, self.outbox[0])
+            except BlockingIOError:
+                return
+            except BrokenPipeError:  # it died after its last answer, before this task reached it
+                raise WorkerDied(f"a worker process (pid {self.pid}) ended before it sent back its result") from None
+            rest = self.outbox[0][n:]
+            if rest:
+                self.outbox[0] = rest
+            else:
+                del self.outbox[0]
 
     def receive(self) -> tuple[int, bool, Any]:
         payload = _read(self.results)
@@ -176,7 +194,10 @@ def _run(workers: list[_Worker], items: Iterator[Any], here: Callable[[Any], Any
         if wanted == sent and exhausted:
             break
         busy = [w.results for w in workers if w.pending]
+        waiting = [w.tasks for w in workers if w.outbox]
         if here is not None and not exhausted and len(done) < ahead:
+            for w in workers:
+                w.flush()
             ready = select.select(busy, [], [], 0)[0] if busy else []
             if not ready:
                 try:
@@ -201,7 +222,10 @@ def _run(workers: list[_Worker], items: Iterator[Any], here: Callable[[Any], Any
                 feed(w)
             continue
         else:
-            ready, _, _ = select.select(busy, [], [])
+            ready, writable, _ = select.select(busy, waiting, [])
+            for w in workers:
+                if w.tasks in writable:
+                    w.flush()
         for fd in ready:
             w = by_fd[fd]
             number, ok, value = w.receive()
