@@ -43,7 +43,7 @@ import threading
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeAlias, TypeVar, cast
+from typing import Any, TypeAlias, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -426,45 +426,33 @@ def _thread_map(work: Callable[[Any], _T], items: list[Any], jobs: int) -> list[
     """``work`` over ``items`` on ``jobs`` threads, this one among them, results in order; the
     first error is raised once every thread stopped. (``concurrent.futures`` would import
     ``logging`` with it: tens of milliseconds of an interval run.)"""
-    return _Started(work, items, jobs).wait()
+    results: list[Any] = [None] * len(items)
+    errors: list[BaseException] = []
+    queue = iter(enumerate(items))
+    lock = threading.Lock()
 
-
-class _Started(Generic[_T]):
-    """``work`` over ``items`` begun on ``jobs - 1`` threads now; ``wait`` joins them from this
-    thread and returns the results in order (the first error raised once every thread stopped).
-    Between the two this thread is free for other work (``compare_histograms`` scores one batch
-    while the next is drawn)."""
-
-    def __init__(self, work: Callable[[Any], _T], items: list[Any], jobs: int) -> None:
-        self.work = work
-        self.results: list[Any] = [None] * len(items)
-        self.errors: list[BaseException] = []
-        self.queue = iter(enumerate(items))
-        self.lock = threading.Lock()
-        self.threads = [threading.Thread(target=self._run, daemon=True) for _ in range(jobs - 1)]
-        for thread in self.threads:
-            thread.start()
-
-    def _run(self) -> None:
-        while not self.errors:
-            with self.lock:
-                taken = next(self.queue, None)
+    def run() -> None:
+        while not errors:
+            with lock:
+                taken = next(queue, None)
             if taken is None:
                 return
             try:
-                self.results[taken[0]] = self.work(taken[1])
-            except BaseException as exc:  # raised in the calling thread by ``wait``
-                self.errors.append(exc)
+                results[taken[0]] = work(taken[1])
+            except BaseException as exc:  # raised in the calling thread below
+                errors.append(exc)
 
-    def wait(self) -> list[_T]:
-        try:
-            self._run()
-        finally:
-            for thread in self.threads:
-                thread.join()
-        if self.errors:
-            raise self.errors[0]
-        return cast(list[_T], self.results)
+    threads = [threading.Thread(target=run, daemon=True) for _ in range(jobs - 1)]
+    for thread in threads:
+        thread.start()
+    try:
+        run()
+    finally:
+        for thread in threads:
+            thread.join()
+    if errors:
+        raise errors[0]
+    return cast(list[_T], results)
 
 
 def _map_blocks(work: Callable[[int, int], _T], sizes: list[int]) -> list[_T]:
@@ -897,6 +885,7 @@ class CountTables:
     """
 
     GUIDE = 0  # bins per table: the power of two at or above 2^GUIDE x its counts
+    ROWS = 32  # tables made side by side, at most
 
     def __init__(self, lo: IntArray, hi: IntArray, log_ratio: Callable[[IntArray, IntArray], FloatArray]) -> None:
         tables = int(lo.shape[0])
@@ -906,9 +895,14 @@ class CountTables:
         bounds = np.empty(int(length.sum()), dtype=np.int64)
         # Tables of about one length at a time, side by side, so each table's sums are its own.
         octave = np.ceil(np.log2(length)).astype(np.int64)
-        for level in np.unique(octave).tolist():
-            these = np.flatnonzero(octave == level)
-            width = int(length[these].max())
+        # A few tables at a time (their arrays a few hundred kB, not several MB); each table's
+        # numbers are its own row's, whatever rows are beside it.
+        parts = [
+            (these[i : i + self.ROWS], int(length[these].max()))
+            for these in (np.flatnonzero(octave == level) for level in np.unique(octave).tolist())
+            for i in range(0, these.shape[0], self.ROWS)
+        ]
+        for these, width in parts:
             col = np.arange(width)
             held = col < length[these, None]
             ratio = log_ratio(lo[these, None] + col, these[:, None])
@@ -1284,27 +1278,15 @@ def compare_histograms(
     # scored resamples are freed before the next is narrowed, so the memory held is a batch's, not
     # every group's at once. Each histogram's draws come from its own generators and its rows are
     # scored row by row, so the numbers are those of one batch.
-    # The next batch is drawn while this one is scored (its draws begun on the other threads,
-    # this one joining them once its scoring is done), so no thread waits on the serial scoring:
-    # at most two batches' draws are held.
     batch = _threads()
-    starts = list(range(0, len(joints), batch))
-
-    def begin(start: int) -> _Batch:
-        return _compare_batch(
-            joints[start : start + batch], layouts[start : start + batch], names, families, resampling, exact
+    return [
+        tested
+        for start in range(0, len(joints), batch)
+        for tested in _compare_batch(
+            joints[start : start + batch], layouts[start : start + batch], names, families, zero_division, credit,
+            resampling, exact, beta,
         )
-
-    out: list[Comparison] = []
-    with one_blas_thread():
-        current = begin(starts[0])
-        for i in range(len(starts)):
-            drawn = current.drawn()
-            following = begin(starts[i + 1]) if i + 1 < len(starts) else None
-            out += current.scored(drawn, zero_division, credit, beta)
-            if following is not None:
-                current = following
-    return out
+    ]
 
 
 def _compare_batch(
@@ -1312,193 +1294,166 @@ def _compare_batch(
     layouts: Sequence[tuple[tuple[str, ...], list[list[int]]]],
     names: Sequence[str],
     families: dict[str, list[int]],
+    zero_division: float,
+    credit: str,
     resampling: Resampling,
     exact: bool,
-) -> _Batch:
-    """A batch of ``compare_histograms``, its draws begun."""
-    return _Batch(joints, layouts, names, families, resampling, exact)
+    beta: float,
+) -> list[Comparison]:
+    """``compare_histograms`` of histograms with equal fields and no two equal."""
+    fields = layouts[0][0]
+    fams = [
+        [_Family(name, joint, cols, mine) for name, mine in families.items()]
+        for joint, (_, cols) in zip(joints, layouts, strict=True)
+    ]
+    pairs = [
+        (j, f, s, fam.differences(s))
+        for j, row in enumerate(fams)
+        for f, fam in enumerate(row)
+        for s in range(1, len(names))
+        if not exact
+    ]
+    pair_of = {(j, f, s): p for p, (j, f, s, _) in enumerate(pairs)}
+    tasks: list[tuple[str, int, int, int]] = [
+        ("bootstrap", j * len(families) + f, k, size)
+        for j, row in enumerate(fams)
+        for f, fam in enumerate(row)
+        for k, size in enumerate(fam.draws.plan(resampling.resamples))
+    ]
+    tasks += [
+        ("swaps", p, k, size)
+        for p, (_, _, _, swaps) in enumerate(pairs)
+        for k, size in enumerate(_plan(resampling.trials, swaps.draws.k))
+    ]
+    seed = resampling.seed
 
-
-class _Batch:
-    """``compare_histograms`` of histograms with equal fields and no two equal: the draws begun
-    on other threads when made (``drawn`` joins them), then scored on this one (``scored``)."""
-
-    def __init__(
-        self,
-        joints: Sequence[Histogram],
-        layouts: Sequence[tuple[tuple[str, ...], list[list[int]]]],
-        names: Sequence[str],
-        families: dict[str, list[int]],
-        resampling: Resampling,
-        exact: bool,
-    ) -> None:
-        self.joints, self.layouts, self.names, self.families = joints, layouts, names, families
-        self.resampling, self.exact = resampling, exact
-        self.fams = fams = [
-            [_Family(name, joint, cols, mine) for name, mine in families.items()]
-            for joint, (_, cols) in zip(joints, layouts, strict=True)
-        ]
-        self.pairs = pairs = [
-            (j, f, s, fam.differences(s))
-            for j, row in enumerate(fams)
-            for f, fam in enumerate(row)
-            for s in range(1, len(names))
-            if not exact
-        ]
-        self.tasks = tasks = [
-            ("bootstrap", j * len(families) + f, k, size)
-            for j, row in enumerate(fams)
-            for f, fam in enumerate(row)
-            for k, size in enumerate(fam.draws.plan(resampling.resamples))
-        ]
-        tasks += [
-            ("swaps", p, k, size)
-            for p, (_, _, _, swaps) in enumerate(pairs)
-            for k, size in enumerate(_plan(resampling.trials, swaps.draws.k))
-        ]
-        # On threads, never forked processes: the generator's draws, the bincounts of large
-        # arrays and the products run without the GIL, and a fork copies the page tables of a
-        # process that holds both systems' state and sends every block back pickled (measured on
-        # compare of 100,000 sentences: the same wall time as two processes for about 15% less CPU).
-        jobs = min(_threads(), len(tasks)) if sum(map(self._cost, tasks)) > PARALLEL_WORK else 1
-        self.started = _Started(self._work, tasks, jobs)
-
-    def _work(self, task: tuple[str, int, int, int]) -> FloatArray:
+    def work(task: tuple[str, int, int, int]) -> FloatArray:
         kind, i, k, size = task
-        seed, families = self.resampling.seed, self.families
         if kind == "bootstrap":
-            fam = self.fams[i // len(families)][i % len(families)]
+            fam = fams[i // len(families)][i % len(families)]
             return fam.resampled(_paired_rng(seed, 3, fam.name, 0, k), size)
-        j, f, s, swaps = self.pairs[i]
-        return swaps.trials(_paired_rng(seed, 4, self.fams[j][f].name, s, k), size)
+        j, f, s, swaps = pairs[i]
+        return swaps.trials(_paired_rng(seed, 4, fams[j][f].name, s, k), size)
 
-    def _cost(self, task: tuple[str, int, int, int]) -> int:
+    def cost(task: tuple[str, int, int, int]) -> int:
         kind, i, _, size = task
         if kind == "bootstrap":
-            draws = self.fams[i // len(self.families)][i % len(self.families)].draws
+            draws = fams[i // len(families)][i % len(families)].draws
             return size * (draws.k + int(draws.rare_documents.shape[0]))
-        return size * self.pairs[i][3].draws.k
+        return size * pairs[i][3].draws.k
 
-    def drawn(self) -> dict[tuple[str, int], FloatArray]:
-        """Each family's resampled sums and each pair's trials, once every thread drew its blocks."""
-        done = self.started.wait()
-        drawn: dict[tuple[str, int], list[FloatArray]] = {}
-        for (kind, i, _, _), result in zip(self.tasks, done, strict=True):
-            drawn.setdefault((kind, i), []).append(result)
-        del self.started  # the blocks, once joined
-        return {key: np.concatenate(blocks) for key, blocks in drawn.items()}
+    # On threads, never forked processes: the generator's draws, the bincounts of large arrays
+    # and the products run without the GIL, and a fork copies the page tables of a process that
+    # holds both systems' state and sends every block back pickled (measured on compare of
+    # 100,000 sentences: the same wall time as two processes for about 15% less CPU).
+    with one_blas_thread():
+        jobs = min(_threads(), len(tasks)) if sum(map(cost, tasks)) > PARALLEL_WORK else 1
+        done = _thread_map(work, tasks, jobs) if jobs > 1 else [work(t) for t in tasks]
+    drawn: dict[tuple[str, int], list[FloatArray]] = {}
+    for (kind, i, _, _), result in zip(tasks, done, strict=True):
+        drawn.setdefault((kind, i), []).append(result)
+    sums = {key: np.concatenate(blocks) for key, blocks in drawn.items()}
 
-    def scored(
-        self, sums: dict[tuple[str, int], FloatArray], zero_division: float, credit: str, beta: float
-    ) -> list[Comparison]:
-        joints, layouts, names, families = self.joints, self.layouts, self.names, self.families
-        fams, resampling, exact = self.fams, self.resampling, self.exact
-        fields = layouts[0][0]
-        pair_of = {(j, f, s): p for p, (j, f, s, _) in enumerate(self.pairs)}
-        zd, level, mets, systems = zero_division, resampling.level, metrics_of(beta), len(names)
-        totals = [
-            [whole[cols] for cols in layout]
-            for whole, (_, layout) in zip(
-                (joint.counts.astype(np.float64) @ joint.rows.astype(np.float64) for joint in joints),
-                layouts,
-                strict=False,
-            )
-        ]
-        scored = score_totals(np.array([t for row in totals for t in row]), fields, zd, credit, beta)
-        score_names = list(scored)
-        points = [
-            [{n: {m: float(scored[n][m][j * systems + s]) for m in mets} for n in score_names} for s in range(systems)]
-            for j in range(len(joints))
-        ]
-        n_boot, n_trials = resampling.resamples, resampling.trials
-        # Each system's resampled totals: each family's columns the family's resampled sums.
-        samples = [
+    zd, level, mets, systems = zero_division, resampling.level, metrics_of(beta), len(names)
+    totals = [
+        [whole[cols] for cols in layout]
+        for whole, (_, layout) in zip(
+            (joint.counts.astype(np.float64) @ joint.rows.astype(np.float64) for joint in joints), layouts, strict=False
+        )
+    ]
+    scored = score_totals(np.array([t for row in totals for t in row]), fields, zd, credit, beta)
+    score_names = list(scored)
+    points = [
+        [{n: {m: float(scored[n][m][j * systems + s]) for m in mets} for n in score_names} for s in range(systems)]
+        for j in range(len(joints))
+    ]
+    n_boot, n_trials = resampling.resamples, resampling.trials
+    # Each system's resampled totals: each family's columns the family's resampled sums.
+    samples = [
+        _scored_rows(
+            [totals[j][s] for j in range(len(joints))],
+            [
+                [(fam.mine, fam.side(sums[("bootstrap", j * len(families) + f)], s) - totals[j][s][fam.mine])
+                 for f, fam in enumerate(row)]
+                for j, row in enumerate(fams)
+            ],
+            n_boot, fields, zd, credit, beta,
+        )
+        for s in range(systems)
+    ]
+    # Each trial's totals of the first system and of the other: what the swaps move goes from
+    # one to the other.
+    randomised = {}
+    for s in range(1, systems if not exact else 1):
+        moves = [[(fams[j][f].mine, sums[("swaps", p)]) for f in range(len(families)) for p in [pair_of[(j, f, s)]]]
+                 for j in range(len(joints))]
+        randomised[s] = (
+            _scored_rows([t[0] for t in totals], moves, n_trials, fields, zd, credit, beta),
             _scored_rows(
-                [totals[j][s] for j in range(len(joints))],
-                [
-                    [(fam.mine, fam.side(sums[("bootstrap", j * len(families) + f)], s) - totals[j][s][fam.mine])
-                     for f, fam in enumerate(row)]
-                    for j, row in enumerate(fams)
-                ],
-                n_boot, fields, zd, credit, beta,
-            )
+                [t[s] for t in totals], [[(cols, -v) for cols, v in row] for row in moves], n_trials, fields, zd,
+                credit, beta,
+            ),
+        )
+
+    out = []
+    for j, joint in enumerate(joints):
+        window = slice(j * n_boot, (j + 1) * n_boot)
+        keys = [(s, n, m) for s in range(systems) for n in score_names for m in mets]
+        drawn_here = {key: samples[key[0]][key[1]][key[2]][window] for key in keys}
+        differences = {
+            (s, n, m): drawn_here[(s, n, m)] - drawn_here[(0, n, m)] for s in range(1, systems) for n in score_names
+            for m in mets
+        }
+        # Every interval of this histogram at once: one sort of every score's resamples.
+        bounds = dict(zip([*keys, *((-1, *k) for k in differences)], _percentiles(
+            [*drawn_here.values(), *differences.values()], level
+        ), strict=True))
+        intervals = [
+            {n: {m: _bounded(bounds[(s, n, m)], points[j][s][n][m]) for m in mets} for n in score_names}
             for s in range(systems)
         ]
-        # Each trial's totals of the first system and of the other: what the swaps move goes from
-        # one to the other.
-        randomised = {}
-        for s in range(1, systems if not exact else 1):
-            moves = [[(fams[j][f].mine, sums[("swaps", p)]) for f in range(len(families)) for p in [pair_of[(j, f, s)]]]
-                     for j in range(len(joints))]
-            randomised[s] = (
-                _scored_rows([t[0] for t in totals], moves, n_trials, fields, zd, credit, beta),
-                _scored_rows(
-                    [t[s] for t in totals], [[(cols, -v) for cols, v in row] for row in moves], n_trials, fields, zd,
-                    credit, beta,
-                ),
-            )
-
-        out = []
-        for j, joint in enumerate(joints):
-            window = slice(j * n_boot, (j + 1) * n_boot)
-            keys = [(s, n, m) for s in range(systems) for n in score_names for m in mets]
-            drawn_here = {key: samples[key[0]][key[1]][key[2]][window] for key in keys}
-            differences = {
-                (s, n, m): drawn_here[(s, n, m)] - drawn_here[(0, n, m)] for s in range(1, systems) for n in score_names
-                for m in mets
-            }
-            # Every interval of this histogram at once: one sort of every score's resamples.
-            bounds = dict(zip([*keys, *((-1, *k) for k in differences)], _percentiles(
-                [*drawn_here.values(), *differences.values()], level
-            ), strict=True))
-            intervals = [
-                {n: {m: _bounded(bounds[(s, n, m)], points[j][s][n][m]) for m in mets} for n in score_names}
-                for s in range(systems)
-            ]
-            comparisons = []
-            for s in range(1, systems):
-                if exact:
-                    tables = _split_joint(joint)
-                    p_random = _randomization(
-                        tables[0], tables[s], Draws(joint.counts), joint.counts, zd, credit, resampling, exact, beta
-                    )
-                else:
-                    a, b = randomised[s]
-                    trial = slice(j * n_trials, (j + 1) * n_trials)
-                    p_random = {
-                        n: {
-                            m: _p_randomization(
-                                b[n][m][trial] - a[n][m][trial], points[j][s][n][m] - points[j][0][n][m]
-                            )
-                            for m in mets
-                        }
-                        for n in score_names
+        comparisons = []
+        for s in range(1, systems):
+            if exact:
+                tables = _split_joint(joint)
+                p_random = _randomization(
+                    tables[0], tables[s], Draws(joint.counts), joint.counts, zd, credit, resampling, exact, beta
+                )
+            else:
+                a, b = randomised[s]
+                trial = slice(j * n_trials, (j + 1) * n_trials)
+                p_random = {
+                    n: {
+                        m: _p_randomization(b[n][m][trial] - a[n][m][trial], points[j][s][n][m] - points[j][0][n][m])
+                        for m in mets
                     }
-                for n in score_names:
-                    for m in mets:
-                        observed = points[j][s][n][m] - points[j][0][n][m]
-                        diffs = differences[(s, n, m)]
-                        entry = _bounded(bounds[(-1, s, n, m)], observed)
-                        kept = diffs[~np.isnan(diffs)]
-                        p_boot = None
-                        if not math.isnan(observed) and kept.shape[0]:
-                            c = int(np.count_nonzero(np.abs(kept - observed) >= abs(observed) - _TOLERANCE))
-                            p_boot = (c + 1) / (kept.shape[0] + 1)
-                        comparisons.append(
-                            {
-                                "a": names[0],
-                                "b": names[s],
-                                "criterion": n,
-                                "metric": m,
-                                "difference": entry["value"],
-                                "low": entry["low"],
-                                "high": entry["high"],
-                                "p_bootstrap": p_boot,
-                                "p_randomization": p_random[n][m],
-                            }
-                        )
-            out.append(Comparison(list(names), intervals, comparisons, int(joint.counts.sum())))
-        return out
+                    for n in score_names
+                }
+            for n in score_names:
+                for m in mets:
+                    observed = points[j][s][n][m] - points[j][0][n][m]
+                    diffs = differences[(s, n, m)]
+                    entry = _bounded(bounds[(-1, s, n, m)], observed)
+                    kept = diffs[~np.isnan(diffs)]
+                    p_boot = None
+                    if not math.isnan(observed) and kept.shape[0]:
+                        c = int(np.count_nonzero(np.abs(kept - observed) >= abs(observed) - _TOLERANCE))
+                        p_boot = (c + 1) / (kept.shape[0] + 1)
+                    comparisons.append(
+                        {
+                            "a": names[0],
+                            "b": names[s],
+                            "criterion": n,
+                            "metric": m,
+                            "difference": entry["value"],
+                            "low": entry["low"],
+                            "high": entry["high"],
+                            "p_bootstrap": p_boot,
+                            "p_randomization": p_random[n][m],
+                        }
+                    )
+        out.append(Comparison(list(names), intervals, comparisons, int(joint.counts.sum())))
+    return out
 
 
 def _equal(a: Histogram, b: Histogram) -> bool:
