@@ -986,7 +986,8 @@ class _Sampler:
     multinomial over ``m``. The rate is the same in every resample, so rows held by as many
     documents have the same Poisson distribution, and each is drawn from a table of it
     (``CountTables``: a few nanoseconds a count, where numpy's Poisson sampler takes 45 to 70);
-    rows whose rate passes ``POISSON_TABLE`` draw numpy's. Where one common row holds most of
+    rows whose rate passes ``POISSON_TABLE``, or whose rate's table would take the tables past
+    ``TABLE_ENTRIES`` counts (the largest rates first), draw numpy's. Where one common row holds most of
     the common documents (a group's documents without a mention in it), its count is drawn
     first, a binomial, and the others' multinomial over the draws left, whose top-up is then a
     few standard deviations of far fewer draws."""
