@@ -4,7 +4,9 @@ the closed-form Poisson probabilities (and its tails against scipy's), the drawn
 against them (chi-square, and a check that the test sees a rate 1% off), the guide's steps and
 binary search against a plain search of each table, and the sampler's resamples against the exact
 multinomial probabilities where some rows are looked up, some drawn by numpy, and where the draws
-wanted fall below the tables' rate. The intervals' agreement with the earlier draws over 20 seeds
+wanted fall below the tables' rate; the tables' counts capped (``TABLE_ENTRIES``) whatever the
+corpus, the rows past the cap drawn by numpy in the same multinomial, and tables made a few at a
+time equal to those made at once. The intervals' agreement with the earlier draws over 20 seeds
 is tests/test_draws_poisson.py's and tests/test_interval_families.py's."""
 
 from __future__ import annotations
