@@ -4,7 +4,9 @@ the closed-form Poisson probabilities (and its tails against scipy's), the drawn
 against them (chi-square, and a check that the test sees a rate 1% off), the guide's steps and
 binary search against a plain search of each table, and the sampler's resamples against the exact
 multinomial probabilities where some rows are looked up, some drawn by numpy, and where the draws
-wanted fall below the tables' rate. The intervals' agreement with the earlier draws over 20 seeds
+wanted fall below the tables' rate; the tables' counts capped (``TABLE_ENTRIES``) whatever the
+corpus, the rows past the cap drawn by numpy in the same multinomial, and tables made a few at a
+time equal to those made at once. The intervals' agreement with the earlier draws over 20 seeds
 is tests/test_draws_poisson.py's and tests/test_interval_families.py's."""
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from scipy import stats
 
 from spanscore.analysis import significance
 from spanscore.analysis.significance import (
+    TABLE_ENTRIES,
     UNIFORM_BITS,
     CountTables,
     Draws,
@@ -161,3 +164,61 @@ def test_draws_wanted_below_the_tables_rate_are_multinomial_too() -> None:
     # Wanted around the corpus (the tables) and far below (numpy) in one block: each its total.
     mixed = np.array([60, 4, 58, 2, 61, 0] * 10)
     assert np.array_equal(sampler._common(np.random.default_rng(6), mixed).sum(axis=1), mixed)
+
+
+def table_entries(sampler: _Sampler) -> int:
+    tables, _ = sampler._poisson_tables()
+    return int(tables.bounds.shape[0])
+
+
+@pytest.mark.parametrize("documents", [30_000, 300_000, 3_000_000])
+def test_the_tables_hold_at_most_table_entries_counts_whatever_the_corpus(documents: int) -> None:
+    # A larger corpus holds rows of more distinct sizes, so more distinct Poisson rates: rows held
+    # by 3 to 1,400 documents (two of each size; rates up to POISSON_TABLE are looked up), the
+    # rest of the corpus in one row. Without the cap their tables would hold some 450,000 counts.
+    sizes = np.arange(3, 1400)
+    sizes = np.repeat(sizes[np.cumsum(sizes) * 2 < documents // 2], 2)
+    counts = np.concatenate(([documents - sizes.sum()], sizes)).astype(np.int64)
+    sampler = _Sampler(counts)
+    looked_up = sampler._pool[: sampler.looked_up]
+    generated = sampler._pool[sampler.looked_up :]
+    held = np.unique(looked_up)
+    lo, hi = poisson_support(sampler.rate * held / sampler.pooled)
+    assert table_entries(sampler) == int((hi - lo + 1).sum()) <= TABLE_ENTRIES
+    # The smallest rates (the sizes most rows share) are looked up, the largest drawn by numpy,
+    # and one more distinct rate would pass the cap.
+    if generated.shape[0]:
+        assert looked_up.max() < generated.min()
+        more = np.unique(sampler._pool[sampler._pool <= generated.min()])
+        lo, hi = poisson_support(sampler.rate * more / sampler.pooled)
+        assert int((hi - lo + 1).sum()) > TABLE_ENTRIES
+    else:
+        assert documents == 30_000  # the small corpus's tables fit whole
+    # Every row is drawn, looked up or not: each resample's counts sum to the corpus.
+    drawn = sampler.draw(np.random.default_rng(2), 20)
+    assert np.array_equal(drawn.sum(axis=1), np.full(20, float(documents)))
+
+
+def test_resamples_with_rows_past_the_cap_are_multinomial(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The four pooled rows' rates are 1.6 to 2.7 (tables of 66, 68 and 69 counts): tables of at
+    # most 140 counts hold the first two distinct rates' (the rows of 3 documents and of 4), the
+    # row of 5 documents is drawn by numpy.
+    monkeypatch.setattr(significance, "TABLE_ENTRIES", 140)
+    counts = np.array([2, 3, 3, 4, 5], dtype=np.int64)
+    draws = Draws(counts)
+    sampler = draws.sampler
+    assert sampler.looked_up == 3 and list(sampler._pool) == [3, 3, 4, 5]
+    assert table_entries(sampler) == 134
+    drawn = np.concatenate([draws.bootstrap(np.random.default_rng([3, k]), 256) for k in range(120)]).astype(int)
+    assert_multinomial(drawn, 17, counts / 17)
+
+
+def test_tables_made_a_few_at_a_time_are_the_tables_made_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    rates = np.concatenate((RATES, np.linspace(3.0, 1000.0, 97)))
+    made = {}
+    for rows in (1, 5, 1000):
+        monkeypatch.setattr(CountTables, "ROWS", rows)
+        tables = tables_of(rates)
+        made[rows] = (tables.bounds, tables.guide, tables.keys)
+    for rows in (1, 5):
+        assert all(np.array_equal(a, b) for a, b in zip(made[rows], made[1000], strict=True))

@@ -885,6 +885,7 @@ class CountTables:
     """
 
     GUIDE = 0  # bins per table: the power of two at or above 2^GUIDE x its counts
+    ROWS = 32  # tables made side by side, at most
 
     def __init__(self, lo: IntArray, hi: IntArray, log_ratio: Callable[[IntArray, IntArray], FloatArray]) -> None:
         tables = int(lo.shape[0])
@@ -894,9 +895,14 @@ class CountTables:
         bounds = np.empty(int(length.sum()), dtype=np.int64)
         # Tables of about one length at a time, side by side, so each table's sums are its own.
         octave = np.ceil(np.log2(length)).astype(np.int64)
-        for level in np.unique(octave).tolist():
-            these = np.flatnonzero(octave == level)
-            width = int(length[these].max())
+        # A few tables at a time (their arrays a few hundred kB, not several MB); each table's
+        # numbers are its own row's, whatever rows are beside it.
+        parts = [
+            (these[i : i + self.ROWS], int(length[these].max()))
+            for these in (np.flatnonzero(octave == level) for level in np.unique(octave).tolist())
+            for i in range(0, these.shape[0], self.ROWS)
+        ]
+        for these, width in parts:
             col = np.arange(width)
             held = col < length[these, None]
             ratio = log_ratio(lo[these, None] + col, these[:, None])
@@ -963,6 +969,7 @@ class _TableColumns:
 
 MARGIN = 1.5  # standard deviations the Poisson counts' sum stays below the draws wanted
 TABLE_LIMIT = 1 << 18  # documents of common rows listed one by one (1 MB), at most: memory stays bounded
+TABLE_ENTRIES = 1 << 16  # counts the Poisson tables of one sampler hold, at most (about 2 MB)
 
 
 class _Sampler:
@@ -979,7 +986,8 @@ class _Sampler:
     multinomial over ``m``. The rate is the same in every resample, so rows held by as many
     documents have the same Poisson distribution, and each is drawn from a table of it
     (``CountTables``: a few nanoseconds a count, where numpy's Poisson sampler takes 45 to 70);
-    rows whose rate passes ``POISSON_TABLE`` draw numpy's. Where one common row holds most of
+    rows whose rate passes ``POISSON_TABLE``, or whose rate's table would take the tables past
+    ``TABLE_ENTRIES`` counts (the largest rates first), draw numpy's. Where one common row holds most of
     the common documents (a group's documents without a mention in it), its count is drawn
     first, a binomial, and the others' multinomial over the draws left, whose top-up is then a
     few standard deviations of far fewer draws."""
@@ -1010,8 +1018,16 @@ class _Sampler:
         # and the top-up is about that many standard deviations of single draws.
         spread = math.sqrt(self.pooled * (2 - self.pooled / max(self.n, 1)))
         self.rate = max(0.0, self.pooled - MARGIN * spread - 1)
-        # The rows whose Poisson counts are looked up first, those numpy draws after them.
+        # The rows whose Poisson counts are looked up first, those numpy draws after them: rates
+        # past ``POISSON_TABLE``, and, where the distinct rates' tables would hold more than
+        # ``TABLE_ENTRIES`` counts, the rows of the largest ones (few rows each: a larger corpus
+        # has more distinct rates, and their tables would grow with it up to some 13 MB).
         generated = self.rate * pool > POISSON_TABLE * max(self.pooled, 1)
+        distinct = np.unique(pool[~generated])
+        lo, hi = poisson_support(self.rate * distinct / max(self.pooled, 1))
+        fits = int(np.searchsorted(np.cumsum(hi - lo + 1), TABLE_ENTRIES, side="right"))
+        if fits < distinct.shape[0]:
+            generated |= pool >= distinct[fits]
         if generated.any():
             order = np.argsort(generated, kind="stable")
             pool = pool[order]
