@@ -899,7 +899,7 @@ class CountTables:
         # numbers are its own row's, whatever rows are beside it.
         parts = [
             (these[i : i + self.ROWS], int(length[these].max()))
-            for these in (np.flatnonzero(octave == level) for level in np.unique(octave).tolist())
+            for these in (np.flatnonzero(octave == level) for level in _distinct(octave).tolist())
             for i in range(0, these.shape[0], self.ROWS)
         ]
         for these, width in parts:
@@ -972,6 +972,18 @@ TABLE_LIMIT = 1 << 18  # documents of common rows listed one by one (1 MB), at m
 TABLE_ENTRIES = 1 << 16  # counts the Poisson tables of one sampler hold, at most (about 2 MB)
 
 
+def _distinct(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """``np.unique(values)`` of a flat array, without the first call's import of numpy.ma (numpy
+    2 asks whether the array is masked; a ``--ci`` run has no other use for it)."""
+    ordered = np.sort(values, kind="stable")
+    if ordered.shape[0] < 2:
+        return ordered
+    keep = np.empty(ordered.shape[0], dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
+
+
 class _Sampler:
     """Bootstrap resamples of ``n`` documents over a histogram's rows (how often each row is
     drawn), exactly multinomial, as ``Draws.bootstrap`` draws them but cheaper where many rows
@@ -1023,7 +1035,7 @@ class _Sampler:
         # ``TABLE_ENTRIES`` counts, the rows of the largest ones (few rows each: a larger corpus
         # has more distinct rates, and their tables would grow with it up to some 13 MB).
         generated = self.rate * pool > POISSON_TABLE * max(self.pooled, 1)
-        distinct = np.unique(pool[~generated])
+        distinct = _distinct(pool[~generated])
         lo, hi = poisson_support(self.rate * distinct / max(self.pooled, 1))
         fits = int(np.searchsorted(np.cumsum(hi - lo + 1), TABLE_ENTRIES, side="right"))
         if fits < distinct.shape[0]:
