@@ -134,21 +134,6 @@ def test_training_errors(tmp_path: Path) -> None:
     assert not (tmp_path / "m").exists()
 
 
-def test_flair_smoke(btc: Path, tmp_path: Path) -> None:
-    pytest.importorskip("flair")
-    from spanscore.programs.tagger import FlairConfig, train_flair
-
-    train = read_sentences(btc / "train.txt").head(40)
-    dev = read_sentences(btc / "dev.txt").head(20)
-    model = tmp_path / "tiny.flair"
-    config = FlairConfig(embeddings=("char",), hidden_size=16, max_epochs=1, device="cpu")
-    result = train_flair(train, model, dev=dev, config=config)
-    assert read_meta(model)["kind"] == "flair" and result.iterations == 1
-    tagger = load_model(model)
-    out = tagger.predict(dev.tokens)
-    assert [len(s) for s in out] == [len(s) for s in dev.tokens]
-
-
 @pytest.mark.parametrize("limit", ["0", "-5", "nan"])
 def test_flair_time_limit_must_be_positive(btc: Path, tmp_path: Path, limit: str) -> None:
     out = tmp_path / "m.flair"

@@ -75,3 +75,15 @@ def test_each_epochs_dev_f1_uses_that_epochs_character_embeddings(
     train_flair(train, tmp_path / "m.flair", dev=dev, config=config)
     assert len(read_meta(tmp_path / "m.flair")["training"]["epoch_dev_f1"]) == 3
     assert sum(scored) == 3 * 20
+
+
+def test_flair_smoke(btc: Path, tmp_path: Path) -> None:
+    train = read_sentences(btc / "train.txt").head(40)
+    dev = read_sentences(btc / "dev.txt").head(20)
+    model = tmp_path / "tiny.flair"
+    config = FlairConfig(embeddings=("char",), hidden_size=16, max_epochs=1, device="cpu")
+    result = train_flair(train, model, dev=dev, config=config)
+    assert read_meta(model)["kind"] == "flair" and result.iterations == 1
+    tagger = load_model(model)
+    out = tagger.predict(dev.tokens)
+    assert [len(s) for s in out] == [len(s) for s in dev.tokens]
