@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -221,20 +222,47 @@ def twins(reference: Spans, predicted: Spans) -> tuple[BoolArray, BoolArray] | N
 
 
 def count_twins_apart(
-    reference: Spans, predicted: Spans, options: Options, keep_details: bool = False
+    reference: Spans,
+    predicted: Spans,
+    options: Options,
+    keep_details: bool = False,
+    *,
+    groups: Groups | None = None,
+    type_groups: Groups | None = None,
+    more_groups: tuple[Groups, ...] = (),
+    type_columns: Sequence[int] | None = None,
+    group_columns: Sequence[int] | None = None,
 ) -> tuple[Counted, Spans, Spans]:
-    """``count_grouped(reference, predicted, options)`` with the mentions that match their twin
+    """``count_grouped(reference, predicted, options, ...)`` with the mentions that match their twin
     exactly (``twins``) counted from their types and lengths, and only the others matched; with
     the spans the returned matching and pairs index (the whole sides where nothing is set apart).
     Most mentions of a real prediction have such a twin, and matching is the count's cost. With
     ``keep_details``, the twins' pairs are put back among the others': the pairs and matchings
-    (and the details) are the whole sides' and index them, as ``count_grouped``'s do."""
+    (and the details) are the whole sides' and index them, as ``count_grouped``'s do. The
+    groupings (``groups``, ``type_groups``, ``more_groups``, as ``count_grouped`` takes them, for
+    mentions without pieces and without a learned credit) are counted so too: each group's
+    tables get its twins' share from a count and a sum of lengths per group and side."""
+    grouping = {
+        "groups": groups, "type_groups": type_groups, "more_groups": more_groups,
+        "type_columns": type_columns, "group_columns": group_columns,
+    }  # fmt: skip
     found = twins(reference, predicted)
     if found is None or not found[0].any():
-        return count_grouped(reference, predicted, options, keep_details=keep_details), reference, predicted
+        whole = count_grouped(reference, predicted, options, keep_details=keep_details, **grouping)  # type: ignore[arg-type]
+        return whole, reference, predicted
     ref_twin, pred_twin = found
     r, p = reference.select(~ref_twin), predicted.select(~pred_twin)
-    counted = count_grouped(r, p, options, keep_details=keep_details)
+    counted = count_grouped(
+        r,
+        p,
+        options,
+        keep_details=keep_details,
+        groups=_others(groups, ref_twin, pred_twin),
+        type_groups=_others(type_groups, ref_twin, pred_twin),
+        more_groups=tuple(_others(g, ref_twin, pred_twin) for g in more_groups),
+        type_columns=type_columns,
+        group_columns=group_columns,
+    )
     if keep_details:
         counted, r, p = _twins_back(counted, reference, predicted, ref_twin, pred_twin), reference, predicted
     types = reference.types
@@ -253,7 +281,87 @@ def count_twins_apart(
     counts.errors[_CORRECT] += many
     diagonal = np.arange(n)
     counts.confusion[0, diagonal, diagonal] += many  # same span, the same type
-    return replace(counted, counts=counts.without_empty_types()), r, p
+    counted = replace(counted, counts=counts.without_empty_types())
+    if groups is None and type_groups is None and not more_groups:
+        return counted, r, p
+    share = _TwinShare(reference, predicted, ref_twin, pred_twin)
+    width = len(group_fields(tuple(c.name for c in CRITERIA)))
+    every = range(width)
+    if groups is not None and counted.groups is not None:
+        share.add(counted.groups, every if group_columns is None else group_columns, groups)
+    if type_groups is not None and counted.type_groups is not None:
+        cols = type_columns if type_columns is not None else group_columns
+        share.add(counted.type_groups, every if cols is None else cols, type_groups)
+    for g, table, totals in zip(
+        more_groups, counted.more_groups, counted.more_totals or (None,) * len(more_groups), strict=True
+    ):
+        share.add(table, every if group_columns is None else group_columns, g)
+        if totals is not None:
+            share.add(totals, every, g, inner=True)
+    return counted, r, p
+
+
+def _others(g: Groups | None, ref_twin: BoolArray, pred_twin: BoolArray) -> Groups | None:
+    """``g`` for the mentions without a twin (the same groups, fewer mentions)."""
+    if g is None:
+        return None
+    return replace(g, reference=g.reference[~ref_twin], predicted=g.predicted[~pred_twin])
+
+
+@lru_cache(maxsize=4)
+def _twin_weights(fields: tuple[str, ...]) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """What a twin adds to each column of ``fields`` (``group_fields``): one for each twin, on the
+    reference's side and on the prediction's, and its length on each side. A twin is a full match
+    under every criterion and scheme (never a partial one: no scaled credit), covers its units on
+    both sides with its type, and is correct in the error taxonomy (the reference's side)."""
+    ref_one = np.zeros(len(fields), dtype=np.int64)
+    pred_one, ref_units, pred_units = ref_one.copy(), ref_one.copy(), ref_one.copy()
+    for i, name in enumerate(fields):
+        if name == "reference" or name.endswith(".full_ref") or name == "errors.correct":
+            ref_one[i] = 1
+        elif name == "predicted" or name.endswith(".full_pred"):
+            pred_one[i] = 1
+        elif name in ("token.true_positive", "token.reference"):
+            ref_units[i] = 1
+        elif name in ("token.predicted", "token.true_positive_predicted"):
+            pred_units[i] = 1
+    return ref_one, pred_one, ref_units, pred_units
+
+
+class _TwinShare:
+    """The twins' share of a grouping's tables: per group (or inner key), each side's twins
+    counted and their lengths summed, added to the columns a twin adds to."""
+
+    def __init__(self, reference: Spans, predicted: Spans, ref_twin: BoolArray, pred_twin: BoolArray) -> None:
+        self.ref_twin, self.pred_twin = ref_twin, pred_twin
+        self.ref_len = (reference.end - reference.start)[ref_twin]
+        self.pred_len = (predicted.end - predicted.start)[pred_twin]
+        self.weights = _twin_weights(group_fields(tuple(c.name for c in CRITERIA)))
+
+    def add(self, table: IntArray, columns: Sequence[int], g: Groups, inner: bool = False) -> None:
+        """Add the twins' share to ``table`` ([groups, columns], any layout) of grouping ``g``, or
+        to its totals per inner key ([inner, columns]) with ``inner``."""
+        n = table.shape[0]
+        ref_key, pred_key = g.reference[self.ref_twin], g.predicted[self.pred_twin]
+        if inner:
+            ref_key, pred_key = (
+                (k % g.inner if g.inner_of is None else g.inner_of[k]) for k in (ref_key, pred_key)
+            )
+        # Each side's count and units by key in one bincount (a key for the count, one for the units).
+        sides = []
+        for key, length in ((ref_key, self.ref_len), (pred_key, self.pred_len)):
+            both = np.bincount(
+                np.concatenate((key, key + n)),
+                weights=np.concatenate((np.ones(key.shape[0]), length)),
+                minlength=2 * n,
+            ).astype(np.int64)
+            sides.append((both[:n], both[n:]))
+        (ref_many, ref_units), (pred_many, pred_units) = sides
+        ref_one, pred_one, ref_w, pred_w = self.weights
+        for j, c in enumerate(columns):
+            for weight, row in ((ref_one, ref_many), (pred_one, pred_many), (ref_w, ref_units), (pred_w, pred_units)):
+                if weight[c]:
+                    table[:, j] += row
 
 
 def _twins_back(
@@ -374,15 +482,18 @@ def count_part(
         names = tuple(c.name for c in CRITERIA) + ((LEARNED.name,) if learned is not None else ())
         fields = group_fields(names)
         scored = scored_columns(fields, scaled=options.credit in ("dice", "iou"))
-        counted = count_grouped(
-            r, p, options, learned=learned, keep_details=keep, groups=groups, type_groups=type_groups,
-            more_groups=more_groups,
+        grouping = {
+            "groups": groups, "type_groups": type_groups, "more_groups": more_groups,
             # The histogram reads only the columns scores read (fewer distinct rows, each narrower):
             # the others are not counted per document and type.
-            type_columns=scored if by_types and not wanted.scored_groups else None,
+            "type_columns": scored if by_types and not wanted.scored_groups else None,
             # So do the paired tests per group, and the taxonomy is read only by the buckets' totals.
-            group_columns=scored if wanted.scored_groups else None,
-        )
+            "group_columns": scored if wanted.scored_groups else None,
+        }  # fmt: skip
+        if learned is None and not fragments:  # the twins' share of each group added, not matched
+            counted, r, p = count_twins_apart(r, p, options, keep_details=keep, **grouping)  # type: ignore[arg-type]
+        else:
+            counted = count_grouped(r, p, options, learned=learned, keep_details=keep, **grouping)  # type: ignore[arg-type]
     counts = counted.counts
     counts.documents, counts.sentences, counts.tokens = data.documents, data.sentences, data.tokens
     docs = None
