@@ -242,13 +242,12 @@ def count_twins_apart(
     groupings (``groups``, ``type_groups``, ``more_groups``, as ``count_grouped`` takes them, for
     mentions without pieces and without a learned credit) are counted so too: each group's
     tables get its twins' share from a count and a sum of lengths per group and side."""
-    grouping = {
-        "groups": groups, "type_groups": type_groups, "more_groups": more_groups,
-        "type_columns": type_columns, "group_columns": group_columns,
-    }  # fmt: skip
     found = twins(reference, predicted)
     if found is None or not found[0].any():
-        whole = count_grouped(reference, predicted, options, keep_details=keep_details, **grouping)  # type: ignore[arg-type]
+        whole = count_grouped(
+            reference, predicted, options, keep_details=keep_details, groups=groups, type_groups=type_groups,
+            more_groups=more_groups, type_columns=type_columns, group_columns=group_columns,
+        )  # fmt: skip
         return whole, reference, predicted
     ref_twin, pred_twin = found
     r, p = reference.select(~ref_twin), predicted.select(~pred_twin)
@@ -257,8 +256,8 @@ def count_twins_apart(
         p,
         options,
         keep_details=keep_details,
-        groups=_others(groups, ref_twin, pred_twin),
-        type_groups=_others(type_groups, ref_twin, pred_twin),
+        groups=None if groups is None else _others(groups, ref_twin, pred_twin),
+        type_groups=None if type_groups is None else _others(type_groups, ref_twin, pred_twin),
         more_groups=tuple(_others(g, ref_twin, pred_twin) for g in more_groups),
         type_columns=type_columns,
         group_columns=group_columns,
@@ -301,10 +300,8 @@ def count_twins_apart(
     return counted, r, p
 
 
-def _others(g: Groups | None, ref_twin: BoolArray, pred_twin: BoolArray) -> Groups | None:
+def _others(g: Groups, ref_twin: BoolArray, pred_twin: BoolArray) -> Groups:
     """``g`` for the mentions without a twin (the same groups, fewer mentions)."""
-    if g is None:
-        return None
     return replace(g, reference=g.reference[~ref_twin], predicted=g.predicted[~pred_twin])
 
 
@@ -482,18 +479,21 @@ def count_part(
         names = tuple(c.name for c in CRITERIA) + ((LEARNED.name,) if learned is not None else ())
         fields = group_fields(names)
         scored = scored_columns(fields, scaled=options.credit in ("dice", "iou"))
-        grouping = {
-            "groups": groups, "type_groups": type_groups, "more_groups": more_groups,
-            # The histogram reads only the columns scores read (fewer distinct rows, each narrower):
-            # the others are not counted per document and type.
-            "type_columns": scored if by_types and not wanted.scored_groups else None,
-            # So do the paired tests per group, and the taxonomy is read only by the buckets' totals.
-            "group_columns": scored if wanted.scored_groups else None,
-        }  # fmt: skip
-        if learned is None and not fragments:  # the twins' share of each group added, not matched
-            counted, r, p = count_twins_apart(r, p, options, keep_details=keep, **grouping)  # type: ignore[arg-type]
+        # The histogram reads only the columns scores read (fewer distinct rows, each narrower):
+        # the others are not counted per document and type.
+        type_columns = scored if by_types and not wanted.scored_groups else None
+        # So do the paired tests per group, and the taxonomy is read only by the buckets' totals.
+        group_columns = scored if wanted.scored_groups else None
+        if learned is None and not fragments:  # each group's twins added by their share, not matched
+            counted, r, p = count_twins_apart(
+                r, p, options, keep_details=keep, groups=groups, type_groups=type_groups, more_groups=more_groups,
+                type_columns=type_columns, group_columns=group_columns,
+            )  # fmt: skip
         else:
-            counted = count_grouped(r, p, options, learned=learned, keep_details=keep, **grouping)  # type: ignore[arg-type]
+            counted = count_grouped(
+                r, p, options, learned=learned, keep_details=keep, groups=groups, type_groups=type_groups,
+                more_groups=more_groups, type_columns=type_columns, group_columns=group_columns,
+            )  # fmt: skip
     counts = counted.counts
     counts.documents, counts.sentences, counts.tokens = data.documents, data.sentences, data.tokens
     docs = None
