@@ -252,7 +252,8 @@ def test_compare_per_type_and_buckets_are_the_general_counts(data: st.DataObject
     def run() -> Any:
         reading = spanscore.Reading(format="labels", labels=labels)  # type: ignore[arg-type]
         out = []
-        for kw in ({}, {"per_type": True, "buckets": ("length",)}):
+        layouts: tuple[dict[str, Any], ...] = ({}, {"per_type": True, "buckets": ("length",)})
+        for kw in layouts:
             c = spanscore.compare(
                 reference=gold, systems=[first, second], format="labels", reading=reading, resamples=30, trials=30,
                 **kw,
