@@ -305,24 +305,25 @@ def _others(g: Groups, ref_twin: BoolArray, pred_twin: BoolArray) -> Groups:
     return replace(g, reference=g.reference[~ref_twin], predicted=g.predicted[~pred_twin])
 
 
-@lru_cache(maxsize=4)
-def _twin_weights(fields: tuple[str, ...]) -> tuple[IntArray, IntArray, IntArray, IntArray]:
-    """What a twin adds to each column of ``fields`` (``group_fields``): one for each twin, on the
-    reference's side and on the prediction's, and its length on each side. A twin is a full match
-    under every criterion and scheme (never a partial one: no scaled credit), covers its units on
-    both sides with its type, and is correct in the error taxonomy (the reference's side)."""
-    ref_one = np.zeros(len(fields), dtype=np.int64)
-    pred_one, ref_units, pred_units = ref_one.copy(), ref_one.copy(), ref_one.copy()
-    for i, name in enumerate(fields):
+@lru_cache(maxsize=16)
+def _twin_columns(fields: tuple[str, ...], columns: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """Where a twin adds to a table of ``columns`` of ``fields`` (``group_fields``): the places
+    that count one for each twin on the reference's side and on the prediction's, and those that
+    add its length on each side. A twin is a full match under every criterion and scheme (never
+    a partial one: no scaled credit), covers its units on both sides with its type, and is
+    correct in the error taxonomy (counted on the reference's side)."""
+    places: tuple[list[int], ...] = ([], [], [], [])
+    for j, c in enumerate(columns):
+        name = fields[c]
         if name == "reference" or name.endswith(".full_ref") or name == "errors.correct":
-            ref_one[i] = 1
+            places[0].append(j)
         elif name == "predicted" or name.endswith(".full_pred"):
-            pred_one[i] = 1
+            places[1].append(j)
         elif name in ("token.true_positive", "token.reference"):
-            ref_units[i] = 1
+            places[2].append(j)
         elif name in ("token.predicted", "token.true_positive_predicted"):
-            pred_units[i] = 1
-    return ref_one, pred_one, ref_units, pred_units
+            places[3].append(j)
+    return tuple(tuple(p) for p in places)
 
 
 class _TwinShare:
@@ -333,7 +334,7 @@ class _TwinShare:
         self.ref_twin, self.pred_twin = ref_twin, pred_twin
         self.ref_len = (reference.end - reference.start)[ref_twin]
         self.pred_len = (predicted.end - predicted.start)[pred_twin]
-        self.weights = _twin_weights(group_fields(tuple(c.name for c in CRITERIA)))
+        self.fields = group_fields(tuple(c.name for c in CRITERIA))
 
     def add(self, table: IntArray, columns: Sequence[int], g: Groups, inner: bool = False) -> None:
         """Add the twins' share to ``table`` ([groups, columns], any layout) of grouping ``g``, or
@@ -341,24 +342,17 @@ class _TwinShare:
         n = table.shape[0]
         ref_key, pred_key = g.reference[self.ref_twin], g.predicted[self.pred_twin]
         if inner:
-            ref_key, pred_key = (
-                (k % g.inner if g.inner_of is None else g.inner_of[k]) for k in (ref_key, pred_key)
-            )
-        # Each side's count and units by key in one bincount (a key for the count, one for the units).
-        sides = []
-        for key, length in ((ref_key, self.ref_len), (pred_key, self.pred_len)):
-            both = np.bincount(
-                np.concatenate((key, key + n)),
-                weights=np.concatenate((np.ones(key.shape[0]), length)),
-                minlength=2 * n,
-            ).astype(np.int64)
-            sides.append((both[:n], both[n:]))
-        (ref_many, ref_units), (pred_many, pred_units) = sides
-        ref_one, pred_one, ref_w, pred_w = self.weights
-        for j, c in enumerate(columns):
-            for weight, row in ((ref_one, ref_many), (pred_one, pred_many), (ref_w, ref_units), (pred_w, pred_units)):
-                if weight[c]:
-                    table[:, j] += row
+            ref_key, pred_key = ((k % g.inner if g.inner_of is None else g.inner_of[k]) for k in (ref_key, pred_key))
+        places = _twin_columns(self.fields, tuple(columns))
+        keys = (ref_key, pred_key, ref_key, pred_key)
+        lengths = (None, None, self.ref_len, self.pred_len)
+        for at, key, length in zip(places, keys, lengths, strict=True):
+            if not at:
+                continue
+            # Lengths sum exactly in float64: a chunk's units are far below 2^53.
+            row = np.bincount(key, weights=length, minlength=n).astype(np.int64, copy=False)
+            for j in at:
+                table[:, j] += row
 
 
 def _twins_back(
