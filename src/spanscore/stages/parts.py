@@ -523,7 +523,8 @@ def count_part(
         present = np.flatnonzero(np.bincount(data.doc_key, minlength=per_document.shape[0]))
         docs = DocCounts(
             keys=present.astype(np.int64),
-            stats=per_document[present],
+            # Most chunks hold a unit of every document they number: the table as it is, not a copy.
+            stats=per_document if present.shape[0] == per_document.shape[0] else per_document[present],
             fields=fields,
             ids=None if data.doc_ids is None else [data.doc_ids[k] for k in present.tolist()],
             unit=data.doc_unit,
