@@ -4,6 +4,7 @@ process (a script, not a test): CPU milliseconds, the best of ``--repeat``, of
 
 - counting every chunk of the corpus as the plain count does, as ``--ci`` does (per document
   and type, the chunk's histograms made), and as ``compare`` counts one system (per document);
+- a chunk of each kind alone, its data reused, split into its parts (``per_chunk``);
 - ``compare``'s side-by-side pass over two systems (each chunk's reference read once, the joint
   histogram filled), and ``compare --buckets length,seen --per-type``'s (every group's joint
   histogram), in one process (CPU) and with two processes (wall seconds);
@@ -42,6 +43,50 @@ def best(f: Callable[[], Any], repeat: int, clock: Callable[[], float] = time.pr
         f()
         top = min(top, clock() - t0)
     return top
+
+
+def per_chunk(chunks: list[Any], options: Any, wanted: dict[str, Any], repeat: int) -> None:
+    """Each chunk counted ``repeat`` times with its data reused, the best taken (the thread's
+    CPU), the median over chunks printed: the count's whole, what it spends counting the mentions
+    and its tables per group (``parts.count_twins_apart``), of which matching the mentions
+    without an identical twin (``count_grouped``), and in its chunk's histograms (``DocState.of``)."""
+    from spanscore.stages import parts
+    from spanscore.stages.documents import DocState
+
+    spent: dict[str, float] = {}
+
+    def timed(name: str, f: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*a: Any, **k: Any) -> Any:
+            t0 = time.thread_time()
+            out = f(*a, **k)
+            spent[name] = spent.get(name, 0.0) + time.thread_time() - t0
+            return out
+
+        return run
+
+    of = DocState.of.__func__  # type: ignore[attr-defined]
+    saved = parts.count_twins_apart, parts.count_grouped, DocState.of
+    parts.count_twins_apart = timed("counted, tables per group", parts.count_twins_apart)
+    parts.count_grouped = timed("of which matched (no twin)", parts.count_grouped)
+    DocState.of = classmethod(timed("histograms (DocState.of)", of))  # type: ignore[method-assign,assignment]
+    try:
+        for name in ("plain count", "--ci (per document and type, histograms)"):
+            bests: dict[str, list[float]] = {}
+            for d in chunks:
+                top: dict[str, float] = {}
+                for _ in range(max(repeat, 5)):
+                    spent.clear()
+                    t0 = time.thread_time()
+                    parts.count_part(d, options, wanted[name])
+                    spent["the whole count"] = time.thread_time() - t0
+                    for k, v in spent.items():
+                        top[k] = min(top.get(k, float("inf")), v)
+                for k, v in top.items():
+                    bests.setdefault(k, []).append(v)
+            parts_of = ", ".join(f"{k} {sorted(v)[len(v) // 2] * 1000:.2f}" for k, v in bests.items())
+            print(f"a chunk (median of {len(chunks)}), {name}: {parts_of} ms CPU")
+    finally:
+        parts.count_twins_apart, parts.count_grouped, DocState.of = saved  # type: ignore[method-assign]
 
 
 def main() -> None:
@@ -95,6 +140,7 @@ def main() -> None:
         for name, w in wanted.items():
             took = best(lambda w=w: [count_part(d, options, w) for d in chunks_a], args.repeat)
             print(f"counting {len(chunks_a)} chunks, {name}: {took * 1000:.1f} ms CPU")
+        per_chunk(chunks_a, options, wanted, args.repeat)
         chosen = (attributes.attribute("length"), attributes.attribute("seen"))
         index = api._train_index(chosen, str(train), Reading(), 1)
         # Side by side, the systems' chunks hold one text, the reference's (``engines.paired``).

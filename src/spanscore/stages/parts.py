@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -221,20 +222,46 @@ def twins(reference: Spans, predicted: Spans) -> tuple[BoolArray, BoolArray] | N
 
 
 def count_twins_apart(
-    reference: Spans, predicted: Spans, options: Options, keep_details: bool = False
+    reference: Spans,
+    predicted: Spans,
+    options: Options,
+    keep_details: bool = False,
+    *,
+    groups: Groups | None = None,
+    type_groups: Groups | None = None,
+    more_groups: tuple[Groups, ...] = (),
+    type_columns: Sequence[int] | None = None,
+    group_columns: Sequence[int] | None = None,
 ) -> tuple[Counted, Spans, Spans]:
-    """``count_grouped(reference, predicted, options)`` with the mentions that match their twin
+    """``count_grouped(reference, predicted, options, ...)`` with the mentions that match their twin
     exactly (``twins``) counted from their types and lengths, and only the others matched; with
     the spans the returned matching and pairs index (the whole sides where nothing is set apart).
     Most mentions of a real prediction have such a twin, and matching is the count's cost. With
     ``keep_details``, the twins' pairs are put back among the others': the pairs and matchings
-    (and the details) are the whole sides' and index them, as ``count_grouped``'s do."""
+    (and the details) are the whole sides' and index them, as ``count_grouped``'s do. The
+    groupings (``groups``, ``type_groups``, ``more_groups``, as ``count_grouped`` takes them, for
+    mentions without pieces and without a learned credit) are counted so too: each group's
+    tables get its twins' share from a count and a sum of lengths per group and side."""
     found = twins(reference, predicted)
     if found is None or not found[0].any():
-        return count_grouped(reference, predicted, options, keep_details=keep_details), reference, predicted
+        whole = count_grouped(
+            reference, predicted, options, keep_details=keep_details, groups=groups, type_groups=type_groups,
+            more_groups=more_groups, type_columns=type_columns, group_columns=group_columns,
+        )  # fmt: skip
+        return whole, reference, predicted
     ref_twin, pred_twin = found
     r, p = reference.select(~ref_twin), predicted.select(~pred_twin)
-    counted = count_grouped(r, p, options, keep_details=keep_details)
+    counted = count_grouped(
+        r,
+        p,
+        options,
+        keep_details=keep_details,
+        groups=None if groups is None else _others(groups, ref_twin, pred_twin),
+        type_groups=None if type_groups is None else _others(type_groups, ref_twin, pred_twin),
+        more_groups=tuple(_others(g, ref_twin, pred_twin) for g in more_groups),
+        type_columns=type_columns,
+        group_columns=group_columns,
+    )
     if keep_details:
         counted, r, p = _twins_back(counted, reference, predicted, ref_twin, pred_twin), reference, predicted
     types = reference.types
@@ -253,7 +280,79 @@ def count_twins_apart(
     counts.errors[_CORRECT] += many
     diagonal = np.arange(n)
     counts.confusion[0, diagonal, diagonal] += many  # same span, the same type
-    return replace(counted, counts=counts.without_empty_types()), r, p
+    counted = replace(counted, counts=counts.without_empty_types())
+    if groups is None and type_groups is None and not more_groups:
+        return counted, r, p
+    share = _TwinShare(reference, predicted, ref_twin, pred_twin)
+    width = len(group_fields(tuple(c.name for c in CRITERIA)))
+    every = range(width)
+    if groups is not None and counted.groups is not None:
+        share.add(counted.groups, every if group_columns is None else group_columns, groups)
+    if type_groups is not None and counted.type_groups is not None:
+        cols = type_columns if type_columns is not None else group_columns
+        share.add(counted.type_groups, every if cols is None else cols, type_groups)
+    for g, table, totals in zip(
+        more_groups, counted.more_groups, counted.more_totals or (None,) * len(more_groups), strict=True
+    ):
+        share.add(table, every if group_columns is None else group_columns, g)
+        if totals is not None:
+            share.add(totals, every, g, inner=True)
+    return counted, r, p
+
+
+def _others(g: Groups, ref_twin: BoolArray, pred_twin: BoolArray) -> Groups:
+    """``g`` for the mentions without a twin (the same groups, fewer mentions)."""
+    return replace(g, reference=g.reference[~ref_twin], predicted=g.predicted[~pred_twin])
+
+
+@lru_cache(maxsize=16)
+def _twin_columns(fields: tuple[str, ...], columns: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """Where a twin adds to a table of ``columns`` of ``fields`` (``group_fields``): the places
+    that count one for each twin on the reference's side and on the prediction's, and those that
+    add its length on each side. A twin is a full match under every criterion and scheme (never
+    a partial one: no scaled credit), covers its units on both sides with its type, and is
+    correct in the error taxonomy (counted on the reference's side)."""
+    places: tuple[list[int], ...] = ([], [], [], [])
+    for j, c in enumerate(columns):
+        name = fields[c]
+        if name == "reference" or name.endswith(".full_ref") or name == "errors.correct":
+            places[0].append(j)
+        elif name == "predicted" or name.endswith(".full_pred"):
+            places[1].append(j)
+        elif name in ("token.true_positive", "token.reference"):
+            places[2].append(j)
+        elif name in ("token.predicted", "token.true_positive_predicted"):
+            places[3].append(j)
+    return tuple(tuple(p) for p in places)
+
+
+class _TwinShare:
+    """The twins' share of a grouping's tables: per group (or inner key), each side's twins
+    counted and their lengths summed, added to the columns a twin adds to."""
+
+    def __init__(self, reference: Spans, predicted: Spans, ref_twin: BoolArray, pred_twin: BoolArray) -> None:
+        self.ref_twin, self.pred_twin = ref_twin, pred_twin
+        self.ref_len = (reference.end - reference.start)[ref_twin]
+        self.pred_len = (predicted.end - predicted.start)[pred_twin]
+        self.fields = group_fields(tuple(c.name for c in CRITERIA))
+
+    def add(self, table: IntArray, columns: Sequence[int], g: Groups, inner: bool = False) -> None:
+        """Add the twins' share to ``table`` ([groups, columns], any layout) of grouping ``g``, or
+        to its totals per inner key ([inner, columns]) with ``inner``."""
+        n = table.shape[0]
+        ref_key, pred_key = g.reference[self.ref_twin], g.predicted[self.pred_twin]
+        if inner:
+            ref_key, pred_key = ((k % g.inner if g.inner_of is None else g.inner_of[k]) for k in (ref_key, pred_key))
+        places = _twin_columns(self.fields, tuple(columns))
+        keys = (ref_key, pred_key, ref_key, pred_key)
+        lengths = (None, None, self.ref_len, self.pred_len)
+        for at, key, length in zip(places, keys, lengths, strict=True):
+            if not at:
+                continue
+            # Lengths sum exactly in float64: a chunk's units are far below 2^53.
+            row = np.bincount(key, weights=length, minlength=n).astype(np.int64, copy=False)
+            for j in at:
+                table[:, j] += row
 
 
 def _twins_back(
@@ -374,15 +473,21 @@ def count_part(
         names = tuple(c.name for c in CRITERIA) + ((LEARNED.name,) if learned is not None else ())
         fields = group_fields(names)
         scored = scored_columns(fields, scaled=options.credit in ("dice", "iou"))
-        counted = count_grouped(
-            r, p, options, learned=learned, keep_details=keep, groups=groups, type_groups=type_groups,
-            more_groups=more_groups,
-            # The histogram reads only the columns scores read (fewer distinct rows, each narrower):
-            # the others are not counted per document and type.
-            type_columns=scored if by_types and not wanted.scored_groups else None,
-            # So do the paired tests per group, and the taxonomy is read only by the buckets' totals.
-            group_columns=scored if wanted.scored_groups else None,
-        )
+        # The histogram reads only the columns scores read (fewer distinct rows, each narrower):
+        # the others are not counted per document and type.
+        type_columns = scored if by_types and not wanted.scored_groups else None
+        # So do the paired tests per group, and the taxonomy is read only by the buckets' totals.
+        group_columns = scored if wanted.scored_groups else None
+        if learned is None and not fragments:  # each group's twins added by their share, not matched
+            counted, r, p = count_twins_apart(
+                r, p, options, keep_details=keep, groups=groups, type_groups=type_groups, more_groups=more_groups,
+                type_columns=type_columns, group_columns=group_columns,
+            )  # fmt: skip
+        else:
+            counted = count_grouped(
+                r, p, options, learned=learned, keep_details=keep, groups=groups, type_groups=type_groups,
+                more_groups=more_groups, type_columns=type_columns, group_columns=group_columns,
+            )  # fmt: skip
     counts = counted.counts
     counts.documents, counts.sentences, counts.tokens = data.documents, data.sentences, data.tokens
     docs = None
@@ -418,7 +523,8 @@ def count_part(
         present = np.flatnonzero(np.bincount(data.doc_key, minlength=per_document.shape[0]))
         docs = DocCounts(
             keys=present.astype(np.int64),
-            stats=per_document[present],
+            # Most chunks hold a unit of every document they number: the table as it is, not a copy.
+            stats=per_document if present.shape[0] == per_document.shape[0] else per_document[present],
             fields=fields,
             ids=None if data.doc_ids is None else [data.doc_ids[k] for k in present.tolist()],
             unit=data.doc_unit,
