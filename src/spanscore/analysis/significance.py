@@ -972,7 +972,20 @@ class CountTables:
         return _TableColumns(tables, self.shift[tables], self.first_bin[tables], self.start[tables] - self.lo[tables])
 
     def draw(self, rng: np.random.Generator, columns: _TableColumns, size: int) -> IntArray:
-        """``size`` rows of counts, each column from its own table (``columns``)."""
+        """``size`` rows of counts, each column from its own table (``columns``), looked up
+        ``LOOKUP_CELLS`` counts at a time: the lookup's five or so temporaries keep one size
+        whatever the block (the random words are the stream's next ones however the rows are
+        cut, so the counts are the same)."""
+        width = columns.tables.shape[0]
+        rows = max(1, LOOKUP_CELLS // max(width, 1))
+        if rows >= size:
+            return self._draw(rng, columns, size)
+        out = np.empty((size, width), dtype=np.int64)
+        for start in range(0, size, rows):
+            out[start : start + rows] = self._draw(rng, columns, min(rows, size - start))
+        return out
+
+    def _draw(self, rng: np.random.Generator, columns: _TableColumns, size: int) -> IntArray:
         bits = rng.integers(0, 1 << 64, size=(size, columns.tables.shape[0]), dtype=np.uint64)
         j = (bits >> np.uint64(64 - UNIFORM_BITS)).view(np.int64)
         found: IntArray = self.guide[(j >> columns.shift) + columns.first_bin]
@@ -997,6 +1010,7 @@ class _TableColumns:
 
 MARGIN = 1.5  # standard deviations the Poisson counts' sum stays below the draws wanted
 TABLE_LIMIT = 1 << 18  # documents of common rows listed one by one (1 MB), at most: memory stays bounded
+LOOKUP_CELLS = 1 << 16  # Poisson counts looked up at a time (``CountTables.draw``: 512 KB a temporary)
 TOP_UP_PIECE = 1 << 16  # the top-up's single draws drawn and tallied at a time (512 KB a working array)
 TABLE_ENTRIES = 1 << 16  # counts the Poisson tables of one sampler hold, at most (about 2 MB)
 
