@@ -1251,7 +1251,8 @@ class _Family:
 
     def differences(self, system: int) -> _Swaps:
         """``system``'s columns minus the first's: what swapping a document's outputs moves."""
-        delta = self.rows[:, system * self.width : (system + 1) * self.width].astype(np.int64) - self.rows[:, : self.width]
+        mine = self.rows[:, system * self.width : (system + 1) * self.width]
+        delta = mine.astype(np.int64) - self.rows[:, : self.width]
         moving = np.any(delta != 0, axis=1)
         hist = Histogram.of(delta[moving], tuple(map(str, range(self.width))), self.counts[moving])
         return _Swaps(hist.rows.astype(np.int64), hist.counts)
