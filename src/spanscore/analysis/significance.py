@@ -927,7 +927,7 @@ class CountTables:
         # numbers are its own row's, whatever rows are beside it.
         parts = [
             (these[i : i + self.ROWS], int(length[these].max()))
-            for these in (np.flatnonzero(octave == level) for level in np.unique(octave).tolist())
+            for these in (np.flatnonzero(octave == level) for level in sorted(set(octave.tolist())))
             for i in range(0, these.shape[0], self.ROWS)
         ]
         for these, width in parts:
@@ -1066,7 +1066,9 @@ class _Sampler:
         # ``TABLE_ENTRIES`` counts, the rows of the largest ones (few rows each: a larger corpus
         # has more distinct rates, and their tables would grow with it up to some 13 MB).
         generated = self.rate * pool > POISSON_TABLE * max(self.pooled, 1)
-        distinct = np.unique(pool[~generated])
+        # np.unique's plain call imports numpy.ma (numpy 2.4): a sort and its runs instead.
+        distinct = np.sort(pool[~generated])
+        distinct = distinct[np.concatenate(([True], distinct[1:] != distinct[:-1]))[: distinct.shape[0]]]
         lo, hi = poisson_support(self.rate * distinct / max(self.pooled, 1))
         fits = int(np.searchsorted(np.cumsum(hi - lo + 1), TABLE_ENTRIES, side="right"))
         if fits < distinct.shape[0]:
