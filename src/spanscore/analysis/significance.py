@@ -124,18 +124,17 @@ def _distinct_columns(stats: npt.NDArray[Any]) -> tuple[list[int], IntArray]:
     return keep, expand
 
 
-TOTAL_ROWS = 8192  # histogram rows widened at a time where their totals are summed
+TOTAL_ROWS = 4096  # histogram rows made floats at a time where their totals are summed
 
 
 def column_totals(counts: IntArray, rows: npt.NDArray[Any]) -> FloatArray:
-    """``counts @ rows`` as floats, a block of ``TOTAL_ROWS`` rows widened at a time: the same
-    numbers as the product of the whole table made floats (each total is a whole number far
-    below 2^53, exact in any order), without a wide copy of a histogram whose distinct rows
-    grow with the corpus."""
-    total = np.zeros(rows.shape[1], dtype=np.int64)
-    for i in range(0, rows.shape[0], TOTAL_ROWS):
-        total += counts[i : i + TOTAL_ROWS].astype(np.int64) @ rows[i : i + TOTAL_ROWS].astype(np.int64)
-    out: FloatArray = total.astype(np.float64)
+    """``counts @ rows`` as floats, a block of ``TOTAL_ROWS`` rows made floats at a time: the same
+    numbers as the product of the whole table made floats (each total and partial sum is a whole
+    number far below 2^53, exact in any order), without a float copy of a histogram whose
+    distinct rows grow with the corpus."""
+    out: FloatArray = np.zeros(rows.shape[1])
+    for i in range(0, rows.shape[0], TOTAL_ROWS):  # BLAS's products: numpy's integer one is slower
+        out += counts[i : i + TOTAL_ROWS].astype(np.float64) @ rows[i : i + TOTAL_ROWS].astype(np.float64)
     return out
 
 
