@@ -86,6 +86,19 @@ def test_the_draws_ask_the_generator_for_pieces_of_a_fixed_size(
     assert np.array_equal(got.sum(axis=1), np.full(size, sampler.n))
 
 
+def test_looked_up_counts_are_written_into_a_callers_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    sampler = _Sampler(big_counts()[4:])
+    tables, columns = sampler._poisson_tables()
+    width, size = columns.tables.shape[0], 300
+    assert 0 < width < sampler.share.shape[0]  # some rows looked up, the others numpy's
+    whole = tables.draw(np.random.default_rng(1), columns, size)
+    monkeypatch.setattr(significance, "LOOKUP_CELLS", 97)
+    out = np.full((size, width + 3), -1, dtype=np.int64)
+    tables.draw(np.random.default_rng(1), columns, size, out=out[:, 2:-1])
+    assert np.array_equal(out[:, 2:-1], whole)
+    assert (out[:, :2] == -1).all() and (out[:, -1] == -1).all()
+
+
 @pytest.mark.parametrize("pieces", [TINY, {"TOP_UP_PIECE": 1, "LOOKUP_CELLS": 1, "TOTAL_ROWS": 1}])
 def test_pieces_of_any_size_draw_the_same_counts(monkeypatch: pytest.MonkeyPatch, pieces: dict[str, int]) -> None:
     rng = np.random.default_rng(21)

@@ -970,16 +970,20 @@ class CountTables:
         """What ``draw`` needs of each column's table, looked up once."""
         return _TableColumns(tables, self.shift[tables], self.first_bin[tables], self.start[tables] - self.lo[tables])
 
-    def draw(self, rng: np.random.Generator, columns: _TableColumns, size: int) -> IntArray:
+    def draw(
+        self, rng: np.random.Generator, columns: _TableColumns, size: int, out: IntArray | None = None
+    ) -> IntArray:
         """``size`` rows of counts, each column from its own table (``columns``), looked up
         ``LOOKUP_CELLS`` counts at a time: the lookup's five or so temporaries keep one size
         whatever the block (the random words are the stream's next ones however the rows are
-        cut, so the counts are the same)."""
+        cut, so the counts are the same). Written into ``out`` where one is given (a caller's
+        table of the block's counts: no second array of them)."""
         width = columns.tables.shape[0]
         rows = max(1, LOOKUP_CELLS // max(width, 1))
-        if rows >= size:
+        if rows >= size and out is None:
             return self._draw(rng, columns, size)
-        out = np.empty((size, width), dtype=np.int64)
+        if out is None:
+            out = np.empty((size, width), dtype=np.int64)
         for start in range(0, size, rows):
             out[start : start + rows] = self._draw(rng, columns, min(rows, size - start))
         return out
@@ -1158,7 +1162,7 @@ class _Sampler:
         out = np.empty((size, k), dtype=np.int64)
         if self.looked_up:
             tables, columns = self._poisson_tables()
-            out[:, : self.looked_up] = tables.draw(rng, columns, size)
+            tables.draw(rng, columns, size, out=out[:, : self.looked_up])
         out[:, self.looked_up :] = rng.poisson(self.generated_rates, size=(size, k - self.looked_up))
         return out
 
