@@ -232,7 +232,8 @@ class Draws:
     drawn through Poisson counts topped up to the exact total (the same distribution as
     ``numpy``'s multinomial, at about half its cost a row). So the cost of a resample follows the
     documents of rare rows and the number of common rows, never the corpus, and a block of
-    resamples takes a few calls of the generator whatever the histogram.
+    resamples takes a few calls of the generator whatever the histogram (the top-up and the
+    lookups of a large block a few more: they are drawn in pieces of a fixed size).
     """
 
     def __init__(self, counts: IntArray) -> None:
