@@ -19,6 +19,12 @@ peak among its descendants by depth, each with the number of processes (depth 1:
 engine's forked workers, the forked resampling processes, and a local Dask cluster's worker
 processes, whose nannies run in the client).
 
+``--draws 1,10,100`` measures the resampling alone, in this process: the histograms of the
+smallest ``--sizes`` corpus (``evaluate --ci``'s and ``compare``'s) with every row's documents
+multiplied by each factor (the same distinct rows, a corpus 10 or 100 times as large), and the
+peak of memory that the draws allocate (``tracemalloc``) for 1,000 resamples of each, one thread:
+what a corpus of that many documents costs the draws beyond its histograms.
+
 ``--big`` adds 10M sentences (about 1.1 GB per file; generating them takes minutes and some
 4.5 GB of disk, checked first) on the Dask engine only (a loopback ``LocalCluster`` of
 ``--workers`` processes, as ``--engine dask`` starts it); the 10M files are deleted afterwards
@@ -273,6 +279,45 @@ def commands(files: dict[str, Path], engine: list[str], resamples: int) -> dict[
     }
 
 
+def draws_peaks(files: dict[str, Path], factors: list[int], resamples: int) -> None:
+    """``--draws``: the draws' traced peak (MB) on the histograms scaled by each factor."""
+    import tracemalloc
+
+    import spanscore
+    from spanscore.analysis import significance as sig
+    from spanscore.stages.documents import Histogram
+
+    def docs(pred: Path) -> object:
+        got = spanscore.evaluate(reference=files["gold"], predicted=pred, documents=True, keep_details=False)
+        return got.documents, got.counts.credit
+
+    (a, credit), (b, _) = docs(files["a"]), docs(files["b"])
+    hists = {"evaluate --ci": sig.histogram_of(a, credit), "compare A B": sig.joint_histogram([a, b], credit)}
+    print(
+        f"{'histogram':14} {'distinct rows':>13} {'bytes a row':>11} {'x docs':>6} {'documents':>11} "
+        f"{'draws peak MB':>13}"
+    )
+    for name, hist in hists.items():
+        for factor in factors:
+            scaled = Histogram(hist.rows, hist.counts * factor, hist.fields)
+            tracemalloc.start()
+            if name == "compare A B":
+                sig.compare_histograms(
+                    [scaled], ["a", "b"], zero_division=0.0, credit=credit,
+                    resampling=sig.Resampling(resamples=resamples, trials=resamples),
+                )
+            else:
+                sig.resampled_totals(scaled, lambda k, fam: sig._overall_rng(1, k, fam), resamples)
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            print(
+                f"{name:14} {hist.rows.shape[0]:13d} {(hist.rows.nbytes + hist.counts.nbytes) // len(hist.counts):11d} "
+                f"{factor:6d} {int(scaled.counts.sum()):11d} "
+                f"{peak / 2**20:13.1f}",
+                flush=True,
+            )
+
+
 def _rows_file() -> str:
     """A scratch file for a command's per-document rows (removed after it runs)."""
     return str(Path(tempfile.gettempdir()) / f"scale-rows-{os.getpid()}.jsonl")
@@ -291,10 +336,15 @@ def main() -> None:
         help="only commands whose names hold one of these (comma-separated; plain: the plain count)",
     )
     ap.add_argument("--resamples", type=int, default=1000)
+    ap.add_argument("--draws", default="", help="factors: the draws' peak, histograms scaled by each (in process)")
     ap.add_argument("--keep", action="store_true", help="keep the 10M files")
     ap.add_argument("--nice", type=int, default=0, help="run each command under nice -n N")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.draws:
+        n = min(int(v) for v in args.sizes.split(",") if v)
+        draws_peaks(make_corpus(n, args.out), [int(f) for f in args.draws.split(",")], args.resamples)
+        return
     runs: list[tuple[int, str]] = []
     for n in (int(s) for s in args.sizes.split(",") if s):
         runs += [(n, e) for e in args.engines.split(",") if e]

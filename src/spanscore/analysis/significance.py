@@ -124,18 +124,45 @@ def _distinct_columns(stats: npt.NDArray[Any]) -> tuple[list[int], IntArray]:
     return keep, expand
 
 
+TOTAL_ROWS = 4096  # histogram rows made floats at a time where their totals are summed
+
+
+def column_totals(counts: IntArray, rows: npt.NDArray[Any]) -> FloatArray:
+    """``counts @ rows`` as floats, a block of ``TOTAL_ROWS`` rows made floats at a time: the same
+    numbers as the product of the whole table made floats (each total and partial sum is a whole
+    number far below 2^53, exact in any order), without a float copy of a histogram whose
+    distinct rows grow with the corpus."""
+    out: FloatArray = np.zeros(rows.shape[1])
+    for i in range(0, rows.shape[0], TOTAL_ROWS):  # BLAS's products: numpy's integer one is slower
+        out += counts[i : i + TOTAL_ROWS].astype(np.float64) @ rows[i : i + TOTAL_ROWS].astype(np.float64)
+    return out
+
+
 class _Table:
     """Some statistics of a histogram's distinct rows, as floats (exact: counts stay far below 2^53),
     and their totals over the corpus."""
 
     def __init__(self, rows: npt.NDArray[Any], counts: IntArray, fields: tuple[str, ...]) -> None:
         self.fields = fields
+        self.rows = rows
+        self.total: FloatArray = column_totals(counts, rows)
+        self.count = int(counts.sum())
+
+    @functools.cached_property
+    def _columns(self) -> tuple[FloatArray, IntArray]:
         # Many statistics are the same in every document (a one-to-one criterion's full matches on
         # either side; a criterion without partial credit): each distinct column is summed once.
-        keep, self.expand = _distinct_columns(rows)
-        self.distinct: FloatArray = np.ascontiguousarray(rows[:, keep], dtype=np.float64)
-        self.total: FloatArray = (counts @ rows).astype(np.float64)
-        self.count = int(counts.sum())
+        # Made on first use: a table drawn by family never makes its whole rows' float copy.
+        keep, expand = _distinct_columns(self.rows)
+        return np.ascontiguousarray(self.rows[:, keep], dtype=np.float64), expand
+
+    @property
+    def distinct(self) -> FloatArray:
+        return self._columns[0]
+
+    @property
+    def expand(self) -> IntArray:
+        return self._columns[1]
 
     def sums(self, weights: FloatArray) -> FloatArray:
         """Each statistic summed with ``weights`` (one row of weights per resample, one column per
@@ -205,7 +232,8 @@ class Draws:
     drawn through Poisson counts topped up to the exact total (the same distribution as
     ``numpy``'s multinomial, at about half its cost a row). So the cost of a resample follows the
     documents of rare rows and the number of common rows, never the corpus, and a block of
-    resamples takes a few calls of the generator whatever the histogram.
+    resamples takes a few calls of the generator whatever the histogram (the top-up and the
+    lookups of a large block a few more: they are drawn in pieces of a fixed size).
     """
 
     def __init__(self, counts: IntArray) -> None:
@@ -943,8 +971,25 @@ class CountTables:
         """What ``draw`` needs of each column's table, looked up once."""
         return _TableColumns(tables, self.shift[tables], self.first_bin[tables], self.start[tables] - self.lo[tables])
 
-    def draw(self, rng: np.random.Generator, columns: _TableColumns, size: int) -> IntArray:
-        """``size`` rows of counts, each column from its own table (``columns``)."""
+    def draw(
+        self, rng: np.random.Generator, columns: _TableColumns, size: int, out: IntArray | None = None
+    ) -> IntArray:
+        """``size`` rows of counts, each column from its own table (``columns``), looked up
+        ``LOOKUP_CELLS`` counts at a time: the lookup's five or so temporaries keep one size
+        whatever the block (the random words are the stream's next ones however the rows are
+        cut, so the counts are the same). Written into ``out`` where one is given (a caller's
+        table of the block's counts: no second array of them)."""
+        width = columns.tables.shape[0]
+        rows = max(1, LOOKUP_CELLS // max(width, 1))
+        if rows >= size and out is None:
+            return self._draw(rng, columns, size)
+        if out is None:
+            out = np.empty((size, width), dtype=np.int64)
+        for start in range(0, size, rows):
+            out[start : start + rows] = self._draw(rng, columns, min(rows, size - start))
+        return out
+
+    def _draw(self, rng: np.random.Generator, columns: _TableColumns, size: int) -> IntArray:
         bits = rng.integers(0, 1 << 64, size=(size, columns.tables.shape[0]), dtype=np.uint64)
         j = (bits >> np.uint64(64 - UNIFORM_BITS)).view(np.int64)
         found: IntArray = self.guide[(j >> columns.shift) + columns.first_bin]
@@ -969,6 +1014,8 @@ class _TableColumns:
 
 MARGIN = 1.5  # standard deviations the Poisson counts' sum stays below the draws wanted
 TABLE_LIMIT = 1 << 18  # documents of common rows listed one by one (1 MB), at most: memory stays bounded
+LOOKUP_CELLS = 1 << 16  # Poisson counts looked up at a time (``CountTables.draw``: 512 KB a temporary)
+TOP_UP_PIECE = 1 << 16  # the top-up's single draws drawn and tallied at a time (512 KB a working array)
 TABLE_ENTRIES = 1 << 16  # counts the Poisson tables of one sampler hold, at most (about 2 MB)
 
 
@@ -1126,7 +1173,7 @@ class _Sampler:
         out = np.empty((size, k), dtype=np.int64)
         if self.looked_up:
             tables, columns = self._poisson_tables()
-            out[:, : self.looked_up] = tables.draw(rng, columns, size)
+            tables.draw(rng, columns, size, out=out[:, : self.looked_up])
         out[:, self.looked_up :] = rng.poisson(self.generated_rates, size=(size, k - self.looked_up))
         return out
 
@@ -1154,13 +1201,29 @@ class _Sampler:
             counts[over] = self._poisson(rng, wanted[over])
             over = over[counts[over].sum(axis=1) > wanted[over]]
         missing = wanted - counts.sum(axis=1)
-        documents = rng.integers(0, self.pooled, size=int(missing.sum()))
-        picked = (
-            self.table[documents].astype(np.int64) if self.table is not None
-            else np.searchsorted(self.cumulative, documents, side="right")
-        )
-        picked += np.repeat(np.arange(wanted.shape[0]) * k, missing)
-        counts += np.bincount(picked, minlength=wanted.shape[0] * k).reshape(-1, k)
+        # The top-up's single draws (about ``MARGIN`` standard deviations a resample, which grow
+        # with the square root of the corpus), ``TOP_UP_PIECE`` at a time: the working arrays keep
+        # one size whatever the corpus, and the numbers are the same as in one call (numpy's
+        # bounded integers take the stream's words in turn, however the calls are cut:
+        # tests/test_memory_draws.py checks it), the picks of a resample cut between two pieces
+        # tallied from both.
+        ends = np.cumsum(missing)
+        total = int(ends[-1]) if ends.shape[0] else 0
+        for start in range(0, total, TOP_UP_PIECE):
+            stop = min(start + TOP_UP_PIECE, total)
+            documents = rng.integers(0, self.pooled, size=stop - start)
+            picked = (
+                self.table[documents].astype(np.int64) if self.table is not None
+                else np.searchsorted(self.cumulative, documents, side="right")
+            )
+            del documents
+            # The resamples this piece's draws fall in, and how many of them each.
+            first = int(np.searchsorted(ends, start, side="right"))
+            last = int(np.searchsorted(ends, stop - 1, side="right"))
+            bounds = np.minimum(ends[first : last + 1], stop)
+            taken = np.diff(np.concatenate(([start], bounds)))
+            picked += np.repeat(np.arange(last + 1 - first) * k, taken)
+            counts[first : last + 1] += np.bincount(picked, minlength=(last + 1 - first) * k).reshape(-1, k)
         out: IntArray = counts
         return out
 
@@ -1182,13 +1245,16 @@ class _Family:
         picked = [cols[i] for cols in columns for i in mine]
         hist = Histogram.of(joint.rows[:, picked], tuple(joint.fields[c] for c in picked), joint.counts)
         self.name, self.mine, self.width = name, mine, len(mine)
-        self.rows: IntArray = hist.rows.astype(np.int64)
+        # The rows as narrow as the histogram holds them (``compact_rows``), widened where they
+        # are used: the families' rows grow with the distinct documents.
+        self.rows: npt.NDArray[Any] = hist.rows
         self.counts: IntArray = hist.counts
         self.draws = _Sampler(hist.counts)
         keep, self.expand = _distinct_columns(self.rows)
-        self.distinct: FloatArray = np.ascontiguousarray(self.rows[:, keep], dtype=np.float64)
-        # The rare rows' and the common rows' apart, as the draws multiply them.
-        self.apart = (self.distinct[self.draws.rare], self.distinct[self.draws.common])
+        distinct: FloatArray = np.ascontiguousarray(self.rows[:, keep], dtype=np.float64)
+        # The rare rows' and the common rows' apart, as the draws multiply them (held once: not
+        # also side by side).
+        self.apart = (distinct[self.draws.rare], distinct[self.draws.common])
 
     def resampled(self, rng: np.random.Generator, size: int) -> FloatArray:
         """Every column summed over each of ``size`` bootstrap resamples."""
@@ -1201,7 +1267,8 @@ class _Family:
 
     def differences(self, system: int) -> _Swaps:
         """``system``'s columns minus the first's: what swapping a document's outputs moves."""
-        delta = self.rows[:, system * self.width : (system + 1) * self.width] - self.rows[:, : self.width]
+        mine = self.rows[:, system * self.width : (system + 1) * self.width]
+        delta = mine.astype(np.int64) - self.rows[:, : self.width]
         moving = np.any(delta != 0, axis=1)
         hist = Histogram.of(delta[moving], tuple(map(str, range(self.width))), self.counts[moving])
         return _Swaps(hist.rows.astype(np.int64), hist.counts)
@@ -1371,7 +1438,7 @@ def _compare_batch(
     totals = [
         [whole[cols] for cols in layout]
         for whole, (_, layout) in zip(
-            (joint.counts.astype(np.float64) @ joint.rows.astype(np.float64) for joint in joints), layouts, strict=False
+            (column_totals(joint.counts, joint.rows) for joint in joints), layouts, strict=False
         )
     ]
     scored = score_totals(np.array([t for row in totals for t in row]), fields, zd, credit, beta)
