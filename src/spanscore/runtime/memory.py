@@ -22,12 +22,18 @@ from typing import Any
 _M_TRIM_THRESHOLD = -1
 _M_TOP_PAD = -2
 _M_MMAP_THRESHOLD = -3
+_M_ARENA_MAX = -8
 
 MMAP_THRESHOLD = 32 << 20  # the largest glibc accepts on 64-bit systems
 TRIM_THRESHOLD = 256 << 20
 TOP_PAD = 16 << 20
+# One arena: the intervals' draws run on threads, and glibc would give each thread an arena of
+# its own, each keeping its freed blocks at its own high water: the process's peak was the sum
+# of their peaks, and grew with the corpus (docs/benchmarks.md). The threads allocate little
+# outside numpy's calls, so they seldom wait for each other's malloc.
+ARENA_MAX = 1
 # Set in the environment, these mean someone chose malloc's behaviour already: leave it alone.
-_ENVIRONMENT = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_")
+_ENVIRONMENT = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_ARENA_MAX")
 
 
 def _glibc() -> Any:
@@ -46,7 +52,7 @@ def _glibc() -> Any:
 
 
 def keep_freed_memory() -> bool:
-    """Make glibc keep freed blocks up to 32 MiB for reuse; True if it took effect.
+    """Make glibc keep freed blocks up to 32 MiB for reuse, in one arena; True if it took effect.
 
     Does nothing (False) on other C libraries, or where the MALLOC_* variables are set.
     """
@@ -57,7 +63,10 @@ def keep_freed_memory() -> bool:
         mallopt = libc.mallopt
     except AttributeError:  # None, or no mallopt
         return False
-    settings = ((_M_MMAP_THRESHOLD, MMAP_THRESHOLD), (_M_TRIM_THRESHOLD, TRIM_THRESHOLD), (_M_TOP_PAD, TOP_PAD))
+    settings = (
+        (_M_MMAP_THRESHOLD, MMAP_THRESHOLD), (_M_TRIM_THRESHOLD, TRIM_THRESHOLD), (_M_TOP_PAD, TOP_PAD),
+        (_M_ARENA_MAX, ARENA_MAX),
+    )
     return all(mallopt(param, value) == 1 for param, value in settings)
 
 
