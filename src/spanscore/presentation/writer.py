@@ -314,8 +314,16 @@ class ReportWriter:
                 os.close(f.fd)
         self.files = {}
         if self.staging is not None:
-            shutil.rmtree(self.staging, ignore_errors=True)
-            self.staging = None
+            staging, self.staging = Path(self.staging), None
+            # Worker processes may still be leaving row files in it (an error raised here while
+            # they count): renamed first, the folder takes no new file by the name they know,
+            # and the removal cannot miss one made while it runs.
+            doomed = staging.with_name(staging.name + "-removed")
+            try:
+                os.rename(staging, doomed)
+            except OSError:
+                doomed = staging
+            shutil.rmtree(doomed, ignore_errors=True)
         self.rows_dir = None
 
     def finish(self, report: Report, *, wait: bool = True) -> Path:
