@@ -388,7 +388,9 @@ def render_rows(
         after = after + _objects(preds.level, b"\r\n")[d.pairs.pred[at]]
     else:  # each unit's context and line end made once, not once per pair
         after = texts[pair_unit[at]]
-    full_middles = _FULL + relations
+    # A pair's row as a full match is the same in every file that shows it so (most rows): made
+    # whole once, each file joins whole rows; only its other rows are put together from pieces.
+    whole = before + (_FULL + relations)[rel_at] + after
     index = np.full(len(d.pairs), -1, dtype=np.int64)
     index[at] = np.arange(at.shape[0])
     files: dict[str, RowFile] = {}
@@ -399,19 +401,18 @@ def render_rows(
         m = d.matchings[criterion]
         rows = RowFile()
         where = index[m.pair]
-        pieces: npt.NDArray[np.object_] = np.empty((where.shape[0], 3), dtype=object)
-        pieces[:, 0] = before[where]
-        pieces[:, 1] = full_middles[rel_at[where]]
-        pieces[:, 2] = after[where]
+        lines = whole[where]
         other = np.flatnonzero((m.level != FULL) | (m.credit != 1.0))
         if other.shape[0]:
-            pieces[other, 1] = _objects(_middles(m.level[other], m.credit[other])) + relations[rel_at[where[other]]]
-        body = b"".join(pieces.ravel().tolist())
+            at_other = where[other]
+            middles = _objects(_middles(m.level[other], m.credit[other])) + relations[rel_at[at_other]]
+            lines[other] = before[at_other] + middles + after[at_other]
+        body = b"".join(lines.tolist())
         rows.full = int(np.count_nonzero(m.level == FULL))
         partial = np.flatnonzero(m.level == PARTIAL)
         rows.partial = int(partial.shape[0])
         if f"{criterion}.csv" not in sampled:
-            rows.partial_lines = [b"".join(row).decode("utf-8") for row in pieces[partial[:sample]].tolist()]
+            rows.partial_lines = [line.decode("utf-8") for line in lines[partial[:sample]].tolist()]
         bodies[f"{criterion}.csv"] = body
         files[f"{criterion}.csv"] = rows
     cells = (units, rs, ps, plain_texts, None if levels else texts)
