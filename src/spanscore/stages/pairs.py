@@ -395,6 +395,8 @@ def render_rows(
     index[at] = np.arange(at.shape[0])
     files: dict[str, RowFile] = {}
     bodies: dict[str, bytes] = {}
+    # Rows other than full matches, by their match and credit cells: made once per pair.
+    others: dict[bytes, tuple[npt.NDArray[np.object_], npt.NDArray[np.bool_]]] = {}
     for criterion in criteria:
         if criterion not in d.matchings:
             continue
@@ -405,8 +407,23 @@ def render_rows(
         other = np.flatnonzero((m.level != FULL) | (m.credit != 1.0))
         if other.shape[0]:
             at_other = where[other]
-            middles = _objects(_middles(m.level[other], m.credit[other])) + relations[rel_at[at_other]]
-            lines[other] = before[at_other] + middles + after[at_other]
+            kinds = _middle_kinds(m.level[other], m.credit[other])
+            if kinds is None:  # a credit per pair (dice, iou): each row put together here
+                middles = _objects(_middles(m.level[other], m.credit[other])) + relations[rel_at[at_other]]
+                lines[other] = before[at_other] + middles + after[at_other]
+            else:
+                # One middle per level: a pair partial under left is most often partial under right
+                # and overlap too, with the same credit, so its row is made once for all of them.
+                code, values = kinds
+                for k, middle in enumerate(values):
+                    pick = other if len(values) == 1 else other[code == k]
+                    pairs = where[pick]
+                    rows_of, done = others.setdefault(middle, (np.empty(at.shape[0], dtype=object), np.zeros(at.shape[0], dtype=bool)))
+                    new = pairs[~done[pairs]]
+                    if new.shape[0]:
+                        rows_of[new] = before[new] + (middle + relations[rel_at[new]]) + after[new]
+                        done[new] = True
+                    lines[pick] = rows_of[pairs]
         body = b"".join(lines.tolist())
         rows.full = int(np.count_nonzero(m.level == FULL))
         partial = np.flatnonzero(m.level == PARTIAL)
@@ -443,6 +460,21 @@ def _keep(files: dict[str, RowFile], bodies: dict[str, bytes], rows_dir: str | N
 
 
 _FULL = f"{LEVEL_NAMES[FULL]},{1.0!r}".encode()
+
+
+def _middle_kinds(level: IntArray, credit: npt.NDArray[np.float64]) -> tuple[IntArray, list[bytes]] | None:
+    """The match and credit cells of matched pairs as a code per pair into a few distinct
+    values (a value per level), or None where a level's credit varies from pair to pair."""
+    values: list[bytes] = []
+    code = np.zeros(level.shape[0], dtype=np.int64)
+    for lv in np.flatnonzero(np.bincount(level)).tolist():  # not np.unique: it imports numpy.ma
+        mask = level == lv
+        credits = credit[mask]
+        if credits.min() != credits.max():
+            return None
+        code[mask] = len(values)
+        values.append(f"{LEVEL_NAMES[lv]},{float(credits[0])!r}".encode())
+    return code, values
 
 
 def _middles(level: IntArray, credit: npt.NDArray[np.float64]) -> list[bytes]:
