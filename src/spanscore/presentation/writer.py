@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 # once the worker processes count).
 WRITER_MODULES = ("spanscore.presentation.charts", "spanscore.presentation.html", "spanscore.presentation.markdown")
 
+# Rows made in this process that may wait in memory for the writing thread: about three
+# chunks' rows at the default chunk size (a 512 KiB chunk makes some 5 MB of rows).
+HELD_BYTES = 16 << 20
 HTML_PARTIAL_LIMIT = 200  # partial pairs listed per criterion in report.html; the CSVs hold all
 HTML_EXAMPLE_LIMIT = 5  # examples per error type in report.html
 CONFUSION_FILE = "confusion.csv"
@@ -167,13 +170,18 @@ class _Copier:
     of a large report go to the files while this process counts its next chunk, waits for the
     workers or writes report.html, not in turn with them."""
 
-    def __init__(self) -> None:
+    def __init__(self, held: int = HELD_BYTES) -> None:
         import queue
         import threading
 
-        # A few chunks' rows at most wait to be written: a disk slower than the counting holds
-        # the counting back rather than the rows piling up in memory.
-        self.jobs: queue.Queue[tuple[str | bytes, int, int, int, int] | str | None] = queue.Queue(maxsize=16)
+        self.jobs: queue.SimpleQueue[tuple[str | bytes, int, int, int, int] | str | None] = queue.SimpleQueue()
+        # At most ``held`` bytes of rows made here wait in memory to be written: a disk slower
+        # than the counting holds the counting back rather than the rows piling up. A worker's
+        # rows wait in its scratch file, not here: the copies asked for are not held back, so
+        # the counting process never waits for the thread to copy another process's rows.
+        self.limit = held
+        self.held = 0
+        self.room = threading.Condition()
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._run, name="spanscore-report-rows", daemon=True)
         self.thread.start()
@@ -182,6 +190,10 @@ class _Copier:
         self.jobs.put((path, offset, length, target, at))
 
     def write(self, data: bytes, target: int, at: int) -> None:
+        with self.room:
+            while self.held and self.held + len(data) > self.limit and self.thread.is_alive():
+                self.room.wait()
+            self.held += len(data)
         self.jobs.put((data, 0, len(data), target, at))
 
     def remove(self, path: str) -> None:
@@ -209,9 +221,17 @@ class _Copier:
                 except BaseException as exc:  # raised where the writer next looks (finish)
                     if self.error is None:
                         self.error = exc
+                finally:
+                    if not isinstance(job, str) and isinstance(job[0], bytes):
+                        self._written(job[2])  # written (or skipped after an error): room for more
         finally:
             for fd in opened.values():
                 os.close(fd)
+
+    def _written(self, length: int) -> None:
+        with self.room:
+            self.held -= length
+            self.room.notify_all()
 
     def finish(self) -> None:
         """Wait for every copy asked for; raise the first error one met."""

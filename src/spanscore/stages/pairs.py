@@ -418,7 +418,9 @@ def render_rows(
                 for k, middle in enumerate(values):
                     pick = other if len(values) == 1 else other[code == k]
                     pairs = where[pick]
-                    rows_of, done = others.setdefault(middle, (np.empty(at.shape[0], dtype=object), np.zeros(at.shape[0], dtype=bool)))
+                    if middle not in others:
+                        others[middle] = (np.empty(at.shape[0], dtype=object), np.zeros(at.shape[0], dtype=bool))
+                    rows_of, done = others[middle]
                     new = pairs[~done[pairs]]
                     if new.shape[0]:
                         rows_of[new] = before[new] + (middle + relations[rel_at[new]]) + after[new]
