@@ -216,7 +216,15 @@ class _Source:
         return gathered.tobytes().split(b"\0")[:-1]
 
     def contexts(self) -> list[bytes]:
-        return self.slices(self.bounds[:-1], self.bounds[1:])
+        """Each unit's words, "" for a unit without tokens."""
+        first, last = self.bounds[:-1], self.bounds[1:]
+        if self.nul or not first.shape[0] or not bool(np.all(last > first)):
+            return self.slices(first, last)
+        # The units are consecutive runs of the text, each ended by the space after its last
+        # token: that space made a NUL, one split gives every unit (no gather of its bytes).
+        text = np.frombuffer(self.joined, dtype=np.uint8)[self.starts[first[0]] : self.starts[last[-1]]].copy()
+        text[self.starts[last] - 1 - self.starts[first[0]]] = 0
+        return text.tobytes().split(b"\0")[:-1]
 
 
 class _Mentions:
