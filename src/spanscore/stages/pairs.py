@@ -380,8 +380,8 @@ def render_rows(
             used[d.matchings[criterion].pair] = True
     # A row is three pieces: the cells before its match and credit; those two and the relation;
     # the context and what ends the row. The first and the last are made once for each pair some
-    # file shows (most rows, full matches alike in every file, once in all), the middle one is one
-    # of four for a full match, and each file joins its rows' pieces at once: no row is made whole.
+    # file shows, the middle one is one of four for a full match; the rows are made whole from
+    # them once per pair (below), not once per file.
     at = np.flatnonzero(used)
     # Each unit's number and comma, each mention's cells, each unit's context (and with the line
     # end, where no level follows it) as object arrays, once for the pair files and the error files.
