@@ -1,6 +1,7 @@
 """Each unit's words for the report rows' context cells: split at once out of the chunk's spaced
 tokens where the units follow one another with tokens, checked against joining each unit's
-tokens in Python (units without tokens, tokens without bytes, NUL bytes, wide characters)."""
+tokens in Python (units without tokens, tokens without bytes, NUL bytes, wide characters); and
+the units' number cells, formatted at once, against ``str``."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spanscore.stages.pairs import _Source
+from spanscore.stages.pairs import _numbers, _Source
 
 TOKEN = st.text(alphabet=st.sampled_from(list("ab ,\"'é€🙂\0")), min_size=0, max_size=4)
 
@@ -39,3 +40,8 @@ def test_consecutive_units_are_split_without_a_gather() -> None:
 def test_a_unit_without_tokens_and_a_nul_take_the_slices() -> None:
     assert source_of([["a"], [], ["b"]])[0].contexts() == [b"a", b"", b"b"]
     assert source_of([["a\0"], ["b"]])[0].contexts() == [b"a\0", b"b"]
+
+
+@given(st.integers(0, 10**15), st.integers(0, 300))
+def test_unit_numbers_are_each_numbers_text_and_a_comma(first: int, n: int) -> None:
+    assert _numbers(first, n) == [f"{k},".encode() for k in range(first, first + n)]
