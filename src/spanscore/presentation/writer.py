@@ -39,9 +39,10 @@ if TYPE_CHECKING:
 # once the worker processes count).
 WRITER_MODULES = ("spanscore.presentation.charts", "spanscore.presentation.html", "spanscore.presentation.markdown")
 
-# Rows made in this process that may wait in memory for the writing thread: about three
-# chunks' rows at the default chunk size (a 512 KiB chunk makes some 5 MB of rows).
-HELD_BYTES = 16 << 20
+# Rows made in this process that may wait in memory for the writing thread: about a chunk and
+# a half's rows at the default chunk size (a 512 KiB chunk makes some 5 MB of rows), no more
+# than the 16 jobs the thread's queue held before copies of a worker's rows stopped counting.
+HELD_BYTES = 8 << 20
 HTML_PARTIAL_LIMIT = 200  # partial pairs listed per criterion in report.html; the CSVs hold all
 HTML_EXAMPLE_LIMIT = 5  # examples per error type in report.html
 CONFUSION_FILE = "confusion.csv"
