@@ -107,3 +107,44 @@ def test_a_failed_write_frees_its_room_and_is_raised_by_finish(tmp_path: Path, m
     os.close(target)
     assert caught.value.errno == errno.ENOSPC
     assert copier.held == 0
+
+
+def test_rows_made_here_are_written_before_the_copies_that_wait(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows in memory go first, the copies (their rows wait on disk) after; a scratch file is
+    removed only after its own copies; every byte lands where it was asked to."""
+    go = threading.Event()
+    order: list[str] = []
+    real_copy, real_write = writer_module._copy_at, writer_module._write_at
+
+    def copy(source: int, offset: int, length: int, target: int, at: int) -> None:
+        order.append(f"copy {at}")
+        if len(order) == 1:
+            assert go.wait(10)
+        real_copy(source, offset, length, target, at)
+
+    def write(fd: int, data: bytes | memoryview, offset: int) -> None:
+        order.append(f"write {offset}")
+        real_write(fd, data, offset)
+
+    monkeypatch.setattr(writer_module, "_copy_at", copy)
+    monkeypatch.setattr(writer_module, "_write_at", write)
+    scratch = tmp_path / ".rows.2.rows"
+    scratch.write_bytes(scratch_bytes(3))
+    target = os.open(tmp_path / "out.csv", os.O_WRONLY | os.O_CREAT, 0o666)
+    copier = _Copier()
+    for k in range(3):
+        copier.copy(str(scratch), 4 * k, 4, target, 4 * k)
+    copier.remove(str(scratch))
+    for _ in range(500):  # the thread is in the first copy
+        if order:
+            break
+        threading.Event().wait(0.01)
+    copier.write(b"mine", target, 12)
+    go.set()
+    copier.finish()
+    os.close(target)
+    assert order == ["copy 0", "write 12", "copy 4", "copy 8"]
+    assert (tmp_path / "out.csv").read_bytes() == scratch_bytes(3) + b"mine"
+    assert not scratch.exists()

@@ -172,14 +172,19 @@ class _Copier:
     workers or writes report.html, not in turn with them."""
 
     def __init__(self, held: int = HELD_BYTES) -> None:
+        import collections
         import queue
         import threading
 
-        self.jobs: queue.SimpleQueue[tuple[str | bytes, int, int, int, int] | str | None] = queue.SimpleQueue()
-        # At most ``held`` bytes of rows made here wait in memory to be written: a disk slower
-        # than the counting holds the counting back rather than the rows piling up. A worker's
-        # rows wait in its scratch file, not here: the copies asked for are not held back, so
-        # the counting process never waits for the thread to copy another process's rows.
+        # Copies of a worker's rows and removals of its scratch files, in the order asked for
+        # (a scratch file is removed after its copies); True: rows made here wait; None: no more.
+        self.jobs: queue.SimpleQueue[tuple[str, int, int, int, int] | str | bool | None] = queue.SimpleQueue()
+        # Rows made here, in memory: written before any copy that waits (a copy holds no
+        # memory: its rows wait in the scratch file).
+        self.writes: collections.deque[tuple[bytes, int, int]] = collections.deque()
+        # At most ``held`` bytes of rows made here wait to be written: a disk slower than the
+        # counting holds the counting back rather than the rows piling up in memory. The copies
+        # are not held back, so the counting process never waits on another process's rows.
         self.limit = held
         self.held = 0
         self.room = threading.Condition()
@@ -195,7 +200,8 @@ class _Copier:
             while self.held and self.held + len(data) > self.limit and self.thread.is_alive():
                 self.room.wait()
             self.held += len(data)
-        self.jobs.put((data, 0, len(data), target, at))
+        self.writes.append((data, target, at))
+        self.jobs.put(True)  # wakes the thread
 
     def remove(self, path: str) -> None:
         """Remove the scratch file ``path`` once the copies asked for before are done."""
@@ -204,27 +210,35 @@ class _Copier:
     def _run(self) -> None:
         opened: dict[str, int] = {}
         try:
-            while (job := self.jobs.get()) is not None:
+            while True:
+                job = self.jobs.get()
+                while self.writes:
+                    data, target, at = self.writes.popleft()
+                    try:
+                        if self.error is None:
+                            _write_at(target, data, at)
+                    except BaseException as exc:  # raised where the writer next looks (finish)
+                        if self.error is None:
+                            self.error = exc
+                    finally:
+                        self._written(len(data))  # written (or skipped after an error): room for more
+                    del data
+                if job is None:
+                    break
                 try:
                     if isinstance(job, str):
                         fd = opened.pop(job, None)
                         if fd is not None:
                             os.close(fd)
                         os.unlink(job)
-                    elif self.error is None:
+                    elif isinstance(job, tuple) and self.error is None:
                         path, offset, length, target, at = job
-                        if isinstance(path, bytes):
-                            _write_at(target, path, at)
-                            continue
                         if path not in opened:
                             opened[path] = os.open(path, os.O_RDONLY)
                         _copy_at(opened[path], offset, length, target, at)
                 except BaseException as exc:  # raised where the writer next looks (finish)
                     if self.error is None:
                         self.error = exc
-                finally:
-                    if not isinstance(job, str) and isinstance(job[0], bytes):
-                        self._written(job[2])  # written (or skipped after an error): room for more
         finally:
             for fd in opened.values():
                 os.close(fd)
