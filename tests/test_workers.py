@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -249,3 +249,110 @@ def test_tasks_and_results_larger_than_a_pipe_never_wait_on_each_other(here: str
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+# Tasks claimed by whichever process is free: once every item is handed out, this process takes
+# back a task a worker has not started rather than wait for it.
+
+
+def _logged(log: str, x: int, pause: float) -> int:
+    import time
+
+    time.sleep(pause)
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    try:
+        os.write(fd, f"{os.getpid()} {x}\n".encode())  # one small write: never interleaved
+    finally:
+        os.close(fd)
+    return x * x
+
+
+class _Slow:
+    """Counts ``x`` after a pause drawn per item (a worker's pauses differ from this process's)
+    and notes which process counted it."""
+
+    def __init__(self, log: str, seed: int) -> None:
+        self.log, self.seed = log, seed
+
+    def __call__(self, x: int) -> int:
+        import random
+
+        pause = random.Random(self.seed * 1000 + x * 2 + (os.getpid() != PARENT)).choice([0, 0, 0.001, 0.004, 0.02])
+        return _logged(self.log, x, pause)
+
+
+def _counted(log: str) -> list[tuple[int, int]]:
+    with open(log) as handle:
+        return [(int(pid), int(x)) for pid, x in (line.split() for line in handle)]
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+@pytest.mark.parametrize("seed", range(6))
+def test_every_item_is_counted_once_in_any_interleaving(tmp_path, jobs: int, seed: int) -> None:
+    log = str(tmp_path / "log")
+    n = 3 + seed * 5
+    assert list(forked_map(_Slow(log, seed), range(n), jobs, here=True)) == [x * x for x in range(n)]
+    counted = _counted(log)
+    assert sorted(x for _, x in counted) == list(range(n))
+
+
+def _slow_in_a_worker(log: str) -> Callable[[int], int]:
+    def work(x: int) -> int:
+        return _logged(log, x, 0.5 if os.getpid() != PARENT else 0)
+
+    return work
+
+
+def test_this_process_takes_back_a_task_the_worker_has_not_started(tmp_path) -> None:
+    # The worker spends half a second on each item: this process counts items 1-4 meanwhile, then
+    # waits (it holds no more than four results ahead of the one due); the worker then gets two
+    # tasks (5 and 6), and this process, with item 7 counted and none left, counts 6 rather than
+    # wait for the worker to finish 5 first.
+    log = str(tmp_path / "log")
+    assert list(forked_map(_slow_in_a_worker(log), range(8), 2, here=True)) == [x * x for x in range(8)]
+    counted = _counted(log)
+    assert sorted(x for _, x in counted) == list(range(8))
+    in_worker = sorted(x for pid, x in counted if pid != PARENT)
+    assert in_worker == [0, 5], counted
+
+
+def test_a_worker_skips_the_tasks_whose_tickets_were_taken() -> None:
+    from spanscore.runtime import workers
+
+    tasks_r, tasks_w = os.pipe()
+    results_r, results_w = os.pipe()
+    tickets_r, tickets_w = os.pipe()
+    os.set_blocking(tickets_r, False)
+    for number, item in enumerate([10, 11, 12]):
+        payload = workers.pickle.dumps(item)
+        os.write(tasks_w, workers._TASK.pack(len(payload), number) + payload)
+        os.write(tickets_w, workers._TICKET.pack(number))
+    assert os.read(tickets_r, workers._TICKET.size) == workers._TICKET.pack(0)  # as this process takes one back
+    os.close(tasks_w)
+    os.close(tickets_w)
+    workers._serve(square, tasks_r, results_w, tickets_r)
+    os.close(results_w)
+    answers = []
+    while (payload := workers._read(results_r)) is not None:
+        answers.append(workers.pickle.loads(payload))
+    assert answers == [(1, True, 121), (2, True, 144)]
+    for fd in (tasks_r, results_r, tickets_r):
+        os.close(fd)
+
+
+def test_a_worker_dying_on_a_task_it_started_is_an_error_while_this_process_takes_back_the_rest() -> None:
+    import time
+
+    def items() -> Iterator[int]:
+        for x in range(6):
+            time.sleep(0.05)  # the worker has started its first item before the last is made
+            yield x
+
+    def work(x: int) -> int:
+        if os.getpid() != PARENT:
+            time.sleep(0.3)
+            os._exit(3)
+        return x
+
+    with pytest.raises(WorkerDied, match="ended before it sent back its result"):
+        list(forked_map(work, items(), 2, here=True))

@@ -16,6 +16,13 @@ With ``here``, the calling process is one of the ``jobs``: it forks one worker f
 items itself whenever no result is waiting, rather than idle while the workers count (on two
 CPUs, a parent and one worker finish as soon as a parent and two, with one fork and half the
 results' pickles fewer).
+
+A worker's second task waits for it in the pipe, and once every item is handed out this process
+would wait for both. So a task is claimed before it is counted, by whichever process is free
+first: with each task the worker gets a ticket bearing its number, in a pipe both processes read,
+and takes the next ticket before its next task, skipping the tasks whose ticket this process took
+meanwhile to count them itself. A pipe's read of a few bytes is atomic, so every task is counted
+once, by one process, whatever the interleaving.
 """
 
 from __future__ import annotations
@@ -31,6 +38,8 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 _HEADER = struct.Struct("<Q")
+_TASK = struct.Struct("<QQ")  # a task's length and number: a task taken back is skipped unread
+_TICKET = struct.Struct("<Q")  # a task's number, taken by whichever process counts it
 _IN_FLIGHT = 2  # tasks a worker holds at once
 
 
@@ -70,11 +79,13 @@ def forked_map(
 
 
 class _Worker:
-    def __init__(self, pid: int, tasks: int, results: int) -> None:
+    def __init__(self, pid: int, tasks: int, results: int, tickets: tuple[int, int]) -> None:
         self.pid = pid
         self.tasks = tasks  # parent's write end
         self.results = results  # parent's read end
+        self.tickets = tickets  # read end (shared with the worker, never blocking), write end
         self.pending: list[int] = []  # item numbers sent and not yet answered
+        self.items: dict[int, object] = {}  # the items sent and not yet answered, to take back
         self.outbox: list[memoryview] = []  # tasks' bytes the pipe has not taken yet
 
     @staticmethod
@@ -83,17 +94,21 @@ class _Worker:
 
         task_r, task_w = os.pipe()
         result_r, result_w = os.pipe()
+        ticket_r, ticket_w = os.pipe()
+        # Both processes read the tickets: neither waits in a read that the other's read may
+        # leave empty-handed (the worker waits in select).
+        os.set_blocking(ticket_r, False)
         _widen(result_w)
         pid = os.fork()
         if pid == 0:  # the worker: never returns
-            for fd in (task_w, result_r, *others):
+            for fd in (task_w, result_r, ticket_w, *others):
                 os.close(fd)
             code = 0
             try:
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends us
                 if start is not None:
                     start()
-                _serve(work, task_r, result_w)
+                _serve(work, task_r, result_w, ticket_r)
             except BaseException:  # a worker must never return into the parent's code
                 code = 1
             finally:
@@ -101,14 +116,29 @@ class _Worker:
         os.close(task_r)
         os.close(result_w)
         os.set_blocking(task_w, False)  # this end only: the worker reads its own end blocking
-        _LIVE.update((task_w, result_r))
-        return _Worker(pid, task_w, result_r)
+        _LIVE.update((task_w, result_r, ticket_r, ticket_w))
+        return _Worker(pid, task_w, result_r, (ticket_r, ticket_w))
 
     def send(self, number: int, item: object) -> None:
-        payload = pickle.dumps((number, item), protocol=pickle.HIGHEST_PROTOCOL)
-        self.outbox += (memoryview(_HEADER.pack(len(payload))), memoryview(payload))
+        payload = pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)
+        self.outbox += (memoryview(_TASK.pack(len(payload), number)), memoryview(payload))
         self.pending.append(number)
+        self.items[number] = item
+        os.write(self.tickets[1], _TICKET.pack(number))  # a few bytes a task: never fills the pipe
         self.flush()
+
+    def take_back(self) -> tuple[int, object] | None:
+        """The first task sent that the worker has not started, now this process's to count;
+        None if it started them all."""
+        try:
+            ticket = os.read(self.tickets[0], _TICKET.size)
+        except BlockingIOError:
+            return None
+        if not ticket:  # never: this process holds the write end
+            return None
+        (number,) = _TICKET.unpack(ticket)
+        self.pending.remove(number)
+        return number, self.items.pop(number)
 
     def flush(self) -> None:
         """Write as much of the outbox as the pipe takes now, never waiting."""
@@ -131,12 +161,13 @@ class _Worker:
             raise WorkerDied(f"a worker process (pid {self.pid}) ended before it sent back its result")
         number, ok, value = pickle.loads(payload)
         self.pending.remove(number)
+        del self.items[number]
         return number, ok, value
 
     def stop(self, *, wait: bool) -> None:
         """Close the pipes (an idle worker then exits) and reap the worker; unless ``wait``, end
         it first (the parent is leaving early, on an error or an interrupt)."""
-        for fd in (self.tasks, self.results):
+        for fd in (self.tasks, self.results, *self.tickets):
             _LIVE.discard(fd)
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -222,6 +253,8 @@ def _run(workers: list[_Worker], items: Iterator[Any], here: Callable[[Any], Any
                 feed(w)
             continue
         else:
+            if here is not None and exhausted and _take_back(workers, done, here):
+                continue
             ready, writable, _ = select.select(busy, waiting, [])
             for w in workers:
                 if w.tasks in writable:
@@ -233,12 +266,37 @@ def _run(workers: list[_Worker], items: Iterator[Any], here: Callable[[Any], Any
             feed(w)
 
 
-def _serve(work: Callable[[Any], Any], tasks: int, results: int) -> None:
+def _take_back(workers: list[_Worker], done: dict[int, tuple[bool, Any]], here: Callable[[Any], Any]) -> bool:
+    """Count here a task some worker has not started (from the one that holds most), rather than
+    wait for it; False if every task sent is started."""
+    for w in sorted(workers, key=lambda w: -len(w.pending)):
+        if len(w.pending) < 1:
+            break
+        taken = w.take_back()
+        if taken is None:
+            continue
+        number, item = taken
+        try:
+            done[number] = (True, here(item))
+        except Exception as exc:  # as a worker hands it back: raised in its turn
+            done[number] = (False, exc)
+        return True
+    return False
+
+
+def _serve(work: Callable[[Any], Any], tasks: int, results: int, tickets: int) -> None:
     while True:
-        payload = _read(tasks)
-        if payload is None:  # the parent closed the pipe: no more work
+        number = _ticket(tickets)
+        if number is None:  # the parent closed the pipe: no more work
             return
-        number, item = pickle.loads(payload)
+        while True:  # the tasks before this ticket's were taken back by the parent: skipped
+            head = _read_exactly(tasks, _TASK.size)
+            body = None if head is None else _read_exactly(tasks, _TASK.unpack(head)[0])
+            if head is None or body is None:
+                return
+            if _TASK.unpack(head)[1] == number:
+                break
+        item = pickle.loads(body)
         try:
             reply = (number, True, work(item))
         except Exception as exc:  # handed to the parent, which raises it
@@ -248,6 +306,21 @@ def _serve(work: Callable[[Any], Any], tasks: int, results: int) -> None:
         except Exception as exc:  # an unpicklable exception still gets home
             data = pickle.dumps((number, False, RuntimeError(f"{type(exc).__name__}: {exc}")))
         _write(results, data)
+
+
+def _ticket(fd: int) -> int | None:
+    """The next task's number, once this worker holds its ticket; None when no more will come."""
+    import select
+
+    while True:
+        select.select([fd], [], [])
+        try:
+            ticket = os.read(fd, _TICKET.size)
+        except BlockingIOError:  # the parent took it first
+            continue
+        if not ticket:
+            return None
+        return int(_TICKET.unpack(ticket)[0])
 
 
 # A worker's result waits in its pipe until this process reads it, which it does between the
