@@ -356,3 +356,36 @@ def test_a_worker_dying_on_a_task_it_started_is_an_error_while_this_process_take
 
     with pytest.raises(WorkerDied, match="ended before it sent back its result"):
         list(forked_map(work, items(), 2, here=True))
+
+
+def test_at_last_item_runs_once_when_every_item_is_handed_out_and_drop_unregisters() -> None:
+    from spanscore.runtime.workers import at_last_item
+
+    handed: list[int] = []
+    seen: list[int] = []
+
+    def items() -> Iterator[int]:
+        for x in range(12):
+            handed.append(x)
+            yield x
+
+    at_last_item(lambda: seen.append(len(handed)))
+    assert list(forked_map(square, items(), 2, here=True)) == [x * x for x in range(12)]
+    assert seen == [12]
+    list(forked_map(square, range(12), 2, here=True))
+    assert seen == [12]  # once only
+    at_last_item(lambda: seen.append(-1))()  # dropped before any map
+    list(forked_map(square, range(12), 2, here=True))
+    assert seen == [12]
+
+
+def test_before_fork_runs_before_the_next_worker_is_forked_and_once() -> None:
+    from spanscore.runtime.workers import before_fork
+
+    calls: list[int] = []
+    before_fork(lambda: calls.append(len(calls)))
+    assert calls == []
+    assert list(forked_map(square, range(12), 2)) == [x * x for x in range(12)]
+    assert calls == [0]  # before the first of the two workers only
+    list(forked_map(square, range(12), 2))
+    assert calls == [0]

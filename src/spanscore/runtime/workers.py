@@ -48,6 +48,27 @@ class WorkerDied(RuntimeError):
 
 
 _LIVE: set[int] = set()  # this process's ends of the pipes of its live workers
+_AT_LAST_ITEM: list[Callable[[], object]] = []  # see ``at_last_item``
+_BEFORE_FORK: list[Callable[[], object]] = []  # see ``before_fork``
+
+
+def at_last_item(callback: Callable[[], object]) -> Callable[[], None]:
+    """Run ``callback`` once, when the next map with ``here`` has handed out its last item: the
+    workers then count the last parts and this process soon waits for them, so work started then
+    costs the count little. Returns a function that drops it if it has not run."""
+    _AT_LAST_ITEM.append(callback)
+
+    def drop() -> None:
+        with contextlib.suppress(ValueError):
+            _AT_LAST_ITEM.remove(callback)
+
+    return drop
+
+
+def before_fork(join: Callable[[], object]) -> None:
+    """Call ``join`` (once) before this process next forks a worker: a thread that may be
+    importing modules must end first, or a worker could find a module's import half done."""
+    _BEFORE_FORK.append(join)
 
 
 def can_fork() -> bool:
@@ -71,11 +92,17 @@ def forked_map(
             # A worker must not hold the pipes of any other live worker (this map's, or another
             # map's running beside it), or those never see the end of their tasks.
             workers.append(_Worker.fork(work, start, sorted(_LIVE)))
-        yield from _run(workers, iter(items), work if here else None)
+        yield from _run(workers, _then_last_item(items) if here else iter(items), work if here else None)
         finished = True
     finally:
         for w in workers:
             w.stop(wait=finished)
+
+
+def _then_last_item(items: Iterable[T]) -> Iterator[T]:
+    yield from items
+    while _AT_LAST_ITEM:
+        _AT_LAST_ITEM.pop(0)()
 
 
 class _Worker:
@@ -92,6 +119,8 @@ class _Worker:
     def fork(work: Callable[[Any], Any], start: Callable[[], object] | None, others: list[int]) -> _Worker:
         import signal  # here, not at the top: a count in one process forks nothing (imported before the fork)
 
+        while _BEFORE_FORK:
+            _BEFORE_FORK.pop(0)()
         task_r, task_w = os.pipe()
         result_r, result_w = os.pipe()
         ticket_r, ticket_w = os.pipe()
