@@ -358,8 +358,8 @@ def test_a_worker_dying_on_a_task_it_started_is_an_error_while_this_process_take
         list(forked_map(work, items(), 2, here=True))
 
 
-def test_at_last_item_runs_once_when_every_item_is_handed_out_and_drop_unregisters() -> None:
-    from spanscore.runtime.workers import at_last_item
+def test_when_waiting_runs_once_when_every_item_is_handed_out_and_drop_unregisters() -> None:
+    from spanscore.runtime.workers import when_waiting
 
     handed: list[int] = []
     seen: list[int] = []
@@ -369,12 +369,12 @@ def test_at_last_item_runs_once_when_every_item_is_handed_out_and_drop_unregiste
             handed.append(x)
             yield x
 
-    at_last_item(lambda: seen.append(len(handed)))
+    when_waiting(lambda: seen.append(len(handed)))
     assert list(forked_map(square, items(), 2, here=True)) == [x * x for x in range(12)]
     assert seen == [12]
     list(forked_map(square, range(12), 2, here=True))
     assert seen == [12]  # once only
-    at_last_item(lambda: seen.append(-1))()  # dropped before any map
+    when_waiting(lambda: seen.append(-1))()  # dropped before any map
     list(forked_map(square, range(12), 2, here=True))
     assert seen == [12]
 

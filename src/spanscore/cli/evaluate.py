@@ -217,18 +217,18 @@ def _print(report: Report, report_criterion: str | None, digits: int, as_json: b
 
 class _LoadsLater:
     """A progress callback that imports ``modules`` (the table renderer, rich; the report's page
-    writers) in a thread once this process has handed the last part to count out: they are then
-    ready when the counting ends, imported while this process waits for the workers' last parts
-    rather than while it counts beside them (a thread importing holds this process's counting
+    writers) in a thread once this process has counted its last part and waits for the workers'
+    last: they are then ready when the counting ends, imported while this process sleeps rather
+    than while it counts beside the workers (a thread importing holds this process's counting
     back: its first part took 20-90 ms for 6 ms of work). No worker is forked while the imports
     run (a later fork waits for them), and where no worker counts they are imported when used."""
 
     def __init__(self, bar: Callable[[int, int], None] | None, modules: list[str]) -> None:
         self.bar = bar
         self.modules = modules
-        from ..runtime.workers import at_last_item
+        from ..runtime.workers import when_waiting
 
-        self.drop = at_last_item(self.start)
+        self.drop = when_waiting(self.start)
 
     def start(self) -> None:
         thread = threading.Thread(target=_import_all, args=(self.modules,), daemon=True)

@@ -48,19 +48,20 @@ class WorkerDied(RuntimeError):
 
 
 _LIVE: set[int] = set()  # this process's ends of the pipes of its live workers
-_AT_LAST_ITEM: list[Callable[[], object]] = []  # see ``at_last_item``
+_WHEN_WAITING: list[Callable[[], object]] = []  # see ``when_waiting``
 _BEFORE_FORK: list[Callable[[], object]] = []  # see ``before_fork``
 
 
-def at_last_item(callback: Callable[[], object]) -> Callable[[], None]:
-    """Run ``callback`` once, when the next map with ``here`` has handed out its last item: the
-    workers then count the last parts and this process soon waits for them, so work started then
-    costs the count little. Returns a function that drops it if it has not run."""
-    _AT_LAST_ITEM.append(callback)
+def when_waiting(callback: Callable[[], object]) -> Callable[[], None]:
+    """Run ``callback`` once, when the next map with ``here`` has handed out every item and this
+    process, with nothing left to take back, waits for its workers' last results (or, if it never
+    waits, when the map ends): a thread started then runs while this process sleeps, not while it
+    counts (the interpreter lock). Returns a function that drops it if it has not run."""
+    _WHEN_WAITING.append(callback)
 
     def drop() -> None:
         with contextlib.suppress(ValueError):
-            _AT_LAST_ITEM.remove(callback)
+            _WHEN_WAITING.remove(callback)
 
     return drop
 
@@ -92,17 +93,18 @@ def forked_map(
             # A worker must not hold the pipes of any other live worker (this map's, or another
             # map's running beside it), or those never see the end of their tasks.
             workers.append(_Worker.fork(work, start, sorted(_LIVE)))
-        yield from _run(workers, _then_last_item(items) if here else iter(items), work if here else None)
+        yield from _run(workers, iter(items), work if here else None)
         finished = True
+        if here:
+            _waiting()
     finally:
         for w in workers:
             w.stop(wait=finished)
 
 
-def _then_last_item(items: Iterable[T]) -> Iterator[T]:
-    yield from items
-    while _AT_LAST_ITEM:
-        _AT_LAST_ITEM.pop(0)()
+def _waiting() -> None:
+    while _WHEN_WAITING:
+        _WHEN_WAITING.pop(0)()
 
 
 class _Worker:
@@ -210,11 +212,43 @@ class _Worker:
             pass
 
 
+class _Ahead:
+    """``items``, able to say whether another comes before it is taken (``ended``)."""
+
+    def __init__(self, items: Iterator[Any]) -> None:
+        self.items = items
+        self.next: list[Any] = []
+        self.error: Exception | None = None  # the next item's, raised when it is taken
+
+    def __iter__(self) -> _Ahead:
+        return self
+
+    def __next__(self) -> Any:
+        if self.next:
+            return self.next.pop()
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+        return next(self.items)
+
+    def ended(self) -> bool:
+        """True when no item is left (the next one, if any, is made now)."""
+        if not self.next and self.error is None:
+            try:
+                self.next.append(next(self.items))
+            except StopIteration:
+                return True
+            except Exception as exc:
+                self.error = exc
+        return False
+
+
 def _run(workers: list[_Worker], items: Iterator[Any], here: Callable[[Any], Any] | None = None) -> Iterator[Any]:
     """Results in item order; ``here``: this process's own work, done on an item whenever no
     worker's result is waiting."""
     import select  # here, not at the top: a count in one process never waits on a pipe
 
+    plan = _Ahead(items)
     done: dict[int, tuple[bool, Any]] = {}
     sent = 0
     wanted = 0  # the next result to hand out
@@ -227,7 +261,7 @@ def _run(workers: list[_Worker], items: Iterator[Any], here: Callable[[Any], Any
         nonlocal sent, exhausted
         while not exhausted and len(w.pending) < limit:
             try:
-                item = next(items)
+                item = next(plan)
             except StopIteration:
                 exhausted = True
                 return
@@ -245,6 +279,9 @@ def _run(workers: list[_Worker], items: Iterator[Any], here: Callable[[Any], Any
         feed(w, 1 if here is not None else _IN_FLIGHT)
     by_fd = {w.results: w for w in workers}
     while wanted < sent or not exhausted:
+        # Before the results due are handed on (folded): the worker would start it meanwhile.
+        if here is not None and exhausted and _take_back(workers, done, here):
+            continue
         while wanted in done:
             ok, value = done.pop(wanted)
             wanted += 1
@@ -261,7 +298,7 @@ def _run(workers: list[_Worker], items: Iterator[Any], here: Callable[[Any], Any
             ready = select.select(busy, [], [], 0)[0] if busy else []
             if not ready:
                 try:
-                    item = next(items)
+                    item = next(plan)
                 except StopIteration:
                     exhausted = True
                     continue
@@ -272,6 +309,9 @@ def _run(workers: list[_Worker], items: Iterator[Any], here: Callable[[Any], Any
                     continue
                 number = sent
                 sent += 1
+                # Known before this item is counted, not after: the workers' queued tasks can
+                # then be taken back at once when it is done.
+                exhausted = plan.ended()
                 try:
                     done[number] = (True, here(item))
                 except Exception as exc:  # as a worker hands it back: raised in its turn
@@ -282,8 +322,8 @@ def _run(workers: list[_Worker], items: Iterator[Any], here: Callable[[Any], Any
                 feed(w)
             continue
         else:
-            if here is not None and exhausted and _take_back(workers, done, here):
-                continue
+            if here is not None and exhausted:
+                _waiting()  # nothing left to take back (above)
             ready, writable, _ = select.select(busy, waiting, [])
             for w in workers:
                 if w.tasks in writable:
