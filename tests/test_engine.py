@@ -383,12 +383,13 @@ def test_few_parts_are_counted_by_fewer_processes(parts: int, jobs: int, process
     assert processes == max(1, min(jobs, parts // PARTS_PER_PROCESS))
     pids = list(LocalEngine(jobs).map(_pid, range(parts)))
     assert len(pids) == parts
-    # Every worker takes a part at first; this process counts only when no worker's result is
-    # waiting, which a loaded machine may never leave it (so it may or may not appear).
+    # Every worker is handed a part at first, but this process takes back the parts a worker has
+    # not started once it runs out of parts of its own, and counts only when no worker's result
+    # is waiting, which a loaded machine may never leave it: either may count none here.
     workers = processes - 1
     if not parts:
         assert pids == []
     elif workers == 0:
         assert set(pids) == {os.getpid()}
     else:
-        assert len(set(pids) - {os.getpid()}) == workers
+        assert len(set(pids) - {os.getpid()}) <= workers
