@@ -1,0 +1,126 @@
+"""The intervals' work as a pipeline (``significance._Blocks``): a histogram's blocks of resamples
+are drawn by whichever thread takes them, while later histograms' tables are still being made
+and earlier ones are scored. The numbers never depend on the order the blocks are drawn in,
+on which thread draws them, or on how many threads there are."""
+
+from __future__ import annotations
+
+import functools
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import spanscore
+from spanscore.analysis import significance
+from spanscore.analysis.significance import Resampling, intervals
+from spanscore.stages.documents import DocState
+
+DATA = Path(__file__).parent / "data"
+
+
+def _state() -> tuple[DocState, str]:
+    report = spanscore.evaluate(
+        reference=str(DATA / "small.gold.conll"), predicted=str(DATA / "small.pred.conll"), ci=0.95, chunk_bytes=300
+    )
+    assert report.document_state is not None
+    return report.document_state, report.counts.credit
+
+
+class _Backwards(significance._Blocks):
+    """Draws every block as soon as a result is asked for, the last added first: the opposite of
+    the order the blocks are added in (and scored in)."""
+
+    def result(self, block: significance._Block) -> Any:
+        with self._ready:
+            waiting = [b for b in self._queue if not b.taken]
+            for b in waiting:
+                b.taken = True
+        for b in reversed(waiting):
+            b.run()
+        return super().result(block)
+
+
+class _Late(significance._Blocks):
+    """Lets no block be drawn until every table is made and asked for: the helpers wait, then
+    take the blocks in the order added, and this thread takes none of them itself."""
+
+    def __init__(self, helpers: int) -> None:
+        super().__init__(max(helpers, 2))
+        self.gate = threading.Event()
+
+    def _serve(self) -> None:
+        self.gate.wait()
+        super()._serve()
+
+    def result(self, block: significance._Block) -> Any:
+        self.gate.set()
+        block.done.wait()
+        assert block.result is not None
+        return block.result
+
+
+@pytest.mark.filterwarnings("ignore:intervals over")
+@pytest.mark.parametrize("beta", [1.0, 0.5])
+def test_the_order_blocks_are_drawn_in_changes_no_number(monkeypatch: pytest.MonkeyPatch, beta: float) -> None:
+    state, credit = _state()
+    resampling = Resampling(resamples=700, seed=11)
+    monkeypatch.setattr(significance, "_threads", lambda: 1)
+    alone = intervals(state, zero_division=0.0, credit=credit, resampling=resampling, beta=beta)
+    assert alone["per_type"]  # the per-type tables were drawn too
+    monkeypatch.setattr(significance, "_threads", lambda: 4)
+    monkeypatch.setattr(significance, "SHARED_DRAWS", 1)  # helpers wherever there are blocks
+    shared = intervals(state, zero_division=0.0, credit=credit, resampling=resampling, beta=beta)
+    monkeypatch.setattr(significance, "_Blocks", _Backwards)
+    backwards = intervals(state, zero_division=0.0, credit=credit, resampling=resampling, beta=beta)
+    monkeypatch.setattr(significance, "_Blocks", _Late)
+    late = intervals(state, zero_division=0.0, credit=credit, resampling=resampling, beta=beta)
+    want = json.dumps(alone, sort_keys=True)
+    assert json.dumps(shared, sort_keys=True) == want
+    assert json.dumps(backwards, sort_keys=True) == want
+    assert json.dumps(late, sort_keys=True) == want
+
+
+@pytest.mark.parametrize("helpers", [0, 1, 3])
+def test_blocks_give_each_result_to_its_block(helpers: int) -> None:
+    def slow(i: int) -> np.ndarray:
+        time.sleep(0.001 * (i % 3))
+        return np.full(2, float(i))
+
+    with significance._Blocks(helpers) as blocks:
+        added = [blocks.add(functools.partial(slow, i)) for i in range(40)]
+        got = [blocks.result(b)[0] for b in added]
+    assert got == [float(i) for i in range(40)]
+
+
+@pytest.mark.parametrize("helpers", [0, 2])
+def test_a_blocks_error_is_raised_where_its_result_is_asked_for(helpers: int) -> None:
+    def fails() -> np.ndarray:
+        raise ValueError("drawn badly")
+
+    with significance._Blocks(helpers) as blocks:
+        good = blocks.add(lambda: np.zeros(1))
+        bad = blocks.add(fails)
+        assert blocks.result(good).tolist() == [0.0]
+        with pytest.raises(ValueError, match="drawn badly"):
+            blocks.result(bad)
+
+
+def test_blocks_left_undrawn_on_an_error_stop_the_helpers() -> None:
+    started = threading.Event()
+
+    def first() -> np.ndarray:
+        started.set()
+        return np.zeros(1)
+
+    with pytest.raises(RuntimeError, match="scoring failed"), significance._Blocks(2) as blocks:
+        blocks.add(first)
+        for _ in range(50):
+            blocks.add(lambda: np.zeros(1))
+        started.wait(5)
+        raise RuntimeError("scoring failed")
+    assert not any(t.is_alive() for t in blocks._threads)
