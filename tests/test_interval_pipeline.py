@@ -124,3 +124,38 @@ def test_blocks_left_undrawn_on_an_error_stop_the_helpers() -> None:
         started.wait(5)
         raise RuntimeError("scoring failed")
     assert not any(t.is_alive() for t in blocks._threads)
+
+
+LOAD_PROBE = """
+import sys
+import spanscore
+from spanscore.engines import local
+seen = []
+count = local.PartCounter.count
+def counted(self, item, data):
+    seen.append("spanscore.analysis.significance" in sys.modules)
+    return count(self, item, data)
+local.PartCounter.count = counted
+report = spanscore.evaluate(reference=sys.argv[1], predicted=sys.argv[2], ci=0.9, resamples=20, jobs=1)
+assert report.intervals is not None and seen, seen
+print(seen[0], "spanscore.analysis.significance" in sys.modules)
+"""
+
+
+def test_the_intervals_module_loads_after_the_first_chunk_is_counted() -> None:
+    """Its import (about 3 ms) is no part of the serial start of a run: the command line loads it
+    on a thread while the chunks are counted, and the library once they are."""
+    import subprocess
+    import sys
+
+    gold, pred = str(DATA / "small.gold.conll"), str(DATA / "small.pred.conll")
+    done = subprocess.run([sys.executable, "-c", LOAD_PROBE, gold, pred], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True"]
+
+
+@pytest.mark.parametrize("level", [0.0, 1.5, "0.9"])
+def test_a_bad_level_is_refused_before_counting(level: Any) -> None:
+    from spanscore.errors import OptionError
+
+    with pytest.raises(OptionError, match="ci is a confidence level"):
+        spanscore.evaluate(reference=str(DATA / "small.gold.conll"), predicted=str(DATA / "small.pred.conll"), ci=level)
