@@ -373,7 +373,9 @@ def _tallies(picked: IntArray, per_resample: IntArray, width: int) -> IntArray:
     would cost more than the cache saves. The same counts either way."""
     size = per_resample.shape[0]
     if picked.shape[0] < TALLY_LOOP * size:
-        cells = picked + np.repeat(np.arange(size) * width, per_resample)  # (resample, row) cells
+        cells = _resample_of(np.cumsum(per_resample)[:-1], picked.shape[0])  # (resample, row) cells
+        cells *= width
+        cells += picked
         out: IntArray = np.bincount(cells, minlength=size * width).reshape(size, width)
         return out
     out = np.empty((size, width), dtype=np.int64)
@@ -385,6 +387,18 @@ def _tallies(picked: IntArray, per_resample: IntArray, width: int) -> IntArray:
 
 
 TALLY_LOOP = 4096  # picks per resample from which each resample is tallied on its own
+
+
+def _resample_of(boundaries: IntArray, picks: int) -> IntArray:
+    """The resample each of ``picks`` picks falls in, where the picks of resample ``r + 1``
+    begin at ``boundaries[r]`` (ascending, within ``0`` to ``picks``; equal where a resample
+    has none): a running count of the boundaries passed. Not ``np.repeat`` of the resamples'
+    indices, the same numbers: numpy's repeat holds the GIL throughout, and a drawing thread
+    held it there while the other waited; the bincount of a few boundaries and the running
+    sum of one flat array let it go."""
+    passed = np.bincount(boundaries, minlength=picks + 1)[:picks]
+    out: IntArray = np.cumsum(passed)
+    return out
 
 
 def _plan(n: int, rows: int) -> list[int]:
@@ -1092,7 +1106,10 @@ class CountTables:
         return out
 
     def _draw(self, rng: np.random.Generator, columns: _TableColumns, size: int) -> IntArray:
-        bits = rng.integers(0, 1 << 64, size=(size, columns.tables.shape[0]), dtype=np.uint64)
+        # The generator's raw words: the very words ``rng.integers(0, 2**64, dtype=np.uint64)``
+        # returns (its full range takes each word as it is), without that call's checks of its
+        # bounds in Python, which held the GIL for about as long as the words took to draw.
+        bits = rng.bit_generator.random_raw((size, columns.tables.shape[0]))
         j = (bits >> np.uint64(64 - UNIFORM_BITS)).view(np.int64)
         found: IntArray = self.guide[(j >> columns.shift) + columns.first_bin]
         at, flat = found.reshape(-1), j.reshape(-1)
@@ -1319,13 +1336,15 @@ class _Sampler:
                 else np.searchsorted(self.cumulative, documents, side="right")
             )
             del documents
-            # The resamples this piece's draws fall in, and how many of them each.
+            # The resamples this piece's draws fall in: ``first`` to ``last``, and where each
+            # after the first begins in the piece.
             first = int(np.searchsorted(ends, start, side="right"))
             last = int(np.searchsorted(ends, stop - 1, side="right"))
-            bounds = np.minimum(ends[first : last + 1], stop)
-            taken = np.diff(np.concatenate(([start], bounds)))
-            picked += np.repeat(np.arange(last + 1 - first) * k, taken)
-            counts[first : last + 1] += np.bincount(picked, minlength=(last + 1 - first) * k).reshape(-1, k)
+            cells = _resample_of(ends[first:last] - start, stop - start)
+            cells *= k
+            cells += picked
+            del picked
+            counts[first : last + 1] += np.bincount(cells, minlength=(last + 1 - first) * k).reshape(-1, k)
         out: IntArray = counts
         return out
 
