@@ -373,9 +373,7 @@ def _tallies(picked: IntArray, per_resample: IntArray, width: int) -> IntArray:
     would cost more than the cache saves. The same counts either way."""
     size = per_resample.shape[0]
     if picked.shape[0] < TALLY_LOOP * size:
-        cells = _resample_of(np.cumsum(per_resample)[:-1], picked.shape[0])  # (resample, row) cells
-        cells *= width
-        cells += picked
+        cells = _cells(picked, np.cumsum(per_resample)[:-1], width)
         out: IntArray = np.bincount(cells, minlength=size * width).reshape(size, width)
         return out
     out = np.empty((size, width), dtype=np.int64)
@@ -389,15 +387,19 @@ def _tallies(picked: IntArray, per_resample: IntArray, width: int) -> IntArray:
 TALLY_LOOP = 4096  # picks per resample from which each resample is tallied on its own
 
 
-def _resample_of(boundaries: IntArray, picks: int) -> IntArray:
-    """The resample each of ``picks`` picks falls in, where the picks of resample ``r + 1``
-    begin at ``boundaries[r]`` (ascending, within ``0`` to ``picks``; equal where a resample
-    has none): a running count of the boundaries passed. Not ``np.repeat`` of the resamples'
-    indices, the same numbers: numpy's repeat holds the GIL throughout, and a drawing thread
-    held it there while the other waited; the bincount of a few boundaries and the running
-    sum of one flat array let it go."""
-    passed = np.bincount(boundaries, minlength=picks + 1)[:picks]
-    out: IntArray = np.cumsum(passed)
+def _cells(picked: IntArray, boundaries: IntArray, width: int) -> IntArray:
+    """Each pick's (resample, row) cell, ``resample * width + picked``, where the picks of
+    resample ``r + 1`` begin at ``boundaries[r]`` (ascending, within ``0`` to the picks; equal
+    where a resample has none): a running sum of ``width`` at each boundary. The same numbers as
+    ``picked + np.repeat(np.arange(resamples) * width, per_resample)``, but numpy's repeat holds
+    the GIL throughout (a drawing thread held it there while the other waited); here only the
+    few boundaries' sum does, and the running sum of one flat array and the addition let it go."""
+    picks = picked.shape[0]
+    out: IntArray = np.zeros(picks + 1, dtype=np.int64)
+    np.add.at(out, boundaries, width)
+    out = out[:picks]
+    np.cumsum(out, out=out)
+    out += picked
     return out
 
 
@@ -1340,9 +1342,7 @@ class _Sampler:
             # after the first begins in the piece.
             first = int(np.searchsorted(ends, start, side="right"))
             last = int(np.searchsorted(ends, stop - 1, side="right"))
-            cells = _resample_of(ends[first:last] - start, stop - start)
-            cells *= k
-            cells += picked
+            cells = _cells(picked, ends[first:last] - start, k)
             del picked
             counts[first : last + 1] += np.bincount(cells, minlength=(last + 1 - first) * k).reshape(-1, k)
         out: IntArray = counts
