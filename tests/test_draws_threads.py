@@ -1,9 +1,7 @@
-"""The draws' steps that a drawing thread runs with the GIL let go, checked against the steps they
-replace (the same numbers): each pick's resample as a running count of the resamples' boundaries
-(``_cells``) against ``np.repeat`` of the resamples' indices, and the Poisson lookups' random
-words as the bit generator's raw words against ``Generator.integers`` over all 64 bits, in a
-stream that other draws share; and the top-up's tallies, cut into pieces anywhere, against a
-count of each resample's picks written here."""
+"""The Poisson lookups' random words are the bit generator's raw words (``random_raw``, which lets
+the GIL go at once), checked against ``Generator.integers`` over all 64 bits, the call they
+replace, in a stream that other draws share; and the top-up's tallies, cut into pieces anywhere,
+against a count of each resample's picks written here."""
 
 from __future__ import annotations
 
@@ -11,29 +9,7 @@ import numpy as np
 import pytest
 
 from spanscore.analysis import significance
-from spanscore.analysis.significance import _cells, _Sampler
-
-
-@pytest.mark.parametrize(
-    "per_resample",
-    [[3], [0], [0, 0, 4], [4, 0, 0], [2, 0, 3, 0, 0, 1], [1] * 9, [], [7, 0]],
-)
-def test_cells_are_repeat_of_the_resamples_offsets(per_resample: list[int]) -> None:
-    counts = np.asarray(per_resample, dtype=np.int64)
-    picked = np.random.default_rng(len(per_resample)).integers(0, 5, size=int(counts.sum()))
-    got = _cells(picked, np.cumsum(counts)[:-1], 5)
-    want = picked + np.repeat(np.arange(counts.shape[0]) * 5, counts)
-    assert got.dtype == np.int64 and np.array_equal(got, want)
-
-
-def test_cells_of_random_counts() -> None:
-    rng = np.random.default_rng(5)
-    for _ in range(50):
-        counts = rng.poisson(rng.uniform(0.1, 30), size=int(rng.integers(1, 300)))
-        width = int(rng.integers(1, 1000))
-        picked = rng.integers(0, width, size=int(counts.sum()))
-        got = _cells(picked, np.cumsum(counts)[:-1], width)
-        assert np.array_equal(got, picked + np.repeat(np.arange(counts.shape[0]) * width, counts))
+from spanscore.analysis.significance import _Sampler
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (256, 20), (3, 7), (40,)])

@@ -373,7 +373,7 @@ def _tallies(picked: IntArray, per_resample: IntArray, width: int) -> IntArray:
     would cost more than the cache saves. The same counts either way."""
     size = per_resample.shape[0]
     if picked.shape[0] < TALLY_LOOP * size:
-        cells = _cells(picked, np.cumsum(per_resample)[:-1], width)
+        cells = picked + np.repeat(np.arange(size) * width, per_resample)  # (resample, row) cells
         out: IntArray = np.bincount(cells, minlength=size * width).reshape(size, width)
         return out
     out = np.empty((size, width), dtype=np.int64)
@@ -386,21 +386,6 @@ def _tallies(picked: IntArray, per_resample: IntArray, width: int) -> IntArray:
 
 TALLY_LOOP = 4096  # picks per resample from which each resample is tallied on its own
 
-
-def _cells(picked: IntArray, boundaries: IntArray, width: int) -> IntArray:
-    """Each pick's (resample, row) cell, ``resample * width + picked``, where the picks of
-    resample ``r + 1`` begin at ``boundaries[r]`` (ascending, within ``0`` to the picks; equal
-    where a resample has none): a running sum of ``width`` at each boundary. The same numbers as
-    ``picked + np.repeat(np.arange(resamples) * width, per_resample)``, but numpy's repeat holds
-    the GIL throughout (a drawing thread held it there while the other waited); here only the
-    few boundaries' sum does, and the running sum of one flat array and the addition let it go."""
-    picks = picked.shape[0]
-    out: IntArray = np.zeros(picks + 1, dtype=np.int64)
-    np.add.at(out, boundaries, width)
-    out = out[:picks]
-    np.cumsum(out, out=out)
-    out += picked
-    return out
 
 
 def _plan(n: int, rows: int) -> list[int]:
@@ -1338,13 +1323,16 @@ class _Sampler:
                 else np.searchsorted(self.cumulative, documents, side="right")
             )
             del documents
-            # The resamples this piece's draws fall in: ``first`` to ``last``, and where each
-            # after the first begins in the piece.
+            # The resamples this piece's draws fall in, and how many of them each.
             first = int(np.searchsorted(ends, start, side="right"))
             last = int(np.searchsorted(ends, stop - 1, side="right"))
-            cells = _cells(picked, ends[first:last] - start, k)
-            del picked
-            counts[first : last + 1] += np.bincount(cells, minlength=(last + 1 - first) * k).reshape(-1, k)
+            bounds = np.minimum(ends[first : last + 1], stop)
+            taken = np.diff(np.concatenate(([start], bounds)))
+            # np.repeat holds the GIL, but it is the cheapest way to these offsets: a running sum
+            # of the width at each resample's first pick lets the GIL go and costs twice its CPU
+            # (docs/benchmarks.md).
+            picked += np.repeat(np.arange(last + 1 - first) * k, taken)
+            counts[first : last + 1] += np.bincount(picked, minlength=(last + 1 - first) * k).reshape(-1, k)
         out: IntArray = counts
         return out
 
