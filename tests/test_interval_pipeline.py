@@ -97,6 +97,33 @@ def test_blocks_give_each_result_to_its_block(helpers: int) -> None:
     assert got == [float(i) for i in range(40)]
 
 
+def test_this_thread_draws_other_blocks_while_a_helper_draws_the_one_it_waits_for() -> None:
+    # The helpers take the blocks in the order their results are asked for: this thread, asking
+    # for the block a helper has just taken, used to wait, and the helper drew every block.
+    taken, main_drew = threading.Event(), threading.Event()
+    drawn_by: dict[int, str] = {}
+
+    def first() -> np.ndarray:
+        drawn_by[0] = threading.current_thread().name
+        taken.set()
+        assert main_drew.wait(10), "this thread never drew while the helper drew the first block"
+        return np.zeros(1)
+
+    def later(i: int) -> np.ndarray:
+        drawn_by[i] = threading.current_thread().name
+        if threading.current_thread() is threading.main_thread():
+            main_drew.set()
+        return np.full(1, float(i))
+
+    with significance._Blocks(1) as blocks:
+        added = [blocks.add(first)]
+        assert taken.wait(10)  # the helper draws the first block
+        added += [blocks.add(functools.partial(later, i)) for i in range(1, 6)]
+        got = [blocks.result(b)[0] for b in added]
+    assert got == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    assert drawn_by[0] != threading.main_thread().name and drawn_by[1] == threading.main_thread().name
+
+
 @pytest.mark.parametrize("helpers", [0, 2])
 def test_a_blocks_error_is_raised_where_its_result_is_asked_for(helpers: int) -> None:
     def fails() -> np.ndarray:

@@ -608,6 +608,8 @@ def _bootstrap_tables(
                     blocks.add(functools.partial(part.drawn_sums, draws, rows, seed_of(k, name), size))
                     for k, size in enumerate(draws.plan(resamples))
                 ]))
+                if queued or len(parts) > 1:  # the first part's: made by the helper that draws its first block
+                    draws.sampler.prepare()
             queued.append((table, parts))
         for table, parts in queued:
             # Each resample's totals: every family's columns its own resampled sums.
@@ -667,9 +669,10 @@ def _drawn() -> FloatArray:
 
 class _Blocks:
     """Blocks of resamples drawn by ``helpers`` threads as they are added, in the order added;
-    ``result`` draws a block in the calling thread where no helper has taken it yet, else
-    waits for it. (``concurrent.futures`` would import ``logging`` with it: tens of
-    milliseconds of an interval run.)"""
+    ``result`` draws a block in the calling thread where no helper has taken it yet, else draws
+    the first blocks no thread has taken until it is drawn (then waits for it).
+    (``concurrent.futures`` would import ``logging`` with it: tens of milliseconds of an
+    interval run.)"""
 
     def __init__(self, helpers: int) -> None:
         self._queue: list[_Block] = []
@@ -729,8 +732,17 @@ class _Blocks:
             mine = self._take(block) is not None
         if mine:
             block.run()
-        else:
-            block.done.wait()
+        while not block.done.is_set():
+            # Another thread draws it: this one draws the first block no thread has taken rather
+            # than wait. (It waited: the helpers take the blocks in the order this thread asks for
+            # their results, so it asked for each just after a helper took it, and the draws of
+            # "two threads" were a helper's alone.)
+            with self._ready:
+                other = self._take()
+            if other is None:
+                block.done.wait()
+                break
+            other.run()
         if block.error is not None:
             raise block.error
         assert block.result is not None
@@ -1255,6 +1267,13 @@ class _Sampler:
         on_big = rng.binomial(wanted, self.big_share)
         out: IntArray = np.concatenate((on_big[:, None], self._pooled(rng, wanted - on_big)), axis=1)
         return out
+
+    def prepare(self) -> None:
+        """The Poisson tables made now, in this thread, unless a thread is making them already:
+        where the blocks are drawn by several threads, the second to draw from this sampler
+        would otherwise wait for the first to make them (about a millisecond a histogram)."""
+        if self._tables is None and self.rate and self.looked_up and not self._lock.locked():
+            self._poisson_tables()
 
     def _poisson_tables(self) -> tuple[CountTables, _TableColumns]:
         """The looked-up rows' Poisson tables, one per distinct rate, made on the first draw (a
