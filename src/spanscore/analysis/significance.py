@@ -686,6 +686,14 @@ class _Blocks:
             thread.start()
         return self
 
+    def hire(self, helpers: int) -> None:
+        """Up to ``helpers`` threads drawing in all, started now: where whether they pay is known
+        only once some blocks are queued."""
+        more = [threading.Thread(target=self._serve, daemon=True) for _ in range(helpers - len(self._threads))]
+        self._threads += more
+        for thread in more:
+            thread.start()
+
     def __exit__(self, *exc: object) -> None:
         with self._ready:
             self._closed = True
@@ -1509,57 +1517,47 @@ def _compare_batch(
 ) -> list[Comparison]:
     """``compare_histograms`` of histograms with equal fields and no two equal."""
     fields = layouts[0][0]
-    fams = [
-        [_Family(name, joint, cols, mine) for name, mine in families.items()]
-        for joint, (_, cols) in zip(joints, layouts, strict=True)
-    ]
-    pairs = [
-        (j, f, s, fam.differences(s))
-        for j, row in enumerate(fams)
-        for f, fam in enumerate(row)
-        for s in range(1, len(names))
-        if not exact
-    ]
-    pair_of = {(j, f, s): p for p, (j, f, s, _) in enumerate(pairs)}
-    tasks: list[tuple[str, int, int, int]] = [
-        ("bootstrap", j * len(families) + f, k, size)
-        for j, row in enumerate(fams)
-        for f, fam in enumerate(row)
-        for k, size in enumerate(fam.draws.plan(resampling.resamples))
-    ]
-    tasks += [
-        ("swaps", p, k, size)
-        for p, (_, _, _, swaps) in enumerate(pairs)
-        for k, size in enumerate(_plan(resampling.trials, swaps.draws.k))
-    ]
-    seed = resampling.seed
-
-    def work(task: tuple[str, int, int, int]) -> FloatArray:
-        kind, i, k, size = task
-        if kind == "bootstrap":
-            fam = fams[i // len(families)][i % len(families)]
-            return fam.resampled(_paired_rng(seed, 3, fam.name, 0, k), size)
-        j, f, s, swaps = pairs[i]
-        return swaps.trials(_paired_rng(seed, 4, fams[j][f].name, s, k), size)
-
-    def cost(task: tuple[str, int, int, int]) -> int:
-        kind, i, _, size = task
-        if kind == "bootstrap":
-            draws = fams[i // len(families)][i % len(families)].draws
-            return size * (draws.k + int(draws.rare_documents.shape[0]))
-        return size * pairs[i][3].draws.k
-
+    seed, width = resampling.seed, len(families)
+    fams: list[list[_Family]] = [[] for _ in joints]
+    pairs: list[tuple[int, int, int, _Swaps]] = []
+    queued: dict[tuple[str, int], list[_Block]] = {}
+    # A pipeline, as ``_bootstrap_tables``: each family's blocks are queued as soon as it is made,
+    # and drawn by the helpers (once the draws are known to pay for them) while this thread makes
+    # the next families; then this thread asks for the results, drawing the blocks no thread has
+    # taken meanwhile. Each block draws from its own generator, so the numbers never depend on
+    # which thread draws it, or when.
     # On threads, never forked processes: the generator's draws, the bincounts of large arrays
     # and the products run without the GIL, and a fork copies the page tables of a process that
     # holds both systems' state and sends every block back pickled (measured on compare of
     # 100,000 sentences: the same wall time as two processes for about 15% less CPU).
-    with one_blas_thread():
-        jobs = min(_threads(), len(tasks)) if sum(map(cost, tasks)) > PARALLEL_WORK else 1
-        done = _thread_map(work, tasks, jobs) if jobs > 1 else [work(t) for t in tasks]
-    drawn: dict[tuple[str, int], list[FloatArray]] = {}
-    for (kind, i, _, _), result in zip(tasks, done, strict=True):
-        drawn.setdefault((kind, i), []).append(result)
-    sums = {key: np.concatenate(blocks) for key, blocks in drawn.items()}
+    with one_blas_thread(), _Blocks(0) as blocks:
+        work = 0
+        for j, (joint, (_, cols)) in enumerate(zip(joints, layouts, strict=True)):
+            for f, (name, mine) in enumerate(families.items()):
+                fam = _Family(name, joint, cols, mine)
+                fams[j].append(fam)
+                sizes = fam.draws.plan(resampling.resamples)
+                queued[("bootstrap", j * width + f)] = [
+                    blocks.add(functools.partial(fam.resampled, _paired_rng(seed, 3, name, 0, k), size))
+                    for k, size in enumerate(sizes)
+                ]
+                work += resampling.resamples * (fam.draws.k + int(fam.draws.rare_documents.shape[0]))
+                if work > PARALLEL_WORK:
+                    blocks.hire(_threads() - 1)
+                if j or f:  # the first family's: made by the thread that draws its first block
+                    fam.draws.prepare()
+                for s in range(1, len(names)) if not exact else ():
+                    swaps = fam.differences(s)
+                    queued[("swaps", len(pairs))] = [
+                        blocks.add(functools.partial(swaps.trials, _paired_rng(seed, 4, name, s, k), size))
+                        for k, size in enumerate(_plan(resampling.trials, swaps.draws.k))
+                    ]
+                    pairs.append((j, f, s, swaps))
+                    work += resampling.trials * swaps.draws.k
+                    if work > PARALLEL_WORK:
+                        blocks.hire(_threads() - 1)
+        sums = {key: np.concatenate([blocks.result(block) for block in drawn]) for key, drawn in queued.items()}
+    pair_of = {(j, f, s): p for p, (j, f, s, _) in enumerate(pairs)}
 
     zd, level, mets, systems = zero_division, resampling.level, metrics_of(beta), len(names)
     totals = [
@@ -1580,7 +1578,7 @@ def _compare_batch(
         _scored_rows(
             [totals[j][s] for j in range(len(joints))],
             [
-                [(fam.mine, fam.side(sums[("bootstrap", j * len(families) + f)], s) - totals[j][s][fam.mine])
+                [(fam.mine, fam.side(sums[("bootstrap", j * width + f)], s) - totals[j][s][fam.mine])
                  for f, fam in enumerate(row)]
                 for j, row in enumerate(fams)
             ],
