@@ -10,7 +10,6 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -69,18 +68,12 @@ def test_intervals_are_the_same_on_one_thread_or_several(monkeypatch: pytest.Mon
 
 
 def test_the_threads_a_run_uses_follow_its_draws(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[int] = []
-
-    def pool(work: Any, items: list[int], jobs: int) -> list[int]:
-        seen.append(jobs)
-        return [i * 2 for i in items]
-
-    monkeypatch.setattr(significance, "_thread_map", pool)
     monkeypatch.setattr(significance, "_threads", lambda: 4)
-    few = significance._map_drawn(lambda i: i * 2, [1, 2, 3], [10, 10, 10])
-    assert few == [2, 4, 6] and seen == []  # a few draws: this thread alone
-    many = significance._map_drawn(lambda i: i * 2, [1, 2, 3], [significance.SHARED_DRAWS] * 3)
-    assert many == [2, 4, 6] and seen == [3]  # no more threads than items
+    assert significance._helpers(10) == 0  # a few draws: this thread alone
+    assert significance._helpers(significance.SHARED_DRAWS) == 1
+    assert significance._helpers(100 * significance.SHARED_DRAWS) == 3  # a CPU each, at most
+    monkeypatch.setattr(significance, "_threads", lambda: 1)
+    assert significance._helpers(100 * significance.SHARED_DRAWS) == 0
 
 
 def _type_histograms_by_hand(rows: TypeRows, keep: np.ndarray, fields: tuple[str, ...]) -> dict[str, Histogram]:

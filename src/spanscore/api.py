@@ -238,20 +238,19 @@ def _evaluation(
     reading, scoring = _split(format, reading, scoring, options)
     if empty_documents not in EMPTY_RULES:
         raise OptionError(f"empty_documents is one of {', '.join(EMPTY_RULES)}, not {empty_documents!r}")
-    if ci is not None or by is not None:  # the analyses load where a run asks for them
+    if by is not None:  # the analyses load where a run asks for them (the intervals' once counted, below)
         from .analysis import reliability, significance
     if by is not None or buckets:
         from .analysis import breakdown as breakdowns
-    resampling = None if ci is None else significance.Resampling(level=ci, resamples=resamples, seed=seed)
     source = open_source(reference, predicted, reading, scoring.selection, chunk_bytes)
-    types = document_types or resampling is not None
+    types = document_types or ci is not None
     chosen, fields = _attributes(buckets, bucket_edges, train, reading)
     # Per-document rows for a sink are written as the parts come (``SinkEngine``), or where a
     # grouping by a field streams (its state is made of the rows after the sink has them); with
     # buckets of attributes and intervals they come from the whole per-document table.
     grouping = by is not None or bool(fields)
     sunk = document_sink is not None and not (documents or document_types)
-    sunk = sunk and (not chosen or (resampling is None and not grouping))
+    sunk = sunk and (not chosen or (ci is None and not grouping))
     documents = documents or (document_sink is not None and not sunk)
     # A breakdown and buckets by a document field need each group's per-document statistics
     # only as additive state, unless the per-document rows are asked for themselves.
@@ -261,13 +260,13 @@ def _evaluation(
     field_values = {} if streamed else {f: _bucket_field(reference, f, reading) for f in fields}
     wanted = _wanted(scoring, rows, keep_details, documents or types or sunk or grouping, types)
     # Intervals alone need the per-document statistics only as a histogram (additive, small).
-    light = resampling is not None and not (documents or document_types or by is not None or buckets or sunk)
+    light = ci is not None and not (documents or document_types or by is not None or buckets or sunk)
     wanted = dataclasses.replace(wanted, histogram=light)
     workers = engine.jobs if isinstance(engine, LocalEngine) else jobs
     wanted = dataclasses.replace(wanted, buckets=chosen, train=_train_index(chosen, train, reading, workers))
     counter = PartCounter(source, scoring.options, wanted, _judge_spec(scoring))
     # Bucket intervals alone need each bucket's per-document statistics only as additive state.
-    grouped = resampling is not None and bool(chosen) and not (documents or document_types or by is not None or fields)
+    grouped = ci is not None and bool(chosen) and not (documents or document_types or by is not None or fields)
     if grouped:
         from .analysis import buckets as bucket_scores
 
@@ -277,6 +276,9 @@ def _evaluation(
         narrow = dataclasses.replace(wanted, narrow=not sunk)
         counter = breakdowns.FieldCounter(source, scoring.options, narrow, _judge_spec(scoring), groups=groups)
     total = yield counter
+    if ci is not None:  # checked before counting (``_check_evaluate``); the command line loads these meanwhile
+        from .analysis import reliability, significance
+    resampling = None if ci is None else significance.Resampling(level=ci, resamples=resamples, seed=seed)
     if document_sink is not None and not sunk and total.docs is not None:
         document_sink.add(total.docs, 0, total.discontinuous)
     bucket_states: dict[str, Any] | None = None

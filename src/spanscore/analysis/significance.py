@@ -437,19 +437,6 @@ def _map_items(work: Callable[[Any], _T], items: list[Any]) -> list[_T]:
 SHARED_DRAWS = 1 << 21  # draws (resamples x (distinct rows + documents of rare rows)) worth a second thread
 
 
-def _map_drawn(work: Callable[[Any], _T], items: list[Any], draws: list[int]) -> list[_T]:
-    """``work`` over ``items`` (``draws`` says what each costs), results in order: in this thread
-    where the draws are few, else on a few threads. Forked processes would cost more than they
-    save at the sizes intervals reach (a fork copies the page tables of a process that holds a
-    corpus's state, and every block's scores come back pickled), and the generator's draws and
-    the products of the weights run without the GIL. Each item draws from its own generator, so
-    the results never depend on how many threads score them."""
-    jobs = min(_threads(), len(items), max(1, sum(draws) // SHARED_DRAWS + 1))
-    if jobs <= 1:
-        return [work(item) for item in items]
-    return _thread_map(work, items, jobs)
-
-
 def _thread_map(work: Callable[[Any], _T], items: list[Any], jobs: int) -> list[_T]:
     """``work`` over ``items`` on ``jobs`` threads, this one among them, results in order; the
     first error is raised once every thread stopped. (``concurrent.futures`` would import
@@ -601,38 +588,173 @@ def _bootstrap_tables(
 ) -> list[dict[str, dict[str, dict[str, float | None]]]]:
     """The percentile intervals of every score of each histogram. Each family of its columns
     (``interval_families``) is resampled from its own narrowing of the histogram: block ``k`` of
-    family ``name`` draws from ``seed_of(k, name)``. Every histogram's blocks go to the CPUs
-    together."""
-    tables = [_Table(hist.rows, hist.counts, hist.fields) for hist, _ in jobs]
-    parts = [(j, *part) for j, (hist, _) in enumerate(jobs) for part in _draw_parts(hist, tables[j])]
-    split_rows = [(t.distinct[d.rare], t.distinct[d.common]) for _, _, _, t, d in parts]
-    items = [(p, k, size) for p, part in enumerate(parts) for k, size in enumerate(part[4].plan(resampling.resamples))]
+    family ``name`` draws from ``seed_of(k, name)``.
 
-    def work(item: tuple[int, int, int]) -> FloatArray:
-        p, k, size = item
-        j, name, _, table, draws = parts[p]
-        return table.drawn_sums(draws, split_rows[p], jobs[j][1](k, name), size)
-
-    with one_blas_thread():
-        done = _map_drawn(work, items, [size * (parts[p][4].k + parts[p][4].rare_weight) for p, _, size in items])
-    drawn: dict[int, list[FloatArray]] = {}
-    for (p, _, _), block in zip(items, done, strict=True):
-        drawn.setdefault(p, []).append(block)
+    The work runs as a pipeline on the CPUs (``_Blocks``): a histogram's blocks are drawn as soon
+    as its tables are made, while this thread makes the next histogram's tables, and each
+    histogram is scored as soon as its blocks are drawn, while the later ones' are still being
+    drawn. Each block draws from its own generator, so the numbers never depend on which thread
+    draws it, or when."""
+    resamples = resampling.resamples
     out = []
-    for j, table in enumerate(tables):
-        # Each resample's totals: every family's columns its own resampled sums.
-        totals = np.tile(table.total, (resampling.resamples, 1))
-        for p, (i, _, cols, _, _) in enumerate(parts):
-            if i == j:
-                totals[:, cols] = np.concatenate(drawn[p])
-        scores = score_totals(totals, table.fields, zd, credit, beta)
-        point = _point(table, zd, credit, beta)
-        # Every interval of the table from one sort of all its scores' resamples (``_interval``'s
-        # bits: the same order statistics and interpolation).
-        keys = [(name, m) for name in point for m in metrics_of(beta)]
-        bounds = dict(zip(keys, _percentiles([scores[n][m] for n, m in keys], resampling.level), strict=True))
-        out.append({name: {m: _bounded(bounds[(name, m)], point[name][m]) for m in metrics_of(beta)} for name in point})
+    with one_blas_thread(), _Blocks(_helpers(sum(resamples * _draw_weight(hist.counts) for hist, _ in jobs))) as blocks:
+        queued: list[tuple[_Table, list[tuple[list[int], list[_Block]]]]] = []
+        for hist, seed_of in jobs:
+            table = _Table(hist.rows, hist.counts, hist.fields)
+            parts = []
+            for name, cols, part, draws in _draw_parts(hist, table):
+                rows = (part.distinct[draws.rare], part.distinct[draws.common])
+                parts.append((cols, [
+                    blocks.add(functools.partial(part.drawn_sums, draws, rows, seed_of(k, name), size))
+                    for k, size in enumerate(draws.plan(resamples))
+                ]))
+                if queued or len(parts) > 1:  # the first part's: made by the helper that draws its first block
+                    draws.sampler.prepare()
+            queued.append((table, parts))
+        for table, parts in queued:
+            # Each resample's totals: every family's columns its own resampled sums.
+            totals = np.tile(table.total, (resamples, 1))
+            for cols, drawn in parts:
+                totals[:, cols] = np.concatenate([blocks.result(block) for block in drawn])
+            scores = score_totals(totals, table.fields, zd, credit, beta)
+            point = _point(table, zd, credit, beta)
+            # Every interval of the table from one sort of all its scores' resamples (``_interval``'s
+            # bits: the same order statistics and interpolation).
+            keys = [(name, m) for name in point for m in metrics_of(beta)]
+            bounds = dict(zip(keys, _percentiles([scores[n][m] for n, m in keys], resampling.level), strict=True))
+            out.append(
+                {name: {m: _bounded(bounds[(name, m)], point[name][m]) for m in metrics_of(beta)} for name in point}
+            )
     return out
+
+
+def _helpers(draws: int) -> int:
+    """The threads that draw beside this one, for about ``draws`` draws in all: none where they
+    are few (a thread's start and its share of the GIL would cost more than it saves), else one
+    per ``SHARED_DRAWS``, up to a CPU each."""
+    return min(_threads(), max(1, draws // SHARED_DRAWS + 1)) - 1
+
+
+def _draw_weight(counts: IntArray) -> int:
+    """About what one resample of a histogram of ``counts`` draws (its rows, and the documents of
+    its rare rows, which are picked one by one): what decides whether a second thread pays."""
+    return int(counts.shape[0]) + int(counts[counts <= _Sampler.RARE].sum())
+
+
+class _Block:
+    """One block of resamples to draw (``_Blocks``): its work, and its result once drawn."""
+
+    __slots__ = ("done", "error", "result", "taken", "work")
+
+    def __init__(self, work: Callable[[], FloatArray]) -> None:
+        self.work = work
+        self.taken = False  # by a thread, which draws it
+        self.done = threading.Event()
+        self.result: FloatArray | None = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.result = self.work()
+        except BaseException as exc:  # raised where the result is asked for
+            self.error = exc
+        finally:
+            self.work = _drawn  # the block's closure (its rows, its generator) is not held any longer
+            self.done.set()
+
+
+def _drawn() -> FloatArray:
+    raise RuntimeError("spanscore bug: a block of resamples drawn twice")
+
+
+class _Blocks:
+    """Blocks of resamples drawn by ``helpers`` threads as they are added, in the order added;
+    ``result`` draws a block in the calling thread where no helper has taken it yet, else draws
+    the first blocks no thread has taken until it is drawn (then waits for it).
+    (``concurrent.futures`` would import ``logging`` with it: tens of milliseconds of an
+    interval run.)"""
+
+    def __init__(self, helpers: int) -> None:
+        self._queue: list[_Block] = []
+        self._next = 0  # the first block no thread has taken, or past it
+        self._closed = False
+        self._ready = threading.Condition()
+        self._threads = [threading.Thread(target=self._serve, daemon=True) for _ in range(max(0, helpers))]
+
+    def __enter__(self) -> _Blocks:
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def hire(self, helpers: int) -> None:
+        """Up to ``helpers`` threads drawing in all, started now: where whether they pay is known
+        only once some blocks are queued."""
+        more = [threading.Thread(target=self._serve, daemon=True) for _ in range(helpers - len(self._threads))]
+        self._threads += more
+        for thread in more:
+            thread.start()
+
+    def __exit__(self, *exc: object) -> None:
+        with self._ready:
+            self._closed = True
+            for block in self._queue[self._next :]:  # left undrawn on an error: never drawn now
+                block.taken = True
+            self._ready.notify_all()
+        for thread in self._threads:
+            thread.join()
+
+    def add(self, work: Callable[[], FloatArray]) -> _Block:
+        block = _Block(work)
+        with self._ready:
+            self._queue.append(block)
+            self._ready.notify()
+        return block
+
+    def _take(self, block: _Block | None = None) -> _Block | None:
+        """``block`` (or the first block not taken) marked as this thread's, if no thread has
+        taken it. Called with ``_ready`` held."""
+        if block is None:
+            while self._next < len(self._queue) and self._queue[self._next].taken:
+                self._next += 1
+            if self._next == len(self._queue):
+                return None
+            block = self._queue[self._next]
+        if block.taken:
+            return None
+        block.taken = True
+        return block
+
+    def _serve(self) -> None:
+        while True:
+            with self._ready:
+                block = self._take()
+                while block is None and not self._closed:
+                    self._ready.wait()
+                    block = self._take()
+            if block is None:
+                return
+            block.run()
+
+    def result(self, block: _Block) -> FloatArray:
+        with self._ready:
+            mine = self._take(block) is not None
+        if mine:
+            block.run()
+        while not block.done.is_set():
+            # Another thread draws it: this one draws the first block no thread has taken rather
+            # than wait. (It waited: the helpers take the blocks in the order this thread asks for
+            # their results, so it asked for each just after a helper took it, and the draws of
+            # "two threads" were a helper's alone.)
+            with self._ready:
+                other = self._take()
+            if other is None:
+                block.done.wait()
+                break
+            other.run()
+        if block.error is not None:
+            raise block.error
+        assert block.result is not None
+        return block.result
 
 
 def bootstrap(
@@ -990,7 +1112,10 @@ class CountTables:
         return out
 
     def _draw(self, rng: np.random.Generator, columns: _TableColumns, size: int) -> IntArray:
-        bits = rng.integers(0, 1 << 64, size=(size, columns.tables.shape[0]), dtype=np.uint64)
+        # The generator's raw words: the very words ``rng.integers(0, 2**64, dtype=np.uint64)``
+        # returns (its full range takes each word as it is), without that call's checks of its
+        # bounds, about 4 us a call with the GIL held (0.6 us here).
+        bits = rng.bit_generator.random_raw((size, columns.tables.shape[0]))
         j = (bits >> np.uint64(64 - UNIFORM_BITS)).view(np.int64)
         found: IntArray = self.guide[(j >> columns.shift) + columns.first_bin]
         at, flat = found.reshape(-1), j.reshape(-1)
@@ -1151,6 +1276,13 @@ class _Sampler:
         out: IntArray = np.concatenate((on_big[:, None], self._pooled(rng, wanted - on_big)), axis=1)
         return out
 
+    def prepare(self) -> None:
+        """The Poisson tables made now, in this thread, unless a thread is making them already:
+        where the blocks are drawn by several threads, the second to draw from this sampler
+        would otherwise wait for the first to make them (about a millisecond a histogram)."""
+        if self._tables is None and self.rate and self.looked_up and not self._lock.locked():
+            self._poisson_tables()
+
     def _poisson_tables(self) -> tuple[CountTables, _TableColumns]:
         """The looked-up rows' Poisson tables, one per distinct rate, made on the first draw (a
         histogram's sampler is often made only to weigh its cost) and shared by the threads."""
@@ -1222,6 +1354,9 @@ class _Sampler:
             last = int(np.searchsorted(ends, stop - 1, side="right"))
             bounds = np.minimum(ends[first : last + 1], stop)
             taken = np.diff(np.concatenate(([start], bounds)))
+            # np.repeat holds the GIL, but it is the cheapest way to these offsets: a running sum
+            # of the width at each resample's first pick lets the GIL go and costs twice its CPU
+            # (docs/benchmarks.md).
             picked += np.repeat(np.arange(last + 1 - first) * k, taken)
             counts[first : last + 1] += np.bincount(picked, minlength=(last + 1 - first) * k).reshape(-1, k)
         out: IntArray = counts
@@ -1382,57 +1517,47 @@ def _compare_batch(
 ) -> list[Comparison]:
     """``compare_histograms`` of histograms with equal fields and no two equal."""
     fields = layouts[0][0]
-    fams = [
-        [_Family(name, joint, cols, mine) for name, mine in families.items()]
-        for joint, (_, cols) in zip(joints, layouts, strict=True)
-    ]
-    pairs = [
-        (j, f, s, fam.differences(s))
-        for j, row in enumerate(fams)
-        for f, fam in enumerate(row)
-        for s in range(1, len(names))
-        if not exact
-    ]
-    pair_of = {(j, f, s): p for p, (j, f, s, _) in enumerate(pairs)}
-    tasks: list[tuple[str, int, int, int]] = [
-        ("bootstrap", j * len(families) + f, k, size)
-        for j, row in enumerate(fams)
-        for f, fam in enumerate(row)
-        for k, size in enumerate(fam.draws.plan(resampling.resamples))
-    ]
-    tasks += [
-        ("swaps", p, k, size)
-        for p, (_, _, _, swaps) in enumerate(pairs)
-        for k, size in enumerate(_plan(resampling.trials, swaps.draws.k))
-    ]
-    seed = resampling.seed
-
-    def work(task: tuple[str, int, int, int]) -> FloatArray:
-        kind, i, k, size = task
-        if kind == "bootstrap":
-            fam = fams[i // len(families)][i % len(families)]
-            return fam.resampled(_paired_rng(seed, 3, fam.name, 0, k), size)
-        j, f, s, swaps = pairs[i]
-        return swaps.trials(_paired_rng(seed, 4, fams[j][f].name, s, k), size)
-
-    def cost(task: tuple[str, int, int, int]) -> int:
-        kind, i, _, size = task
-        if kind == "bootstrap":
-            draws = fams[i // len(families)][i % len(families)].draws
-            return size * (draws.k + int(draws.rare_documents.shape[0]))
-        return size * pairs[i][3].draws.k
-
+    seed, width = resampling.seed, len(families)
+    fams: list[list[_Family]] = [[] for _ in joints]
+    pairs: list[tuple[int, int, int, _Swaps]] = []
+    queued: dict[tuple[str, int], list[_Block]] = {}
+    # A pipeline, as ``_bootstrap_tables``: each family's blocks are queued as soon as it is made,
+    # and drawn by the helpers (once the draws are known to pay for them) while this thread makes
+    # the next families; then this thread asks for the results, drawing the blocks no thread has
+    # taken meanwhile. Each block draws from its own generator, so the numbers never depend on
+    # which thread draws it, or when.
     # On threads, never forked processes: the generator's draws, the bincounts of large arrays
     # and the products run without the GIL, and a fork copies the page tables of a process that
     # holds both systems' state and sends every block back pickled (measured on compare of
     # 100,000 sentences: the same wall time as two processes for about 15% less CPU).
-    with one_blas_thread():
-        jobs = min(_threads(), len(tasks)) if sum(map(cost, tasks)) > PARALLEL_WORK else 1
-        done = _thread_map(work, tasks, jobs) if jobs > 1 else [work(t) for t in tasks]
-    drawn: dict[tuple[str, int], list[FloatArray]] = {}
-    for (kind, i, _, _), result in zip(tasks, done, strict=True):
-        drawn.setdefault((kind, i), []).append(result)
-    sums = {key: np.concatenate(blocks) for key, blocks in drawn.items()}
+    with one_blas_thread(), _Blocks(0) as blocks:
+        work = 0
+        for j, (joint, (_, cols)) in enumerate(zip(joints, layouts, strict=True)):
+            for f, (name, mine) in enumerate(families.items()):
+                fam = _Family(name, joint, cols, mine)
+                fams[j].append(fam)
+                sizes = fam.draws.plan(resampling.resamples)
+                queued[("bootstrap", j * width + f)] = [
+                    blocks.add(functools.partial(fam.resampled, _paired_rng(seed, 3, name, 0, k), size))
+                    for k, size in enumerate(sizes)
+                ]
+                work += resampling.resamples * (fam.draws.k + int(fam.draws.rare_documents.shape[0]))
+                if work > PARALLEL_WORK:
+                    blocks.hire(_threads() - 1)
+                if j or f:  # the first family's: made by the thread that draws its first block
+                    fam.draws.prepare()
+                for s in range(1, len(names)) if not exact else ():
+                    swaps = fam.differences(s)
+                    queued[("swaps", len(pairs))] = [
+                        blocks.add(functools.partial(swaps.trials, _paired_rng(seed, 4, name, s, k), size))
+                        for k, size in enumerate(_plan(resampling.trials, swaps.draws.k))
+                    ]
+                    pairs.append((j, f, s, swaps))
+                    work += resampling.trials * swaps.draws.k
+                    if work > PARALLEL_WORK:
+                        blocks.hire(_threads() - 1)
+        sums = {key: np.concatenate([blocks.result(block) for block in drawn]) for key, drawn in queued.items()}
+    pair_of = {(j, f, s): p for p, (j, f, s, _) in enumerate(pairs)}
 
     zd, level, mets, systems = zero_division, resampling.level, metrics_of(beta), len(names)
     totals = [
@@ -1453,7 +1578,7 @@ def _compare_batch(
         _scored_rows(
             [totals[j][s] for j in range(len(joints))],
             [
-                [(fam.mine, fam.side(sums[("bootstrap", j * len(families) + f)], s) - totals[j][s][fam.mine])
+                [(fam.mine, fam.side(sums[("bootstrap", j * width + f)], s) - totals[j][s][fam.mine])
                  for f, fam in enumerate(row)]
                 for j, row in enumerate(fams)
             ],

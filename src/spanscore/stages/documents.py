@@ -604,12 +604,18 @@ class DocState:
     those in two. Joining two runs (``then``) sums a cut document and closes every document but
     the new run's first and last, so memory follows the distinct rows, not the documents; the
     result is the same histogram whatever the chunks, processes or engine.
+
+    The documents a join closes (one or two a join) wait as rows (``loose``) until
+    ``LOOSE_ROWS`` of them are made histograms at once, or the run is ``finished``: a histogram
+    of two rows, and of their rows per type, cost about as much as one of hundreds (a fold of a
+    run's 22 parts made 21 of each, 2.7 of its 8.6 ms).
     """
 
     edges: DocCounts
     closed: Histogram
     types: dict[str, Histogram] | None  # None: no counts per type were asked for
     unit: str = "document"
+    loose: DocCounts | None = None  # documents closed by joins, not yet in ``closed`` and ``types``
 
     @classmethod
     def of_histogram(cls, closed: Histogram, unit: str) -> DocState:
@@ -662,21 +668,68 @@ class DocState:
             types = dict(self.types)
             for name, h in later.types.items():
                 types[name] = types[name].pile(h) if name in types else h
+        if types is None:
+            joined = dataclasses.replace(joined, type_rows=None)
+        loose = _after(self.loose, later.loose)
+        edges = joined
         n = joined.keys.shape[0]
-        edge = np.zeros(n, dtype=bool)
-        if n:
+        if n > 2:
+            edge = np.zeros(n, dtype=bool)
             edge[0] = edge[-1] = True
-        return DocState._split(joined, edge, DocState(joined, self.closed.pile(later.closed), types, self.unit))
+            edges, closed = _parted(joined, edge)
+            loose = _after(loose, closed)
+        state = DocState(edges, self.closed.pile(later.closed), types, self.unit, loose)
+        return state._flushed() if loose is not None and loose.keys.shape[0] >= LOOSE_ROWS else state
+
+    def _flushed(self) -> DocState:
+        """The loose documents put in the histograms."""
+        if self.loose is None:
+            return self
+        kept = DocState(self.edges, self.closed, self.types, self.unit)
+        done = DocState._split(self.loose, np.zeros(self.loose.keys.shape[0], dtype=bool), kept)
+        return DocState(self.edges, done.closed, done.types, self.unit)
 
     def finished(self) -> DocState:
         """Every document closed, every histogram compact: the state of a whole corpus."""
-        done = DocState._split(self.edges, np.zeros(self.edges.keys.shape[0], dtype=bool), self)
+        state = self._flushed()
+        done = DocState._split(state.edges, np.zeros(state.edges.keys.shape[0], dtype=bool), state)
         types = None if done.types is None else {name: h.compacted() for name, h in done.types.items()}
         return DocState(done.edges, done.closed.compacted(), types, done.unit)
 
     @property
     def documents(self) -> int:
-        return self.closed.documents + int(self.edges.keys.shape[0])
+        loose = 0 if self.loose is None else int(self.loose.keys.shape[0])
+        return self.closed.documents + int(self.edges.keys.shape[0]) + loose
+
+
+LOOSE_ROWS = 512  # documents closed by joins held as rows, at most, before they are made histograms
+
+
+def _parted(docs: DocCounts, edge: npt.NDArray[np.bool_]) -> tuple[DocCounts, DocCounts]:
+    """``docs``'s rows where ``edge`` is true (a few) and the others, each with its rows per type."""
+    rows = docs.type_rows
+    kept = closed = None
+    if rows is not None:
+        open_row = np.zeros(rows.keys.shape[0], dtype=bool)
+        for key in docs.keys[edge].tolist():  # the first and the last document
+            open_row |= rows.keys == key
+        kept = TypeRows(rows.keys[open_row], rows.type_index[open_row], rows.names, rows.stats[open_row])
+        shut = ~open_row
+        closed = TypeRows(rows.keys[shut], rows.type_index[shut], rows.names, rows.stats[shut])
+    return (
+        DocCounts(docs.keys[edge], docs.stats[edge], docs.fields, None, docs.unit, kept),
+        DocCounts(docs.keys[~edge], docs.stats[~edge], docs.fields, None, docs.unit, closed),
+    )
+
+
+def _after(first: DocCounts | None, later: DocCounts | None) -> DocCounts | None:
+    """Two sets of closed documents as one, ``later``'s keys moved past ``first``'s (each key
+    stays one document's, never joined to another's)."""
+    if first is None or not first.keys.shape[0]:
+        return later
+    if later is None or not later.keys.shape[0]:
+        return first
+    return first.then(later, int(first.keys[-1]) + 1 - int(later.keys[0]))
 
 
 @dataclasses.dataclass
