@@ -227,3 +227,37 @@ def test_compare_draws_a_familys_blocks_while_the_later_families_are_made(monkey
     made_at = [i for i, (kind, _) in enumerate(events) if kind == "made"]
     assert len(made_at) > 1
     assert events.index(("drawn", False)) < made_at[1], events
+
+
+def test_compare_queues_the_next_batchs_blocks_before_it_scores_this_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """compare tests a few histograms (the corpus's, each type's) at a time; the next batch's
+    families are made and their blocks queued before this batch is scored, so the helpers draw
+    them meanwhile (they waited for the scoring of every batch). The same numbers."""
+    options: dict[str, Any] = {
+        "reference": str(DATA / "small.gold.conll"),
+        "systems": [str(DATA / "small.pred.conll"), str(DATA / "small.gold.conll")],
+        "per_type": True,
+        "resamples": 40,
+        "trials": 30,
+        "seed": 5,
+    }
+    with pytest.warns(Warning):
+        alone = spanscore.compare(**options).to_dict()
+    monkeypatch.setattr(significance, "_threads", lambda: 1)  # one histogram a batch
+    events: list[tuple[str, int]] = []
+    made, scored = significance._Family.__init__, significance._scored_rows
+
+    def make(self: Any, name: str, joint: Any, *args: Any) -> None:
+        made(self, name, joint, *args)
+        events.append(("made", id(joint)))
+
+    def score(*args: Any) -> Any:
+        events.append(("scored", 0))
+        return scored(*args)
+
+    monkeypatch.setattr(significance._Family, "__init__", make)
+    monkeypatch.setattr(significance, "_scored_rows", score)
+    with pytest.warns(Warning):
+        assert spanscore.compare(**options).to_dict() == alone
+    first_scored = events.index(("scored", 0))
+    assert len({joint for kind, joint in events[:first_scored] if kind == "made"}) == 2, events

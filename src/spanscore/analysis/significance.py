@@ -678,6 +678,7 @@ class _Blocks:
         self._queue: list[_Block] = []
         self._next = 0  # the first block no thread has taken, or past it
         self._closed = False
+        self._draws = 0  # queued (``weigh``)
         self._ready = threading.Condition()
         self._threads = [threading.Thread(target=self._serve, daemon=True) for _ in range(max(0, helpers))]
 
@@ -685,6 +686,13 @@ class _Blocks:
         for thread in self._threads:
             thread.start()
         return self
+
+    def weigh(self, draws: int) -> None:
+        """``draws`` more queued: the helpers hired once the draws queued are worth them
+        (``PARALLEL_WORK``)."""
+        self._draws += draws
+        if self._draws > PARALLEL_WORK:
+            self.hire(_threads() - 1)
 
     def hire(self, helpers: int) -> None:
         """Up to ``helpers`` threads drawing in all, started now: where whether they pay is known
@@ -753,8 +761,9 @@ class _Blocks:
             other.run()
         if block.error is not None:
             raise block.error
-        assert block.result is not None
-        return block.result
+        result, block.result = block.result, None  # asked for once: the queue keeps no result
+        assert result is not None
+        return result
 
 
 def bootstrap(
@@ -1490,18 +1499,68 @@ def compare_histograms(
         raise OptionError("give one name per system, and at least one system")
     families = draw_families(fields)
     # A few histograms at a time, as many as threads draw them: each batch's families, draws and
-    # scored resamples are freed before the next is narrowed, so the memory held is a batch's, not
-    # every group's at once. Each histogram's draws come from its own generators and its rows are
-    # scored row by row, so the numbers are those of one batch.
+    # scored resamples are freed before the batch after next is narrowed, so the memory held is two
+    # batches', not every group's at once. The next batch's blocks are queued before this one is
+    # scored, so the helpers draw them meanwhile (``_queue_batch``). Each histogram's draws come
+    # from its own generators and its rows are scored row by row, so the numbers are those of one
+    # batch.
     batch = _threads()
-    return [
-        tested
-        for start in range(0, len(joints), batch)
-        for tested in _compare_batch(
-            joints[start : start + batch], layouts[start : start + batch], names, families, zero_division, credit,
-            resampling, exact, beta,
-        )
-    ]
+    out: list[Comparison] = []
+    # On threads, never forked processes: the generator's draws, the bincounts of large arrays
+    # and the products run without the GIL, and a fork copies the page tables of a process that
+    # holds both systems' state and sends every block back pickled (measured on compare of
+    # 100,000 sentences: the same wall time as two processes for about 15% less CPU).
+    with one_blas_thread(), _Blocks(0) as blocks:
+        waiting: tuple[Any, ...] = ()
+        for start in range(0, len(joints), batch):
+            part = (joints[start : start + batch], layouts[start : start + batch])
+            queued = _queue_batch(blocks, *part, names, families, resampling, exact)
+            if waiting:
+                out += _compare_batch(*waiting)
+            waiting = (*part, names, families, zero_division, credit, resampling, exact, beta, blocks, queued)
+        out += _compare_batch(*waiting)
+    return out
+
+
+_Queued = tuple[list[list["_Family"]], list[tuple[int, int, int, "_Swaps"]], dict[tuple[str, int], list[_Block]]]
+
+
+def _queue_batch(
+    blocks: _Blocks,
+    joints: Sequence[Histogram],
+    layouts: Sequence[tuple[tuple[str, ...], list[list[int]]]],
+    names: Sequence[str],
+    families: dict[str, list[int]],
+    resampling: Resampling,
+    exact: bool,
+) -> _Queued:
+    """Each family of ``joints`` narrowed (``_Family``, its swaps against the first system) and
+    its blocks queued on ``blocks`` as soon as it is made, so the helpers draw them while this
+    thread makes the next families. Each block draws from its own generator, so the numbers never
+    depend on which thread draws it, or when."""
+    seed, width = resampling.seed, len(families)
+    fams: list[list[_Family]] = [[] for _ in joints]
+    pairs: list[tuple[int, int, int, _Swaps]] = []
+    queued: dict[tuple[str, int], list[_Block]] = {}
+    for j, (joint, (_, cols)) in enumerate(zip(joints, layouts, strict=True)):
+        for f, (name, mine) in enumerate(families.items()):
+            fam = _Family(name, joint, cols, mine)
+            fams[j].append(fam)
+            queued[("bootstrap", j * width + f)] = [
+                blocks.add(functools.partial(fam.resampled, _paired_rng(seed, 3, name, 0, k), size))
+                for k, size in enumerate(fam.draws.plan(resampling.resamples))
+            ]
+            blocks.weigh(resampling.resamples * (fam.draws.k + int(fam.draws.rare_documents.shape[0])))
+            fam.draws.prepare()  # its Poisson tables: no thread that draws its blocks waits for another to make them
+            for s in range(1, len(names)) if not exact else ():
+                swaps = fam.differences(s)
+                queued[("swaps", len(pairs))] = [
+                    blocks.add(functools.partial(swaps.trials, _paired_rng(seed, 4, name, s, k), size))
+                    for k, size in enumerate(_plan(resampling.trials, swaps.draws.k))
+                ]
+                pairs.append((j, f, s, swaps))
+                blocks.weigh(resampling.trials * swaps.draws.k)
+    return fams, pairs, queued
 
 
 def _compare_batch(
@@ -1514,49 +1573,15 @@ def _compare_batch(
     resampling: Resampling,
     exact: bool,
     beta: float,
+    blocks: _Blocks,
+    queued: _Queued,
 ) -> list[Comparison]:
-    """``compare_histograms`` of histograms with equal fields and no two equal."""
+    """``compare_histograms`` of histograms with equal fields and no two equal, their blocks
+    queued (``_queue_batch``): this thread draws those no thread has taken while it waits."""
     fields = layouts[0][0]
-    seed, width = resampling.seed, len(families)
-    fams: list[list[_Family]] = [[] for _ in joints]
-    pairs: list[tuple[int, int, int, _Swaps]] = []
-    queued: dict[tuple[str, int], list[_Block]] = {}
-    # A pipeline, as ``_bootstrap_tables``: each family's blocks are queued as soon as it is made,
-    # and drawn by the helpers (once the draws are known to pay for them) while this thread makes
-    # the next families; then this thread asks for the results, drawing the blocks no thread has
-    # taken meanwhile. Each block draws from its own generator, so the numbers never depend on
-    # which thread draws it, or when.
-    # On threads, never forked processes: the generator's draws, the bincounts of large arrays
-    # and the products run without the GIL, and a fork copies the page tables of a process that
-    # holds both systems' state and sends every block back pickled (measured on compare of
-    # 100,000 sentences: the same wall time as two processes for about 15% less CPU).
-    with one_blas_thread(), _Blocks(0) as blocks:
-        work = 0
-        for j, (joint, (_, cols)) in enumerate(zip(joints, layouts, strict=True)):
-            for f, (name, mine) in enumerate(families.items()):
-                fam = _Family(name, joint, cols, mine)
-                fams[j].append(fam)
-                sizes = fam.draws.plan(resampling.resamples)
-                queued[("bootstrap", j * width + f)] = [
-                    blocks.add(functools.partial(fam.resampled, _paired_rng(seed, 3, name, 0, k), size))
-                    for k, size in enumerate(sizes)
-                ]
-                work += resampling.resamples * (fam.draws.k + int(fam.draws.rare_documents.shape[0]))
-                if work > PARALLEL_WORK:
-                    blocks.hire(_threads() - 1)
-                if j or f:  # the first family's: made by the thread that draws its first block
-                    fam.draws.prepare()
-                for s in range(1, len(names)) if not exact else ():
-                    swaps = fam.differences(s)
-                    queued[("swaps", len(pairs))] = [
-                        blocks.add(functools.partial(swaps.trials, _paired_rng(seed, 4, name, s, k), size))
-                        for k, size in enumerate(_plan(resampling.trials, swaps.draws.k))
-                    ]
-                    pairs.append((j, f, s, swaps))
-                    work += resampling.trials * swaps.draws.k
-                    if work > PARALLEL_WORK:
-                        blocks.hire(_threads() - 1)
-        sums = {key: np.concatenate([blocks.result(block) for block in drawn]) for key, drawn in queued.items()}
+    width = len(families)
+    fams, pairs, drawn = queued
+    sums = {key: np.concatenate([blocks.result(block) for block in done]) for key, done in drawn.items()}
     pair_of = {(j, f, s): p for p, (j, f, s, _) in enumerate(pairs)}
 
     zd, level, mets, systems = zero_division, resampling.level, metrics_of(beta), len(names)
