@@ -12,6 +12,7 @@ merged by adding counts) is the same whatever the chunks, the processes or the e
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
@@ -180,10 +181,41 @@ class _Joined:
         return results, inner
 
 
+def joined_partition(
+    joined: _Joined, items: Sequence[tuple[Numbered, ...]]
+) -> list[tuple[tuple[PartResult, ...], Histogram | None]]:
+    """Runs on a Dask worker: ``joined`` over consecutive parts, their whole documents' joint
+    histograms merged into one, sent back with the last part (the client only adds them up)."""
+    out: list[tuple[tuple[PartResult, ...], Histogram | None]] = []
+    inner: Histogram | None = None
+    for item in items:
+        results, h = joined(item)
+        if h is not None:
+            h = landed(h)
+            inner = h if inner is None else inner.pile(h)
+        out.append((results, None))
+    if inner is not None and out:
+        out[-1] = (out[-1][0], shipped(inner.compacted(), joined.home))
+    return out
+
+
+def _dask(engine: Engine) -> Any:
+    """``engine`` where it is the Dask engine (its module is loaded then), else None."""
+    module = sys.modules.get("spanscore.engines.dask_engine")
+    return engine if module is not None and isinstance(engine, module.DaskEngine) else None
+
+
 def side_by_side(counters: Sequence[PartCounter], engine: Engine) -> _SideBySide | None:
     """The counters as one, where the engine counts here and every system is a CoNLL file of the
     same reference, read alike."""
-    if len(counters) < 2 or not isinstance(engine, LocalEngine):
+    if not isinstance(engine, LocalEngine):
+        return None
+    return _alike(counters)
+
+
+def _alike(counters: Sequence[PartCounter]) -> _SideBySide | None:
+    """The counters as one, where every system is a CoNLL file of the same reference, read alike."""
+    if len(counters) < 2:
         return None
     first = counters[0].source
     if not isinstance(first, ConllSource) or first.predicted is None:
@@ -221,8 +253,12 @@ def run_paired(
     keeps its rows."""
     # Each worker sends back only the columns scores read, in compact integers.
     counters = [replace(c, wanted=replace(c.wanted, narrow=True)) for c in counters]
+    dask = _dask(engine)
+    if dask is not None:
+        # Dask's workers read their byte ranges by path (``DaskEngine.results`` does the same).
+        counters = [replace(c, source=c.source.for_workers(remote=dask.remote)) for c in counters]
     # CoNLL systems of one reference: each chunk's reference read once for all of them.
-    together = side_by_side(counters, engine)
+    together = side_by_side(counters, engine) if dask is None else _alike(counters)
     if together is not None:
         # Per document, only the columns scores read are counted (no error taxonomy, no scaled
         # credit unless the credit reads it): what the joint histogram keeps.
@@ -257,9 +293,28 @@ def run_paired(
         fields = tuple(f"{k}:{f}" for k, s in enumerate(streams) for f in s.fields or ())
         add(Histogram.of(np.hstack([stats for _, stats, _ in taken if stats is not None]), fields))
 
-    if together is not None and isinstance(engine, LocalEngine):
+    if together is not None:
         joined = _Joined(together, columns)
-        for results, inner in engine.map(joined, joined.plan()):
+        mapped: Iterator[tuple[tuple[PartResult, ...], Histogram | None]]
+        if dask is not None:
+            # One cluster counts every system side by side, as the local engine's workers do: a
+            # task sends back its partition's joint histogram and each part's two end documents,
+            # never a row per document (each system on its own sent every row to this process).
+            first = counters[0]
+            mapped = (
+                pair
+                for group in dask.partitioned(
+                    joined_partition,
+                    joined,
+                    joined.plan(),
+                    lambda items: first.position(items[0]),
+                    first.source.size(),
+                )
+                for pair in group
+            )
+        else:
+            mapped = cast(LocalEngine, engine).map(joined, joined.plan())
+        for results, inner in mapped:
             for s, part in zip(streams, results, strict=True):
                 s.add(part)
             if inner is not None:
