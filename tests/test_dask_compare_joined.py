@@ -109,7 +109,7 @@ def test_a_task_sends_a_joint_histogram_and_two_documents_a_part(
     rows_sent = 0
     histograms: list[Histogram] = []
     for group in engine.seen:
-        for results, inner in group[:-1]:
+        for _, inner in group[:-1]:
             assert inner is None  # a partition's histograms travel merged, with its last part
         histograms += [paired.landed(inner) for _, inner in group[-1:] if inner is not None]
         for results, _ in group:

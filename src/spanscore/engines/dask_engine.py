@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from ..errors import MissingExtra, OptionError
-from ..runtime.memory import MMAP_THRESHOLD, TOP_PAD, TRIM_THRESHOLD
+from ..runtime.memory import ARENA_MAX, MMAP_THRESHOLD, TOP_PAD, TRIM_THRESHOLD
 from ..stages.parts import PartResult, fold
 from .local import PartCounter
 
@@ -54,6 +54,7 @@ LOCAL_WORKER_CONFIG = {
     _ENVIRON + "MALLOC_TRIM_THRESHOLD_": TRIM_THRESHOLD,
     _ENVIRON + "MALLOC_MMAP_THRESHOLD_": MMAP_THRESHOLD,
     _ENVIRON + "MALLOC_TOP_PAD_": TOP_PAD,
+    _ENVIRON + "MALLOC_ARENA_MAX": ARENA_MAX,
 }
 SLOW_MALLOC = (
     "{n} Dask worker(s) run with MALLOC_TRIM_THRESHOLD_ set and no MALLOC_MMAP_THRESHOLD_: counting there is"
