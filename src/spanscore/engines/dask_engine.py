@@ -251,12 +251,17 @@ class DaskEngine:
                     ends[key] = position(group[-1])
 
             refill()
-            done: dict[str, _R] = {}
+            done: dict[str, _R | _Failed] = {}
             # Hand results back in plan order as soon as the next one in order is in; once fetched,
-            # a partition is released, so Dask frees it on its worker.
+            # a partition is released, so Dask frees it on its worker. A partition's error is
+            # raised in its turn, as the local engine raises the first bad part's: a later
+            # partition may fail first (past the end of a shorter file, say).
             while order:
                 future = next(running)
-                done[future.key] = future.result()
+                try:
+                    done[future.key] = future.result()
+                except Exception as exc:
+                    done[future.key] = _Failed(exc)
                 future.release()
                 del future
                 while order and order[0] in done:
@@ -265,7 +270,10 @@ class DaskEngine:
                         progress(ends.pop(key), total_bytes)
                     else:
                         ends.pop(key)
-                    yield done.pop(key)
+                    got = done.pop(key)
+                    if isinstance(got, _Failed):
+                        raise got.error
+                    yield got
                     refill()
 
     def _check(self) -> None:

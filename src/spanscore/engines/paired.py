@@ -18,11 +18,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import OptionError
 from ..io.load import ConllText
 from ..io.sources import ConllSource
-from ..stages.documents import DocCounts, Histogram, RowQueue, compact_rows
+from ..stages.documents import DocCounts, Histogram, RowQueue, _grouped_by_words, compact_rows
 from ..stages.parts import Folder, PartResult
 from ..stages.spans import IntArray
 from .local import Engine, LocalEngine, Numbered, PartCounter
@@ -54,6 +55,71 @@ def landed(h: Histogram) -> Histogram:
     # Bytes were 16-bit rows (``compact_rows``'s narrowest) before they were sent.
     rows: Any = h.rows.astype(np.int16) if h.rows.dtype == np.uint8 else h.rows
     return replace(h, rows=rows, counts=h.counts.astype(np.int64))
+
+
+MERGE_ROWS = 8192  # rows waiting beside the merged ones before a merge, at least (``JointRows``)
+
+
+def _narrowest(rows: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """Rows of counts in the narrowest unsigned integers that hold them (others as they are)."""
+    if not rows.size or not np.issubdtype(rows.dtype, np.integer) or int(rows.min()) < 0:
+        return rows
+    top = int(rows.max())
+    kind = next(k for k in (np.uint8, np.uint16, np.uint32, np.uint64) if top <= np.iinfo(k).max)
+    return rows.astype(kind, copy=False)
+
+
+@dataclass
+class JointRows:
+    """The systems' joint histogram as its blocks come (``Histogram``s of whole documents),
+    merged as they pile up: what ``Histogram.pile`` does, with the rows held in bytes where the
+    counts fit (a document's counts are small, and the joint rows are wide: every system's
+    columns), so the merged rows and each merge's copies take half the 16-bit rows' memory.
+    ``histogram`` gives the histogram that merging the blocks as ``Histogram``s gives: the same
+    rows in the same (lexicographic) order, as ``compact_rows`` keeps them, and the same counts."""
+
+    fields: tuple[str, ...] | None = None
+    rows: npt.NDArray[Any] | None = None  # merged, distinct, sorted
+    counts: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    waiting: list[tuple[npt.NDArray[Any], IntArray]] = field(default_factory=list)
+    waiting_rows: int = 0
+
+    def add(self, block: Histogram) -> None:
+        if self.fields is None:
+            self.fields = block.fields
+        elif block.fields != self.fields:
+            raise ValueError("histograms of different statistics do not merge")
+        for h in (block, *block.pending):
+            if h.rows.shape[0]:
+                self.waiting.append((_narrowest(h.rows), h.counts.astype(np.int64, copy=False)))
+                self.waiting_rows += h.rows.shape[0]
+        merged = 0 if self.rows is None else self.rows.shape[0]
+        if self.waiting_rows > max(MERGE_ROWS, merged // 2):
+            self._merge()
+
+    def _merge(self) -> None:
+        if not self.waiting:
+            return
+        pieces = ([] if self.rows is None else [(self.rows, self.counts)]) + self.waiting
+        self.waiting, self.waiting_rows = [], 0
+        rows = np.concatenate([r for r, _ in pieces])  # the narrowest type that holds every piece
+        weights = np.concatenate([c for _, c in pieces])
+        del pieces
+        self.rows = None  # not held beside the merged rows
+        if int(rows.min()) >= 0:
+            # As ``Histogram.of`` merges rows of counts, in the rows' own type.
+            firsts, self.counts = _grouped_by_words(rows, weights)
+            self.rows = rows[firsts]
+        else:
+            h = Histogram.of(rows, self.fields or (), weights)
+            self.rows, self.counts = h.rows, h.counts
+
+    def histogram(self) -> Histogram | None:
+        """Every block merged, as a ``Histogram`` (None where no block came)."""
+        self._merge()
+        if self.rows is None or self.fields is None:
+            return None
+        return Histogram(np.ascontiguousarray(compact_rows(self.rows)), self.counts, self.fields)
 
 
 @dataclass
@@ -269,15 +335,8 @@ def run_paired(
         )
         for c in counters
     ]
-    joint: Histogram | None = None
-
-    def add(block: Histogram) -> None:
-        nonlocal joint
-        joint = block if joint is None else joint.pile(block)
-        # The joint rows are wide (every system's columns): merged sooner than ``pile`` would,
-        # so that fewer of them wait beside the merged ones.
-        if sum(h.rows.shape[0] for h in joint.pending) > max(8192, joint.rows.shape[0] // 2):
-            joint = joint.compacted()
+    joint = JointRows()
+    add = joint.add
 
     def flush(below: int) -> None:
         taken = [s.take(below) for s in streams]
@@ -318,7 +377,7 @@ def run_paired(
             for s, part in zip(streams, results, strict=True):
                 s.add(part)
             if inner is not None:
-                add(landed(inner))
+                add(inner)  # as it came: ``JointRows`` keeps rows in bytes where they fit
             flush(min(s.bound for s in streams))
         for s in streams:
             s.add(None)
@@ -328,7 +387,7 @@ def run_paired(
     flush(np.iinfo(np.int64).max)
     totals = [s.folder.total() for s in streams]
     unit = next((s.unit for s in streams if s.unit is not None), "document")
-    return Paired(totals, None if joint is None else joint.compacted(), unit)
+    return Paired(totals, joint.histogram(), unit)
 
 
-__all__ = ["Paired", "landed", "run_paired", "shipped", "side_by_side"]
+__all__ = ["JointRows", "Paired", "landed", "run_paired", "shipped", "side_by_side"]
