@@ -90,3 +90,37 @@ def test_piled_blocks_and_other_statistics() -> None:
     with pytest.raises(ValueError):
         joint.add(other)
     assert JointRows().histogram() is None
+
+
+def test_blocks_waiting_are_merged_past_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows waiting beside the merged ones never pass ``MERGE_ROWS`` (or half the merged rows)
+    by more than one block."""
+    monkeypatch.setattr(paired, "MERGE_ROWS", 300)
+    rng = np.random.default_rng(4)
+    blocks = _blocks(rng, 60, 6)
+    joint = JointRows()
+    for b in blocks:
+        joint.add(b)
+        merged = 0 if joint.rows is None else joint.rows.shape[0]
+        assert joint.waiting_rows <= max(300, merged // 2)
+        assert joint.waiting_rows == sum(r.shape[0] for r, _ in joint.waiting)
+    _same(joint.histogram(), _reference(blocks))
+
+
+def test_a_small_histogram_piles_up_at_most_pile_rows() -> None:
+    """``Histogram.pile``: a small histogram (one bucket's, one type's) merges what is piled up
+    once it passes ``PILE_ROWS`` rows, so dozens of them hold a bounded number of rows whatever
+    the corpus; the merge is the same histogram."""
+    from spanscore.stages import documents
+
+    rng = np.random.default_rng(5)
+    blocks = _blocks(rng, 200, 2)
+    h = blocks[0]
+    for b in blocks[1:]:
+        h = h.pile(b)
+        piled = h.rows.shape[0] + sum(p.rows.shape[0] for p in h.pending)
+        assert piled <= max(documents.PILE_ROWS, 2 * h.base) + b.rows.shape[0]
+    whole = Histogram.of(
+        np.concatenate([b.rows for b in blocks]).astype(np.int64), FIELDS, np.concatenate([b.counts for b in blocks])
+    )
+    _same(h.compacted(), whole)
