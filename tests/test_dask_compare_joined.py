@@ -141,3 +141,23 @@ def test_systems_with_other_documents_are_refused_on_the_cluster(
     with pytest.raises(spanscore.SpanscoreError) as local:
         spanscore.compare(reference=gold, systems=[a, short], jobs=1, **OPTIONS)
     assert str(remote.value) == str(local.value)
+
+
+@pytest.mark.parametrize("partition_bytes", [30_000, 16 << 20])
+def test_per_type_and_bucket_comparisons_count_side_by_side_on_the_cluster(
+    scheduler: str, systems: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch, partition_bytes: int
+) -> None:
+    """``compare --per-type --buckets length``: one cluster run for both systems, each part's
+    groups' joint histograms paired where it is counted; the local engine's numbers."""
+    gold, a, b = systems
+    monkeypatch.setattr(api, "DEFAULT_CHUNK", 6000)
+    options = {**OPTIONS, "per_type": True, "buckets": ["length"]}
+    engine = Recorded(scheduler=scheduler, partition_bytes=partition_bytes)
+    got = spanscore.compare(reference=gold, systems=[a, b], engine=engine, **options)
+    assert engine.calls == ["each"]
+    for group in engine.seen:
+        for results, _ in group:
+            assert len(results) == 2
+            assert all(part.docs is not None and part.docs.keys.shape[0] <= 2 for part in results)
+    for jobs in (1, 2):
+        assert got.to_dict() == spanscore.compare(reference=gold, systems=[a, b], jobs=jobs, **options).to_dict()

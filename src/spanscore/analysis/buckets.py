@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ..engines.local import Engine, LocalEngine, Numbered, PartCounter
-from ..engines.paired import landed, shipped, side_by_side
+from ..engines.local import Engine, Numbered, PartCounter
+from ..engines.paired import counted_together, landed, map_together, shipped, side_by_side
 from ..errors import OptionError
 from ..stages import documents as doc_stages
 from ..stages.documents import DocCounts, DocState, Histogram, RowQueue, TypeRows, scored_columns
@@ -717,10 +717,14 @@ def run_grouped(
     come, so the rows held are those of the chunks in flight, never the corpus's. ``by_field``:
     groupings by a document field (``analysis.breakdown.Groupings``, the counters
     ``LabelledCounter``s), each value a group."""
-    # CoNLL systems of one reference: each chunk's reference read once for all of them.
-    together = side_by_side(counters, engine)
     if by_field is not None and not by_field.named:
         by_field = None
+    # CoNLL systems of one reference: each chunk's reference read once for all of them (on Dask
+    # too, where no grouping by a document field is asked for).
+    if by_field is None:
+        counters, together = counted_together(counters, engine)
+    else:
+        together = side_by_side(counters, engine)
     labels: Any = None
     if by_field is not None:
         from .breakdown import Labels, cut_documents
@@ -757,11 +761,12 @@ def run_grouped(
         joint.add(block, eager=True)
         groups.add([t[3] for t in taken], fields)
 
-    if together is not None and isinstance(engine, LocalEngine):
+    if together is not None:
         # With groupings by a document field, the documents whole in a chunk are paired there too
         # (their values are known there); a cut document's rows, and its value, come here.
         joined = _JoinedGroups(together, by_field)
-        for results, sent in engine.map(joined, joined.plan()):
+        mapped: Iterator[tuple[tuple[PartResult, ...], _Inner | None]] = map_together(engine, joined, counters[0])
+        for results, sent in mapped:
             inner = None if sent is None else sent.landed()
             for k, (s, part) in enumerate(zip(streams, results, strict=True)):
                 mine = None

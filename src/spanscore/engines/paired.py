@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -29,6 +29,8 @@ from ..stages.spans import IntArray
 from .local import Engine, LocalEngine, Numbered, PartCounter
 
 Columns = Callable[[tuple[str, ...]], list[int]]
+_T = TypeVar("_T")
+_C = TypeVar("_C", bound=PartCounter)
 
 
 def shipped(h: Histogram, home: int) -> Histogram:
@@ -271,6 +273,40 @@ def _dask(engine: Engine) -> Any:
     return engine if module is not None and isinstance(engine, module.DaskEngine) else None
 
 
+def each(function: Callable[[Any], _T], items: Sequence[Any]) -> list[_T]:
+    """Runs on a Dask worker: ``function`` over consecutive parts."""
+    return [function(item) for item in items]
+
+
+def counted_together(counters: Sequence[_C], engine: Engine) -> tuple[list[_C], _SideBySide | None]:
+    """The counters as ``engine`` runs them (Dask's workers read their byte ranges by path), and
+    as one (``_SideBySide``) where ``engine`` counts here or on Dask and every system is a CoNLL
+    file of the same reference, read alike; else None."""
+    dask = _dask(engine)
+    if dask is None:
+        return list(counters), side_by_side(counters, engine)
+    counters = [replace(c, source=c.source.for_workers(remote=dask.remote)) for c in counters]
+    return counters, _alike(counters)
+
+
+def map_together(
+    engine: Engine,
+    function: Any,
+    first: PartCounter,
+    task: Callable[[Any, Sequence[Any]], list[_T]] = each,
+) -> Iterator[_T]:
+    """``function`` (a side-by-side counter with a ``plan``) over its plan, in order: by the local
+    engine's processes, or by Dask's tasks (``task(function, parts)``, a partition of parts each,
+    by ``first``'s positions in the reference)."""
+    dask = _dask(engine)
+    if dask is None:
+        return cast(LocalEngine, engine).map(function, function.plan())
+    groups: Iterator[list[_T]] = dask.partitioned(
+        task, function, function.plan(), lambda items: first.position(items[0]), first.source.size()
+    )
+    return (got for group in groups for got in group)
+
+
 def side_by_side(counters: Sequence[PartCounter], engine: Engine) -> _SideBySide | None:
     """The counters as one, where the engine counts here and every system is a CoNLL file of the
     same reference, read alike."""
@@ -319,12 +355,8 @@ def run_paired(
     keeps its rows."""
     # Each worker sends back only the columns scores read, in compact integers.
     counters = [replace(c, wanted=replace(c.wanted, narrow=True)) for c in counters]
-    dask = _dask(engine)
-    if dask is not None:
-        # Dask's workers read their byte ranges by path (``DaskEngine.results`` does the same).
-        counters = [replace(c, source=c.source.for_workers(remote=dask.remote)) for c in counters]
     # CoNLL systems of one reference: each chunk's reference read once for all of them.
-    together = side_by_side(counters, engine) if dask is None else _alike(counters)
+    counters, together = counted_together(counters, engine)
     if together is not None:
         # Per document, only the columns scores read are counted (no error taxonomy, no scaled
         # credit unless the credit reads it): what the joint histogram keeps.
@@ -354,25 +386,10 @@ def run_paired(
 
     if together is not None:
         joined = _Joined(together, columns)
-        mapped: Iterator[tuple[tuple[PartResult, ...], Histogram | None]]
-        if dask is not None:
-            # One cluster counts every system side by side, as the local engine's workers do: a
-            # task sends back its partition's joint histogram and each part's two end documents,
-            # never a row per document (each system on its own sent every row to this process).
-            first = counters[0]
-            mapped = (
-                pair
-                for group in dask.partitioned(
-                    joined_partition,
-                    joined,
-                    joined.plan(),
-                    lambda items: first.position(items[0]),
-                    first.source.size(),
-                )
-                for pair in group
-            )
-        else:
-            mapped = cast(LocalEngine, engine).map(joined, joined.plan())
+        # On Dask, one cluster counts every system side by side, as the local engine's workers
+        # do: a task sends back its partition's joint histogram and each part's two end
+        # documents, never a row per document (each system on its own sent every row here).
+        mapped = map_together(engine, joined, counters[0], joined_partition)
         for results, inner in mapped:
             for s, part in zip(streams, results, strict=True):
                 s.add(part)
@@ -390,4 +407,7 @@ def run_paired(
     return Paired(totals, joint.histogram(), unit)
 
 
-__all__ = ["JointRows", "Paired", "landed", "run_paired", "shipped", "side_by_side"]
+__all__ = [
+    "JointRows", "Paired", "counted_together", "each", "landed", "map_together", "run_paired", "shipped",
+    "side_by_side",
+]
