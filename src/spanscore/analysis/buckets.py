@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..engines.local import Engine, Numbered, PartCounter
-from ..engines.paired import counted_together, landed, map_together, shipped, side_by_side
+from ..engines.paired import JointRows, counted_together, landed, map_together, shipped, side_by_side
 from ..errors import OptionError
 from ..stages import documents as doc_stages
 from ..stages.documents import DocCounts, DocState, Histogram, RowQueue, TypeRows, scored_columns
@@ -739,7 +739,7 @@ def run_grouped(
         for c in counters
     ]
     groups = _Groups(len(streams))
-    joint: _Pile | None = None
+    joint: JointRows | None = None  # held in bytes where the counts fit (``engines.paired.JointRows``)
 
     def flush(below: int) -> None:
         nonlocal joint
@@ -756,9 +756,9 @@ def run_grouped(
         fields = _joint_fields([s.fields or () for s in streams])
         block = Histogram.of(np.hstack([stats for _, stats, _, _ in taken if stats is not None]), fields)
         if joint is None:
-            joint = _Pile(fields)
+            joint = JointRows()
         # The joint rows are wide (every system's columns): merged sooner than ``pile`` would.
-        joint.add(block, eager=True)
+        joint.add(block)
         groups.add([t[3] for t in taken], fields)
 
     if together is not None:
@@ -776,8 +776,8 @@ def run_grouped(
             if inner is not None:
                 block = inner.joint
                 if joint is None:
-                    joint = _Pile(block.fields)
-                joint.add(block, eager=True)
+                    joint = JointRows()
+                joint.add(block)
                 for name, hist in inner.per_group.items():
                     groups.hists.setdefault(groups.ids[name], _Pile(hist.fields)).add(hist)
                 groups.fields = block.fields
@@ -793,7 +793,7 @@ def run_grouped(
         s.check_fields()
     totals = [s.folder.total() for s in streams]
     unit = next((s.unit for s in streams if s.unit is not None), "document")
-    whole = None if joint is None else joint.merge()
+    whole = None if joint is None else joint.histogram()
     return Grouped(totals, whole, unit, groups.finished(0 if whole is None else whole.documents))
 
 

@@ -301,8 +301,11 @@ def map_together(
     dask = _dask(engine)
     if dask is None:
         return cast(LocalEngine, engine).map(function, function.plan())
+    # ``each`` sends back every part's result (each part's groups' histograms): a partition of
+    # them is held here whole, so partitions are kept to the size of those that send rows.
+    size = dask.rows_partition_bytes if task is each else None
     groups: Iterator[list[_T]] = dask.partitioned(
-        task, function, function.plan(), lambda items: first.position(items[0]), first.source.size()
+        task, function, function.plan(), lambda items: first.position(items[0]), first.source.size(), size
     )
     return (got for group in groups for got in group)
 
