@@ -189,8 +189,7 @@ def measure(cmd: list[str], nice: int) -> tuple[float, float, dict[int, list[int
         timing.seek(0)
         words = timing.read().split()
         cpu = float(words[-2]) + float(words[-1]) if len(words) >= 2 else float("nan")
-    if nice:  # ``nice`` is the depth-0 process; what it runs is depth 1
-        peaks = {d - 1: v for d, v in peaks.items() if d > 0}
+    # ``nice`` execs ``/usr/bin/time`` in its own process, so the depths are the same with it.
     return took, cpu, peaks, proc.returncode
 
 
@@ -263,6 +262,20 @@ def commands(files: dict[str, Path], engine: list[str], resamples: int) -> dict[
             *engine,
         ],
         "compare A B --json": [*ss, "compare", g, a, b, "--resamples", str(resamples), "--json", *engine],
+        "compare A B --buckets length --per-type --json": [
+            *ss,
+            "compare",
+            g,
+            a,
+            b,
+            "--buckets",
+            "length",
+            "--per-type",
+            "--resamples",
+            str(resamples),
+            "--json",
+            *engine,
+        ],
         "compare A B --buckets source (a field) --json": [
             *ss,
             "compare",

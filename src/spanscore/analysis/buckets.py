@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ..engines.local import Engine, LocalEngine, Numbered, PartCounter
-from ..engines.paired import landed, shipped, side_by_side
+from ..engines.local import Engine, Numbered, PartCounter
+from ..engines.paired import JointRows, counted_together, landed, map_together, shipped, side_by_side
 from ..errors import OptionError
 from ..stages import documents as doc_stages
 from ..stages.documents import DocCounts, DocState, Histogram, RowQueue, TypeRows, scored_columns
@@ -717,10 +717,14 @@ def run_grouped(
     come, so the rows held are those of the chunks in flight, never the corpus's. ``by_field``:
     groupings by a document field (``analysis.breakdown.Groupings``, the counters
     ``LabelledCounter``s), each value a group."""
-    # CoNLL systems of one reference: each chunk's reference read once for all of them.
-    together = side_by_side(counters, engine)
     if by_field is not None and not by_field.named:
         by_field = None
+    # CoNLL systems of one reference: each chunk's reference read once for all of them (on Dask
+    # too, where no grouping by a document field is asked for).
+    if by_field is None:
+        counters, together = counted_together(counters, engine)
+    else:
+        together = side_by_side(counters, engine)
     labels: Any = None
     if by_field is not None:
         from .breakdown import Labels, cut_documents
@@ -735,7 +739,7 @@ def run_grouped(
         for c in counters
     ]
     groups = _Groups(len(streams))
-    joint: _Pile | None = None
+    joint: JointRows | None = None  # held in bytes where the counts fit (``engines.paired.JointRows``)
 
     def flush(below: int) -> None:
         nonlocal joint
@@ -752,16 +756,17 @@ def run_grouped(
         fields = _joint_fields([s.fields or () for s in streams])
         block = Histogram.of(np.hstack([stats for _, stats, _, _ in taken if stats is not None]), fields)
         if joint is None:
-            joint = _Pile(fields)
+            joint = JointRows()
         # The joint rows are wide (every system's columns): merged sooner than ``pile`` would.
-        joint.add(block, eager=True)
+        joint.add(block)
         groups.add([t[3] for t in taken], fields)
 
-    if together is not None and isinstance(engine, LocalEngine):
+    if together is not None:
         # With groupings by a document field, the documents whole in a chunk are paired there too
         # (their values are known there); a cut document's rows, and its value, come here.
         joined = _JoinedGroups(together, by_field)
-        for results, sent in engine.map(joined, joined.plan()):
+        mapped: Iterator[tuple[tuple[PartResult, ...], _Inner | None]] = map_together(engine, joined, counters[0])
+        for results, sent in mapped:
             inner = None if sent is None else sent.landed()
             for k, (s, part) in enumerate(zip(streams, results, strict=True)):
                 mine = None
@@ -771,8 +776,8 @@ def run_grouped(
             if inner is not None:
                 block = inner.joint
                 if joint is None:
-                    joint = _Pile(block.fields)
-                joint.add(block, eager=True)
+                    joint = JointRows()
+                joint.add(block)
                 for name, hist in inner.per_group.items():
                     groups.hists.setdefault(groups.ids[name], _Pile(hist.fields)).add(hist)
                 groups.fields = block.fields
@@ -788,7 +793,7 @@ def run_grouped(
         s.check_fields()
     totals = [s.folder.total() for s in streams]
     unit = next((s.unit for s in streams if s.unit is not None), "document")
-    whole = None if joint is None else joint.merge()
+    whole = None if joint is None else joint.histogram()
     return Grouped(totals, whole, unit, groups.finished(0 if whole is None else whole.documents))
 
 

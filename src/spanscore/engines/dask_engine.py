@@ -35,10 +35,10 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import MissingExtra, OptionError
-from ..runtime.memory import MMAP_THRESHOLD, TOP_PAD, TRIM_THRESHOLD
+from ..runtime.memory import ARENA_MAX, MMAP_THRESHOLD, TOP_PAD, TRIM_THRESHOLD
 from ..stages.parts import PartResult, fold
 from .local import PartCounter
 
@@ -54,6 +54,7 @@ LOCAL_WORKER_CONFIG = {
     _ENVIRON + "MALLOC_TRIM_THRESHOLD_": TRIM_THRESHOLD,
     _ENVIRON + "MALLOC_MMAP_THRESHOLD_": MMAP_THRESHOLD,
     _ENVIRON + "MALLOC_TOP_PAD_": TOP_PAD,
+    _ENVIRON + "MALLOC_ARENA_MAX": ARENA_MAX,
 }
 SLOW_MALLOC = (
     "{n} Dask worker(s) run with MALLOC_TRIM_THRESHOLD_ set and no MALLOC_MMAP_THRESHOLD_: counting there is"
@@ -68,6 +69,8 @@ ROWS_PARTITION = 4 << 20
 # some 24 MB for 4 MiB of reference where the narrow rows take 3.
 FULL_ROWS_PARTITION = 1 << 20
 TASKS_PER_WORKER = 4
+_A = TypeVar("_A")
+_R = TypeVar("_R")
 
 
 def _chunk_end(part: Any) -> int:
@@ -177,45 +180,62 @@ class DaskEngine:
     rows_partition_bytes: int = ROWS_PARTITION  # the most where tasks send back a row per document
     full_rows_partition_bytes: int = FULL_ROWS_PARTITION  # ... a row of every statistic
 
+    @property
+    def remote(self) -> bool:
+        """Whether the workers run elsewhere (a scheduler given by address)."""
+        return self.scheduler is not None
+
     def results(self, counter: PartCounter, progress: Callable[[int, int], None] | None) -> Iterator[PartResult]:
         # Every check that can fail runs before a cluster starts.
-        if self.n_workers < 1:
-            raise OptionError(f"--workers must be at least 1, not {self.n_workers}")
-        if min(self.partition_bytes, self.rows_partition_bytes, self.full_rows_partition_bytes) < 1:
-            raise OptionError("the partition size must be positive")
-        if importlib.util.find_spec("distributed") is None:
-            raise MissingExtra("--engine dask", "dask")
+        self._check()
         if counter.wanted.rows_dir is not None and self.scheduler is not None:
             # Workers elsewhere cannot write beside the report: they send the rows back.
             counter = replace(counter, wanted=replace(counter.wanted, rows_dir=None))
-        source = counter.source.for_workers(remote=self.scheduler is not None)
+        source = counter.source.for_workers(remote=self.remote)
         counter = replace(counter, source=source)
+        size = self.partition_bytes
+        if counter.wanted.documents and not counter.wanted.histogram:
+            size = min(size, self.rows_partition_bytes)
+            if not (counter.wanted.narrow or counter.wanted.scored_groups):
+                size = min(size, self.full_rows_partition_bytes)
+        yield from self.partitioned(
+            count_partition, counter, counter.plan(), counter.position, source.size(), size, progress
+        )
 
+    def partitioned(
+        self,
+        task: Callable[[_A, list[Any]], _R],
+        argument: _A,
+        items: Iterator[Any],
+        position: Callable[[Any], int],
+        total_bytes: int,
+        size: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Iterator[_R]:
+        """``task(argument, group)`` run on the cluster for each group of consecutive ``items``
+        (``partitions`` of at most about ``size`` bytes of the ``total_bytes``, by ``position``),
+        its results handed back in the items' order. ``items`` are planned in a thread of this
+        process while the cluster starts; ``task`` and ``argument`` travel to the workers."""
+        self._check()
         with ExitStack() as stack:
             # Plan while distributed loads and the cluster starts, and hand out each partition as
             # soon as it is planned: planning large files takes seconds, and the workers count meanwhile.
             planned: queue.Queue[Any] = queue.Queue()
             stop = threading.Event()
-            thread = threading.Thread(target=_plan_into, args=(planned, stop, counter.plan()))
+            thread = threading.Thread(target=_plan_into, args=(planned, stop, items))
             thread.start()
             stack.callback(thread.join)
             stack.callback(stop.set)
             dist = _import_distributed()
             client = self._client(dist, stack)
-            total_bytes = source.size()
             slots = _slots(client, self.n_workers)
-            size = self.partition_bytes
-            if counter.wanted.documents and not counter.wanted.histogram:
-                size = min(size, self.rows_partition_bytes)
-                if not (counter.wanted.narrow or counter.wanted.scored_groups):
-                    size = min(size, self.full_rows_partition_bytes)
-            n_parts = max(slots * TASKS_PER_WORKER, math.ceil(total_bytes / size))
+            n_parts = max(slots * TASKS_PER_WORKER, math.ceil(total_bytes / (size or self.partition_bytes)))
             # At most ``window`` partitions are out (submitted, not yet handed back) at a time: a
             # partition's result waits on its worker until the client fetches it, and the client
             # (folding, or joining the systems of a comparison) may take longer than the workers,
             # so with every partition out at once the workers' memory grew with the corpus.
             window = slots * TASKS_PER_WORKER
-            groups = partitions(_drain(planned), total_bytes, n_parts, counter.position)
+            groups = partitions(_drain(planned), total_bytes, n_parts, position)
             order: collections.deque[str] = collections.deque()  # keys out, in plan order
             ends: dict[str, int] = {}
             running = dist.as_completed()
@@ -226,25 +246,43 @@ class DaskEngine:
                     if group is None:
                         return
                     # No name is left holding the future: Dask keeps a result while one does.
-                    key = _submit(running, client.submit(count_partition, counter, group, pure=False))
+                    key = _submit(running, client.submit(task, argument, group, pure=False))
                     order.append(key)
-                    ends[key] = counter.position(group[-1])
+                    ends[key] = position(group[-1])
 
             refill()
-            done: dict[str, PartResult] = {}
+            done: dict[str, _R | _Failed] = {}
             # Hand results back in plan order as soon as the next one in order is in; once fetched,
-            # a partition is released, so Dask frees it on its worker.
+            # a partition is released, so Dask frees it on its worker. A partition's error is
+            # raised in its turn, as the local engine raises the first bad part's: a later
+            # partition may fail first (past the end of a shorter file, say).
             while order:
                 future = next(running)
-                done[future.key] = future.result()
+                try:
+                    done[future.key] = future.result()
+                except Exception as exc:
+                    done[future.key] = _Failed(exc)
                 future.release()
                 del future
                 while order and order[0] in done:
                     key = order.popleft()
                     if progress is not None:
                         progress(ends.pop(key), total_bytes)
-                    yield done.pop(key)
+                    else:
+                        ends.pop(key)
+                    got = done.pop(key)
+                    if isinstance(got, _Failed):
+                        raise got.error
+                    yield got
                     refill()
+
+    def _check(self) -> None:
+        if self.n_workers < 1:
+            raise OptionError(f"--workers must be at least 1, not {self.n_workers}")
+        if min(self.partition_bytes, self.rows_partition_bytes, self.full_rows_partition_bytes) < 1:
+            raise OptionError("the partition size must be positive")
+        if importlib.util.find_spec("distributed") is None:
+            raise MissingExtra("--engine dask", "dask")
 
     def _client(self, dist: Any, stack: ExitStack) -> Any:
         if self.scheduler is not None:

@@ -12,21 +12,25 @@ merged by adding counts) is the same whatever the chunks, the processes or the e
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import OptionError
 from ..io.load import ConllText
 from ..io.sources import ConllSource
-from ..stages.documents import DocCounts, Histogram, RowQueue, compact_rows
+from ..stages.documents import DocCounts, Histogram, RowQueue, _grouped_by_words, compact_rows
 from ..stages.parts import Folder, PartResult
 from ..stages.spans import IntArray
 from .local import Engine, LocalEngine, Numbered, PartCounter
 
 Columns = Callable[[tuple[str, ...]], list[int]]
+_T = TypeVar("_T")
+_C = TypeVar("_C", bound=PartCounter)
 
 
 def shipped(h: Histogram, home: int) -> Histogram:
@@ -53,6 +57,71 @@ def landed(h: Histogram) -> Histogram:
     # Bytes were 16-bit rows (``compact_rows``'s narrowest) before they were sent.
     rows: Any = h.rows.astype(np.int16) if h.rows.dtype == np.uint8 else h.rows
     return replace(h, rows=rows, counts=h.counts.astype(np.int64))
+
+
+MERGE_ROWS = 8192  # rows waiting beside the merged ones before a merge, at least (``JointRows``)
+
+
+def _narrowest(rows: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """Rows of counts in the narrowest unsigned integers that hold them (others as they are)."""
+    if not rows.size or not np.issubdtype(rows.dtype, np.integer) or int(rows.min()) < 0:
+        return rows
+    top = int(rows.max())
+    kind = next(k for k in (np.uint8, np.uint16, np.uint32, np.uint64) if top <= np.iinfo(k).max)
+    return rows.astype(kind, copy=False)
+
+
+@dataclass
+class JointRows:
+    """The systems' joint histogram as its blocks come (``Histogram``s of whole documents),
+    merged as they pile up: what ``Histogram.pile`` does, with the rows held in bytes where the
+    counts fit (a document's counts are small, and the joint rows are wide: every system's
+    columns), so the merged rows and each merge's copies take half the 16-bit rows' memory.
+    ``histogram`` gives the histogram that merging the blocks as ``Histogram``s gives: the same
+    rows in the same (lexicographic) order, as ``compact_rows`` keeps them, and the same counts."""
+
+    fields: tuple[str, ...] | None = None
+    rows: npt.NDArray[Any] | None = None  # merged, distinct, sorted
+    counts: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    waiting: list[tuple[npt.NDArray[Any], IntArray]] = field(default_factory=list)
+    waiting_rows: int = 0
+
+    def add(self, block: Histogram) -> None:
+        if self.fields is None:
+            self.fields = block.fields
+        elif block.fields != self.fields:
+            raise ValueError("histograms of different statistics do not merge")
+        for h in (block, *block.pending):
+            if h.rows.shape[0]:
+                self.waiting.append((_narrowest(h.rows), h.counts.astype(np.int64, copy=False)))
+                self.waiting_rows += h.rows.shape[0]
+        merged = 0 if self.rows is None else self.rows.shape[0]
+        if self.waiting_rows > max(MERGE_ROWS, merged // 2):
+            self._merge()
+
+    def _merge(self) -> None:
+        if not self.waiting:
+            return
+        pieces = ([] if self.rows is None else [(self.rows, self.counts)]) + self.waiting
+        self.waiting, self.waiting_rows = [], 0
+        rows = np.concatenate([r for r, _ in pieces])  # the narrowest type that holds every piece
+        weights = np.concatenate([c for _, c in pieces])
+        del pieces
+        self.rows = None  # not held beside the merged rows
+        if int(rows.min()) >= 0:
+            # As ``Histogram.of`` merges rows of counts, in the rows' own type.
+            firsts, self.counts = _grouped_by_words(rows, weights)
+            self.rows = rows[firsts]
+        else:
+            h = Histogram.of(rows, self.fields or (), weights)
+            self.rows, self.counts = h.rows, h.counts
+
+    def histogram(self) -> Histogram | None:
+        """Every block merged, as a ``Histogram`` (None where no block came)."""
+        self._merge()
+        if self.rows is None or self.fields is None:
+            return None
+        return Histogram(np.ascontiguousarray(compact_rows(self.rows)), self.counts, self.fields)
 
 
 @dataclass
@@ -180,10 +249,78 @@ class _Joined:
         return results, inner
 
 
+def joined_partition(
+    joined: _Joined, items: Sequence[tuple[Numbered, ...]]
+) -> list[tuple[tuple[PartResult, ...], Histogram | None]]:
+    """Runs on a Dask worker: ``joined`` over consecutive parts, their whole documents' joint
+    histograms merged into one, sent back with the last part (the client only adds them up)."""
+    out: list[tuple[tuple[PartResult, ...], Histogram | None]] = []
+    inner: Histogram | None = None
+    for item in items:
+        results, h = joined(item)
+        if h is not None:
+            h = landed(h)
+            inner = h if inner is None else inner.pile(h)
+        out.append((results, None))
+    if inner is not None and out:
+        out[-1] = (out[-1][0], shipped(inner.compacted(), joined.home))
+    return out
+
+
+def _dask(engine: Engine) -> Any:
+    """``engine`` where it is the Dask engine (its module is loaded then), else None."""
+    module = sys.modules.get("spanscore.engines.dask_engine")
+    return engine if module is not None and isinstance(engine, module.DaskEngine) else None
+
+
+def each(function: Callable[[Any], _T], items: Sequence[Any]) -> list[_T]:
+    """Runs on a Dask worker: ``function`` over consecutive parts."""
+    return [function(item) for item in items]
+
+
+def counted_together(counters: Sequence[_C], engine: Engine) -> tuple[list[_C], _SideBySide | None]:
+    """The counters as ``engine`` runs them (Dask's workers read their byte ranges by path), and
+    as one (``_SideBySide``) where ``engine`` counts here or on Dask and every system is a CoNLL
+    file of the same reference, read alike; else None."""
+    dask = _dask(engine)
+    if dask is None:
+        return list(counters), side_by_side(counters, engine)
+    counters = [replace(c, source=c.source.for_workers(remote=dask.remote)) for c in counters]
+    return counters, _alike(counters)
+
+
+def map_together(
+    engine: Engine,
+    function: Any,
+    first: PartCounter,
+    task: Callable[[Any, Sequence[Any]], list[_T]] = each,
+) -> Iterator[_T]:
+    """``function`` (a side-by-side counter with a ``plan``) over its plan, in order: by the local
+    engine's processes, or by Dask's tasks (``task(function, parts)``, a partition of parts each,
+    by ``first``'s positions in the reference)."""
+    dask = _dask(engine)
+    if dask is None:
+        return cast(LocalEngine, engine).map(function, function.plan())
+    # ``each`` sends back every part's result (each part's groups' histograms): a partition of
+    # them is held here whole, so partitions are kept to the size of those that send rows.
+    size = dask.rows_partition_bytes if task is each else None
+    groups: Iterator[list[_T]] = dask.partitioned(
+        task, function, function.plan(), lambda items: first.position(items[0]), first.source.size(), size
+    )
+    return (got for group in groups for got in group)
+
+
 def side_by_side(counters: Sequence[PartCounter], engine: Engine) -> _SideBySide | None:
     """The counters as one, where the engine counts here and every system is a CoNLL file of the
     same reference, read alike."""
-    if len(counters) < 2 or not isinstance(engine, LocalEngine):
+    if not isinstance(engine, LocalEngine):
+        return None
+    return _alike(counters)
+
+
+def _alike(counters: Sequence[PartCounter]) -> _SideBySide | None:
+    """The counters as one, where every system is a CoNLL file of the same reference, read alike."""
+    if len(counters) < 2:
         return None
     first = counters[0].source
     if not isinstance(first, ConllSource) or first.predicted is None:
@@ -222,7 +359,7 @@ def run_paired(
     # Each worker sends back only the columns scores read, in compact integers.
     counters = [replace(c, wanted=replace(c.wanted, narrow=True)) for c in counters]
     # CoNLL systems of one reference: each chunk's reference read once for all of them.
-    together = side_by_side(counters, engine)
+    counters, together = counted_together(counters, engine)
     if together is not None:
         # Per document, only the columns scores read are counted (no error taxonomy, no scaled
         # credit unless the credit reads it): what the joint histogram keeps.
@@ -233,15 +370,8 @@ def run_paired(
         )
         for c in counters
     ]
-    joint: Histogram | None = None
-
-    def add(block: Histogram) -> None:
-        nonlocal joint
-        joint = block if joint is None else joint.pile(block)
-        # The joint rows are wide (every system's columns): merged sooner than ``pile`` would,
-        # so that fewer of them wait beside the merged ones.
-        if sum(h.rows.shape[0] for h in joint.pending) > max(8192, joint.rows.shape[0] // 2):
-            joint = joint.compacted()
+    joint = JointRows()
+    add = joint.add
 
     def flush(below: int) -> None:
         taken = [s.take(below) for s in streams]
@@ -257,13 +387,17 @@ def run_paired(
         fields = tuple(f"{k}:{f}" for k, s in enumerate(streams) for f in s.fields or ())
         add(Histogram.of(np.hstack([stats for _, stats, _ in taken if stats is not None]), fields))
 
-    if together is not None and isinstance(engine, LocalEngine):
+    if together is not None:
         joined = _Joined(together, columns)
-        for results, inner in engine.map(joined, joined.plan()):
+        # On Dask, one cluster counts every system side by side, as the local engine's workers
+        # do: a task sends back its partition's joint histogram and each part's two end
+        # documents, never a row per document (each system on its own sent every row here).
+        mapped = map_together(engine, joined, counters[0], joined_partition)
+        for results, inner in mapped:
             for s, part in zip(streams, results, strict=True):
                 s.add(part)
             if inner is not None:
-                add(landed(inner))
+                add(inner)  # as it came: ``JointRows`` keeps rows in bytes where they fit
             flush(min(s.bound for s in streams))
         for s in streams:
             s.add(None)
@@ -273,7 +407,10 @@ def run_paired(
     flush(np.iinfo(np.int64).max)
     totals = [s.folder.total() for s in streams]
     unit = next((s.unit for s in streams if s.unit is not None), "document")
-    return Paired(totals, None if joint is None else joint.compacted(), unit)
+    return Paired(totals, joint.histogram(), unit)
 
 
-__all__ = ["Paired", "landed", "run_paired", "shipped", "side_by_side"]
+__all__ = [
+    "JointRows", "Paired", "counted_together", "each", "landed", "map_together", "run_paired", "shipped",
+    "side_by_side",
+]
