@@ -306,14 +306,15 @@ def _slow_in_a_worker(log: str) -> Callable[[int], int]:
 def test_this_process_takes_back_a_task_the_worker_has_not_started(tmp_path) -> None:
     # The worker spends half a second on each item: this process counts items 1-4 meanwhile, then
     # waits (it holds no more than four results ahead of the one due); the worker then gets two
-    # tasks (5 and 6), and this process, with item 7 counted and none left, counts 6 rather than
-    # wait for the worker to finish 5 first.
+    # tasks (5 and 6), and this process, with item 7 counted and none left, counts one of them
+    # rather than wait for the worker (without the take-back the worker counts 0, 5 and 6). Which
+    # ones it takes depend on when the worker, woken by its two tasks, claims the first: all are right.
     log = str(tmp_path / "log")
     assert list(forked_map(_slow_in_a_worker(log), range(8), 2, here=True)) == [x * x for x in range(8)]
     counted = _counted(log)
     assert sorted(x for _, x in counted) == list(range(8))
     in_worker = sorted(x for pid, x in counted if pid != PARENT)
-    assert in_worker == [0, 5], counted
+    assert in_worker in ([0], [0, 5], [0, 6]), counted
 
 
 def test_a_worker_skips_the_tasks_whose_tickets_were_taken() -> None:
