@@ -306,7 +306,7 @@ def _slow_in_a_worker(log: str) -> Callable[[int], int]:
 def test_this_process_takes_back_a_task_the_worker_has_not_started(tmp_path) -> None:
     # The worker spends half a second on each item: this process counts items 1-4 meanwhile, then
     # waits (it holds no more than four results ahead of the one due); the worker then gets two
-    # tasks (5 and 6), and this process, with item 7 counted and none left, counts one of them
+    # tasks (5 and 6), and this process, with item 7 counted and none left, counts one or both
     # rather than wait for the worker (without the take-back the worker counts 0, 5 and 6). Which
     # ones it takes depend on when the worker, woken by its two tasks, claims the first: all are right.
     log = str(tmp_path / "log")
