@@ -378,7 +378,8 @@ class _Groups:
 
     def finished(self, documents: int) -> dict[str, list[tuple[str, Histogram]]]:
         """Every grouping's groups in order (the first system's, then any only others name), each
-        with the documents without a mention in it added as zero rows."""
+        with the documents without a mention in it added as zero rows (once: the piles are
+        taken out as their histograms are made)."""
         fields = self.fields or ()
         out: dict[str, list[tuple[str, Histogram]]] = {}
         seen: list[str] = []
@@ -386,7 +387,8 @@ class _Groups:
             seen += [n for n in order if n not in seen]
         for name in seen:
             grouping, label = _grouping(name)
-            hist = self.hists.get(self.ids[name]) or _Pile(fields)
+            # Taken out: its merged rows go as its histogram is made, not once every group's is.
+            hist = self.hists.pop(self.ids[name], None) or _Pile(fields)
             out.setdefault(grouping, []).append((label, hist.with_zeros(documents)))
         return out
 
