@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..engines.local import Engine, Numbered, PartCounter
-from ..engines.paired import JointRows, counted_together, landed, map_together, shipped, side_by_side
+from ..engines.paired import JointRows, counted_together, map_together, shipped, side_by_side
 from ..errors import OptionError
 from ..stages import documents as doc_stages
 from ..stages.documents import DocCounts, DocState, Histogram, RowQueue, TypeRows, scored_columns
@@ -230,50 +230,44 @@ def split_state(state: DocState) -> tuple[DocState, dict[str, dict[str, Histogra
 
 
 class _Pile:
-    """A histogram built from blocks as they come: blocks wait beside it and are merged in once
-    they hold more rows than twice the merged ones (and ``PILE_ROWS``), so each row is merged in a few times
-    at most (``Histogram.pile``'s rule)."""
+    """A group's joint histogram as its blocks come: ``engines.paired.JointRows`` (the blocks
+    waiting and the merged rows held in bytes where the counts fit, the counts of the blocks in
+    the narrowest integers; the same rows, order and counts as merging ``Histogram``s), merged
+    by ``Histogram.pile``'s rule for small histograms (one type's, one bucket's): once the blocks
+    waiting hold more rows than ``PILE_ROWS`` and twice the merged ones, so each row is merged
+    in a few times at most. Blocks come as counted here or as a worker ships them
+    (``engines.paired.shipped``): neither is widened to 16 bits."""
 
     def __init__(self, fields: tuple[str, ...]) -> None:
         self.fields = fields
-        self.merged = Histogram(np.zeros((0, len(fields)), dtype=np.int64), np.zeros(0, dtype=np.int64), fields)
-        self.waiting: list[Histogram] = []
-        self.rows = 0
+        self.joint = JointRows(fields, least=doc_stages.PILE_ROWS, share=2.0)
 
-    def add(self, block: Histogram, eager: bool = False) -> None:
-        self.waiting.append(block)
-        self.rows += block.rows.shape[0]
-        limit = self.merged.rows.shape[0] // 2 if eager else 2 * self.merged.rows.shape[0]
-        if self.rows > max(doc_stages.PILE_ROWS, limit):
-            self.merge()
+    @property
+    def merged(self) -> Histogram:
+        """The rows merged so far (as held: bytes where they fit)."""
+        j = self.joint
+        rows: Any = np.zeros((0, len(self.fields)), dtype=np.uint8) if j.rows is None else j.rows
+        return Histogram(rows, j.counts, self.fields)
+
+    @property
+    def waiting(self) -> list[Histogram]:
+        """The blocks not merged in yet (as held)."""
+        return [Histogram(r, c, self.fields) for r, c in self.joint.waiting]
+
+    def add(self, block: Histogram) -> None:
+        self.joint.add(block)
 
     def merge(self) -> Histogram:
-        if self.waiting:
-            parts = [self.merged, *self.waiting]
-            self.merged = Histogram.of(
-                np.concatenate([h.rows for h in parts]), self.fields, np.concatenate([h.counts for h in parts])
-            )
-            self.waiting, self.rows = [], 0
-        return self.merged
+        """Every block merged, as ``Histogram.of`` makes it (rows in 16 bits where they fit)."""
+        merged = self.joint.histogram()
+        if merged is None:
+            return Histogram(np.zeros((0, len(self.fields)), dtype=np.int64), np.zeros(0, dtype=np.int64), self.fields)
+        return merged
 
     def with_zeros(self, documents: int) -> Histogram:
         """The whole histogram, with the documents it does not hold as zero rows."""
         merged = self.merge()
-        missing = documents - merged.documents
-        if missing > 0 and merged.rows.shape[0] and int(merged.rows.min()) >= 0:
-            # Counts sort first as they are all non-negative, so the zero row goes first (or is
-            # the first row): the histogram ``Histogram.of`` would make, without sorting it again.
-            counts = merged.counts.copy()
-            if not merged.rows[0].any():
-                counts[0] += missing
-                return Histogram(merged.rows, counts, self.fields)
-            zero = np.zeros((1, len(self.fields)), dtype=merged.rows.dtype)
-            return Histogram(
-                np.concatenate((zero, merged.rows)), np.concatenate(([missing], counts)).astype(np.int64), self.fields
-            )
-        if missing > 0:
-            self.add(Histogram(np.zeros((1, len(self.fields)), dtype=np.int64), np.array([missing]), self.fields))
-        return self.merge()
+        return merged if documents <= merged.documents else merged.with_zeros(documents)
 
 
 _GroupRows = tuple[IntArray, IntArray, IntArray]  # document keys, group ids, statistics
@@ -384,7 +378,8 @@ class _Groups:
 
     def finished(self, documents: int) -> dict[str, list[tuple[str, Histogram]]]:
         """Every grouping's groups in order (the first system's, then any only others name), each
-        with the documents without a mention in it added as zero rows."""
+        with the documents without a mention in it added as zero rows (once: the piles are
+        taken out as their histograms are made)."""
         fields = self.fields or ()
         out: dict[str, list[tuple[str, Histogram]]] = {}
         seen: list[str] = []
@@ -392,7 +387,8 @@ class _Groups:
             seen += [n for n in order if n not in seen]
         for name in seen:
             grouping, label = _grouping(name)
-            hist = self.hists.get(self.ids[name]) or _Pile(fields)
+            # Taken out: its merged rows go as its histogram is made, not once every group's is.
+            hist = self.hists.pop(self.ids[name], None) or _Pile(fields)
             out.setdefault(grouping, []).append((label, hist.with_zeros(documents)))
         return out
 
@@ -579,13 +575,6 @@ class _Inner:
     per_group: dict[str, Histogram]
     by_field: _FieldInner | None = None
 
-    def landed(self) -> _Inner:
-        """The histograms as they were counted, once received (``engines.paired.landed``)."""
-        field_inner = self.by_field
-        if field_inner is not None:
-            field_inner = replace(field_inner, hists={n: landed(h) for n, h in field_inner.hists.items()})
-        return _Inner(landed(self.joint), {n: landed(h) for n, h in self.per_group.items()}, field_inner)
-
 
 @dataclass(frozen=True)
 class _JoinedGroups:
@@ -690,7 +679,7 @@ class _JoinedGroups:
         names = {i: n for n, i in pairing.ids.items()}
         # Split here, where the chunk is counted: each group's rows go back as its histogram.
         per_group = {} if block is None else GroupBlock(tuple(names[i] for i in range(len(names))), block).split()
-        # Sent back compact (``engines.paired.shipped``), taken back by ``_Inner.landed``.
+        # Sent back compact (``engines.paired.shipped``), merged as they come by ``JointRows``.
         joint = shipped(joint, self.home)
         per_group = {n: shipped(h, self.home) for n, h in per_group.items()}
         by_field = None
@@ -767,7 +756,9 @@ def run_grouped(
         joined = _JoinedGroups(together, by_field)
         mapped: Iterator[tuple[tuple[PartResult, ...], _Inner | None]] = map_together(engine, joined, counters[0])
         for results, sent in mapped:
-            inner = None if sent is None else sent.landed()
+            # As it came (``engines.paired.shipped``): every histogram is merged by a ``JointRows``,
+            # which keeps its rows in bytes where they fit, never widened to 16 bits.
+            inner = sent
             for k, (s, part) in enumerate(zip(streams, results, strict=True)):
                 mine = None
                 if inner is not None and inner.by_field is not None:

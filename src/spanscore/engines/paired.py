@@ -83,8 +83,12 @@ class JointRows:
     fields: tuple[str, ...] | None = None
     rows: npt.NDArray[Any] | None = None  # merged, distinct, sorted
     counts: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    waiting: list[tuple[npt.NDArray[Any], IntArray]] = field(default_factory=list)
+    waiting: list[tuple[npt.NDArray[Any], IntArray]] = field(default_factory=list)  # counts narrow too
     waiting_rows: int = 0
+    # Blocks wait until they hold more rows than ``least`` (``MERGE_ROWS`` where 0) and than
+    # ``share`` of the merged rows: a small histogram (one group's) merges by ``Histogram.pile``'s rule.
+    least: int = 0
+    share: float = 0.5
 
     def add(self, block: Histogram) -> None:
         if self.fields is None:
@@ -93,10 +97,10 @@ class JointRows:
             raise ValueError("histograms of different statistics do not merge")
         for h in (block, *block.pending):
             if h.rows.shape[0]:
-                self.waiting.append((_narrowest(h.rows), h.counts.astype(np.int64, copy=False)))
+                self.waiting.append((_narrowest(h.rows), _narrowest(h.counts)))
                 self.waiting_rows += h.rows.shape[0]
         merged = 0 if self.rows is None else self.rows.shape[0]
-        if self.waiting_rows > max(MERGE_ROWS, merged // 2):
+        if self.waiting_rows > max(self.least or MERGE_ROWS, int(merged * self.share)):
             self._merge()
 
     def _merge(self) -> None:
@@ -105,7 +109,7 @@ class JointRows:
         pieces = ([] if self.rows is None else [(self.rows, self.counts)]) + self.waiting
         self.waiting, self.waiting_rows = [], 0
         rows = np.concatenate([r for r, _ in pieces])  # the narrowest type that holds every piece
-        weights = np.concatenate([c for _, c in pieces])
+        weights = np.concatenate([c for _, c in pieces], dtype=np.int64)
         del pieces
         self.rows = None  # not held beside the merged rows
         if int(rows.min()) >= 0:
@@ -121,7 +125,10 @@ class JointRows:
         self._merge()
         if self.rows is None or self.fields is None:
             return None
-        return Histogram(np.ascontiguousarray(compact_rows(self.rows)), self.counts, self.fields)
+        rows = compact_rows(self.rows)
+        if rows.dtype.kind == "u":  # past 32 bits: 64-bit, as ``Histogram.of`` leaves them
+            rows = rows.astype(np.int64)
+        return Histogram(np.ascontiguousarray(rows), self.counts, self.fields)
 
 
 @dataclass
