@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -101,11 +105,26 @@ def _empty_postgres(url: str) -> None:
         engine.dispose()
 
 
+@contextlib.contextmanager
+def _database_lock(url: str) -> Iterator[None]:
+    """Hold the test database alone: pytest-xdist's workers would otherwise empty it under each
+    other's tests (one lock file per database URL, released when the test ends)."""
+    name = hashlib.sha1(url.encode()).hexdigest()[:16]
+    with open(Path(tempfile.gettempdir()) / f"spanscore-test-db-{name}.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
-def review_db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+def review_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A review store's --db on each backend: a SQLite file, and a real PostgreSQL server."""
     if request.param == "sqlite":
-        return str(tmp_path / "r.db")
+        yield str(tmp_path / "r.db")
+        return
     url: str = request.getfixturevalue("postgres_url")
-    _empty_postgres(url)
-    return url
+    with _database_lock(url):
+        _empty_postgres(url)
+        yield url
