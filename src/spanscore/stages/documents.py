@@ -158,6 +158,12 @@ class DocCounts:
 def scored_columns(fields: tuple[str, ...], *, scaled: bool) -> list[int]:
     """The columns a score reads: the error taxonomy's are left out, and the scaled credits
     unless the credit is proportional (``scaled``) or learned."""
+    return list(_scored_columns(fields, scaled))
+
+
+@functools.cache
+def _scored_columns(fields: tuple[str, ...], scaled: bool) -> tuple[int, ...]:
+    """``scored_columns``, found once for each fields (every chunk asks, 0.1 ms a time)."""
     ends = (".full_ref", ".partial_ref", ".full_pred", ".partial_pred")
 
     def wanted(name: str) -> bool:
@@ -165,7 +171,7 @@ def scored_columns(fields: tuple[str, ...], *, scaled: bool) -> list[int]:
             return scaled or name.startswith("learned.")
         return name in ("reference", "predicted") or name.startswith("token.") or name.endswith(ends)
 
-    return [i for i, name in enumerate(fields) if wanted(name)]
+    return tuple(i for i, name in enumerate(fields) if wanted(name))
 
 
 def _div(num: FloatArray, den: IntArray, zero_division: float) -> FloatArray:
