@@ -173,3 +173,73 @@ def test_chunks_counted_with_intervals_give_the_table_path_state() -> None:
         scored = [docs.fields.index(f) for f in state.closed.fields]
         expected = DocState.of(docs.narrowed(scored))
         _same_state(state, expected)
+
+
+def test_merges_leave_out_repeated_columns_only_where_every_part_repeats_them() -> None:
+    """Histograms that know their repeated columns merge (pile, compact, with zeros) into the
+    histogram of all their rows; a part without them (a few rows closed by a join) is checked,
+    and a pair it breaks is no longer left out."""
+    rng = np.random.default_rng(11)
+    fields = ("a", "b", "c", "d")
+
+    def block(n: int, same: bool) -> np.ndarray:
+        rows = rng.integers(0, 4, size=(n, 4))
+        rows[:, 2] = rows[:, 0]
+        if same:
+            rows[:, 3] = rows[:, 1]
+        return rows
+
+    known = [block(300, True) for _ in range(6)]
+    loose = block(5, False)
+    loose[0, 3] = loose[0, 1] + 1  # breaks (3, 1), keeps (2, 0)
+    every = np.concatenate((*known, loose))
+    pile = Histogram.of(known[0], fields, repeats=((2, 0), (3, 1)))
+    for rows in known[1:]:
+        pile = pile.pile(Histogram.of(rows, fields, repeats=((2, 0), (3, 1))))
+    assert pile.repeats == ((2, 0), (3, 1))
+    merged = pile.pile(Histogram.of(loose, fields)).compacted()
+    assert merged.repeats == ((2, 0),)
+    expected = Histogram.of(every, fields)
+    _same_histogram(merged, expected)
+    _same_histogram(merged.with_zeros(every.shape[0] + 3), expected.with_zeros(every.shape[0] + 3))
+    assert merged.with_zeros(every.shape[0] + 3).repeats == ((2, 0),)
+    # Parts that know none: nothing is left out, as before.
+    assert Histogram.of(every, fields).merge(Histogram.of(loose, fields)).repeats is None
+
+
+def test_a_run_of_chunks_folds_to_the_histograms_of_all_its_documents() -> None:
+    """States made from rows per type (which know their repeated columns), joined chunk after
+    chunk, finish as the histograms of every document's row and every (document, type) row."""
+    rng = np.random.default_rng(5)
+    width = 8
+    fields = tuple(f"c{j}" for j in range(width))
+    state = None
+    offset = 0
+    all_docs, all_types = [], []
+    for _ in range(9):
+        present, rows = _chunk(rng, 60, width, 3)
+        # Chunks share a document at their boundary: each chunk's keys start at 0, its first
+        # document the last one of the chunk before.
+        piece = DocState.of_type_rows(present, rows, fields, "document")
+        by_key: dict[int, np.ndarray] = {int(k) + offset: np.zeros(width, dtype=np.int64) for k in present}
+        for k, t, row in zip(rows.keys.tolist(), rows.type_index.tolist(), rows.stats, strict=True):
+            by_key[k + offset] += row
+            all_types.append((k + offset, t, row))
+        all_docs.append(by_key)
+        state = piece if state is None else state.then(piece, offset)
+        offset += int(present[-1])
+    assert state is not None
+    done = state.finished()
+    docs: dict[int, np.ndarray] = {}
+    for part in all_docs:
+        for k, row in part.items():
+            docs[k] = docs.get(k, np.zeros(width, dtype=np.int64)) + row
+    _same_histogram(done.closed, Histogram.of(np.array(list(docs.values())), fields))
+    pairs: dict[tuple[int, int], np.ndarray] = {}
+    for k, t, row in all_types:
+        pairs[k, t] = pairs.get((k, t), np.zeros(width, dtype=np.int64)) + row
+    assert done.types is not None
+    for t, name in enumerate(NAMES):
+        mine = [row for (k, tt), row in pairs.items() if tt == t]
+        if mine:
+            _same_histogram(done.types[name], Histogram.of(np.array(mine), fields))

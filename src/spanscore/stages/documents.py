@@ -478,6 +478,23 @@ def compact_rows(rows: IntArray) -> IntArray:
     return rows
 
 
+Repeats = tuple[tuple[int, int], ...]  # (column, an earlier column it equals in every row)
+
+
+def _common_repeats(parts: Sequence[Histogram]) -> Repeats | None:
+    """The repeated columns of every one of ``parts``' rows: those all the parts that know theirs
+    share, checked on the rows of those that do not (a few rows: documents a join closed, a zero
+    row); None where no part knows any."""
+    known = [set(h.repeats) for h in parts if h.repeats is not None]
+    if not known:
+        return None
+    common = set.intersection(*known)
+    for h in parts:
+        if h.repeats is None and common and h.rows.shape[0]:
+            common = {(j, i) for j, i in common if np.array_equal(h.rows[:, j], h.rows[:, i])}
+    return tuple(sorted(common))
+
+
 # Rows piled up before a merge, whatever the histogram's size (``Histogram.pile``). Dozens of small
 # histograms (one per bucket and type) each kept up to this many: 8192 held some 10 MB more at 1M
 # sentences than at 100k (docs/benchmarks.md), at no cost in time seen.
@@ -500,21 +517,32 @@ class Histogram:
     fields: tuple[str, ...]
     pending: tuple[Histogram, ...] = ()  # histograms piled up by ``pile``, not yet merged in
     base: int = 0  # distinct rows at the last merge
+    # Columns known equal to an earlier column in every row, as (column, earlier column) pairs
+    # (``_repeated_columns``), left out of the sort words of a merge; None where not known.
+    repeats: Repeats | None = dataclasses.field(default=None, compare=False)
 
     @classmethod
-    def of(cls, stats: npt.NDArray[Any], fields: tuple[str, ...], weights: IntArray | None = None) -> Histogram:
-        """The histogram of ``stats`` (one row per document, or per distinct row with ``weights``)."""
+    def of(
+        cls,
+        stats: npt.NDArray[Any],
+        fields: tuple[str, ...],
+        weights: IntArray | None = None,
+        repeats: Repeats | None = None,
+    ) -> Histogram:
+        """The histogram of ``stats`` (one row per document, or per distinct row with ``weights``;
+        ``repeats``: columns known to equal earlier ones in every row)."""
         # Kept in the rows' own integer type (compact where they come from a histogram), and in
         # either layout: the histogram's rows are copied out whole.
         stats = np.asarray(stats if np.issubdtype(stats.dtype, np.integer) else stats.astype(np.int64))
         if stats.shape[0] == 0:
             return cls(stats.reshape(0, len(fields)), np.zeros(0, dtype=np.int64), fields)
         if stats.shape[1] and int(stats.min()) >= 0:
-            rows, counts = _counted_by_words(stats, weights)
+            firsts, counts = _grouped_by_words(stats, weights, None, {j for j, _ in repeats or ()})
+            rows = stats[firsts]
             keep = counts > 0
             if not keep.all():  # a merge's rows all hold documents: no copy of them then
                 rows, counts = rows[keep], counts[keep]
-            return cls(np.ascontiguousarray(compact_rows(rows)), counts, fields)
+            return cls(np.ascontiguousarray(compact_rows(rows)), counts, fields, repeats=repeats)
         stats = np.ascontiguousarray(stats)
         rows, inverse = distinct_rows(stats)
         w = np.ones(stats.shape[0], dtype=np.int64) if weights is None else weights
@@ -538,9 +566,9 @@ class Histogram:
         pending = (*self.pending, other.compacted() if other.pending else other)
         base = max(self.base, other.base, self.rows.shape[0])
         if self.rows.shape[0] + sum(h.rows.shape[0] for h in pending) > max(PILE_ROWS, 2 * base):
-            merged = Histogram(self.rows, self.counts, self.fields, pending).compacted()
-            return Histogram(merged.rows, merged.counts, self.fields, (), merged.rows.shape[0])
-        return Histogram(self.rows, self.counts, self.fields, pending, base)
+            merged = Histogram(self.rows, self.counts, self.fields, pending, repeats=self.repeats).compacted()
+            return Histogram(merged.rows, merged.counts, self.fields, (), merged.rows.shape[0], merged.repeats)
+        return Histogram(self.rows, self.counts, self.fields, pending, base, self.repeats)
 
     def compacted(self) -> Histogram:
         """The histogram with everything piled up merged in."""
@@ -548,7 +576,7 @@ class Histogram:
             return self
         rows = np.concatenate((self.rows, *(h.rows for h in self.pending)))
         counts = np.concatenate((self.counts, *(h.counts for h in self.pending)))
-        return Histogram.of(rows, self.fields, counts)
+        return Histogram.of(rows, self.fields, counts, _common_repeats((self, *self.pending)))
 
     def with_zeros(self, documents: int) -> Histogram:
         """The histogram with documents that have none of these statistics (zero rows) added, up
@@ -565,10 +593,11 @@ class Histogram:
             if self.rows.shape[0] and not self.rows[0].any():
                 counts = self.counts.copy()
                 counts[0] += missing
-                return Histogram(np.ascontiguousarray(compact_rows(self.rows)), counts, self.fields)
+                rows = np.ascontiguousarray(compact_rows(self.rows))
+                return Histogram(rows, counts, self.fields, repeats=self.repeats)
             rows = np.concatenate((zero, self.rows)) if self.rows.size else zero
             counts = np.concatenate(([missing], self.counts)).astype(np.int64)
-            return Histogram(np.ascontiguousarray(compact_rows(rows)), counts, self.fields)
+            return Histogram(np.ascontiguousarray(compact_rows(rows)), counts, self.fields, repeats=self.repeats)
         return self.merge(Histogram(zero, np.array([missing], dtype=np.int64), self.fields))
 
     def total(self) -> IntArray:
@@ -658,6 +687,7 @@ def _histogram_of_words(
     zeros: int,
     width: int,
     fields: tuple[str, ...],
+    repeats: Repeats,
 ) -> Histogram:
     """The histogram of the rows packed in ``words`` (``_summed_words``' fields) and ``zeros``
     zero rows, as ``Histogram.of`` gives it for the rows themselves: the words order as the rows
@@ -691,11 +721,11 @@ def _histogram_of_words(
             bits = (distinct[word] >> np.uint64(shift)) & np.uint64((1 << b) - 1)
             field = read[word, shift, b] = bits.astype(np.int64)
         rows[front:, j] = field
-    return Histogram(np.ascontiguousarray(compact_rows(rows)), counts, fields)
+    return Histogram(np.ascontiguousarray(compact_rows(rows)), counts, fields, repeats=repeats)
 
 
 def _by_type_fields(
-    rows: TypeRows, keep: npt.NDArray[np.bool_], fields: tuple[str, ...], repeats: Collection[int] = ()
+    rows: TypeRows, keep: npt.NDArray[np.bool_], fields: tuple[str, ...], repeats: Repeats | None = None
 ) -> dict[str, Histogram]:
     """The histogram of each type's statistics per document, over the rows where ``keep`` is true
     (rows of one document and type summed first: a chunk boundary may cut a document).
@@ -714,19 +744,19 @@ def _by_type_fields(
         whole = int(mine[-1]) - int(mine[0]) + 1 == mine.shape[0]
         stats = rows.stats[int(mine[0]) : int(mine[-1]) + 1] if whole else rows.stats[mine]
     else:
-        repeats = ()  # found on the rows as they came, not on their sums
+        repeats = None  # found on the rows as they came, not on their sums
         order = np.argsort(pair, kind="stable")
         pair, types, mine = pair[order], types[order], mine[order]
         starts = np.flatnonzero(np.concatenate(([True], pair[1:] != pair[:-1])))
         types, stats = types[starts], np.add.reduceat(rows.stats[mine], starts, axis=0)
     # The type ranks first in the sort words, never copied beside the table (a chunk's table
     # comes as the transpose of a row per column: its columns are read in place).
-    firsts, counts = _grouped_by_words(stats, None, types, repeats)
+    firsts, counts = _grouped_by_words(stats, None, types, {j for j, _ in repeats or ()})
     distinct = compact_rows(stats[firsts])
     first = types[firsts]
     bounds = np.flatnonzero(np.concatenate(([True], first[1:] != first[:-1], [True])))
     return {
-        rows.names[int(first[a])]: Histogram(np.ascontiguousarray(distinct[a:b]), counts[a:b], fields)
+        rows.names[int(first[a])]: Histogram(np.ascontiguousarray(distinct[a:b]), counts[a:b], fields, repeats=repeats)
         for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
     }
 
@@ -803,7 +833,9 @@ class DocState:
             at[1:] -= running[ends[:-1]]
             summed.append(at)
         empty = (n - 2) - ends.shape[0]  # closed documents with no mention: zero rows
-        closed = _histogram_of_words(summed, places, empty, width, fields)
+        # Columns equal in every (document, type) row are equal in their sums too.
+        found = tuple(sorted(repeats.items()))
+        closed = _histogram_of_words(summed, places, empty, width, fields, found)
         kept = TypeRows(rows.keys[open_row], rows.type_index[open_row], rows.names, stats[open_row])
         edge_keys = present[[0, n - 1]].astype(np.int64)
         edge_stats = np.zeros((2, width), dtype=np.int64)
@@ -811,7 +843,7 @@ class DocState:
             mine = kept.keys == key
             if mine.any():
                 edge_stats[i] = kept.stats[mine].sum(axis=0)
-        types = _by_type_fields(rows, ~open_row, fields, repeats)
+        types = _by_type_fields(rows, ~open_row, fields, found)
         edges = DocCounts(edge_keys, edge_stats, fields, None, unit, kept)
         return cls(edges, closed, types, unit)
 
