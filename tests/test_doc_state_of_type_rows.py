@@ -243,3 +243,18 @@ def test_a_run_of_chunks_folds_to_the_histograms_of_all_its_documents() -> None:
         mine = [row for (k, tt), row in pairs.items() if tt == t]
         if mine:
             _same_histogram(done.types[name], Histogram.of(np.array(mine), fields))
+
+
+def test_a_chunk_whose_mentions_are_all_in_its_first_and_last_documents() -> None:
+    """Every closed document is mentionless: one zero row holds them all."""
+    fields = ("a", "b", "c")
+    present = np.arange(5, dtype=np.int64)
+    rows = TypeRows(
+        np.array([0, 0, 4], dtype=np.int64),
+        np.array([1, 2, 0], dtype=np.int64),
+        NAMES,
+        np.asfortranarray(np.array([[1, 0, 1], [2, 2, 0], [0, 3, 3]], dtype=np.int64)),
+    )
+    got = DocState.of_type_rows(present, rows, fields, "document")
+    _same_state(got, _by_table(present, rows, fields))
+    assert got.closed.rows.tolist() == [[0, 0, 0]] and got.closed.counts.tolist() == [3]
