@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 import importlib
 import json
 import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -166,9 +165,7 @@ def evaluate_command(
         later += importlib.import_module("spanscore.presentation.writer").WRITER_MODULES
     try:
         # The few-units warnings are in the tables and the JSON already.
-        # With the report's first partial pairs in, report.html's list of them is made there too.
-        then = None if writer is None else functools.partial(writer.prepare, reading.token_based)
-        with _progress_bar(show) as bar, warnings.catch_warnings(), _loading_later(bar, later, then) as tick:
+        with _progress_bar(show) as bar, warnings.catch_warnings(), _loading_later(bar, later) as tick:
             warnings.simplefilter("ignore", FewUnitsWarning)
             report = run_evaluate(
                 reference=gold,
@@ -226,18 +223,15 @@ class _LoadsLater:
     back: its first part took 20-90 ms for 6 ms of work). No worker is forked while the imports
     run (a later fork waits for them), and where no worker counts they are imported when used."""
 
-    def __init__(
-        self, bar: Callable[[int, int], None] | None, modules: list[str], then: Callable[[], None] | None = None
-    ) -> None:
+    def __init__(self, bar: Callable[[int, int], None] | None, modules: list[str]) -> None:
         self.bar = bar
         self.modules = modules
-        self.then = then
         from ..runtime.workers import when_waiting
 
         self.drop = when_waiting(self.start)
 
     def start(self) -> None:
-        thread = threading.Thread(target=_import_all, args=(self.modules, self.then), daemon=True)
+        thread = threading.Thread(target=_import_all, args=(self.modules,), daemon=True)
         thread.start()
         from ..runtime.workers import before_fork
 
@@ -250,24 +244,19 @@ class _LoadsLater:
 
 @contextmanager
 def _loading_later(
-    bar: Callable[[int, int], None] | None, modules: list[str], then: Callable[[], None] | None = None
+    bar: Callable[[int, int], None] | None, modules: list[str]
 ) -> Iterator[Callable[[int, int], None] | None]:
     if not modules:
         yield bar
         return
-    loader = _LoadsLater(bar, modules, then)
+    loader = _LoadsLater(bar, modules)
     try:
         yield loader
     finally:
         loader.drop()  # not left for a later run in this process
 
 
-def _import_all(modules: list[str], first: Callable[[], None] | None = None) -> None:
-    # ``first`` (report.html's partial pairs) before the imports: begun once the count has ended,
-    # it is not done at all, where an import begun late is only late.
-    if first is not None:
-        with suppress(Exception):  # only work done ahead: ``finish`` does it where this failed
-            first()
+def _import_all(modules: list[str]) -> None:
     for name in modules:
         importlib.import_module(name)
 

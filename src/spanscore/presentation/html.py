@@ -207,36 +207,16 @@ def _examples(examples: dict[str, list[dict[str, Any]]], tokens: bool) -> str:
     return "".join(parts)
 
 
-PairCells = dict[tuple[Any, ...], tuple[str, str]]
-
-
-def _pair_key(row: dict[str, Any]) -> tuple[Any, ...]:
-    return (*(row[f"{side}_{k}"] for side in ("reference", "predicted") for k in PAIR_KEYS), row["context"])
-
-
-def partial_cells(rows: Sequence[dict[str, Any]], tokens: bool, cells: PairCells | None = None) -> PairCells:
-    """The mention cells and the marked context of each distinct pair of ``rows`` (partial pairs
-    as ``Report.pair_rows`` gives them), added to ``cells``: what ``render_html`` lists of them,
-    made where the time is free (the report's writer, while the last chunks are counted)."""
-    cells = {} if cells is None else cells
-    for row in rows:
-        key = _pair_key(row)
-        if key not in cells:
-            ref, pred = _side(row, "reference"), _side(row, "predicted")
-            context = _context(str(row["context"]), ref, pred, tokens)
-            cells[key] = (_mention(ref, "g") + _mention(pred, "p"), context)
-    return cells
-
-
-def _partials(samples: Sequence[PartialSample], unit_kind: str, tokens: bool, cells: PairCells | None = None) -> str:
+def _partials(samples: Sequence[PartialSample], unit_kind: str, tokens: bool) -> str:
     parts = []
     # The criteria list mostly the same pairs (a pair partial under left is often so under
     # overlap): each distinct pair's mentions and marked context are made once.
-    cells = {} if cells is None else cells
+    cells: dict[tuple[Any, ...], tuple[str, str]] = {}
     for sample in samples:
         rows = []
         for row in sample.rows:
-            key = _pair_key(row)
+            key = tuple(row[f"{side}_{k}"] for side in ("reference", "predicted") for k in PAIR_KEYS)
+            key += (row["context"],)
             pair = cells.get(key)
             if pair is None:
                 ref, pred = _side(row, "reference"), _side(row, "predicted")
@@ -285,10 +265,8 @@ def render_html(
     examples: dict[str, list[dict[str, Any]]] | None,
     partials: Sequence[PartialSample] | None,
     unit_kind: str,
-    made: tuple[bool, PairCells] | None = None,
 ) -> str:
-    """The whole page. ``charts`` maps file names to (SVG or PNG bytes, caption); ``made``: the
-    cells of partial pairs made beforehand (``partial_cells``), and whether for token offsets."""
+    """The whole page. ``charts`` maps file names to (SVG or PNG bytes, caption)."""
     tokens = data.get("options", {}).get("units", "tokens") == "tokens"
     sections = [
         ("scores", "Scores"),
@@ -425,8 +403,7 @@ def render_html(
             '<p class="lead">The pairs that earned partial credit under each partial-credit criterion '
             "(the pairs Kong and Sullivan review by hand).</p>"
         )
-        cells = made[1] if made is not None and made[0] == tokens else None
-        out += [legend, _partials(partials, unit_kind, tokens, cells)]
+        out += [legend, _partials(partials, unit_kind, tokens)]
 
     out.append('<h2 id="files">Files</h2>')
     rows = "".join(

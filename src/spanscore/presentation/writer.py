@@ -302,11 +302,6 @@ class ReportWriter:
         self.rows_dir: str | None = RowsDir(str(self.staging), os.getpid()) if scratch else None
         self.copier: _Copier | None = None
         self.tidying: Any = None  # the thread removing an earlier report's files (``finish(wait=False)``)
-        # The page's partial pairs made beforehand (``prepare``): for token offsets or not, their cells.
-        self.made: tuple[bool, dict[tuple[Any, ...], tuple[str, str]]] | None = None
-        import threading
-
-        self.preparing = threading.Lock()
 
     def __call__(self, rows: PartRows) -> None:
         self.unit_kind = rows.unit_kind
@@ -344,24 +339,6 @@ class ReportWriter:
         if part.partial_lines and len(f.sample_lines) < HTML_PARTIAL_LIMIT:
             f.named = rows.named
             f.sample_lines += part.partial_lines[: HTML_PARTIAL_LIMIT - len(f.sample_lines)]
-
-    def prepare(self, tokens: bool = True) -> None:
-        """Make report.html's partial pairs of the files whose sample is complete (no later chunk
-        adds to it) now, ahead of ``finish``: called on a thread while this process waits for the
-        workers' last chunks, it takes that work (about 7 ms for 600 pairs) off the run's end.
-        ``tokens``: whether the offsets count tokens (as the result's options will say; where
-        they do not, ``finish`` makes the pairs again)."""
-        from .html import partial_cells
-
-        with self.preparing:
-            if self.made is not None:  # made already, or the page is being written (too late)
-                return
-            cells: dict[tuple[Any, ...], tuple[str, str]] = {}
-            for c in PARTIAL_CRITERIA:
-                f = self.files.get(f"{c}.csv")
-                if f is not None and len(f.sample_lines) >= HTML_PARTIAL_LIMIT:
-                    partial_cells(f.sample, tokens, cells)
-            self.made = (tokens, cells)
 
     def _copied(self) -> None:
         """Every row copied into place (raising the first error a copy met)."""
@@ -454,14 +431,11 @@ class ReportWriter:
                     files[name] = "the Type-5 pairs: right label, overlapping span"
                 else:
                     files[name] = f"every matched pair under {criterion} ({CRITERION_HELP.get(criterion, criterion)})"
-            with self.preparing:  # a ``prepare`` under way reads the samples too
-                if self.made is None:
-                    self.made = (True, {})  # none made: a later ``prepare`` does nothing
-                partials = [
-                    PartialSample(c, self.files[f"{c}.csv"].sample, self.files[f"{c}.csv"].partial, f"{c}.csv")
-                    for c in PARTIAL_CRITERIA
-                    if f"{c}.csv" in self.files
-                ]
+            partials = [
+                PartialSample(c, self.files[f"{c}.csv"].sample, self.files[f"{c}.csv"].partial, f"{c}.csv")
+                for c in PARTIAL_CRITERIA
+                if f"{c}.csv" in self.files
+            ]
             if report.examples is not None:
                 examples = report.error_examples(HTML_EXAMPLE_LIMIT)
         else:
@@ -500,7 +474,6 @@ class ReportWriter:
             examples=examples,
             partials=partials,
             unit_kind=self.unit_kind if self.files else report.unit_kind,
-            made=self.made,
         )
         self._staged("report.html").write_text(page, encoding="utf-8")
         self._copied()
