@@ -49,7 +49,8 @@ def per_chunk(chunks: list[Any], options: Any, wanted: dict[str, Any], repeat: i
     """Each chunk counted ``repeat`` times with its data reused, the best taken (the thread's
     CPU), the median over chunks printed: the count's whole, what it spends counting the mentions
     and its tables per group (``parts.count_twins_apart``), of which matching the mentions
-    without an identical twin (``count_grouped``), and in its chunk's histograms (``DocState.of``)."""
+    without an identical twin (``count_grouped``), and in its chunk's histograms (``DocState.of``, or
+    ``DocState.of_type_rows`` where they come from the rows per document and type)."""
     from spanscore.stages import parts
     from spanscore.stages.documents import DocState
 
@@ -65,10 +66,15 @@ def per_chunk(chunks: list[Any], options: Any, wanted: dict[str, Any], repeat: i
         return run
 
     of = DocState.of.__func__  # type: ignore[attr-defined]
-    saved = parts.count_twins_apart, parts.count_grouped, DocState.of
+    of_type_rows = DocState.of_type_rows.__func__  # type: ignore[attr-defined]
+    saved = parts.count_twins_apart, parts.count_grouped, DocState.of, DocState.of_type_rows
     parts.count_twins_apart = timed("counted, tables per group", parts.count_twins_apart)
     parts.count_grouped = timed("of which matched (no twin)", parts.count_grouped)
     DocState.of = classmethod(timed("histograms (DocState.of)", of))  # type: ignore[method-assign,assignment]
+    # --ci's chunks: the histograms straight from the rows per document and type.
+    DocState.of_type_rows = classmethod(  # type: ignore[method-assign,assignment]
+        timed("histograms (DocState.of_type_rows)", of_type_rows)
+    )
     try:
         for name in ("plain count", "--ci (per document and type, histograms)"):
             bests: dict[str, list[float]] = {}
@@ -86,7 +92,7 @@ def per_chunk(chunks: list[Any], options: Any, wanted: dict[str, Any], repeat: i
             parts_of = ", ".join(f"{k} {sorted(v)[len(v) // 2] * 1000:.2f}" for k, v in bests.items())
             print(f"a chunk (median of {len(chunks)}), {name}: {parts_of} ms CPU")
     finally:
-        parts.count_twins_apart, parts.count_grouped, DocState.of = saved  # type: ignore[method-assign]
+        parts.count_twins_apart, parts.count_grouped, DocState.of, DocState.of_type_rows = saved  # type: ignore[method-assign]
 
 
 def main() -> None:

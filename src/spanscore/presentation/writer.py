@@ -27,7 +27,7 @@ from ..stages.pairs import (
     header_line,
     pair_fields,
     render_rows,
-    sample_row,
+    sample_rows,
 )
 from .common import CRITERION_HELP, PARTIAL_CRITERIA, repairs_line
 
@@ -109,8 +109,20 @@ class _RowFile:
         self.size = 0
         self.full = 0
         self.partial = 0
-        self.sample: list[dict[str, Any]] = []
+        # The first partial pairs' rows for the page, read back once it is written (``sample``),
+        # all by one reader, not each as its chunk's rows come in.
+        self.sample_lines: list[str] = []
+        self.named = False
+        self.read: list[dict[str, Any]] = []
+        self.fields = fields
         self.put(header_line(fields).encode("utf-8"))
+
+    @property
+    def sample(self) -> list[dict[str, Any]]:
+        """The first partial pairs as ``Report.pair_rows`` gives them."""
+        if len(self.read) < len(self.sample_lines):
+            self.read += sample_rows(self.sample_lines[len(self.read) :], self.fields, self.named)
+        return self.read
 
     def put(self, data: bytes) -> None:
         _write_at(self.fd, data, self.size)
@@ -324,10 +336,9 @@ class ReportWriter:
             self._copier().copy(path, offset, length, f.fd, f.take(length))
         f.full += part.full
         f.partial += part.partial
-        if part.partial_lines and len(f.sample) < HTML_PARTIAL_LIMIT:
-            names = pair_fields(rows.unit_kind, rows.levels)
-            lines = part.partial_lines[: HTML_PARTIAL_LIMIT - len(f.sample)]
-            f.sample += [sample_row(line, names, rows.named) for line in lines]
+        if part.partial_lines and len(f.sample_lines) < HTML_PARTIAL_LIMIT:
+            f.named = rows.named
+            f.sample_lines += part.partial_lines[: HTML_PARTIAL_LIMIT - len(f.sample_lines)]
 
     def _copied(self) -> None:
         """Every row copied into place (raising the first error a copy met)."""

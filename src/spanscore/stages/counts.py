@@ -7,6 +7,7 @@ what streaming and the distributed engine rely on. Scores are computed elsewhere
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -306,6 +307,7 @@ class Counted:
     more_totals: tuple[IntArray | None, ...] = ()
 
 
+@functools.cache  # every chunk asks for them
 def group_fields(criteria: tuple[str, ...]) -> tuple[str, ...]:
     """The statistics of one group, in the column order of ``Counted.groups``."""
     return (

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -158,6 +158,12 @@ class DocCounts:
 def scored_columns(fields: tuple[str, ...], *, scaled: bool) -> list[int]:
     """The columns a score reads: the error taxonomy's are left out, and the scaled credits
     unless the credit is proportional (``scaled``) or learned."""
+    return list(_scored_columns(fields, scaled))
+
+
+@functools.cache
+def _scored_columns(fields: tuple[str, ...], scaled: bool) -> tuple[int, ...]:
+    """``scored_columns``, found once for each fields (every chunk asks, 0.1 ms a time)."""
     ends = (".full_ref", ".partial_ref", ".full_pred", ".partial_pred")
 
     def wanted(name: str) -> bool:
@@ -165,7 +171,7 @@ def scored_columns(fields: tuple[str, ...], *, scaled: bool) -> list[int]:
             return scaled or name.startswith("learned.")
         return name in ("reference", "predicted") or name.startswith("token.") or name.endswith(ends)
 
-    return [i for i, name in enumerate(fields) if wanted(name)]
+    return tuple(i for i, name in enumerate(fields) if wanted(name))
 
 
 def _div(num: FloatArray, den: IntArray, zero_division: float) -> FloatArray:
@@ -394,7 +400,10 @@ def _counted_by_words(stats: npt.NDArray[Any], weights: IntArray | None) -> tupl
 
 
 def _grouped_by_words(
-    stats: npt.NDArray[Any], weights: IntArray | None, lead: IntArray | None = None
+    stats: npt.NDArray[Any],
+    weights: IntArray | None,
+    lead: IntArray | None = None,
+    repeats: Collection[int] = (),
 ) -> tuple[IntArray, IntArray]:
     """Where the distinct rows of ``stats`` (non-negative counts) first occur, in lexicographic
     order of the rows, and the documents (or weights) each holds; with ``lead`` (a non-negative
@@ -405,11 +414,12 @@ def _grouped_by_words(
     do, so the rows sort by a few words each (``lexsort`` over about ``width * 3 / 64`` keys for a
     document's small counts, not ``width``: many times faster than hashing wide rows and checking
     them, ``distinct_rows``), and equal rows end up side by side. The columns are read one at a
-    time, cheaply where the table comes as the transpose of a row per column."""
+    time, cheaply where the table comes as the transpose of a row per column. Columns in
+    ``repeats`` equal earlier ones (``_repeated_columns``) and are left out of the words."""
     n = stats.shape[0]
     tops = stats.max(axis=0).tolist() if stats.shape[1] else []
     lead_top = int(lead.max()) if lead is not None and n else 0
-    bits = [int(lead_top).bit_length(), *(int(top).bit_length() for top in tops)]
+    bits = [int(lead_top).bit_length(), *(0 if j in repeats else int(top).bit_length() for j, top in enumerate(tops))]
     word = 64
     places: list[tuple[int, int, int]] = []  # (column, word, shift) of every column not always zero
     free, last = 0, -1
@@ -468,6 +478,23 @@ def compact_rows(rows: IntArray) -> IntArray:
     return rows
 
 
+Repeats = tuple[tuple[int, int], ...]  # (column, an earlier column it equals in every row)
+
+
+def _common_repeats(parts: Sequence[Histogram]) -> Repeats | None:
+    """The repeated columns of every one of ``parts``' rows: those all the parts that know theirs
+    share, checked on the rows of those that do not (a few rows: documents a join closed, a zero
+    row); None where no part knows any."""
+    known = [set(h.repeats) for h in parts if h.repeats is not None]
+    if not known:
+        return None
+    common = set.intersection(*known)
+    for h in parts:
+        if h.repeats is None and common and h.rows.shape[0]:
+            common = {(j, i) for j, i in common if np.array_equal(h.rows[:, j], h.rows[:, i])}
+    return tuple(sorted(common))
+
+
 # Rows piled up before a merge, whatever the histogram's size (``Histogram.pile``). Dozens of small
 # histograms (one per bucket and type) each kept up to this many: 8192 held some 10 MB more at 1M
 # sentences than at 100k (docs/benchmarks.md), at no cost in time seen.
@@ -490,21 +517,32 @@ class Histogram:
     fields: tuple[str, ...]
     pending: tuple[Histogram, ...] = ()  # histograms piled up by ``pile``, not yet merged in
     base: int = 0  # distinct rows at the last merge
+    # Columns known equal to an earlier column in every row, as (column, earlier column) pairs
+    # (``_repeated_columns``), left out of the sort words of a merge; None where not known.
+    repeats: Repeats | None = dataclasses.field(default=None, compare=False)
 
     @classmethod
-    def of(cls, stats: npt.NDArray[Any], fields: tuple[str, ...], weights: IntArray | None = None) -> Histogram:
-        """The histogram of ``stats`` (one row per document, or per distinct row with ``weights``)."""
+    def of(
+        cls,
+        stats: npt.NDArray[Any],
+        fields: tuple[str, ...],
+        weights: IntArray | None = None,
+        repeats: Repeats | None = None,
+    ) -> Histogram:
+        """The histogram of ``stats`` (one row per document, or per distinct row with ``weights``;
+        ``repeats``: columns known to equal earlier ones in every row)."""
         # Kept in the rows' own integer type (compact where they come from a histogram), and in
         # either layout: the histogram's rows are copied out whole.
         stats = np.asarray(stats if np.issubdtype(stats.dtype, np.integer) else stats.astype(np.int64))
         if stats.shape[0] == 0:
             return cls(stats.reshape(0, len(fields)), np.zeros(0, dtype=np.int64), fields)
         if stats.shape[1] and int(stats.min()) >= 0:
-            rows, counts = _counted_by_words(stats, weights)
+            firsts, counts = _grouped_by_words(stats, weights, None, {j for j, _ in repeats or ()})
+            rows = stats[firsts]
             keep = counts > 0
             if not keep.all():  # a merge's rows all hold documents: no copy of them then
                 rows, counts = rows[keep], counts[keep]
-            return cls(np.ascontiguousarray(compact_rows(rows)), counts, fields)
+            return cls(np.ascontiguousarray(compact_rows(rows)), counts, fields, repeats=repeats)
         stats = np.ascontiguousarray(stats)
         rows, inverse = distinct_rows(stats)
         w = np.ones(stats.shape[0], dtype=np.int64) if weights is None else weights
@@ -528,9 +566,9 @@ class Histogram:
         pending = (*self.pending, other.compacted() if other.pending else other)
         base = max(self.base, other.base, self.rows.shape[0])
         if self.rows.shape[0] + sum(h.rows.shape[0] for h in pending) > max(PILE_ROWS, 2 * base):
-            merged = Histogram(self.rows, self.counts, self.fields, pending).compacted()
-            return Histogram(merged.rows, merged.counts, self.fields, (), merged.rows.shape[0])
-        return Histogram(self.rows, self.counts, self.fields, pending, base)
+            merged = Histogram(self.rows, self.counts, self.fields, pending, repeats=self.repeats).compacted()
+            return Histogram(merged.rows, merged.counts, self.fields, (), merged.rows.shape[0], merged.repeats)
+        return Histogram(self.rows, self.counts, self.fields, pending, base, self.repeats)
 
     def compacted(self) -> Histogram:
         """The histogram with everything piled up merged in."""
@@ -538,7 +576,7 @@ class Histogram:
             return self
         rows = np.concatenate((self.rows, *(h.rows for h in self.pending)))
         counts = np.concatenate((self.counts, *(h.counts for h in self.pending)))
-        return Histogram.of(rows, self.fields, counts)
+        return Histogram.of(rows, self.fields, counts, _common_repeats((self, *self.pending)))
 
     def with_zeros(self, documents: int) -> Histogram:
         """The histogram with documents that have none of these statistics (zero rows) added, up
@@ -555,10 +593,11 @@ class Histogram:
             if self.rows.shape[0] and not self.rows[0].any():
                 counts = self.counts.copy()
                 counts[0] += missing
-                return Histogram(np.ascontiguousarray(compact_rows(self.rows)), counts, self.fields)
+                rows = np.ascontiguousarray(compact_rows(self.rows))
+                return Histogram(rows, counts, self.fields, repeats=self.repeats)
             rows = np.concatenate((zero, self.rows)) if self.rows.size else zero
             counts = np.concatenate(([missing], self.counts)).astype(np.int64)
-            return Histogram(np.ascontiguousarray(compact_rows(rows)), counts, self.fields)
+            return Histogram(np.ascontiguousarray(compact_rows(rows)), counts, self.fields, repeats=self.repeats)
         return self.merge(Histogram(zero, np.array([missing], dtype=np.int64), self.fields))
 
     def total(self) -> IntArray:
@@ -566,7 +605,128 @@ class Histogram:
         return out + sum((h.total() for h in self.pending), np.zeros_like(out))
 
 
-def _by_type_fields(rows: TypeRows, keep: npt.NDArray[np.bool_], fields: tuple[str, ...]) -> dict[str, Histogram]:
+def _summed(present: IntArray, rows: TypeRows, fields: tuple[str, ...], unit: str) -> DocCounts:
+    """The rows of the documents ``present``, each the sum of its rows per type (zero if none)."""
+    stats = np.zeros((present.shape[0], len(fields)), dtype=np.int64)
+    if rows.keys.shape[0]:
+        starts = np.flatnonzero(np.concatenate(([True], rows.keys[1:] != rows.keys[:-1])))
+        at = np.searchsorted(present, rows.keys[starts])
+        stats[at] = np.add.reduceat(rows.stats, starts, axis=0)
+    return DocCounts(present.astype(np.int64), stats, fields, None, unit, rows)
+
+
+_SUMMED_WORDS = 2  # words a row may take in ``_summed_words``; wider rows take the table of sums
+
+
+def _summed_words(
+    table: npt.NDArray[Any], keys: IntArray
+) -> tuple[list[npt.NDArray[np.uint64]] | None, list[tuple[int, int, int, int]], dict[int, int]]:
+    """The rows of ``table`` (non-negative counts, ``keys`` in runs, a run a document) packed into
+    words whose fields hold any run's sum, the first column highest; with each column's (column,
+    word, shift, bits), a column equal to an earlier one read from that one's field
+    (``_repeated_columns``, also returned). None where the fields take more than
+    ``_SUMMED_WORDS`` words."""
+    n = table.shape[0]
+    if n == 0:
+        return [], [], {}
+    if int(table.min()) < 0:
+        return None, [], {}
+    runs = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1], [True])))
+    most = int(np.diff(runs).max())  # the most rows a document has
+    tops = table.max(axis=0).tolist()
+    repeats = _repeated_columns(table, tops)
+    places: list[tuple[int, int, int, int]] = []
+    free, last = 0, -1
+    for j, top in enumerate(tops):
+        b = int(top * most).bit_length()
+        if b == 0 or j in repeats:
+            continue
+        if b > free:
+            last, free = last + 1, 64
+            if last == _SUMMED_WORDS:
+                return None, [], {}
+        free -= b
+        places.append((j, last, free, b))
+    words = [np.zeros(n, dtype=np.uint64) for _ in range(last + 1)]
+    columns = table.T
+    for j, w, shift, _ in places:
+        words[w] |= columns[j].astype(np.uint64) << np.uint64(shift)
+    where = {j: (w, shift, b) for j, w, shift, b in places}
+    places += [(j, *where[i]) for j, i in repeats.items()]  # read back from the column it repeats
+    return words, places, repeats
+
+
+def _repeated_columns(table: npt.NDArray[Any], tops: list[int]) -> dict[int, int]:
+    """Each column of ``table`` equal to an earlier one, and the first such column.
+
+    Such a column tells no rows apart that the earlier one does not, and where two rows tie on
+    the earlier column they tie on it too: words without it group and order the rows as with it.
+    A document's counts repeat a lot (a one-to-one criterion's full matches counted on both
+    sides, criteria that agree on a corpus): the 42 scored columns of a chunk of the synthetic
+    corpus are 12 to 14 distinct ones. Only columns with the same largest value and sum are
+    compared whole."""
+    sums = table.sum(axis=0).tolist()
+    columns = table.T
+    seen: dict[tuple[int, int], list[int]] = {}
+    out: dict[int, int] = {}
+    for j, (top, total) in enumerate(zip(tops, sums, strict=True)):
+        if not top:
+            continue
+        earlier = seen.setdefault((int(top), int(total)), [])
+        same = next((i for i in earlier if np.array_equal(columns[i], columns[j])), None)
+        if same is None:
+            earlier.append(j)
+        else:
+            out[j] = same
+    return out
+
+
+def _histogram_of_words(
+    words: list[npt.NDArray[np.uint64]],
+    places: list[tuple[int, int, int, int]],
+    zeros: int,
+    width: int,
+    fields: tuple[str, ...],
+    repeats: Repeats,
+) -> Histogram:
+    """The histogram of the rows packed in ``words`` (``_summed_words``' fields) and ``zeros``
+    zero rows, as ``Histogram.of`` gives it for the rows themselves: the words order as the rows
+    do, and the distinct rows are read back out of their fields."""
+    n = words[0].shape[0] if words else 0
+    if n:
+        order = np.lexsort(words[::-1]) if len(words) > 1 else np.argsort(words[0], kind="stable")
+        change = np.zeros(n - 1, dtype=bool)
+        for w in words:
+            ordered = w[order]
+            change |= ordered[1:] != ordered[:-1]
+        starts = np.flatnonzero(np.concatenate(([True], change)))
+        counts = np.diff(np.append(starts, n)).astype(np.int64)
+        firsts = order[starts]
+        distinct = [w[firsts] for w in words]
+    else:
+        counts = np.zeros(0, dtype=np.int64)
+        distinct = [np.zeros(0, dtype=np.uint64) for _ in words]
+    # A zero row sorts first: it goes in front of the rows, or adds to the zero row there.
+    first_zero = bool(counts.shape[0]) and not any(int(w[0]) for w in distinct)
+    front = 1 if zeros and not first_zero else 0
+    if zeros and first_zero:
+        counts[0] += zeros
+    elif front:
+        counts = np.concatenate(([zeros], counts)).astype(np.int64)
+    rows = np.zeros((counts.shape[0], width), dtype=np.int64)
+    read: dict[tuple[int, int, int], IntArray] = {}
+    for j, word, shift, b in places:
+        field = read.get((word, shift, b))
+        if field is None:
+            bits = (distinct[word] >> np.uint64(shift)) & np.uint64((1 << b) - 1)
+            field = read[word, shift, b] = bits.astype(np.int64)
+        rows[front:, j] = field
+    return Histogram(np.ascontiguousarray(compact_rows(rows)), counts, fields, repeats=repeats)
+
+
+def _by_type_fields(
+    rows: TypeRows, keep: npt.NDArray[np.bool_], fields: tuple[str, ...], repeats: Repeats | None = None
+) -> dict[str, Histogram]:
     """The histogram of each type's statistics per document, over the rows where ``keep`` is true
     (rows of one document and type summed first: a chunk boundary may cut a document).
 
@@ -584,18 +744,19 @@ def _by_type_fields(rows: TypeRows, keep: npt.NDArray[np.bool_], fields: tuple[s
         whole = int(mine[-1]) - int(mine[0]) + 1 == mine.shape[0]
         stats = rows.stats[int(mine[0]) : int(mine[-1]) + 1] if whole else rows.stats[mine]
     else:
+        repeats = None  # found on the rows as they came, not on their sums
         order = np.argsort(pair, kind="stable")
         pair, types, mine = pair[order], types[order], mine[order]
         starts = np.flatnonzero(np.concatenate(([True], pair[1:] != pair[:-1])))
         types, stats = types[starts], np.add.reduceat(rows.stats[mine], starts, axis=0)
     # The type ranks first in the sort words, never copied beside the table (a chunk's table
     # comes as the transpose of a row per column: its columns are read in place).
-    firsts, counts = _grouped_by_words(stats, None, types)
+    firsts, counts = _grouped_by_words(stats, None, types, {j for j, _ in repeats or ()})
     distinct = compact_rows(stats[firsts])
     first = types[firsts]
     bounds = np.flatnonzero(np.concatenate(([True], first[1:] != first[:-1], [True])))
     return {
-        rows.names[int(first[a])]: Histogram(np.ascontiguousarray(distinct[a:b]), counts[a:b], fields)
+        rows.names[int(first[a])]: Histogram(np.ascontiguousarray(distinct[a:b]), counts[a:b], fields, repeats=repeats)
         for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
     }
 
@@ -636,6 +797,55 @@ class DocState:
         if n:
             edge[0] = edge[-1] = True
         return cls._split(docs, edge)
+
+    @classmethod
+    def of_type_rows(cls, present: IntArray, rows: TypeRows, fields: tuple[str, ...], unit: str) -> DocState:
+        """``of`` the chunk's per-document rows, given as its rows per document and type (the
+        documents ``present``, in order, each the sum of its rows in ``rows``, zero where it has
+        none): the same state, without the table of every document's row.
+
+        Each (document, type) row is packed into a few words, every column a field wide enough for
+        the largest sum of a document's rows (its largest value times the most rows a document
+        has), so a document's words are the sums of its rows' words (no field carries into the
+        next): two running sums of a word or two, where the table took one of every column, and
+        the documents' histogram sorts those words. Its distinct rows are read back out of them."""
+        n = present.shape[0]
+        width = len(fields)
+        stats = rows.stats
+        if n < 3 or width == 0 or rows.keys.shape[0] == 0:
+            return cls.of(_summed(present, rows, fields, unit))
+        first, last = int(present[0]), int(present[-1])
+        open_row = (rows.keys == first) | (rows.keys == last)
+        shut = np.flatnonzero(~open_row)
+        # The first and last documents' rows come first and last (rows are in document order).
+        a, b = (int(shut[0]), int(shut[-1]) + 1) if shut.shape[0] else (0, 0)
+        whole = b - a == shut.shape[0]
+        keys = rows.keys[a:b] if whole else rows.keys[shut]
+        table = stats[a:b] if whole else stats[shut]
+        words, places, repeats = _summed_words(table, keys)
+        if words is None:
+            return cls.of(_summed(present, rows, fields, unit))
+        ends = np.flatnonzero(np.concatenate((keys[1:] != keys[:-1], [True]))) if keys.shape[0] else keys
+        summed = []
+        for w in words:
+            running = np.cumsum(w)
+            at = running[ends]
+            at[1:] -= running[ends[:-1]]
+            summed.append(at)
+        empty = (n - 2) - ends.shape[0]  # closed documents with no mention: zero rows
+        # Columns equal in every (document, type) row are equal in their sums too.
+        found = tuple(sorted(repeats.items()))
+        closed = _histogram_of_words(summed, places, empty, width, fields, found)
+        kept = TypeRows(rows.keys[open_row], rows.type_index[open_row], rows.names, stats[open_row])
+        edge_keys = present[[0, n - 1]].astype(np.int64)
+        edge_stats = np.zeros((2, width), dtype=np.int64)
+        for i, key in enumerate((first, last)):
+            mine = kept.keys == key
+            if mine.any():
+                edge_stats[i] = kept.stats[mine].sum(axis=0)
+        types = _by_type_fields(rows, ~open_row, fields, found)
+        edges = DocCounts(edge_keys, edge_stats, fields, None, unit, kept)
+        return cls(edges, closed, types, unit)
 
     @classmethod
     def _split(cls, docs: DocCounts, edge: npt.NDArray[np.bool_], state: DocState | None = None) -> DocState:

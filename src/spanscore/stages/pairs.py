@@ -618,6 +618,24 @@ def sample_row(line: str, fields: Sequence[str], named: bool) -> dict[str, Any]:
     return row
 
 
+def sample_rows(lines: Sequence[str], fields: Sequence[str], named: bool) -> list[dict[str, Any]]:
+    """``sample_row`` of each line, read by one CSV reader (each line is one whole record, line
+    end included): a reader and a buffer per line cost twice as much for the page's samples."""
+    got = list(csv.reader(io.StringIO("".join(lines), newline="")))
+    if len(got) != len(lines):  # not one record a line: each read alone, as before
+        return [sample_row(line, fields, named) for line in lines]
+    rows = []
+    for values in got:
+        row: dict[str, Any] = dict(zip(fields, values, strict=True))
+        if not named:
+            row[fields[0]] = int(row[fields[0]])
+        for key in _INTEGERS:
+            row[key] = int(row[key])
+        row["credit"] = float(row["credit"])
+        rows.append(row)
+    return rows
+
+
 def error_examples(
     m: Matching, pairs: Pairs, reference: Spans, predicted: Spans, text: Text, limit: int
 ) -> dict[str, list[dict[str, Any]]]:

@@ -495,7 +495,13 @@ def count_part(
     type_stats = counted.type_groups
     if wanted.scored_groups or (by_types and type_stats is not None):
         fields = tuple(fields[i] for i in scored)
-    if by_types and type_stats is not None:
+    state = None
+    if by_types and type_stats is not None and wanted.histogram:
+        # The documents' histogram straight from their rows per type: no table of their rows.
+        present = np.flatnonzero(np.bincount(data.doc_key, minlength=n_docs))
+        rows_by_type = TypeRows(pair_keys // n_types, pair_keys % n_types, tuple(r.types), type_stats)
+        state, per_document = DocState.of_type_rows(present, rows_by_type, fields, data.doc_unit), None
+    elif by_types and type_stats is not None:
         per_document = np.zeros((n_docs, len(fields)), dtype=np.int64)
         if pair_keys.shape[0]:
             doc_of = pair_keys // n_types  # in order: a document's pairs are consecutive
@@ -538,7 +544,6 @@ def count_part(
         table = counted.discontinuous_groups
         held = np.flatnonzero(table.any(axis=1))
         discontinuous = DocCounts(held.astype(np.int64), table[held], DISCONTINUOUS_EXTRA, unit=data.doc_unit)
-    state = None
     if wanted.narrow and docs is not None and not wanted.histogram and not wanted.scored_groups:
         # What compare's paired tests read, a fraction of the bytes a worker sends back.
         docs = docs.narrowed(scored)
