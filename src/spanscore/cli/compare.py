@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 
 def resampling_options(f: Any) -> Any:
     """--ci, --resamples, --seed (and --trials for compare): the options of the resampling."""
-    f = click.option("--seed", type=int, default=0, show_default=True, help="Seed of the resampling (0 or more).")(f)
+    f = click.option(
+        "--seed", type=int, default=0, show_default=True, help="Seed of the resampling (0 or more)."
+    )(f)
     f = click.option(
         "--resamples",
         type=int,
