@@ -8,7 +8,14 @@ paired tests (resampling), and the rest (reports, scores, JSON). CPU seconds of 
 round, the best of ``--repeat`` rounds per phase; each run is a fresh process, so every phase
 pays what it pays in a real run.
 
-    python bench/compare_phases.py [--sentences 100000] [--repeat 3] [--keep DIR] [--baseline SRC] [--workers]
+    python bench/compare_phases.py [--sentences 100000] [--repeat 3] [--keep DIR] [--baseline SRC] [--workers | --whole]
+
+``--whole`` times instead each whole command as a user runs it (a fresh process, default
+``--jobs``, byte-compiled): the plain ``evaluate --json``, ``compare A B --json``, ``compare A B``
+with its tables, the bucket comparison, and each comparison again with ``--resamples 1 --trials 1``
+(``no tests``: what the run costs with almost no paired tests, its floor), in interleaved rounds;
+it prints each command's best wall and CPU seconds and the medians of its rounds' ratios to the
+plain count of the same round and side.
 
 ``--workers`` times instead how the default run (``--jobs 2``: this process and one forked
 worker) spreads the side-by-side pass: the parts each process counted, the seconds the worker
@@ -143,7 +150,12 @@ def main() -> None:
     ap.add_argument(
         "--workers", action="store_true", help="how the default two-process run spreads its parts (wall seconds)"
     )
+    ap.add_argument("--whole", action="store_true", help="whole commands' wall and CPU against the plain count")
     args = ap.parse_args()
+    # Timed as an installed package runs: byte-compiled (where PYTHONDONTWRITEBYTECODE is set,
+    # every run would compile the modules it imports again: 0.27 s of imports instead of 0.15).
+    for src in {os.environ.get("PYTHONPATH", "").split(os.pathsep)[0], args.baseline} - {""}:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(src) / "spanscore")], check=True)
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(args.keep or tmp)
         base.mkdir(parents=True, exist_ok=True)
@@ -155,6 +167,9 @@ def main() -> None:
             subprocess.run([*run, str(args.sentences), str(base / "b"), "--seed", "2"], **quiet)
             subprocess.run([*run, str(max(args.sentences // 10, 100)), str(base / "t"), "--seed", "3"], **quiet)
             fix_tokens(Path(gold), Path(b))
+        if args.whole:
+            whole(gold, a, b, train, args.repeat, args.baseline)
+            return
         cases = {
             "compare A B": ["compare", gold, a, b],
             "compare A B --buckets length,seen --per-type": [
@@ -193,6 +208,46 @@ def main() -> None:
         for name, phases in best.items():
             print(name)
             print("   " + " | ".join(f"{k} {v:.3f}" for k, v in phases.items()))
+
+
+def whole(gold: str, a: str, b: str, train: str, repeat: int, baseline: str) -> None:
+    """``--whole``: each command in a fresh process, rounds interleaved with ``baseline``."""
+    import resource
+    import time
+
+    ss = [sys.executable, "-m", "spanscore.cli.main"]
+    buckets = ["--buckets", "length,seen", "--train", train, "--per-type"]
+    none = ["--resamples", "1", "--trials", "1"]
+    cases = {
+        "evaluate --json (plain)": [*ss, "evaluate", gold, a, "--json"],
+        "compare A B --json": [*ss, "compare", gold, a, b, "--json"],
+        "compare A B (tables)": [*ss, "compare", gold, a, b],
+        "compare A B --json, no tests": [*ss, "compare", gold, a, b, "--json", *none],
+        "compare A B --buckets length,seen --per-type --json": [*ss, "compare", gold, a, b, *buckets, "--json"],
+        "the same, no tests": [*ss, "compare", gold, a, b, *buckets, "--json", *none],
+    }
+    here = os.environ.get("PYTHONPATH", "")
+    sides = [(" [baseline]", baseline)] * bool(baseline) + [("", here)]
+    got: dict[str, list[tuple[float, float, float, float]]] = {}
+    loads = [os.getloadavg()[0]]
+    for r in range(repeat):
+        for tag, path in sides if r % 2 == 0 else sides[::-1]:
+            plain = (0.0, 0.0)
+            for name, cmd in cases.items():
+                before, t = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+                subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": path})
+                wall, after = time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+                plain = (wall, cpu) if name.startswith("evaluate") else plain
+                got.setdefault(name + tag, []).append((wall, cpu, wall / plain[0], cpu / plain[1]))
+        loads.append(os.getloadavg()[0])
+    print(f"load average (1 min) {', '.join(f'{x:.2f}' for x in loads)} (start, after each round)")
+    print(f"{'command (best of ' + str(repeat) + ', ratios: medians of the rounds)':66} {'wall s':>7} {'CPU s':>7} "
+          f"{'x wall':>7} {'x CPU':>7}")  # fmt: skip
+    for name, runs in got.items():
+        walls, cpus, wall_x, cpu_x = zip(*runs, strict=True)
+        print(f"{name:66} {min(walls):7.3f} {min(cpus):7.3f} "
+              f"{statistics.median(wall_x):7.2f} {statistics.median(cpu_x):7.2f}")  # fmt: skip
 
 
 if __name__ == "__main__":
