@@ -8,7 +8,8 @@ paired tests (resampling), and the rest (reports, scores, JSON). CPU seconds of 
 round, the best of ``--repeat`` rounds per phase; each run is a fresh process, so every phase
 pays what it pays in a real run.
 
-    python bench/compare_phases.py [--sentences 100000] [--repeat 3] [--keep DIR] [--baseline SRC] [--workers | --whole]
+    python bench/compare_phases.py [--sentences 100000] [--repeat 3] [--keep DIR] [--baseline SRC]
+        [--workers | --whole | --distinct]
 
 ``--whole`` times instead each whole command as a user runs it (a fresh process, default
 ``--jobs``, byte-compiled): the plain ``evaluate --json``, ``compare A B --json``, ``compare A B``
@@ -16,6 +17,12 @@ with its tables, the bucket comparison, and each comparison again with ``--resam
 (``no tests``: what the run costs with almost no paired tests, its floor), in interleaved rounds;
 it prints each command's best wall and CPU seconds and the medians of its rounds' ratios to the
 plain count of the same round and side.
+
+``--distinct`` counts instead what one joint histogram over every group's rows at once would
+hold: each document's rows of every group of the bucket comparison side by side (each family of
+columns apart, and the differences between the systems that a randomisation trial swaps), their
+distinct rows against the sum of each group's own, and how many of them hold at most two
+documents (drawn document by document).
 
 ``--workers`` times instead how the default run (``--jobs 2``: this process and one forked
 worker) spreads the side-by-side pass: the parts each process counted, the seconds the worker
@@ -96,6 +103,49 @@ out["total"] = t2 - t0
 print(json.dumps(out))
 """
 
+# Each document's rows of every group side by side, per family: their distinct rows against the groups'.
+DISTINCT = r"""
+import contextlib, io, sys
+import numpy as np
+from spanscore.analysis import buckets as B, significance as S
+from spanscore.stages.documents import Histogram
+blocks = []
+tabled = B._Groups.tabled
+def keep(rows, fields):
+    blocks.append(([(k.astype(np.int64), g.copy(), s.copy()) for k, g, s in rows], fields))
+    return tabled(rows, fields)
+B._Groups.tabled = staticmethod(keep)
+from spanscore.cli.main import cli
+with contextlib.redirect_stdout(io.StringIO()):
+    cli.main(args=sys.argv[1:] + ["--json", "--jobs", "1", "--resamples", "1", "--trials", "1"], standalone_mode=False)
+fields = blocks[0][1]
+empty = np.zeros(0, dtype=np.int64)
+names, cols = S._system_columns(Histogram(np.zeros((0, len(fields)), dtype=np.int64), empty, fields))
+for family, mine in S.draw_families(names).items():
+    picked = [c[i] for c in cols for i in mine]
+    keys, groups, values = [], [], []
+    for b, (rows, _) in enumerate(blocks):  # a block's document keys are its own: made distinct by the block
+        width = rows[0][2].shape[1]
+        for k, (key, gid, stats) in enumerate(rows):
+            at = [j for j, p in enumerate(picked) if k * width <= p < (k + 1) * width]
+            full = np.zeros((key.shape[0], len(picked)), dtype=np.int64)
+            full[:, at] = stats[:, [picked[j] - k * width for j in at]]
+            keys.append(key + (b << 40)); groups.append(gid); values.append(full)
+    key, gid, value = np.concatenate(keys), np.concatenate(groups), np.concatenate(values)
+    docs, doc = np.unique(key, return_inverse=True)
+    n, w = int(gid.max()) + 1, value.shape[1]
+    table = np.zeros((docs.shape[0], n * w), dtype=np.int64)
+    for j in range(w):
+        np.add.at(table, (doc, gid * w + j), value[:, j])
+    half = w // 2
+    diffs = np.hstack([table[:, g * w + half : (g + 1) * w] - table[:, g * w : g * w + half] for g in range(n)])
+    for what, t, c in (("rows", table, w), ("differences", diffs, half)):
+        each = [np.unique(t[:, g * c : (g + 1) * c], axis=0).shape[0] for g in range(n)]
+        rows, held = np.unique(t, axis=0, return_counts=True)
+        print(f"{family} {what}: {docs.shape[0]} documents with a mention; each group's distinct {each}, "
+              f"sum {sum(each)}; side by side {rows.shape[0]} ({int((held <= 2).sum())} of at most two documents)")
+"""
+
 # The default run's side-by-side pass, part by part: which process counted each part, and when.
 WORKERS = r"""
 import contextlib, io, json, os, sys, time
@@ -150,6 +200,7 @@ def main() -> None:
     ap.add_argument(
         "--workers", action="store_true", help="how the default two-process run spreads its parts (wall seconds)"
     )
+    ap.add_argument("--distinct", action="store_true", help="distinct rows of every group's rows side by side")
     ap.add_argument("--whole", action="store_true", help="whole commands' wall and CPU against the plain count")
     args = ap.parse_args()
     # Timed as an installed package runs: byte-compiled (where PYTHONDONTWRITEBYTECODE is set,
@@ -167,6 +218,10 @@ def main() -> None:
             subprocess.run([*run, str(args.sentences), str(base / "b"), "--seed", "2"], **quiet)
             subprocess.run([*run, str(max(args.sentences // 10, 100)), str(base / "t"), "--seed", "3"], **quiet)
             fix_tokens(Path(gold), Path(b))
+        if args.distinct:
+            cmd = ["compare", gold, a, b, "--buckets", "length,seen", "--train", train, "--per-type"]
+            subprocess.run([sys.executable, "-c", DISTINCT, *cmd], check=True)
+            return
         if args.whole:
             whole(gold, a, b, train, args.repeat, args.baseline)
             return
