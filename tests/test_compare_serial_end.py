@@ -1,8 +1,10 @@
-"""``spanscore compare`` imports what it needs after the count (numpy.random for the paired tests,
-the groupings' tests, the terminal's tables or the HTML page) on a thread once the evaluating
-process has counted its last part and waits for its workers' last results, so they are ready when
-the count ends. Checked here: the thread starts before the paired tests, after every part has been
-handed out, imports the modules the output needs and no others, and the output is the same."""
+"""What ``spanscore compare`` does once the systems are counted, made shorter: it imports what it
+needs after the count (numpy.random for the paired tests, the groupings' tests, the terminal's
+tables or the HTML page) on a thread once the evaluating process has counted its last part and
+waits for its workers' last results, so they are ready when the count ends; and it takes each
+system's discontinuous figures without making the system's whole report dict. Checked here: the
+thread starts before the paired tests, imports the modules the output needs and no others, the
+output is the same, and the discontinuous figures are each report's."""
 
 from __future__ import annotations
 
@@ -14,11 +16,14 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from test_compare import perturb, sentences, write_conll
+from test_discontinuous import worked  # noqa: F401  (a fixture)
 
+import spanscore
 from spanscore import api
 from spanscore.analysis import buckets, significance
 from spanscore.cli import compare as compare_cli
 from spanscore.cli.main import cli
+from spanscore.errors import FewUnitsWarning
 from spanscore.runtime import workers
 
 
@@ -77,3 +82,21 @@ def test_compare_json_is_the_same_whether_or_not_the_imports_wait(
     got = CliRunner().invoke(cli, [*args, "--jobs", "2"])
     assert got.exit_code == 0, got.output
     assert out[0] == out[1] == json.loads(got.output)
+
+
+def test_the_discontinuous_figures_are_each_reports_own(
+    worked: tuple[Path, Path],  # noqa: F811
+    runs: dict[str, Path],
+) -> None:
+    gold, pred = worked
+    for options in ({}, {"beta": 2.0}, {"discontinuous": "extent"}):
+        with pytest.warns(FewUnitsWarning):
+            c = spanscore.compare(reference=gold, systems=[pred, gold], names=["a", "b"], format="brat", **options)
+        figures = c.to_dict()["discontinuous"]
+        assert figures == {n: r.to_dict()["discontinuous"] for n, r in zip(c.names, c.reports, strict=True)}
+        assert figures["b"]["mentions"]["f1"] == 1.0  # the reference against itself
+        # The prediction gives an extent for a discontinuous mention: wrong unless read as extents.
+        assert (figures["a"]["mentions"]["f1"] == 1.0) == (options.get("discontinuous") == "extent")
+    c = spanscore.compare(reference=runs["gold"], systems=[runs["a"], runs["b"]], resamples=20, trials=20)
+    assert "discontinuous" not in c.to_dict()
+    assert all("discontinuous" not in r.to_dict() for r in c.reports)
