@@ -145,3 +145,22 @@ def test_the_side_by_side_plan_numbers_parts_as_each_systems_plan(runs: dict[str
     assert [p[0] for p in planned] == list(counters[0].plan())
     assert [p[1].part for p in planned] == list(counters[1].source.parts())
     assert all(p[1].first_unit == p[0].first_unit and p[1].units == p[0].units for p in planned)
+
+
+@pytest.mark.parametrize(
+    "pieces",
+    [
+        [np.array([[0, 3], [17, 2]]), np.zeros((0, 2), dtype=np.int64), np.array([[255, 1]])],
+        [np.array([[0, 300]]), np.array([[1, 2]])],
+        [np.array([[0, -1]]), np.array([[1, 2]])],
+        [np.zeros((0, 2), dtype=np.int64)],
+    ],
+)
+def test_group_rows_put_together_narrow_are_the_rows_narrowed(pieces: list[Any]) -> None:
+    from spanscore.analysis import buckets
+
+    got = buckets._concatenated_narrowest(pieces)
+    whole = np.concatenate(pieces)
+    assert np.array_equal(got, whole)
+    assert got.dtype == buckets._narrowest(whole).dtype
+    assert got.dtype == (np.int64 if not whole.size or whole.min() < 0 else np.min_scalar_type(int(whole.max())))
