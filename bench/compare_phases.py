@@ -9,7 +9,7 @@ round, the best of ``--repeat`` rounds per phase; each run is a fresh process, s
 pays what it pays in a real run.
 
     python bench/compare_phases.py [--sentences 100000] [--repeat 3] [--keep DIR] [--baseline SRC]
-        [--workers | --whole | --distinct]
+        [--workers | --whole | --distinct] [--only compare|buckets]
 
 ``--whole`` times instead each whole command as a user runs it (a fresh process, default
 ``--jobs``, byte-compiled): the plain ``evaluate --json``, ``compare A B --json``, ``compare A B``
@@ -202,6 +202,9 @@ def main() -> None:
     )
     ap.add_argument("--distinct", action="store_true", help="distinct rows of every group's rows side by side")
     ap.add_argument("--whole", action="store_true", help="whole commands' wall and CPU against the plain count")
+    ap.add_argument(
+        "--only", choices=("compare", "buckets"), default="", help="phases of one command only (default: both)"
+    )
     args = ap.parse_args()
     # Timed as an installed package runs: byte-compiled (where PYTHONDONTWRITEBYTECODE is set,
     # every run would compile the modules it imports again: 0.27 s of imports instead of 0.15).
@@ -231,6 +234,8 @@ def main() -> None:
                 "compare", gold, a, b, "--buckets", "length,seen", "--train", train, "--per-type",
             ],
         }
+        if args.only:
+            cases = {k: v for k, v in cases.items() if ("--buckets" in v) == (args.only == "buckets")}
         here = os.environ.get("PYTHONPATH", "")
         sides = [(" [baseline]", args.baseline)] * bool(args.baseline) + [("", here)]
         best: dict[str, dict[str, float]] = {}
@@ -253,6 +258,7 @@ def main() -> None:
                     have = best.setdefault(name + tag, {})
                     for k, v in phases.items():
                         have[k] = min(have.get(k, v), v)
+                        seen.setdefault(name + tag, {}).setdefault(k, []).append(v)
         if args.workers:
             print(f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}; medians of {args.repeat} rounds")
             for name, found in seen.items():
@@ -263,6 +269,7 @@ def main() -> None:
         for name, phases in best.items():
             print(name)
             print("   " + " | ".join(f"{k} {v:.3f}" for k, v in phases.items()))
+            print("   median total " + f"{statistics.median(seen[name]['total']):.3f}")
 
 
 def whole(gold: str, a: str, b: str, train: str, repeat: int, baseline: str) -> None:
