@@ -8,7 +8,21 @@ paired tests (resampling), and the rest (reports, scores, JSON). CPU seconds of 
 round, the best of ``--repeat`` rounds per phase; each run is a fresh process, so every phase
 pays what it pays in a real run.
 
-    python bench/compare_phases.py [--sentences 100000] [--repeat 3] [--keep DIR] [--baseline SRC] [--workers]
+    python bench/compare_phases.py [--sentences 100000] [--repeat 3] [--keep DIR] [--baseline SRC]
+        [--workers | --whole | --distinct] [--only compare|buckets]
+
+``--whole`` times instead each whole command as a user runs it (a fresh process, default
+``--jobs``, byte-compiled): the plain ``evaluate --json``, ``compare A B --json``, ``compare A B``
+with its tables, the bucket comparison, and each comparison again with ``--resamples 1 --trials 1``
+(``no tests``: what the run costs with almost no paired tests, its floor), in interleaved rounds;
+it prints each command's best wall and CPU seconds and the medians of its rounds' ratios to the
+plain count of the same round and side.
+
+``--distinct`` counts instead what one joint histogram over every group's rows at once would
+hold: each document's rows of every group of the bucket comparison side by side (each family of
+columns apart, and the differences between the systems that a randomisation trial swaps), their
+distinct rows against the sum of each group's own, and how many of them hold at most two
+documents (drawn document by document).
 
 ``--workers`` times instead how the default run (``--jobs 2``: this process and one forked
 worker) spreads the side-by-side pass: the parts each process counted, the seconds the worker
@@ -89,6 +103,49 @@ out["total"] = t2 - t0
 print(json.dumps(out))
 """
 
+# Each document's rows of every group side by side, per family: their distinct rows against the groups'.
+DISTINCT = r"""
+import contextlib, io, sys
+import numpy as np
+from spanscore.analysis import buckets as B, significance as S
+from spanscore.stages.documents import Histogram
+blocks = []
+tabled = B._Groups.tabled
+def keep(rows, fields):
+    blocks.append(([(k.astype(np.int64), g.copy(), s.copy()) for k, g, s in rows], fields))
+    return tabled(rows, fields)
+B._Groups.tabled = staticmethod(keep)
+from spanscore.cli.main import cli
+with contextlib.redirect_stdout(io.StringIO()):
+    cli.main(args=sys.argv[1:] + ["--json", "--jobs", "1", "--resamples", "1", "--trials", "1"], standalone_mode=False)
+fields = blocks[0][1]
+empty = np.zeros(0, dtype=np.int64)
+names, cols = S._system_columns(Histogram(np.zeros((0, len(fields)), dtype=np.int64), empty, fields))
+for family, mine in S.draw_families(names).items():
+    picked = [c[i] for c in cols for i in mine]
+    keys, groups, values = [], [], []
+    for b, (rows, _) in enumerate(blocks):  # a block's document keys are its own: made distinct by the block
+        width = rows[0][2].shape[1]
+        for k, (key, gid, stats) in enumerate(rows):
+            at = [j for j, p in enumerate(picked) if k * width <= p < (k + 1) * width]
+            full = np.zeros((key.shape[0], len(picked)), dtype=np.int64)
+            full[:, at] = stats[:, [picked[j] - k * width for j in at]]
+            keys.append(key + (b << 40)); groups.append(gid); values.append(full)
+    key, gid, value = np.concatenate(keys), np.concatenate(groups), np.concatenate(values)
+    docs, doc = np.unique(key, return_inverse=True)
+    n, w = int(gid.max()) + 1, value.shape[1]
+    table = np.zeros((docs.shape[0], n * w), dtype=np.int64)
+    for j in range(w):
+        np.add.at(table, (doc, gid * w + j), value[:, j])
+    half = w // 2
+    diffs = np.hstack([table[:, g * w + half : (g + 1) * w] - table[:, g * w : g * w + half] for g in range(n)])
+    for what, t, c in (("rows", table, w), ("differences", diffs, half)):
+        each = [np.unique(t[:, g * c : (g + 1) * c], axis=0).shape[0] for g in range(n)]
+        rows, held = np.unique(t, axis=0, return_counts=True)
+        print(f"{family} {what}: {docs.shape[0]} documents with a mention; each group's distinct {each}, "
+              f"sum {sum(each)}; side by side {rows.shape[0]} ({int((held <= 2).sum())} of at most two documents)")
+"""
+
 # The default run's side-by-side pass, part by part: which process counted each part, and when.
 WORKERS = r"""
 import contextlib, io, json, os, sys, time
@@ -143,7 +200,16 @@ def main() -> None:
     ap.add_argument(
         "--workers", action="store_true", help="how the default two-process run spreads its parts (wall seconds)"
     )
+    ap.add_argument("--distinct", action="store_true", help="distinct rows of every group's rows side by side")
+    ap.add_argument("--whole", action="store_true", help="whole commands' wall and CPU against the plain count")
+    ap.add_argument(
+        "--only", choices=("compare", "buckets"), default="", help="phases of one command only (default: both)"
+    )
     args = ap.parse_args()
+    # Timed as an installed package runs: byte-compiled (where PYTHONDONTWRITEBYTECODE is set,
+    # every run would compile the modules it imports again: 0.27 s of imports instead of 0.15).
+    for src in {os.environ.get("PYTHONPATH", "").split(os.pathsep)[0], args.baseline} - {""}:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(src) / "spanscore")], check=True)
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(args.keep or tmp)
         base.mkdir(parents=True, exist_ok=True)
@@ -155,12 +221,21 @@ def main() -> None:
             subprocess.run([*run, str(args.sentences), str(base / "b"), "--seed", "2"], **quiet)
             subprocess.run([*run, str(max(args.sentences // 10, 100)), str(base / "t"), "--seed", "3"], **quiet)
             fix_tokens(Path(gold), Path(b))
+        if args.distinct:
+            cmd = ["compare", gold, a, b, "--buckets", "length,seen", "--train", train, "--per-type"]
+            subprocess.run([sys.executable, "-c", DISTINCT, *cmd], check=True)
+            return
+        if args.whole:
+            whole(gold, a, b, train, args.repeat, args.baseline)
+            return
         cases = {
             "compare A B": ["compare", gold, a, b],
             "compare A B --buckets length,seen --per-type": [
                 "compare", gold, a, b, "--buckets", "length,seen", "--train", train, "--per-type",
             ],
         }
+        if args.only:
+            cases = {k: v for k, v in cases.items() if ("--buckets" in v) == (args.only == "buckets")}
         here = os.environ.get("PYTHONPATH", "")
         sides = [(" [baseline]", args.baseline)] * bool(args.baseline) + [("", here)]
         best: dict[str, dict[str, float]] = {}
@@ -183,6 +258,7 @@ def main() -> None:
                     have = best.setdefault(name + tag, {})
                     for k, v in phases.items():
                         have[k] = min(have.get(k, v), v)
+                        seen.setdefault(name + tag, {}).setdefault(k, []).append(v)
         if args.workers:
             print(f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}; medians of {args.repeat} rounds")
             for name, found in seen.items():
@@ -193,6 +269,47 @@ def main() -> None:
         for name, phases in best.items():
             print(name)
             print("   " + " | ".join(f"{k} {v:.3f}" for k, v in phases.items()))
+            print("   median total " + f"{statistics.median(seen[name]['total']):.3f}")
+
+
+def whole(gold: str, a: str, b: str, train: str, repeat: int, baseline: str) -> None:
+    """``--whole``: each command in a fresh process, rounds interleaved with ``baseline``."""
+    import resource
+    import time
+
+    ss = [sys.executable, "-m", "spanscore.cli.main"]
+    buckets = ["--buckets", "length,seen", "--train", train, "--per-type"]
+    none = ["--resamples", "1", "--trials", "1"]
+    cases = {
+        "evaluate --json (plain)": [*ss, "evaluate", gold, a, "--json"],
+        "compare A B --json": [*ss, "compare", gold, a, b, "--json"],
+        "compare A B (tables)": [*ss, "compare", gold, a, b],
+        "compare A B --json, no tests": [*ss, "compare", gold, a, b, "--json", *none],
+        "compare A B --buckets length,seen --per-type --json": [*ss, "compare", gold, a, b, *buckets, "--json"],
+        "the same, no tests": [*ss, "compare", gold, a, b, *buckets, "--json", *none],
+    }
+    here = os.environ.get("PYTHONPATH", "")
+    sides = [(" [baseline]", baseline)] * bool(baseline) + [("", here)]
+    got: dict[str, list[tuple[float, float, float, float]]] = {}
+    loads = [os.getloadavg()[0]]
+    for r in range(repeat):
+        for tag, path in sides if r % 2 == 0 else sides[::-1]:
+            plain = (0.0, 0.0)
+            for name, cmd in cases.items():
+                before, t = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+                subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": path})
+                wall, after = time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+                plain = (wall, cpu) if name.startswith("evaluate") else plain
+                got.setdefault(name + tag, []).append((wall, cpu, wall / plain[0], cpu / plain[1]))
+        loads.append(os.getloadavg()[0])
+    print(f"load average (1 min) {', '.join(f'{x:.2f}' for x in loads)} (start, after each round)")
+    print(f"{'command (best of ' + str(repeat) + ', ratios: medians of the rounds)':66} {'wall s':>7} {'CPU s':>7} "
+          f"{'x wall':>7} {'x CPU':>7}")  # fmt: skip
+    for name, runs in got.items():
+        walls, cpus, wall_x, cpu_x = zip(*runs, strict=True)
+        print(f"{name:66} {min(walls):7.3f} {min(cpus):7.3f} "
+              f"{statistics.median(wall_x):7.2f} {statistics.median(cpu_x):7.2f}")  # fmt: skip
 
 
 if __name__ == "__main__":

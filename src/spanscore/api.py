@@ -787,12 +787,18 @@ def _field_buckets(
 
 
 def _keep_state(reports: list[Report], joint: Histogram | None, unit: str) -> None:
-    """Each system's per-document state, out of the systems' joint histogram."""
-    from .analysis import significance
-
+    """How each system's per-document state is made out of the systems' joint histogram, made
+    only if asked for (two sorts a system, which ``compare``'s own results never read)."""
     if joint is not None:
         for k, report in enumerate(reports):
-            report.document_state = DocState.of_histogram(significance.system_histogram(joint, k), unit)
+            report.document_state = functools.partial(_system_state, joint, k, unit)
+
+
+def _system_state(joint: Histogram, k: int, unit: str) -> DocState:
+    """System ``k``'s per-document state, out of the systems' joint histogram."""
+    from .analysis import significance
+
+    return DocState.of_histogram(significance.system_histogram(joint, k), unit)
 
 
 def _compared_groups(

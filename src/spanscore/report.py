@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -99,12 +99,27 @@ class Report:
     levels: dict[str, Any] | None = None  # each nesting level scored alone, and GermEval 2014's measures
     warnings: list[str] = field(default_factory=list)  # why the intervals mean little (``analysis.reliability``)
     bucket_rows: dict[str, TypeRows] | None = field(default=None, repr=False)  # their counts, for ``compare``
-    document_state: DocState | None = field(default=None, repr=False)  # per-document statistics as a histogram
+    # Per-document statistics as a histogram (``document_state``): the state itself, or how to make
+    # it where it is made only if asked for (``compare``'s systems, out of their joint histogram).
+    _document_state: DocState | Callable[[], DocState] | None = field(default=None, repr=False, compare=False)
     # The discontinuous figures' counts of each document that has any (``stages.counts.DISCONTINUOUS_EXTRA``).
     discontinuous_documents: DocCounts | None = field(default=None, repr=False)
     # Each document's LLM error classes where mentions were given as strings, for ``compare``.
     document_classes: DocumentClasses | None = field(default=None, repr=False, compare=False)
     _scores: Scores | None = field(default=None, repr=False)
+
+    @property
+    def document_state(self) -> DocState | None:
+        """Per-document statistics as a histogram (the macro over documents, intervals), made
+        the first time it is asked for where the report was given how to make it."""
+        state = self._document_state
+        if state is not None and not isinstance(state, DocState):
+            state = self._document_state = state()
+        return state
+
+    @document_state.setter
+    def document_state(self, state: DocState | Callable[[], DocState] | None) -> None:
+        self._document_state = state
 
     @property
     def thresholds(self) -> dict[str, Any] | None:

@@ -168,6 +168,15 @@ def _narrowest(stats: IntArray) -> Any:
     return stats.astype(np.min_scalar_type(int(stats.max())))
 
 
+def _concatenated_narrowest(pieces: Sequence[IntArray]) -> Any:
+    """``_narrowest(np.concatenate(pieces))``, each piece cast as it is copied in."""
+    held = [p for p in pieces if p.size]
+    if not held or min(int(p.min()) for p in held) < 0:
+        return np.concatenate(pieces)
+    kind = np.min_scalar_type(max(int(p.max()) for p in held))
+    return np.concatenate(pieces, dtype=kind, casting="unsafe")
+
+
 @dataclass(frozen=True)
 class GroupCounter(PartCounter):
     """A counter that also leaves each chunk's statistics per document and group (each type where
@@ -203,16 +212,16 @@ class GroupCounter(PartCounter):
                 np.concatenate([r.keys for r in pieces]),
                 np.concatenate([r.type_index + start for r, start in zip(pieces, starts.tolist(), strict=False)]),
                 tuple(n for r in pieces for n in r.names),
-                np.concatenate([r.stats for r in pieces]),
+                # Sent to the process that pairs them in the narrowest integers that hold them (a
+                # document's counts in one group are small), put together in them (not in 64 bits
+                # first: eight times the bytes written); summed there as 64-bit integers.
+                _concatenated_narrowest([r.stats for r in pieces]) if not self.state
+                else np.concatenate([r.stats for r in pieces]),
             )
         narrowed = replace(docs, type_rows=groups)
         if self.state:
             return replace(part, docs=None, bucket_documents={}, state=DocState.of(narrowed))
-        if groups is not None:
-            # Sent to the process that pairs them in the narrowest integers that hold them (a
-            # document's counts in one group are small); summed there as 64-bit integers.
-            groups = replace(groups, stats=_narrowest(groups.stats))
-        return replace(part, docs=replace(narrowed, type_rows=groups), bucket_documents={})
+        return replace(part, docs=narrowed, bucket_documents={})
 
 
 def split_state(state: DocState) -> tuple[DocState, dict[str, dict[str, Histogram]]]:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import threading
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -128,7 +132,9 @@ def compare_command(
     check_resampling(resamples=resamples, trials=trials, seed=seed, prefix="--")
     files = system_files(systems, reading.format)
     refuse_overwrite(html_path, gold, *files, option="--html")
-    with warnings.catch_warnings():  # the few-units warnings are in the tables and the JSON already
+    later = [*AFTER_THE_COUNT, *(() if as_json else TABLES), *(() if html_path is None else PAGE)]
+    with warnings.catch_warnings(), _imported_while_waiting(later):
+        # The few-units warnings are in the tables and the JSON already.
         warnings.simplefilter("ignore", FewUnitsWarning)
         result = run_compare(
             reference=gold,
@@ -156,6 +162,41 @@ def compare_command(
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
     _print(dict(data))
+
+
+# What a comparison imports once the systems are counted: the paired tests' generators, the
+# groupings' tests (every comparison's tests go through them), the terminal's tables (rich) or the
+# HTML page. About 16 ms for ``--json`` and 70 ms more for the tables, on the command's serial end
+# after the count (docs/benchmarks.md).
+AFTER_THE_COUNT = ("numpy.random", "spanscore.analysis.buckets")
+TABLES = ("spanscore.presentation.terminal",)
+PAGE = ("spanscore.presentation.comparison",)
+
+
+@contextmanager
+def _imported_while_waiting(modules: list[str]) -> Iterator[None]:
+    """``modules`` imported on a thread once this process has counted its last part and waits for
+    its workers' last results (``runtime.workers.when_waiting``): they are then ready when the
+    count ends, imported while this process would sleep, not while it counts beside the workers
+    (a thread importing holds its counting back). No worker is forked while they are imported (a
+    later fork waits for them); where no worker counts, the thread starts as the count ends."""
+    from ..runtime.workers import before_fork, when_waiting
+
+    def start() -> None:
+        thread = threading.Thread(target=_import_all, args=(modules,), daemon=True)
+        thread.start()
+        before_fork(thread.join)
+
+    drop = when_waiting(start)
+    try:
+        yield
+    finally:
+        drop()  # not left for a later run in this process
+
+
+def _import_all(modules: list[str]) -> None:
+    for name in modules:
+        importlib.import_module(name)
 
 
 def _print(data: dict[str, Any]) -> None:

@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import OptionError
+from ..io.conll_plan import iter_chunks_beside
 from ..io.load import ConllText
 from ..io.sources import ConllSource
 from ..stages.documents import DocCounts, Histogram, RowQueue, _grouped_by_words, compact_rows
@@ -187,10 +188,19 @@ class _SideBySide:
     counters: tuple[PartCounter, ...]
 
     def plan(self) -> Iterator[tuple[Numbered, ...]]:
-        first, *others = self.counters
-        rest = [c.source.parts() for c in others]
-        for item in first.plan():
-            yield (item, *(replace(item, part=next(parts)) for parts in rest))
+        # Every system's parts as its source cuts them (``ConllSource.parts``), the reference
+        # scanned once for all of them; numbered as the first system's plan numbers them.
+        first = self.counters[0]
+        sources = [cast(ConllSource, c.source) for c in self.counters]
+        unit = 0
+        for parts in iter_chunks_beside(sources[0].reference, [s.predicted for s in sources], sources[0].chunk_bytes):
+            if first.wanted.rows:
+                n = first.source.units(parts[0])
+                item = Numbered(parts[0], unit, n)
+                unit += n
+            else:
+                item = Numbered(parts[0], unit)
+            yield (item, *(replace(item, part=part) for part in parts[1:]))
 
     def __call__(self, items: tuple[Numbered, ...]) -> tuple[PartResult, ...]:
         # Every source is a ConllSource (``side_by_side``).

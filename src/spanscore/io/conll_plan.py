@@ -10,7 +10,7 @@ of the whole files.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO, TypeVar, cast
 
@@ -313,50 +313,68 @@ def iter_chunks(
 ) -> Iterator[Chunk]:
     """Cut both files at the same sentence breaks, about ``chunk_bytes`` of reference per chunk,
     handing out each chunk as soon as it is known (counting can start while the rest is cut)."""
+    for chunks in iter_chunks_beside(reference, [predicted], chunk_bytes):
+        yield chunks[0]
+
+
+def iter_chunks_beside(
+    reference: str | Path, predicted: Sequence[str | Path | None], chunk_bytes: int = DEFAULT_CHUNK
+) -> Iterator[tuple[Chunk, ...]]:
+    """``iter_chunks(reference, p, chunk_bytes)`` for each prediction ``p`` at once, side by side:
+    the reference is cut where each of them cuts it (its cuts follow the reference alone), and
+    scanned once for all of them."""
     ref = _Scanner(reference)
-    pred = _Scanner(predicted) if predicted is not None else None
-    pending: Chunk | None = None  # held back one step: the last chunk takes what is left of pred
+    preds: list[_Scanner | None] = []
+    # Held back one step: the last chunk takes what is left of each prediction.
+    pending: list[Chunk] | None = None
     # The prediction's bytes per reference byte in the chunk before: a prediction's window is read
     # for that many and a sixteenth more (a quarter more for the first chunk), not a quarter more
     # each time: every byte read is searched for breaks.
-    ratio: float | None = None
+    ratios: list[float | None] = [None] * len(predicted)
     try:
+        for p in predicted:
+            preds.append(None if p is None else _Scanner(p))
         while True:
             got = ref.by_size(chunk_bytes)
             if got is None:
                 break
             r0, r1, rl, n = got
-            if pred is None:
-                chunk = Chunk(r0, r1, 0, 0, rl, 0)
-            else:
-                at_end = ref.left == 0
+            at_end = ref.left == 0
+            chunks = []
+            for k, pred in enumerate(preds):
+                if pred is None:
+                    chunks.append(Chunk(r0, r1, 0, 0, rl, 0))
+                    continue
+                ratio = ratios[k]
                 if ratio is None:
                     p0, p1, pl = pred.by_breaks(0 if at_end else n, r1 - r0)
                 else:
                     p0, p1, pl = pred.by_breaks(0 if at_end else n, int((r1 - r0) * ratio) + 4096, 16)
                 if r1 > r0 and p1 > p0:
-                    ratio = (p1 - p0) / (r1 - r0)
-                chunk = Chunk(r0, r1, p0, p1, rl, pl)
+                    ratios[k] = (p1 - p0) / (r1 - r0)
+                chunks.append(Chunk(r0, r1, p0, p1, rl, pl))
             if pending is not None and n == 0:
                 # The rest of the file holds no sentence break: the end of the last sentence, or
                 # only the blank lines and white space that many files end with. Either way it
                 # belongs to the chunk before; on its own it would be a chunk of no token line.
-                pending = pending.ending(chunk.ref_end, chunk.pred_end)
+                pending = [p.ending(c.ref_end, c.pred_end) for p, c in zip(pending, chunks, strict=True)]
                 continue
             if pending is not None:
-                yield pending
-            pending = chunk
+                yield tuple(pending)
+            pending = chunks
         if pending is None:
             raise InputError("file is empty: expected token lines in CoNLL columns", path=str(reference))
-        if pred is not None:
-            rest = pred.by_breaks(0, 0)
-            if rest[1] > rest[0]:
-                pending = pending.ending(pending.ref_end, rest[1])
-        yield pending
+        for k, pred in enumerate(preds):
+            if pred is not None:
+                rest = pred.by_breaks(0, 0)
+                if rest[1] > rest[0]:
+                    pending[k] = pending[k].ending(pending[k].ref_end, rest[1])
+        yield tuple(pending)
     finally:
         ref.close()
-        if pred is not None:
-            pred.close()
+        for pred in preds:
+            if pred is not None:
+                pred.close()
 
 
 @record
