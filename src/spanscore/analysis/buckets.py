@@ -25,7 +25,7 @@ from ..engines.paired import JointRows, counted_together, map_together, shipped
 from ..errors import OptionError
 from ..stages import documents as doc_stages
 from ..stages.documents import DocCounts, DocState, Histogram, RowQueue, TypeRows, scored_columns
-from ..stages.parts import ChunkData, Folder, PartResult
+from ..stages.parts import ChunkData, Folder, PartResult, totals_of
 from ..stages.spans import IntArray
 from .significance import (
     Comparison,
@@ -719,7 +719,8 @@ def run_grouped(
         labels = functools.partial(Labels, fields, pieces=cut_documents(counters[0].source))
     streams = [
         _Stream(
-            iter(()) if together is not None else engine.results(c, None), Folder(examples=c.wanted.examples),
+            iter(()) if together is not None else engine.results(c, None),
+            Folder(examples=c.wanted.examples, totals=totals_of(c.wanted)),
             by_field=by_field, labels=None if labels is None else labels(),
         )
         for c in counters

@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 
 from ..errors import MissingExtra, OptionError
 from ..runtime.memory import ARENA_MAX, MMAP_THRESHOLD, TOP_PAD, TRIM_THRESHOLD
-from ..stages.parts import PartResult, fold
+from ..stages.parts import PartResult, fold, totals_of
 from .local import PartCounter
 
 MISSING = str(MissingExtra("--engine dask", "dask"))
@@ -125,7 +125,7 @@ def partitions(
 
 def count_partition(counter: PartCounter, parts: Sequence[Any]) -> PartResult:
     """Runs on a worker: consecutive parts counted and folded."""
-    return fold([counter(part) for part in parts], counter.wanted.examples)
+    return fold([counter(part) for part in parts], counter.wanted.examples, totals_of(counter.wanted))
 
 
 def _plan_into(out: queue.Queue[Any], stop: threading.Event, parts: Iterator[Any]) -> None:
