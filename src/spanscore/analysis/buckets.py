@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 
 from ..engines.local import Engine, Numbered, PartCounter
-from ..engines.paired import JointRows, counted_together, map_together, shipped, side_by_side
+from ..engines.paired import JointRows, counted_together, map_together, shipped
 from ..errors import OptionError
 from ..stages import documents as doc_stages
 from ..stages.documents import DocCounts, DocState, Histogram, RowQueue, TypeRows, scored_columns
-from ..stages.parts import ChunkData, Folder, PartResult
+from ..stages.parts import ChunkData, Folder, PartResult, totals_of
 from ..stages.spans import IntArray
 from .significance import (
     Comparison,
@@ -718,11 +718,8 @@ def run_grouped(
     if by_field is not None and not by_field.named:
         by_field = None
     # CoNLL systems of one reference: each chunk's reference read once for all of them (on Dask
-    # too, where no grouping by a document field is asked for).
-    if by_field is None:
-        counters, together = counted_together(counters, engine)
-    else:
-        together = side_by_side(counters, engine)
+    # too: one cluster counts every system, each task pairing its whole documents by field value).
+    counters, together = counted_together(counters, engine)
     labels: Any = None
     if by_field is not None:
         from .breakdown import Labels, cut_documents
@@ -731,7 +728,8 @@ def run_grouped(
         labels = functools.partial(Labels, fields, pieces=cut_documents(counters[0].source))
     streams = [
         _Stream(
-            iter(()) if together is not None else engine.results(c, None), Folder(examples=c.wanted.examples),
+            iter(()) if together is not None else engine.results(c, None),
+            Folder(examples=c.wanted.examples, totals=totals_of(c.wanted)),
             by_field=by_field, labels=None if labels is None else labels(),
         )
         for c in counters

@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 
 from ..errors import MissingExtra, OptionError
 from ..runtime.memory import ARENA_MAX, MMAP_THRESHOLD, TOP_PAD, TRIM_THRESHOLD
-from ..stages.parts import PartResult, fold
+from ..stages.parts import PartResult, fold, totals_of
 from .local import PartCounter
 
 MISSING = str(MissingExtra("--engine dask", "dask"))
@@ -50,11 +50,17 @@ MISSING = str(MissingExtra("--engine dask", "dask"))
 # for reuse); MALLOC_MMAP_THRESHOLD_ set as well also restores the speed, and is what we advise for
 # other clusters.
 _ENVIRON = "distributed.nanny.pre-spawn-environ."
-LOCAL_WORKER_CONFIG = {
+# Dask's statistical profiler samples every thread of a worker every 10 ms and keeps a profile
+# per second for the last 1,000 seconds (with the source lines it looked up): a worker's memory
+# grew with the run's length, so with the corpus (some 13 MB after four minutes, traced), and the
+# sampling costs CPU. Nothing of spanscore reads it: the local cluster's workers run without it.
+PROFILE = "distributed.worker.profile.enabled"
+LOCAL_WORKER_CONFIG: dict[str, Any] = {
     _ENVIRON + "MALLOC_TRIM_THRESHOLD_": TRIM_THRESHOLD,
     _ENVIRON + "MALLOC_MMAP_THRESHOLD_": MMAP_THRESHOLD,
     _ENVIRON + "MALLOC_TOP_PAD_": TOP_PAD,
     _ENVIRON + "MALLOC_ARENA_MAX": ARENA_MAX,
+    PROFILE: False,
 }
 SLOW_MALLOC = (
     "{n} Dask worker(s) run with MALLOC_TRIM_THRESHOLD_ set and no MALLOC_MMAP_THRESHOLD_: counting there is"
@@ -119,7 +125,7 @@ def partitions(
 
 def count_partition(counter: PartCounter, parts: Sequence[Any]) -> PartResult:
     """Runs on a worker: consecutive parts counted and folded."""
-    return fold([counter(part) for part in parts], counter.wanted.examples)
+    return fold([counter(part) for part in parts], counter.wanted.examples, totals_of(counter.wanted))
 
 
 def _plan_into(out: queue.Queue[Any], stop: threading.Event, parts: Iterator[Any]) -> None:

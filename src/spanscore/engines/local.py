@@ -21,7 +21,18 @@ from ..runtime.records import record
 from ..runtime.workers import can_fork, forked_map
 from ..stages.counts import Options
 from ..stages.documents import DocState, TypeRows, compact_rows, scored_columns
-from ..stages.parts import ChunkData, ExampleQuota, Folder, JudgeSpec, PartResult, RowSink, Source, Wanted, count_part
+from ..stages.parts import (
+    ChunkData,
+    ExampleQuota,
+    Folder,
+    JudgeSpec,
+    PartResult,
+    RowSink,
+    Source,
+    Wanted,
+    count_part,
+    totals_of,
+)
 
 Progress = Callable[[int, int], None]
 _R = TypeVar("_R")
@@ -214,7 +225,7 @@ def run(
 ) -> PartResult:
     """Every part counted by ``engine`` (this process by default) and folded in plan order;
     rendered rows go to ``sink`` as soon as their turn comes."""
-    folder = Folder(sink=sink, examples=counter.wanted.examples)
+    folder = Folder(sink=sink, examples=counter.wanted.examples, totals=totals_of(counter.wanted))
     for result in (engine or LocalEngine()).results(counter, progress):
         folder.add(result)
     return folder.total()

@@ -174,6 +174,12 @@ def _bucket_totals(wanted: Wanted, totals: tuple[IntArray | None, ...]) -> dict[
     return out
 
 
+def totals_of(wanted: Wanted) -> frozenset[str]:
+    """The attributes whose bucket rows a chunk's result holds as each bucket's totals
+    (``_bucket_totals``), which a ``Folder`` sums as they come."""
+    return frozenset(a.name for a in wanted.buckets) if wanted.scored_groups else frozenset()
+
+
 def _bucket_rows(wanted: Wanted, stats: tuple[IntArray, ...], keys: list[IntArray | None]) -> dict[str, TypeRows]:
     """Each attribute's rows: per (document, bucket) with a mention (``_bucket_groups``'s keys),
     or every bucket's."""
@@ -624,12 +630,30 @@ def _first(a: dict[str, list[dict[str, Any]]], b: dict[str, list[dict[str, Any]]
             have.extend(rows[: limit - len(have)])
 
 
+def _summed(rows: TypeRows, held: TypeRows | None = None) -> TypeRows:
+    """Each bucket's totals of ``rows`` (rows of any documents), plus ``held``'s (one row per
+    bucket): one row per bucket, of the key 0 (exact: integers)."""
+    n = len(rows.names)
+    table = np.zeros((n, rows.stats.shape[1]), dtype=np.int64)
+    np.add.at(table, rows.type_index, rows.stats)
+    if held is not None:
+        if held.names != rows.names:
+            raise ValueError("bucket totals of different buckets do not add up")
+        np.add.at(table, held.type_index, held.stats)
+    return TypeRows(np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64), rows.names, table)
+
+
 class Folder:
     """Combines chunk results in corpus order; rows go to ``sink`` (or are kept when there is none)."""
 
-    def __init__(self, *, sink: RowSink | None = None, examples: int = EXAMPLE_LIMIT) -> None:
+    def __init__(
+        self, *, sink: RowSink | None = None, examples: int = EXAMPLE_LIMIT, totals: frozenset[str] = frozenset()
+    ) -> None:
         self.sink = sink
         self.limit = examples
+        # Bucket rows that are each bucket's totals (``Wanted.scored_groups``: ``_bucket_totals``),
+        # by attribute: summed as they come, not a block kept per chunk (they grew with the corpus).
+        self.totals = totals
         self.result: PartResult | None = None
         # Per-document rows and bucket rows of each chunk with the offset of its keys, joined
         # once at the end: joining as they come would copy every row again with each chunk.
@@ -641,7 +665,12 @@ class Folder:
         if part.docs is not None:
             self.docs.append((part.docs, offset))
         for name, rows in part.buckets.items():
-            self.buckets.setdefault(name, []).append((rows, offset))
+            held = self.buckets.setdefault(name, [])
+            if name in self.totals:
+                rows = _summed(rows) if not held else _summed(rows, held[0][0])
+                held[:] = [(rows, 0)]
+            else:
+                held.append((rows, offset))
         if part.discontinuous is not None:
             self.discontinuous.append((part.discontinuous, offset))
         return replace(part, docs=None, buckets={}, discontinuous=None, bucket_documents={})
@@ -698,9 +727,11 @@ class Folder:
         return self.result
 
 
-def fold(parts: Sequence[PartResult], examples: int = EXAMPLE_LIMIT) -> PartResult:
+def fold(
+    parts: Sequence[PartResult], examples: int = EXAMPLE_LIMIT, totals: frozenset[str] = frozenset()
+) -> PartResult:
     """Consecutive chunk results as one (what a Dask task returns for its chunks)."""
-    folder = Folder(examples=examples)
+    folder = Folder(examples=examples, totals=totals)
     for part in parts:
         folder.add(part)
     return folder.joined()
