@@ -516,12 +516,18 @@ def count_grouped(
     width = len(group_fields(names))
     blocks = (*(chosen[name] for name in names), *(scheme_chosen[s.name] for s in SCHEMES))
 
-    def table_of(g: Groups, columns: Sequence[int], row_major: bool) -> IntArray:
+    def table_of(
+        g: Groups, columns: Sequence[int], row_major: bool, inner_of: IntArray | None = None
+    ) -> tuple[IntArray, IntArray | None]:
         """``columns`` of ``group_fields`` per group of ``g`` as one table, ``[groups, columns]``
         (``row_major``) or ``[columns, groups]``: every mention count and match level of every
         criterion and scheme tallied by one bincount over a key of group and column (no row per
         column made and then copied into place), the token counts and whatever else (scaled
-        credits, the error taxonomy, a matching over every pair) written in after."""
+        credits, the error taxonomy, a matching over every pair) written in after. With
+        ``inner_of`` (each group's inner key, row-major only) also the table summed per inner
+        key, ``[inner keys, columns]``: the same keys tallied once more under their group's inner
+        key, and each row written in after summed per inner key, where picking each inner key's
+        rows out of the table and summing them walked the whole table once per inner key."""
         n, m = g.size, len(columns)
         where = np.full(width, -1, dtype=np.int64)
         where[list(columns)] = np.arange(m)
@@ -568,23 +574,32 @@ def count_grouped(
         flat = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
         table = np.bincount(flat, minlength=n * m).astype(np.int64, copy=False)
         table = table.reshape((n, m) if row_major else (m, n))
+        summed = None
+        if inner_of is not None:
+            assert row_major
+            size = int(inner_of.max(initial=-1)) + 1
+            summed = np.bincount(inner_of[flat // m] * m + flat % m, minlength=size * m).reshape(size, m)
+
+        def put(i: int, row: IntArray) -> None:
+            if row_major:
+                table[:, where[i]] = row
+            else:
+                table[where[i]] = row
+            if summed is not None and inner_of is not None:
+                # Counts a chunk holds sum exactly in float64 (far below 2^53).
+                summed[:, where[i]] = np.bincount(inner_of, weights=row, minlength=summed.shape[0])
+
         wanted_tokens = [i for i in tokens if where[i] >= 0]
         wanted_rest = {i for i in rest if where[i] >= 0}
         if wanted_tokens:
             for i, row in enumerate(token_counts(g.reference, g.predicted, n), start=at):
                 if where[i] >= 0:
-                    if row_major:
-                        table[:, where[i]] = row
-                    else:
-                        table[where[i]] = row
+                    put(i, row)
         if wanted_rest:
             for i, row in group_rows(g, wanted_rest).items():
                 if i in wanted_rest:
-                    if row_major:
-                        table[:, where[i]] = row
-                    else:
-                        table[where[i]] = row
-        return table
+                    put(i, row)
+        return table, summed
 
     def filled(rows: dict[int, IntArray], columns: Sequence[int], n: int) -> IntArray:
         """The rows per column as a row-major table, filled column by column: a transposing
@@ -605,15 +620,15 @@ def count_grouped(
         error taxonomy (and any other column not counted per group) counted per inner key, or
         left to count with other groupings' where ``later`` takes the inner keys' groups."""
         inner = g.inner
-        table = table_of(g, columns, True)
+        table, summed = table_of(g, columns, True, g.inner_of if inner > 0 else None)
         if inner <= 0:
             return table, None
         cols = list(columns)
         totals = np.zeros((inner, width), dtype=np.int64)
         if g.inner_of is not None:
-            # A few inner keys (buckets): each one's rows summed apart.
-            for k in range(inner):
-                totals[k, cols] = table[g.inner_of == k].sum(axis=0)
+            # A few inner keys (buckets): each one's rows summed as the table is counted.
+            assert summed is not None
+            totals[: summed.shape[0], cols] = summed
             per_inner = Groups(g.inner_of[g.reference], g.inner_of[g.predicted], inner)
         else:
             # Summed over the outer keys in one reduction of long rows (a row per outer key of every
@@ -661,7 +676,7 @@ def count_grouped(
     per_type_group = None
     if type_groups is not None and type_columns is not None:
         # Read by column (the histogram, the sums per document): the transpose of a row per column.
-        per_type_group = table_of(type_groups, type_columns, False).T
+        per_type_group = table_of(type_groups, type_columns, False)[0].T
     elif type_groups is not None:
         per_type_group = grouped(type_groups) if group_columns is None else grouped_by(type_groups, group_columns)[0]
     details = None
