@@ -20,6 +20,7 @@ from spanscore.stages import buckets as attributes
 from spanscore.stages.counts import Groups, Options, count_grouped, group_fields
 from spanscore.stages.criteria import CRITERIA
 from spanscore.stages.documents import scored_columns
+from spanscore.stages.parts import count_twins_apart
 from spanscore.stages.scoring import TypeSelection
 from spanscore.stages.spans import Spans
 
@@ -76,6 +77,43 @@ def test_bucket_totals_are_the_tables_rows_summed_per_bucket(seed: int) -> None:
             alone = Groups(g.inner_of[g.reference], g.inner_of[g.predicted], g.inner)
             whole = count_grouped(ref, pred, options, more_groups=(alone,)).more_groups[0]
             assert np.array_equal(totals, whole), seed
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_documents_rows_are_their_rows_per_type_summed(seed: int) -> None:
+    """Each document's row summed from its (document, type) rows as they are counted, twins
+    (mentions matched by an identical one) added by their share, is the table's rows summed per
+    document afterwards (the old order of work), and the table per document counted apart."""
+    rng = np.random.default_rng(50 + seed)
+    units, nested = int(rng.integers(1, 30)), seed % 2 == 1
+    ref = _random_spans(rng, int(rng.integers(0, 90)), units, nested)
+    pred = _random_spans(rng, int(rng.integers(0, 90)), units, nested)
+    if seed % 3 == 0 and len(ref):  # many exact twins, as in a real prediction
+        pred = ref.select(rng.random(len(ref)) < 0.8)
+    options = Options(credit=CREDITS[seed % len(CREDITS)], min_overlap=0.3 if seed % 7 == 6 else 0.0)
+    columns = scored_columns(FIELDS, scaled=isinstance(options.credit, str))
+    docs = units + int(rng.integers(0, 3))  # documents past the last mention: zero rows
+    ref_key, pred_key = ref.unit * 3 + ref.type, pred.unit * 3 + pred.type
+    seen = np.zeros(docs * 3, dtype=bool)
+    seen[ref_key] = seen[pred_key] = True
+    keys = np.flatnonzero(seen)
+    rank = np.cumsum(seen) - 1
+    types = Groups(rank[ref_key], rank[pred_key], int(keys.shape[0]))
+    outer = (keys // 3, docs)
+    by_doc = Groups(ref.unit, pred.unit, docs)
+    apart = count_grouped(ref, pred, options, groups=by_doc, group_columns=columns).groups
+    for count in (count_grouped, count_twins_apart):
+        got: Any = count(ref, pred, options, type_groups=types, group_columns=columns, type_outer=outer)
+        if count is count_twins_apart:
+            got = got[0]
+        assert got.type_outer is not None and got.type_outer.shape == (docs, len(columns))
+        summed = np.zeros((docs, len(columns)), dtype=np.int64)
+        np.add.at(summed, keys // 3, got.type_groups)
+        assert np.array_equal(got.type_outer, summed), seed
+        assert np.array_equal(got.type_outer, apart), seed
+        plain = count(ref, pred, options, type_groups=types, group_columns=columns)
+        plain = plain[0] if isinstance(plain, tuple) else plain
+        assert plain.type_outer is None and np.array_equal(plain.type_groups, got.type_groups)
 
 
 @pytest.fixture()

@@ -305,6 +305,9 @@ class Counted:
     # With ``group_columns``, every statistic of each inner key (bucket) of each of
     # ``more_groups`` that has ``Groups.inner``: [inner, len(group_fields(...))], over documents
     more_totals: tuple[IntArray | None, ...] = ()
+    # ``type_groups``' table summed per outer key (``count_grouped``'s ``type_outer``): each
+    # document's row, the sum of its rows per type.
+    type_outer: IntArray | None = None
 
 
 @functools.cache  # every chunk asks for them
@@ -353,6 +356,7 @@ def count_grouped(
     more_groups: tuple[Groups, ...] = (),
     type_columns: Sequence[int] | None = None,
     group_columns: Sequence[int] | None = None,
+    type_outer: tuple[IntArray, int] | None = None,
 ) -> Counted:
     """``count``, and with ``groups`` every statistic per group too (summed over types); with
     ``type_groups`` as well, per group of that second grouping (a document and a type, say), and
@@ -362,7 +366,10 @@ def count_grouped(
     per column; ``group_columns`` the same for ``groups``, ``type_groups`` (without
     ``type_columns``) and each of ``more_groups``, row-major,
     and each of ``more_groups`` with ``Groups.inner`` also summed per inner key over every column
-    (``Counted.more_totals``: the error taxonomy counted per inner key alone)."""
+    (``Counted.more_totals``: the error taxonomy counted per inner key alone). ``type_outer``
+    (each type group's outer key, a document, and their number), with ``group_columns`` and no
+    ``type_columns``: ``type_groups``' table summed per outer key too (``Counted.type_outer``),
+    as it is counted."""
     if reference.types != predicted.types:
         raise OptionError("reference and predicted spans must share one type vocabulary")
     types = reference.types
@@ -517,7 +524,7 @@ def count_grouped(
     blocks = (*(chosen[name] for name in names), *(scheme_chosen[s.name] for s in SCHEMES))
 
     def table_of(
-        g: Groups, columns: Sequence[int], row_major: bool, inner_of: IntArray | None = None
+        g: Groups, columns: Sequence[int], row_major: bool, inner_of: IntArray | None = None, size: int = 0
     ) -> tuple[IntArray, IntArray | None]:
         """``columns`` of ``group_fields`` per group of ``g`` as one table, ``[groups, columns]``
         (``row_major``) or ``[columns, groups]``: every mention count and match level of every
@@ -525,9 +532,10 @@ def count_grouped(
         column made and then copied into place), the token counts and whatever else (scaled
         credits, the error taxonomy, a matching over every pair) written in after. With
         ``inner_of`` (each group's inner key, row-major only) also the table summed per inner
-        key, ``[inner keys, columns]``: the same keys tallied once more under their group's inner
-        key, and each row written in after summed per inner key, where picking each inner key's
-        rows out of the table and summing them walked the whole table once per inner key."""
+        key, ``[size, columns]`` (at least as many rows as keys): the same keys tallied once
+        more under their group's inner key, and each row written in after summed per inner key,
+        where picking each inner key's rows out of the table and summing them walked the whole
+        table again."""
         n, m = g.size, len(columns)
         where = np.full(width, -1, dtype=np.int64)
         where[list(columns)] = np.arange(m)
@@ -577,7 +585,7 @@ def count_grouped(
         summed = None
         if inner_of is not None:
             assert row_major
-            size = int(inner_of.max(initial=-1)) + 1
+            size = max(size, int(inner_of.max(initial=-1)) + 1)
             summed = np.bincount(inner_of[flat // m] * m + flat % m, minlength=size * m).reshape(size, m)
 
         def put(i: int, row: IntArray) -> None:
@@ -674,9 +682,12 @@ def count_grouped(
         disc_groups = _discontinuous_groups(strict_tally, reference, predicted, discontinuous, groups)
 
     per_type_group = None
+    outer_summed = None
     if type_groups is not None and type_columns is not None:
         # Read by column (the histogram, the sums per document): the transpose of a row per column.
         per_type_group = table_of(type_groups, type_columns, False)[0].T
+    elif type_groups is not None and group_columns is not None and type_outer is not None:
+        per_type_group, outer_summed = table_of(type_groups, group_columns, True, *type_outer)
     elif type_groups is not None:
         per_type_group = grouped(type_groups) if group_columns is None else grouped_by(type_groups, group_columns)[0]
     details = None
@@ -702,7 +713,7 @@ def count_grouped(
             rest_together(later, [t for t in more_totals if t is not None], group_columns)
     return Counted(
         counts.without_empty_types(), details, taxonomy, pairs, per_group, per_type_group, more, disc_groups,
-        more_totals,
+        more_totals, outer_summed,
     )
 
 
