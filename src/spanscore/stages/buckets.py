@@ -631,28 +631,79 @@ def _words_of(text: Text) -> _Words:
     return words
 
 
+# The reference's buckets of the last chunk assigned, while its reference and text live: systems
+# counted side by side share one reference (``engines.paired``), whose mentions' buckets (their
+# keys found in TRAIN) are then assigned once, not per system.
+_last_reference: (
+    tuple[weakref.ref[Spans], weakref.ref[Text], tuple[Attribute, ...], TrainIndex | None, list[IntArray]] | None
+) = None
+
+
+def _reference_buckets(
+    attributes: tuple[Attribute, ...], reference: Spans, text: Text, index: TrainIndex | None
+) -> list[IntArray] | None:
+    last = _last_reference
+    if last is None or last[0]() is not reference or last[1]() is not text:
+        return None
+    return last[4] if last[2] == attributes and last[3] is index else None
+
+
+def _keep_reference(
+    attributes: tuple[Attribute, ...], reference: Spans, text: Text, index: TrainIndex | None, out: list[IntArray]
+) -> None:
+    global _last_reference
+    for bucket in out:  # shared by every system's count of the chunk: never written
+        bucket.setflags(write=False)
+    try:
+        _last_reference = (weakref.ref(reference), weakref.ref(text), attributes, index, out)
+    except TypeError:  # a text that takes no weak reference is not remembered
+        _last_reference = None
+
+
 def assign(
     attributes: Sequence[Attribute], reference: Spans, predicted: Spans, text: Text, index: TrainIndex | None
 ) -> list[tuple[IntArray, IntArray]]:
     """For each attribute, the bucket of every reference and every predicted mention."""
+    attributes = tuple(attributes)
+    if any(a.name in SENTENCE_ATTRIBUTES for a in attributes):
+        return _assign(attributes, reference, predicted, text, index)
+    # Mention attributes alone: a mention's bucket reads only its own side, so the reference's
+    # are the same for every system counted against it.
+    known = _reference_buckets(attributes, reference, text, index)
+    if known is not None:
+        mine = _assign(attributes, None, predicted, text, index)
+        return [(ref, pred) for ref, (_, pred) in zip(known, mine, strict=True)]
+    out = _assign(attributes, reference, predicted, text, index)
+    _keep_reference(attributes, reference, text, index, [ref for ref, _ in out])
+    return out
+
+
+def _assign(
+    attributes: tuple[Attribute, ...], reference: Spans | None, predicted: Spans, text: Text, index: TrainIndex | None
+) -> list[tuple[IntArray, IntArray]]:
+    """``assign``; without a ``reference`` (mention attributes only), the predicted mentions'
+    buckets alone, each beside an empty array."""
     keyed = index is not None and any(a.name in _KEYED for a in attributes)
     words: _Words | None = None
+    sides_read = (predicted,) if reference is None else (reference, predicted)
     if not any(a.name in SENTENCE_ATTRIBUTES for a in attributes) and keyed:
         # Only mentions' keys are read: the words inside them, not the whole text's.
-        words = _Words.inside(text, (reference, predicted))
+        words = _Words.inside(text, sides_read)
     if words is None and (keyed or any(a.name in SENTENCE_ATTRIBUTES for a in attributes)):
         words = _words_of(text)
-    sides: tuple[_Side, _Side] | tuple[None, None] = (None, None)
+    ref_side: _Side | None = None
+    pred_side: _Side | None = None
     if index is not None and words is not None and keyed:
-        sides = (_Side.of(reference, text, words, index), _Side.of(predicted, text, words, index))
+        ref_side = None if reference is None else _Side.of(reference, text, words, index)
+        pred_side = _Side.of(predicted, text, words, index)
     out = []
+    nothing = np.zeros(0, dtype=np.int64)
     for a in attributes:
         if a.name in SENTENCE_ATTRIBUTES:
-            assert words is not None
+            assert words is not None and reference is not None
             per_unit = a.assign(_sentence_values(a.name, _Context(words, reference), index))
             out.append((per_unit[reference.unit], per_unit[predicted.unit]))
         else:
-            out.append(
-                (_mention_buckets(a, reference, sides[0], index), _mention_buckets(a, predicted, sides[1], index))
-            )
+            ref = nothing if reference is None else _mention_buckets(a, reference, ref_side, index)
+            out.append((ref, _mention_buckets(a, predicted, pred_side, index)))
     return out

@@ -305,6 +305,9 @@ class Counted:
     # With ``group_columns``, every statistic of each inner key (bucket) of each of
     # ``more_groups`` that has ``Groups.inner``: [inner, len(group_fields(...))], over documents
     more_totals: tuple[IntArray | None, ...] = ()
+    # ``type_groups``' table summed per outer key (``count_grouped``'s ``type_outer``): each
+    # document's row, the sum of its rows per type.
+    type_outer: IntArray | None = None
 
 
 @functools.cache  # every chunk asks for them
@@ -353,6 +356,7 @@ def count_grouped(
     more_groups: tuple[Groups, ...] = (),
     type_columns: Sequence[int] | None = None,
     group_columns: Sequence[int] | None = None,
+    type_outer: tuple[IntArray, int] | None = None,
 ) -> Counted:
     """``count``, and with ``groups`` every statistic per group too (summed over types); with
     ``type_groups`` as well, per group of that second grouping (a document and a type, say), and
@@ -362,7 +366,10 @@ def count_grouped(
     per column; ``group_columns`` the same for ``groups``, ``type_groups`` (without
     ``type_columns``) and each of ``more_groups``, row-major,
     and each of ``more_groups`` with ``Groups.inner`` also summed per inner key over every column
-    (``Counted.more_totals``: the error taxonomy counted per inner key alone)."""
+    (``Counted.more_totals``: the error taxonomy counted per inner key alone). ``type_outer``
+    (each type group's outer key, a document, and their number), with ``group_columns`` and no
+    ``type_columns``: ``type_groups``' table summed per outer key too (``Counted.type_outer``),
+    as it is counted."""
     if reference.types != predicted.types:
         raise OptionError("reference and predicted spans must share one type vocabulary")
     types = reference.types
@@ -516,12 +523,19 @@ def count_grouped(
     width = len(group_fields(names))
     blocks = (*(chosen[name] for name in names), *(scheme_chosen[s.name] for s in SCHEMES))
 
-    def table_of(g: Groups, columns: Sequence[int], row_major: bool) -> IntArray:
+    def table_of(
+        g: Groups, columns: Sequence[int], row_major: bool, inner_of: IntArray | None = None, size: int = 0
+    ) -> tuple[IntArray, IntArray | None]:
         """``columns`` of ``group_fields`` per group of ``g`` as one table, ``[groups, columns]``
         (``row_major``) or ``[columns, groups]``: every mention count and match level of every
         criterion and scheme tallied by one bincount over a key of group and column (no row per
         column made and then copied into place), the token counts and whatever else (scaled
-        credits, the error taxonomy, a matching over every pair) written in after."""
+        credits, the error taxonomy, a matching over every pair) written in after. With
+        ``inner_of`` (each group's inner key, row-major only) also the table summed per inner
+        key, ``[size, columns]`` (at least as many rows as keys): the same keys tallied once
+        more under their group's inner key, and each row written in after summed per inner key,
+        where picking each inner key's rows out of the table and summing them walked the whole
+        table again."""
         n, m = g.size, len(columns)
         where = np.full(width, -1, dtype=np.int64)
         where[list(columns)] = np.arange(m)
@@ -568,23 +582,32 @@ def count_grouped(
         flat = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
         table = np.bincount(flat, minlength=n * m).astype(np.int64, copy=False)
         table = table.reshape((n, m) if row_major else (m, n))
+        summed = None
+        if inner_of is not None:
+            assert row_major
+            size = max(size, int(inner_of.max(initial=-1)) + 1)
+            summed = np.bincount(inner_of[flat // m] * m + flat % m, minlength=size * m).reshape(size, m)
+
+        def put(i: int, row: IntArray) -> None:
+            if row_major:
+                table[:, where[i]] = row
+            else:
+                table[where[i]] = row
+            if summed is not None and inner_of is not None:
+                # Counts a chunk holds sum exactly in float64 (far below 2^53).
+                summed[:, where[i]] = np.bincount(inner_of, weights=row, minlength=summed.shape[0])
+
         wanted_tokens = [i for i in tokens if where[i] >= 0]
         wanted_rest = {i for i in rest if where[i] >= 0}
         if wanted_tokens:
             for i, row in enumerate(token_counts(g.reference, g.predicted, n), start=at):
                 if where[i] >= 0:
-                    if row_major:
-                        table[:, where[i]] = row
-                    else:
-                        table[where[i]] = row
+                    put(i, row)
         if wanted_rest:
             for i, row in group_rows(g, wanted_rest).items():
                 if i in wanted_rest:
-                    if row_major:
-                        table[:, where[i]] = row
-                    else:
-                        table[where[i]] = row
-        return table
+                    put(i, row)
+        return table, summed
 
     def filled(rows: dict[int, IntArray], columns: Sequence[int], n: int) -> IntArray:
         """The rows per column as a row-major table, filled column by column: a transposing
@@ -605,15 +628,15 @@ def count_grouped(
         error taxonomy (and any other column not counted per group) counted per inner key, or
         left to count with other groupings' where ``later`` takes the inner keys' groups."""
         inner = g.inner
-        table = table_of(g, columns, True)
+        table, summed = table_of(g, columns, True, g.inner_of if inner > 0 else None)
         if inner <= 0:
             return table, None
         cols = list(columns)
         totals = np.zeros((inner, width), dtype=np.int64)
         if g.inner_of is not None:
-            # A few inner keys (buckets): each one's rows summed apart.
-            for k in range(inner):
-                totals[k, cols] = table[g.inner_of == k].sum(axis=0)
+            # A few inner keys (buckets): each one's rows summed as the table is counted.
+            assert summed is not None
+            totals[: summed.shape[0], cols] = summed
             per_inner = Groups(g.inner_of[g.reference], g.inner_of[g.predicted], inner)
         else:
             # Summed over the outer keys in one reduction of long rows (a row per outer key of every
@@ -659,9 +682,12 @@ def count_grouped(
         disc_groups = _discontinuous_groups(strict_tally, reference, predicted, discontinuous, groups)
 
     per_type_group = None
+    outer_summed = None
     if type_groups is not None and type_columns is not None:
         # Read by column (the histogram, the sums per document): the transpose of a row per column.
-        per_type_group = table_of(type_groups, type_columns, False).T
+        per_type_group = table_of(type_groups, type_columns, False)[0].T
+    elif type_groups is not None and group_columns is not None and type_outer is not None:
+        per_type_group, outer_summed = table_of(type_groups, group_columns, True, *type_outer)
     elif type_groups is not None:
         per_type_group = grouped(type_groups) if group_columns is None else grouped_by(type_groups, group_columns)[0]
     details = None
@@ -687,7 +713,7 @@ def count_grouped(
             rest_together(later, [t for t in more_totals if t is not None], group_columns)
     return Counted(
         counts.without_empty_types(), details, taxonomy, pairs, per_group, per_type_group, more, disc_groups,
-        more_totals,
+        more_totals, outer_summed,
     )
 
 

@@ -238,6 +238,7 @@ def count_twins_apart(
     more_groups: tuple[Groups, ...] = (),
     type_columns: Sequence[int] | None = None,
     group_columns: Sequence[int] | None = None,
+    type_outer: tuple[IntArray, int] | None = None,
 ) -> tuple[Counted, Spans, Spans]:
     """``count_grouped(reference, predicted, options, ...)`` with the mentions that match their twin
     exactly (``twins``) counted from their types and lengths, and only the others matched; with
@@ -245,14 +246,14 @@ def count_twins_apart(
     Most mentions of a real prediction have such a twin, and matching is the count's cost. With
     ``keep_details``, the twins' pairs are put back among the others': the pairs and matchings
     (and the details) are the whole sides' and index them, as ``count_grouped``'s do. The
-    groupings (``groups``, ``type_groups``, ``more_groups``, as ``count_grouped`` takes them, for
+    groupings (``groups``, ``type_groups``, ``more_groups``, ``type_outer``, as ``count_grouped`` takes them, for
     mentions without pieces and without a learned credit) are counted so too: each group's
     tables get its twins' share from a count and a sum of lengths per group and side."""
     found = twins(reference, predicted)
     if found is None or not found[0].any():
         whole = count_grouped(
             reference, predicted, options, keep_details=keep_details, groups=groups, type_groups=type_groups,
-            more_groups=more_groups, type_columns=type_columns, group_columns=group_columns,
+            more_groups=more_groups, type_columns=type_columns, group_columns=group_columns, type_outer=type_outer,
         )  # fmt: skip
         return whole, reference, predicted
     ref_twin, pred_twin = found
@@ -267,6 +268,7 @@ def count_twins_apart(
         more_groups=tuple(_others(g, ref_twin, pred_twin) for g in more_groups),
         type_columns=type_columns,
         group_columns=group_columns,
+        type_outer=type_outer,
     )
     if keep_details:
         counted, r, p = _twins_back(counted, reference, predicted, ref_twin, pred_twin), reference, predicted
@@ -297,6 +299,10 @@ def count_twins_apart(
     if type_groups is not None and counted.type_groups is not None:
         cols = type_columns if type_columns is not None else group_columns
         share.add(counted.type_groups, every if cols is None else cols, type_groups)
+        if type_outer is not None and counted.type_outer is not None:
+            outer = type_outer[0]
+            by_outer = Groups(outer[type_groups.reference], outer[type_groups.predicted], type_outer[1])
+            share.add(counted.type_outer, every if cols is None else cols, by_outer)
     for g, table, totals in zip(
         more_groups, counted.more_groups, counted.more_totals or (None,) * len(more_groups), strict=True
     ):
@@ -468,6 +474,11 @@ def count_part(
         pair_keys = np.flatnonzero(seen)
         rank = np.cumsum(seen) - 1
         type_groups = Groups(rank[ref_key], rank[pred_key], int(pair_keys.shape[0]))
+    # Each document's row summed from its rows per type as they are counted (a bincount of their
+    # keys under the document), where summing the table's rows walked it again afterwards.
+    type_outer = None
+    if by_types and wanted.scored_groups and not wanted.histogram:
+        type_outer = (pair_keys // n_types, n_docs)
     keep = wanted.details or bool(wanted.rows)
     plain = learned is None and groups is None and type_groups is None and not wanted.buckets and not fragments
     # The columns per group: none is counted in a plain count.
@@ -487,12 +498,12 @@ def count_part(
         if learned is None and not fragments:  # each group's twins added by their share, not matched
             counted, r, p = count_twins_apart(
                 r, p, options, keep_details=keep, groups=groups, type_groups=type_groups, more_groups=more_groups,
-                type_columns=type_columns, group_columns=group_columns,
+                type_columns=type_columns, group_columns=group_columns, type_outer=type_outer,
             )  # fmt: skip
         else:
             counted = count_grouped(
                 r, p, options, learned=learned, keep_details=keep, groups=groups, type_groups=type_groups,
-                more_groups=more_groups, type_columns=type_columns, group_columns=group_columns,
+                more_groups=more_groups, type_columns=type_columns, group_columns=group_columns, type_outer=type_outer,
             )  # fmt: skip
     counts = counted.counts
     counts.documents, counts.sentences, counts.tokens = data.documents, data.sentences, data.tokens
@@ -507,6 +518,8 @@ def count_part(
         present = np.flatnonzero(np.bincount(data.doc_key, minlength=n_docs))
         rows_by_type = TypeRows(pair_keys // n_types, pair_keys % n_types, tuple(r.types), type_stats)
         state, per_document = DocState.of_type_rows(present, rows_by_type, fields, data.doc_unit), None
+    elif by_types and counted.type_outer is not None:
+        per_document = counted.type_outer
     elif by_types and type_stats is not None:
         per_document = np.zeros((n_docs, len(fields)), dtype=np.int64)
         if pair_keys.shape[0]:
