@@ -612,16 +612,21 @@ def _bootstrap_tables(
                     draws.sampler.prepare()
             queued.append((table, parts))
         for table, parts in queued:
-            # Each resample's totals: every family's columns its own resampled sums.
-            totals = np.tile(table.total, (resamples, 1))
+            # Each resample's totals: every family's columns its own resampled sums; and last the
+            # corpus's own totals, whose scores are the point values (every score is computed
+            # row by row, element-wise, so a row's scores are the same bits in any table: one
+            # call instead of two, ``_point``'s).
+            totals = np.tile(table.total, (resamples + 1, 1))
             for cols, drawn in parts:
-                totals[:, cols] = np.concatenate([blocks.result(block) for block in drawn])
+                totals[:resamples, cols] = np.concatenate([blocks.result(block) for block in drawn])
             scores = score_totals(totals, table.fields, zd, credit, beta)
-            point = _point(table, zd, credit, beta)
+            point = {name: {m: float(block[m][resamples]) for m in metrics_of(beta)} for name, block in scores.items()}
             # Every interval of the table from one sort of all its scores' resamples (``_interval``'s
             # bits: the same order statistics and interpolation).
             keys = [(name, m) for name in point for m in metrics_of(beta)]
-            bounds = dict(zip(keys, _percentiles([scores[n][m] for n, m in keys], resampling.level), strict=True))
+            bounds = dict(
+                zip(keys, _percentiles([scores[n][m][:resamples] for n, m in keys], resampling.level), strict=True)
+            )
             out.append(
                 {name: {m: _bounded(bounds[(name, m)], point[name][m]) for m in metrics_of(beta)} for name in point}
             )
