@@ -56,6 +56,7 @@ from ..stages.documents import (
     DocCounts,
     DocState,
     Histogram,
+    Repeats,
     TypeRows,
     compact_rows,
     scored_columns,
@@ -202,7 +203,8 @@ def histogram_of(docs: DocCounts | Histogram, credit: str) -> Histogram:
     if isinstance(docs, Histogram):
         whole = docs.compacted()
         if fields == whole.fields:  # its rows are distinct and sorted already: no sort again
-            return Histogram(np.ascontiguousarray(compact_rows(whole.rows)), whole.counts, fields)
+            rows = np.ascontiguousarray(compact_rows(whole.rows))
+            return Histogram(rows, whole.counts, fields, repeats=whole.repeats)
         return Histogram.of(whole.rows[:, cols], fields, whole.counts)
     return Histogram.of(np.take(docs.stats, cols, axis=1), fields)
 
@@ -563,7 +565,9 @@ def _draw_parts(hist: Histogram, table: _Table) -> list[tuple[str, list[int], _T
     narrowed = {
         name: (cols, narrow, Draws(narrow.counts))
         for name, cols in interval_families(hist.fields).items() if name
-        for narrow in [Histogram.of(hist.rows[:, cols], tuple(hist.fields[i] for i in cols), hist.counts)]
+        for narrow in [Histogram.of(
+            hist.rows[:, cols], tuple(hist.fields[i] for i in cols), hist.counts, _kept_repeats(hist, cols)
+        )]
     }
     # Drawn apart only where that is cheaper: each family's draws have a cost of their own (the
     # top-up of its Poisson counts), which a small histogram's whole draws may not exceed.
@@ -574,6 +578,18 @@ def _draw_parts(hist: Histogram, table: _Table) -> list[tuple[str, list[int], _T
         (name, cols, _Table(narrow.rows, narrow.counts, narrow.fields), draws)
         for name, (cols, narrow, draws) in narrowed.items()
     ]
+
+
+def _kept_repeats(hist: Histogram, cols: list[int]) -> Repeats | None:
+    """The columns of ``hist`` known to repeat an earlier one (``Histogram.repeats``) that
+    ``cols`` (in increasing order) keeps with the column they repeat, as positions among
+    ``cols``: the narrowing's rows then sort and group on fewer bits, and the same (a column
+    equal to an earlier one in every row decides no order and splits no group)."""
+    if not hist.repeats:
+        return None
+    at = {c: i for i, c in enumerate(cols)}
+    kept = tuple((at[j], at[i]) for j, i in hist.repeats if j in at and i in at and i < j)
+    return kept or None
 
 
 def resampled_totals(
