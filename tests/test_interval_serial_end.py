@@ -166,3 +166,24 @@ def test_repeats_whose_column_is_left_out_are_dropped() -> None:
     assert _kept_repeats(hist, [2, 3, 4]) is None
     no_repeats = Histogram(rows, np.array([3, 1, 2]), ("a", "b", "c", "d", "e"))
     assert _kept_repeats(no_repeats, [0, 2]) is None
+
+
+def test_tables_side_by_side_or_apart_hold_the_same_bounds() -> None:
+    # Rates of two lengths of table, in order (each part's tables side by side: written as one
+    # slice) and alternating (each part's tables apart: written one by one); the same parts.
+    rng = np.random.default_rng(5)
+    short, long = np.sort(rng.uniform(3, 4, 6)), np.sort(rng.uniform(600, 700, 6))
+    apart = np.ravel(np.column_stack((short, long)))
+    side = np.concatenate((short, long))
+    made = {}
+    for name, rates in (("apart", apart), ("side", side)):
+        lo, hi = poisson_support(rates)
+        tables = CountTables(lo, hi, functools.partial(_poisson_ratio, rates))
+        made[name] = {
+            float(r): tables.bounds[int(tables.start[t]) : int(tables.start[t] + hi[t] - lo[t] + 1)]
+            for t, r in enumerate(rates)
+        }
+    assert made["apart"].keys() == made["side"].keys()
+    for rate, bounds in made["side"].items():
+        assert np.array_equal(made["apart"][rate], bounds)
+        assert np.all(np.diff(bounds) >= 0) and bounds[-1] == 1 << UNIFORM_BITS

@@ -1109,7 +1109,11 @@ class CountTables:
             above = _ONE - np.floor((np.cumsum(p[:, ::-1], axis=1)[:, ::-1] - p) * _ONE)
             mode = np.argmax(p, axis=1)
             k = np.where(col < mode[:, None], below, above).astype(np.int64)
-            bounds[(self.start[these, None] + col)[held]] = k[held]
+            first, last = int(these[0]), int(these[-1])
+            if last - first + 1 == these.shape[0]:  # tables side by side (as sorted rates make them)
+                bounds[int(self.start[first]) : int(self.start[last] + length[last])] = k[held]
+            else:
+                bounds[(self.start[these, None] + col)[held]] = k[held]
         self.bounds = bounds
         # Every table's bounds in one sorted array. (Each table's own numbers are repeated over
         # its counts, rather than gathered by an array of each count's table: the same integers,
