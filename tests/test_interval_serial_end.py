@@ -27,6 +27,7 @@ from spanscore.analysis.significance import (
     _distinct_columns,
     _kept_repeats,
     _poisson_ratio,
+    _Sampler,
     histogram_of,
     interval_families,
     poisson_support,
@@ -187,3 +188,29 @@ def test_tables_side_by_side_or_apart_hold_the_same_bounds() -> None:
     for rate, bounds in made["side"].items():
         assert np.array_equal(made["apart"][rate], bounds)
         assert np.all(np.diff(bounds) >= 0) and bounds[-1] == 1 << UNIFORM_BITS
+
+
+def pooled_recounted(sampler: _Sampler, rng: np.random.Generator, wanted: np.ndarray) -> np.ndarray:
+    """``_Sampler._pooled`` with each resample's sum counted again from its rows after each
+    redraw (as it was before the sums were kept): the same draws in the same order."""
+    k = sampler.share.shape[0]
+    counts = sampler._poisson(rng, wanted)
+    over = np.flatnonzero(counts.sum(axis=1) > wanted)
+    while over.shape[0]:
+        counts[over] = sampler._poisson(rng, wanted[over])
+        over = over[counts[over].sum(axis=1) > wanted[over]]
+    for r, missing in enumerate((wanted - counts.sum(axis=1)).tolist()):
+        documents = rng.integers(0, sampler.pooled, size=missing)  # the same words as in pieces
+        counts[r] += np.bincount(np.searchsorted(sampler.cumulative, documents, side="right"), minlength=k)
+    return counts
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pooled_counts_keep_their_sums_as_rows_are_drawn_again(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(3, 400, size=300)
+    sampler = _Sampler(counts)
+    wanted = sampler.pooled - rng.integers(0, 40, size=256)
+    got = sampler._pooled(np.random.default_rng(seed + 10), wanted.copy())
+    assert np.array_equal(got.sum(axis=1), wanted)
+    assert np.array_equal(got, pooled_recounted(sampler, np.random.default_rng(seed + 10), wanted.copy()))

@@ -1375,11 +1375,14 @@ class _Sampler:
         """A multinomial over the pooled rows (``share``) of ``wanted[r]`` draws, for each resample ``r``."""
         k = self.share.shape[0]
         counts = self._poisson(rng, wanted)
-        over = np.flatnonzero(counts.sum(axis=1) > wanted)
+        sums = counts.sum(axis=1)  # each resample's, kept as its rows are drawn again
+        over = np.flatnonzero(sums > wanted)
         while over.shape[0]:  # about one resample in fifteen (``MARGIN``)
-            counts[over] = self._poisson(rng, wanted[over])
-            over = over[counts[over].sum(axis=1) > wanted[over]]
-        missing = wanted - counts.sum(axis=1)
+            again = self._poisson(rng, wanted[over])
+            counts[over] = again
+            sums[over] = again.sum(axis=1)
+            over = over[sums[over] > wanted[over]]
+        missing = wanted - sums
         # The top-up's single draws (about ``MARGIN`` standard deviations a resample, which grow
         # with the square root of the corpus), ``TOP_UP_PIECE`` at a time: the working arrays keep
         # one size whatever the corpus, and the numbers are the same as in one call (numpy's
