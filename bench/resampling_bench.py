@@ -2,7 +2,7 @@
 """The resampling alone: intervals and paired tests timed in process, from the histograms the
 commands build (a script, not a test).
 
-    python bench/resampling_bench.py [--sentences 100000] [--repeat 5] [--baseline SRC] [--keep DIR]
+    python bench/resampling_bench.py [--sentences 100000] [--repeat 5] [--baseline SRC] [--keep DIR] [--steps]
 
 Runs ``evaluate --ci 0.95``, ``compare A B`` and ``compare A B --buckets length,seen --per-type``
 once each (the corpora of bench/intervals_bench.py) and keeps the histograms their intervals and
@@ -10,7 +10,9 @@ paired tests start from; then times only those (``_bootstrap_tables``, ``compare
 one thread (``serial``: the work done) and as the command line runs them (``default``: threads
 where the draws are many), best wall and CPU seconds of ``--repeat``. ``--baseline SRC`` times
 another checkout's ``src`` on the same histograms, alternating with this one, so both share the
-machine's load. The numbers printed are the seconds; the outputs are the commands'.
+machine's load. The numbers printed are the seconds; the outputs are the commands'. ``--steps``
+adds, in one thread, each step's best thread CPU milliseconds (the Poisson tables inside the common
+rows' draws, those inside the blocks drawn).
 """
 
 from __future__ import annotations
@@ -82,13 +84,40 @@ def run():
         s._bootstrap_tables(jobs, **kw)
     for joints, names, kw in store["compare"]:
         s.compare_histograms(joints, names, **kw)
-wall, work = float("inf"), float("inf")
+STEPS = {  # (owner, name): the steps timed apart with --steps (thread CPU, in one thread)
+    ("s", "_draw_parts"): "narrowings, samplers",
+    ("s", "_distinct_columns"): "repeated columns",
+    ("s.CountTables", "__init__"): "Poisson tables",
+    ("s._Sampler", "_pooled"): "common rows' draws",
+    ("s", "_tallies"): "rare rows' tallies",
+    ("s._Table", "drawn_sums"): "blocks drawn",
+    ("s", "score_totals"): "scores",
+    ("s", "_percentiles"): "percentiles",
+}
+spent = {}
+if len(sys.argv) > 4 and sys.argv[4] == "steps":
+    def timed(f, label):
+        @functools.wraps(f)
+        def step(*a, **k):
+            t = time.thread_time()
+            try:
+                return f(*a, **k)
+            finally:
+                spent[label] = spent.get(label, 0.0) + time.thread_time() - t
+        return step
+    for (owner, name), label in STEPS.items():
+        holder = eval(owner, {"s": s})
+        if hasattr(holder, name):
+            setattr(holder, name, timed(getattr(holder, name), label))
+wall, work, best = float("inf"), float("inf"), {}
 for _ in range(repeat):
+    spent.clear()
     w, c = time.perf_counter(), cpu()
     with one_blas_thread():
         run()
     wall, work = min(wall, time.perf_counter() - w), min(work, cpu() - c)
-print(f"{wall:.3f} {work:.3f}")
+    best = {k: min(best.get(k, float("inf")), v) for k, v in spent.items()}
+print(f"{wall:.3f}", f"{work:.3f}", *(f"{k}={v * 1e3:.2f}" for k, v in best.items()), sep="\t")
 """
 
 
@@ -98,6 +127,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--baseline", default="", help="another checkout's src folder, timed beside this one")
     ap.add_argument("--keep", default="", help="a folder for the corpora and histograms (made once, then reused)")
+    ap.add_argument(
+        "--steps", action="store_true",
+        help="also time each step of the resampling in one thread (best CPU ms of each, nested steps included)",
+    )
     args = ap.parse_args()
     from intervals_bench import SYNTH, fix_tokens
 
@@ -130,11 +163,15 @@ def main() -> None:
             for mode in ("serial", "default"):
                 for label, src in sources:
                     env = {**os.environ, "PYTHONPATH": src}
+                    steps = ["steps"] if args.steps and mode == "serial" else []
                     out = subprocess.run(
-                        [sys.executable, "-c", TIME, str(state), mode, str(args.repeat)],
+                        [sys.executable, "-c", TIME, str(state), mode, str(args.repeat), *steps],
                         env=env, check=True, capture_output=True, text=True,
-                    ).stdout.split()
+                    ).stdout.split("\t")
                     print(f"{name:46} {label:9} {mode:8} {float(out[0]):7.3f} {float(out[1]):7.3f}")
+                    for step in out[2:]:
+                        what, ms = step.strip().split("=")
+                        print(f"    {what:42} {float(ms):7.2f} ms")
 
 
 if __name__ == "__main__":
