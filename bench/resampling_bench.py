@@ -89,6 +89,8 @@ STEPS = {  # (owner, name): the steps timed apart with --steps (thread CPU, in o
     ("s", "_distinct_columns"): "repeated columns",
     ("s.CountTables", "__init__"): "Poisson tables",
     ("s._Sampler", "_pooled"): "common rows' draws",
+    ("s.CountTables", "draw"): "of which Poisson lookups",
+    ("s._Sampler", "_top_up"): "of which the top-up",
     ("s", "_tallies"): "rare rows' tallies",
     ("s._Table", "drawn_sums"): "blocks drawn",
     ("s", "score_totals"): "scores",

@@ -1373,7 +1373,6 @@ class _Sampler:
 
     def _pooled(self, rng: np.random.Generator, wanted: IntArray) -> IntArray:
         """A multinomial over the pooled rows (``share``) of ``wanted[r]`` draws, for each resample ``r``."""
-        k = self.share.shape[0]
         counts = self._poisson(rng, wanted)
         sums = counts.sum(axis=1)  # each resample's, kept as its rows are drawn again
         over = np.flatnonzero(sums > wanted)
@@ -1382,7 +1381,13 @@ class _Sampler:
             counts[over] = again
             sums[over] = again.sum(axis=1)
             over = over[sums[over] > wanted[over]]
-        missing = wanted - sums
+        self._top_up(rng, counts, wanted - sums)
+        out: IntArray = counts
+        return out
+
+    def _top_up(self, rng: np.random.Generator, counts: IntArray, missing: IntArray) -> None:
+        """``missing[r]`` single draws over the pooled rows added to row ``r`` of ``counts``."""
+        k = self.share.shape[0]
         # The top-up's single draws (about ``MARGIN`` standard deviations a resample, which grow
         # with the square root of the corpus), ``TOP_UP_PIECE`` at a time: the working arrays keep
         # one size whatever the corpus, and the numbers are the same as in one call (numpy's
@@ -1409,8 +1414,6 @@ class _Sampler:
             # (docs/benchmarks.md).
             picked += np.repeat(np.arange(last + 1 - first) * k, taken)
             counts[first : last + 1] += np.bincount(picked, minlength=(last + 1 - first) * k).reshape(-1, k)
-        out: IntArray = counts
-        return out
 
 
 def _poisson_ratio(rates: FloatArray, k: IntArray, table: IntArray) -> FloatArray:
