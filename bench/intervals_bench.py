@@ -4,7 +4,7 @@ not a test): each command in a fresh process, ``--repeat`` rounds, and its ratio
 ``evaluate --json`` measured in the same rounds.
 
     python bench/intervals_bench.py [--sentences 100000] [--repeat 3] [--jobs 0] [--only ci,compare A B --json]
-                                    [--baseline SRC]
+                                    [--baseline SRC] [--split]
 
 The corpus is ../shared/tools/synth_corpus.py's (a system output beside it); compare's second
 system is a second synthetic output (``--seed 2``) over the same reference, and ``seen`` reads a
@@ -18,7 +18,11 @@ the plain count and then every command once for the baseline and once for this c
 goes first alternates from round to round). Printed per command: the best wall and CPU seconds of
 the rounds, the median of the rounds' ratios to the same side's plain count of the same round
 (wall and CPU), the largest peak memory, and the median wall and CPU seconds; and the load
-average when the rounds start and end.
+average when the rounds start and end. ``--split`` also prints the median CPU seconds of the
+process that ran the command (it counts chunks too, folds them and does the serial work after
+counting: the intervals' draws, the tables, the output) and of the processes it forked (the
+workers that count chunks), each command started through a launcher that notes its own CPU time
+as it exits.
 """
 
 from __future__ import annotations
@@ -35,18 +39,42 @@ from pathlib import Path
 SYNTH = Path(__file__).resolve().parents[2] / "shared" / "tools" / "synth_corpus.py"
 
 
-def run_once(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, float]:
+# ``--split``: the command run through this launcher, which writes the CPU seconds of the process
+# it runs in (not of the workers it forks: they inherit the hook, but only the first process
+# writes) where SPANSCORE_BENCH_SELF says, as the command line ends (always by ``os._exit``).
+LAUNCH = """
+import os, resource
+from spanscore.cli.main import run
+first, out, end = os.getpid(), os.environ["SPANSCORE_BENCH_SELF"], os._exit
+def noted(code):
+    if os.getpid() == first:
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        with open(out, "w") as f:
+            f.write(repr(used.ru_utime + used.ru_stime))
+    end(code)
+os._exit = noted
+run()
+"""
+
+
+def run_once(cmd: list[str], env: dict[str, str] | None = None, split: bool = False) -> tuple[float, ...]:
     """Wall seconds, CPU seconds (user and system, of the process and the workers it waited for:
     the work done, which a loaded machine disturbs less than the wall time) and peak RSS (MB) of
-    the largest process (GNU time's %M) of one run of ``cmd``."""
-    with tempfile.NamedTemporaryFile("r") as out:
+    the largest process (GNU time's %M) of one run of ``cmd``; with ``split``, also the CPU seconds
+    of the first process alone (``LAUNCH``; NaN where it did not end by ``os._exit``)."""
+    with tempfile.NamedTemporaryFile("r") as out, tempfile.NamedTemporaryFile("r") as mine:
+        if split:  # ``python -m spanscore.cli.main ARGS`` as ``python -c LAUNCH ARGS``
+            cmd = [cmd[0], "-c", LAUNCH, *cmd[3:]]
+            env = {**(env or os.environ), "SPANSCORE_BENCH_SELF": mine.name}
         start = time.perf_counter()
         subprocess.run(
             ["/usr/bin/time", "-f", "%U %S %M", "-o", out.name, *cmd], stdout=subprocess.DEVNULL, check=True, env=env
         )
         took = time.perf_counter() - start
         user, system, rss = out.read().split()[-3:]
-    return took, float(user) + float(system), int(rss) / 1024
+        first = float(mine.read() or "nan")
+    found = (took, float(user) + float(system), int(rss) / 1024)
+    return (*found, first) if split else found
 
 
 def measure(cmd: list[str], repeat: int) -> tuple[float, float, float]:
@@ -56,7 +84,7 @@ def measure(cmd: list[str], repeat: int) -> tuple[float, float, float]:
     return min(r[0] for r in runs), min(r[1] for r in runs), max(r[2] for r in runs)
 
 
-def summarise(rounds: list[dict[str, tuple[float, float, float]]], plain_of: dict[str, str]) -> dict[str, list[float]]:
+def summarise(rounds: list[dict[str, tuple[float, ...]]], plain_of: dict[str, str]) -> dict[str, list[float]]:
     """Per command of ``rounds`` (each round: a command's wall s, CPU s, peak MB): best wall s,
     median of the rounds' wall ratios to its plain count (``plain_of``: the plain command of the
     same side), best CPU s, median CPU ratio, largest peak MB, median wall s, median CPU s."""
@@ -66,10 +94,12 @@ def summarise(rounds: list[dict[str, tuple[float, float, float]]], plain_of: dic
         wall_ratio = statistics.median(r[name][0] / r[plain][0] for r in rounds)
         cpu_ratio = statistics.median(r[name][1] / r[plain][1] for r in rounds)
         out[name] = [
-            min(w for w, _, _ in runs), wall_ratio, min(c for _, c, _ in runs), cpu_ratio,
-            max(m for _, _, m in runs), statistics.median(w for w, _, _ in runs),
-            statistics.median(c for _, c, _ in runs),
+            min(r[0] for r in runs), wall_ratio, min(r[1] for r in runs), cpu_ratio,
+            max(r[2] for r in runs), statistics.median(r[0] for r in runs),
+            statistics.median(r[1] for r in runs),
         ]
+        if len(runs[0]) > 3:  # ``--split``: the first process's CPU and the others', medians
+            out[name] += [statistics.median(r[3] for r in runs), statistics.median(r[1] - r[3] for r in runs)]
     return out
 
 
@@ -84,6 +114,10 @@ def main() -> None:
         help="measure only the commands whose names hold one of these, comma-separated (and the plain one)",
     )
     ap.add_argument("--baseline", default="", help="another checkout's src folder, measured beside this one")
+    ap.add_argument(
+        "--split", action="store_true",
+        help="also print the median CPU seconds of the command's own process and of the workers it forked",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
@@ -125,28 +159,29 @@ def main() -> None:
             name for name in cases if name == plain_name or any(part in name for part in args.only.split(","))
         ]
         plain_of = {name + tag: plain_name + tag for name in chosen for tag, _ in sides}
-        rounds: list[dict[str, tuple[float, float, float]]] = []
+        rounds: list[dict[str, tuple[float, ...]]] = []
         load_start = os.getloadavg()
         for r in range(args.repeat):
-            done: dict[str, tuple[float, float, float]] = {}
+            done: dict[str, tuple[float, ...]] = {}
             order = sides if r % 2 == 0 else sides[::-1]
             for name in chosen:
                 for tag, path in order:
                     if name.startswith("evaluate --report"):
                         subprocess.run(["rm", "-rf", str(base / "report")], check=True)
-                    done[name + tag] = run_once(cases[name], {**os.environ, "PYTHONPATH": path})
+                    done[name + tag] = run_once(cases[name], {**os.environ, "PYTHONPATH": path}, args.split)
             rounds.append(done)
         load_end = os.getloadavg()
         print("load average at start " + ", ".join(f"{x:.2f}" for x in load_start)
               + "; at end " + ", ".join(f"{x:.2f}" for x in load_end) + " (1, 5, 15 minutes)")
         print(
             f"{'command':69} {'best s':>7} {'ratio':>6} {'cpu s':>6} {'ratio':>6} {'peak MB':>8}"
-            f" {'median s':>8} {'med cpu':>7}"
+            f" {'median s':>8} {'med cpu':>7}" + (f" {'1st cpu':>7} {'rest cpu':>8}" if args.split else "")
         )
         rows = summarise(rounds, plain_of)
-        for name, (took, ratio, cpu, cpu_ratio, peak, mid, mid_cpu) in rows.items():
+        for name, (took, ratio, cpu, cpu_ratio, peak, mid, mid_cpu, *split) in rows.items():
             print(
                 f"{name:69} {took:7.2f} {ratio:6.2f} {cpu:6.2f} {cpu_ratio:6.2f} {peak:8.0f} {mid:8.2f} {mid_cpu:7.2f}"
+                + "".join(f" {x:7.3f}" if i == 0 else f" {x:8.3f}" for i, x in enumerate(split))
             )
 
 
