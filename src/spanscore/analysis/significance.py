@@ -1462,13 +1462,14 @@ class _Family:
 class _Swaps:
     """The distinct nonzero differences between two systems' columns of a family, and how many
     documents have each: a randomisation trial swaps a binomial count of each one's documents
-    (documents where the systems agree move nothing)."""
+    (documents where the systems agree move nothing), drawn by ``_SwapCounts``."""
 
     def __init__(self, rows: IntArray, counts: IntArray) -> None:
-        self.draws = Draws(counts)
+        self.draws = _SwapCounts(counts)
         keep, self.expand = _distinct_columns(rows) if rows.shape[0] else ([], np.zeros(rows.shape[1], dtype=np.int64))
         self.distinct: FloatArray = np.ascontiguousarray(rows[:, keep], dtype=np.float64)
-        self.parts = self.draws.swap_rows(self.distinct)
+        # The rows in the order their counts are drawn (``_SwapCounts.order``).
+        self.ordered: FloatArray = np.ascontiguousarray(self.distinct[self.draws.order])
 
     def moved(self, swaps: FloatArray) -> FloatArray:
         if not self.distinct.shape[1]:
@@ -1477,11 +1478,109 @@ class _Swaps:
         return out
 
     def trials(self, rng: np.random.Generator, size: int) -> FloatArray:
-        """``moved(draws.swaps(rng, size))``: the same numbers, without the table of swaps."""
+        """What ``size`` randomisation trials move: ``moved`` of their swaps (``_SwapCounts.drawn``,
+        the rows in the order their counts are drawn), without the table put back in order."""
         if not self.distinct.shape[1]:
             return np.zeros((size, self.expand.shape[0]))
-        out: FloatArray = self.draws.swap_sums(rng, size, self.parts)[:, self.expand]
+        out: FloatArray = (self.draws.drawn(rng, size) @ self.ordered)[:, self.expand]
         return out
+
+
+BYTE_ROWS = 8  # documents a row may have to count its swaps in one random byte
+WORD_ROWS = 64  # ... in one random 64-bit word; larger rows look their counts up in binomial tables
+SWAP_TABLE_ENTRIES = 1 << 15  # counts the binomial tables of one set of differences hold, at most
+TABLE_ROWS = 4096  # documents of a row whose swaps are looked up, at most (larger: numpy's binomial)
+
+
+class _SwapCounts:
+    """How many of each row's documents each randomisation trial swaps: a binomial count of the
+    row's ``c`` documents, each swapped with probability 1/2, drawn with about as few random
+    bits as the count needs. A row of at most ``BYTE_ROWS`` documents counts the set bits of one
+    random byte masked to its documents, one of at most ``WORD_ROWS`` those of one random 64-bit
+    word (either is exactly binomial: ``c`` fair bits); a larger row's count is looked up in a
+    table of its binomial distribution (``CountTables``: its inverse distribution function on
+    the grid of the 53 random bits each count is drawn from, each bound within a few tens of
+    units of 2^-53 of the exact sum for the rows of up to ``TABLE_ROWS`` documents looked up),
+    or drawn by numpy's binomial where a row is larger or the tables would grow past
+    ``SWAP_TABLE_ENTRIES`` counts (the largest rows first). Every row of
+    a block in three or four generator calls; the counts depend on the rows' documents alone,
+    never on how the corpus was counted."""
+
+    def __init__(self, counts: IntArray) -> None:
+        self.counts = counts
+        self.k = int(counts.shape[0])
+        byte = np.flatnonzero(counts <= BYTE_ROWS)
+        word = np.flatnonzero((counts > BYTE_ROWS) & (counts <= WORD_ROWS))
+        large = np.flatnonzero(counts > WORD_ROWS)
+        large = large[np.argsort(counts[large], kind="stable")]
+        held, which = np.unique(counts[large], return_inverse=True)
+        lo, hi = binomial_support(held)
+        fits = min(
+            int(np.searchsorted(np.cumsum(hi - lo + 1), SWAP_TABLE_ENTRIES, side="right")),
+            int(np.searchsorted(held, TABLE_ROWS, side="right")),
+        )
+        looked_up = int(np.searchsorted(which, fits)) if fits < held.shape[0] else int(large.shape[0])
+        self.order = np.concatenate((byte, word, large)).astype(np.intp)
+        self.bytes, self.words, self.looked_up = int(byte.shape[0]), int(word.shape[0]), looked_up
+        self.byte_masks = ((1 << counts[byte]) - 1).astype(np.uint8)
+        self.word_masks = np.full(word.shape[0], np.iinfo(np.uint64).max, dtype=np.uint64)
+        partial = counts[word] < 64
+        self.word_masks[partial] = (np.uint64(1) << counts[word][partial].astype(np.uint64)) - np.uint64(1)
+        self.generated = counts[large[looked_up:]]
+        self._held, self._which = held[:fits], which[:looked_up]
+        self._tables: tuple[CountTables, _TableColumns] | None = None
+        self._lock = threading.Lock()
+
+    def prepare(self) -> None:
+        """The binomial tables made now, in this thread (as ``_Sampler.prepare``: no thread that
+        draws a block waits for another to make them)."""
+        if self._tables is None and self.looked_up and not self._lock.locked():
+            self._binomial_tables()
+
+    def _binomial_tables(self) -> tuple[CountTables, _TableColumns]:
+        """The looked-up rows' tables, one per distinct count, made on the first draw and shared
+        by the threads."""
+        with self._lock:
+            if self._tables is None:
+                held = self._held
+                tables = CountTables(*binomial_support(held), functools.partial(_binomial_ratio, held))
+                self._tables = tables, tables.columns(self._which.reshape(-1))
+            return self._tables
+
+    def drawn(self, rng: np.random.Generator, size: int) -> FloatArray:
+        """Each row's swaps in each of ``size`` trials, the rows in ``order``."""
+        out = np.empty((size, self.k))
+        b, w = self.bytes, self.words
+        if b:
+            # Little-endian bytes of the generator's words, whatever the machine's order.
+            raw = rng.bit_generator.random_raw((size, (b + 7) // 8)).astype("<u8", copy=False)
+            out[:, :b] = np.bitwise_count(raw.view(np.uint8)[:, :b] & self.byte_masks)
+        if w:
+            out[:, b : b + w] = np.bitwise_count(rng.bit_generator.random_raw((size, w)) & self.word_masks)
+        if self.looked_up:
+            tables, columns = self._binomial_tables()
+            out[:, b + w : b + w + self.looked_up] = tables.draw(rng, columns, size)
+        if self.generated.shape[0]:
+            out[:, b + w + self.looked_up :] = rng.binomial(self.generated, 0.5, size=(size, self.generated.shape[0]))
+        return out
+
+
+def binomial_support(counts: IntArray) -> tuple[IntArray, IntArray]:
+    """The swaps a binomial table of each row of ``counts`` documents holds (probability 1/2),
+    ``lo`` to ``hi``: by Hoeffding's bound the counts outside have a probability below
+    ``exp(-TAIL)`` on each side (``P(X - c/2 >= t) <= exp(-2 t^2 / c)``)."""
+    spread = np.sqrt(TAIL * counts / 2.0)
+    lo = np.maximum(0, np.floor(counts / 2.0 - spread)).astype(np.int64)
+    hi = np.minimum(counts, np.ceil(counts / 2.0 + spread)).astype(np.int64)
+    return lo, hi
+
+
+def _binomial_ratio(counts: IntArray, k: IntArray, table: IntArray) -> FloatArray:
+    """log(P(k) / P(k - 1)) of a binomial count of ``counts[table]`` fair draws: (c - k + 1) / k
+    (past ``c``, where a table's row is padded, the ratio only falls)."""
+    c = counts[table]
+    out: FloatArray = np.log(np.maximum(c - k + 1, 1)) - np.log(np.maximum(k, 1))
+    return out
 
 
 def _paired_rng(seed: int, stream: int, family: str, system: int, block: int) -> np.random.Generator:
@@ -1601,6 +1700,7 @@ def _queue_batch(
                 ]
                 pairs.append((j, f, s, swaps))
                 blocks.weigh(resampling.trials * swaps.draws.k)
+                swaps.draws.prepare()
     return fams, pairs, queued
 
 
