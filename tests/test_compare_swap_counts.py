@@ -228,7 +228,7 @@ def scheduler() -> Iterator[str]:
 
 
 @pytest.mark.parametrize("groups", [{}, {"per_type": True, "buckets": ["length"]}])
-def test_trials_are_the_same_for_every_jobs_chunk_and_engine(
+def test_compare_is_the_same_for_every_jobs_chunk_and_engine(
     synth: tuple[Path, Path, Path], scheduler: str, groups: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from spanscore.engines.dask_engine import DaskEngine

@@ -1419,6 +1419,138 @@ def _poisson_ratio(rates: FloatArray, k: IntArray, table: IntArray) -> FloatArra
     return out
 
 
+QUICK_BITS = 12  # a count's first random bits, which alone decide it in almost every case
+
+
+class _QuickCounts:
+    """``CountTables``' counts of each column's table, the same distribution, drawn from fewer
+    random bits. A count's 53-bit uniform is drawn in two parts: its first ``QUICK_BITS`` bits
+    pick one of ``2^QUICK_BITS`` equal bins of the table's grid, and where no bound of the table
+    falls inside the bin (the count is the same for every uniform in it: all but a few bins) the
+    bin's count is read from a small table of each table's bins; only where a bound falls inside
+    are the other 41 bits drawn, and the count looked up in the tables as ``CountTables`` does.
+    So each count is the smallest ``k`` with ``j < K(k)`` for a uniform ``j`` of 53 bits, as
+    ``CountTables.draw`` draws it, from 16 random bits where that call takes 64, and one small
+    gather where it takes two and a search."""
+
+    def __init__(self, tables: CountTables, columns: _TableColumns) -> None:
+        self.tables, self.columns = tables, columns
+        count = tables.lo.shape[0]
+        bins = 1 << QUICK_BITS
+        length = np.diff(np.append(tables.start, tables.bounds.shape[0]))
+        # Every bound but each table's last (the whole grid) moves the count up by one from its
+        # value of the uniform on: a bin whose first value is at or past it has the count above.
+        inner = tables.bounds < _ONE  # past the grid's end (the last, and counts too rare for it): never passed
+        inner[tables.start + length - 1] = False
+        table_of = np.repeat(np.arange(count, dtype=np.int64), length)[inner]
+        bound = tables.bounds[inner]
+        cell = table_of * bins + (bound >> (UNIFORM_BITS - QUICK_BITS))
+        at_start = (bound & ((1 << (UNIFORM_BITS - QUICK_BITS)) - 1)) == 0
+        every = np.bincount(cell, minlength=count * bins).reshape(count, bins)
+        starts = np.bincount(cell[at_start], minlength=count * bins).reshape(count, bins)
+        below = np.cumsum(every, axis=1) - every + starts  # bounds at or before each bin's first value
+        quick = tables.lo[:, None] + below
+        quick[every > starts] = -1  # a bound inside the bin: the uniform's other bits decide
+        self.quick = quick.astype(np.int16).reshape(-1)
+        self.offset = (columns.tables << QUICK_BITS).astype(np.int32)
+
+    def draw(self, rng: np.random.Generator, size: int, out: npt.NDArray[Any] | None = None) -> npt.NDArray[Any]:
+        """``size`` rows of counts, each column from its own table; written into ``out`` where
+        one is given (any numeric type: the caller's table, floats to be multiplied by rows)."""
+        width = self.offset.shape[0]
+        cells = size * width
+        first = rng.bit_generator.random_raw((cells + 3) // 4).astype("<u8", copy=False).view(np.uint16)[:cells]
+        picked = (first >> np.uint16(16 - QUICK_BITS)).astype(np.int32).reshape(size, width)
+        picked += self.offset
+        got = self.quick[picked]
+        if out is None:
+            out = got.astype(np.int64)
+        else:
+            out[...] = got
+        open_ = np.flatnonzero(got.reshape(-1) < 0)
+        if open_.shape[0]:
+            row, column = np.divmod(open_, width)
+            rest = (rng.bit_generator.random_raw(open_.shape[0]) >> np.uint64(64 - UNIFORM_BITS + QUICK_BITS)).view(
+                np.int64
+            )
+            top = (picked[row, column] & ((1 << QUICK_BITS) - 1)).astype(np.int64)
+            out[row, column] = self.lookup((top << (UNIFORM_BITS - QUICK_BITS)) | rest, column)
+        return out
+
+    def lookup(self, j: IntArray, column: IntArray) -> IntArray:
+        """The count of 53-bit uniforms ``j`` of columns ``column``: the smallest ``k`` with
+        ``j < K(k)`` in the column's table (a search of every table's bounds)."""
+        table = self.columns.tables[column]
+        at = np.searchsorted(self.tables.keys, (table << UNIFORM_BITS) + j, side="right")
+        out: IntArray = at - self.columns.base[column]
+        return out
+
+
+class _FamilySampler(_Sampler):
+    """A family's bootstrap resamples (``_Sampler``'s multinomial over its rows), with every row
+    drawn through Poisson counts, those of rare rows too (a family's rows held by one or two
+    documents are thousands: their Poisson counts, read from ``_QuickCounts``' bins, cost less
+    than picking their documents one by one and tallying them)."""
+
+    RARE = 0
+
+    def __init__(self, counts: IntArray) -> None:
+        super().__init__(counts)
+        self._quick: _QuickCounts | None = None
+
+    def prepare(self) -> None:
+        super().prepare()
+        if self._tables is not None and self._quick is None:
+            self._quick_counts()
+
+    def _quick_counts(self) -> _QuickCounts:
+        tables = self._poisson_tables()
+        with self._lock:
+            if self._quick is None:
+                self._quick = _QuickCounts(*tables)
+            return self._quick
+
+    def _pooled(self, rng: np.random.Generator, wanted: IntArray) -> IntArray:
+        """``_Sampler._pooled``'s multinomial (as floats, whole numbers: the rows they multiply
+        are floats), its top-up's picks added where they fall: a family's rows are thousands and
+        a resample's top-up a few hundred picks, so a count of every (resample, row) cell would
+        touch far more cells than the picks."""
+        k = self.share.shape[0]
+        counts = self._poisson(rng, wanted)
+        sums = counts.sum(axis=1)
+        over = np.flatnonzero(sums > wanted)
+        while over.shape[0]:  # about one resample in ten (``MARGIN``)
+            again = self._poisson(rng, wanted[over])
+            counts[over] = again
+            sums[over] = again.sum(axis=1)
+            over = over[sums[over] > wanted[over]]
+        missing = (wanted - sums).astype(np.int64)
+        cells = counts.reshape(-1)
+        total = int(missing.sum())
+        row_of = np.repeat(np.arange(wanted.shape[0], dtype=np.intp) * k, missing)
+        for start in range(0, total, TOP_UP_PIECE):  # the working arrays keep one size
+            stop = min(start + TOP_UP_PIECE, total)
+            documents = rng.integers(0, self.pooled, size=stop - start)
+            picked = (
+                self.table[documents].astype(np.intp) if self.table is not None
+                else np.searchsorted(self.cumulative, documents, side="right")
+            )
+            picked += row_of[start:stop]
+            np.add.at(cells, picked, cells.dtype.type(1))  # one of the cells' own type: numpy's fast path
+        return counts
+
+    def _fixed(self, rng: np.random.Generator, size: int) -> IntArray:
+        k = self.share.shape[0]
+        out = np.zeros((size, k))
+        if not self.rate:
+            return cast(IntArray, out)
+        if self.looked_up:
+            self._quick_counts().draw(rng, size, out[:, : self.looked_up])
+        if k > self.looked_up:
+            out[:, self.looked_up :] = rng.poisson(self.generated_rates, size=(size, k - self.looked_up))
+        return cast(IntArray, out)
+
+
 class _Family:
     """One family's columns of every system, out of the systems' joint histogram, as a histogram
     of its own. Documents that differ only in columns the family does not hold fall onto one row,
@@ -1434,7 +1566,7 @@ class _Family:
         # are used: the families' rows grow with the distinct documents.
         self.rows: npt.NDArray[Any] = hist.rows
         self.counts: IntArray = hist.counts
-        self.draws = _Sampler(hist.counts)
+        self.draws = _FamilySampler(hist.counts)
         keep, self.expand = _distinct_columns(self.rows)
         distinct: FloatArray = np.ascontiguousarray(self.rows[:, keep], dtype=np.float64)
         # The rare rows' and the common rows' apart, as the draws multiply them (held once: not
