@@ -79,25 +79,36 @@ def test_each_bins_count_is_the_tables_count_of_every_uniform_in_it() -> None:
         assert float(np.mean(quick.quick[t << QUICK_BITS : (t + 1) << QUICK_BITS] >= 0)) > 0.94, t
 
 
-def test_a_draw_is_the_count_of_a_uniform_made_of_the_generators_bits() -> None:
+@pytest.mark.parametrize("piece", [1 << 16, 25, 7])
+def test_a_draw_is_the_count_of_a_uniform_made_of_the_generators_bits(
+    piece: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Columns reading the tables in any order, some twice; the counts rebuilt here from the same
-    # generator's words: 16 bits a count (its first 12 used), then 41 more bits for each count
-    # whose bin a bound cuts, in the order of the cells.
+    # generator's words, piece by piece of rows (``LOOKUP_CELLS`` counts, at least a row): 16
+    # bits a count (its first 12 used), then 41 more bits for each count whose bin a bound cuts,
+    # in the order of the cells.
+    monkeypatch.setattr(significance, "LOOKUP_CELLS", piece)
     columns = [3, 0, 7, 7, 1, 5, 2, 6, 4, 0]
     tables, quick = tables_of(RATES, columns)
     size, width = 300, len(columns)
     got = quick.draw(np.random.default_rng(5), size)
     rng = np.random.default_rng(5)
-    cells = size * width
-    first = rng.bit_generator.random_raw((cells + 3) // 4).astype("<u8").view(np.uint16)[:cells]
-    top = (first >> np.uint16(16 - QUICK_BITS)).astype(np.int64).reshape(size, width)
     shift = UNIFORM_BITS - QUICK_BITS
-    read = quick.quick[(np.array(columns) << QUICK_BITS) + top]
-    open_ = np.flatnonzero(read.reshape(-1) < 0)
+    rows = max(1, piece // width)
+    j_parts, open_parts = [], []
+    for start in range(0, size, rows):
+        cells = min(rows, size - start) * width
+        first = rng.bit_generator.random_raw((cells + 3) // 4).astype("<u8").view(np.uint16)[:cells]
+        top = (first >> np.uint16(16 - QUICK_BITS)).astype(np.int64)
+        read = quick.quick[(np.tile(np.array(columns), cells // width) << QUICK_BITS) + top]
+        open_ = np.flatnonzero(read < 0)
+        rest = rng.bit_generator.random_raw(open_.shape[0]) >> np.uint64(64 - shift)
+        j = top << shift
+        j[open_] |= rest.astype(np.int64)
+        j_parts.append(j)
+        open_parts.append(open_ + start * width)
+    j, open_ = np.concatenate(j_parts), np.concatenate(open_parts)
     assert open_.shape[0] > 0  # the test reaches the second draw
-    rest = rng.bit_generator.random_raw(open_.shape[0]) >> np.uint64(64 - shift)
-    j = top.reshape(-1) << shift
-    j[open_] |= rest.astype(np.int64)
     for c, t in enumerate(columns):
         mine = np.arange(size) * width + c
         settled = np.setdiff1d(mine, open_)

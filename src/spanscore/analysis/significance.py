@@ -1462,17 +1462,26 @@ class _QuickCounts:
 
     def draw(self, rng: np.random.Generator, size: int, out: npt.NDArray[Any] | None = None) -> npt.NDArray[Any]:
         """``size`` rows of counts, each column from its own table; written into ``out`` where
-        one is given (any numeric type: the caller's table, floats to be multiplied by rows)."""
+        one is given (any numeric type: the caller's table, floats to be multiplied by rows).
+        Drawn ``LOOKUP_CELLS`` counts at a time, so the temporaries keep one size whatever the
+        block (and stay in the cache); the pieces are cut by the columns alone, so a block's
+        counts are the same however it is drawn."""
         width = self.offset.shape[0]
+        if out is None:
+            out = np.empty((size, width), dtype=np.int64)
+        rows = max(1, LOOKUP_CELLS // max(width, 1))
+        for start in range(0, size, rows):
+            self._piece(rng, out[start : start + rows])
+        return out
+
+    def _piece(self, rng: np.random.Generator, out: npt.NDArray[Any]) -> None:
+        size, width = out.shape
         cells = size * width
         first = rng.bit_generator.random_raw((cells + 3) // 4).astype("<u8", copy=False).view(np.uint16)[:cells]
         picked = (first >> np.uint16(16 - QUICK_BITS)).astype(np.int32).reshape(size, width)
         picked += self.offset
         got = np.take(self.quick, picked)  # (numpy's take: about half the cost of indexing by an array)
-        if out is None:
-            out = got.astype(np.int64)
-        else:
-            out[...] = got
+        out[...] = got
         open_ = np.flatnonzero(got.reshape(-1) < 0)
         if open_.shape[0]:
             row, column = np.divmod(open_, width)
@@ -1481,7 +1490,6 @@ class _QuickCounts:
             )
             top = (picked[row, column] & ((1 << QUICK_BITS) - 1)).astype(np.int64)
             out[row, column] = self.lookup((top << (UNIFORM_BITS - QUICK_BITS)) | rest, column)
-        return out
 
     def lookup(self, j: IntArray, column: IntArray) -> IntArray:
         """The count of 53-bit uniforms ``j`` of columns ``column``: the smallest ``k`` with
