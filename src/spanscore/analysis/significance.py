@@ -1512,12 +1512,9 @@ class _FamilySampler(_Sampler):
         super().__init__(counts)
         self._quick: _QuickCounts | None = None
 
-    def prepare(self) -> None:
-        super().prepare()
-        if self._tables is not None and self._quick is None:
-            self._quick_counts()
-
     def _quick_counts(self) -> _QuickCounts:
+        """The quick bins, made on the first draw (not when queued, as the Poisson tables are:
+        the batch drawn before lets its bins go first) and shared by the threads."""
         tables = self._poisson_tables()
         with self._lock:
             if self._quick is None:
@@ -1592,6 +1589,10 @@ class _Family:
         out: FloatArray = self.draws.summed_apart(rng, size, *self.apart)[:, self.expand]
         return out
 
+    def drawn(self) -> None:
+        """Every block of this family drawn: its sampler and rows are not needed any longer."""
+        del self.draws, self.apart, self.rows
+
     def side(self, rows: FloatArray, system: int) -> FloatArray:
         """One system's columns of rows of this family (or of sums of them)."""
         return rows[:, system * self.width : (system + 1) * self.width]
@@ -1616,6 +1617,10 @@ class _Swaps:
         self.distinct: FloatArray = np.ascontiguousarray(rows[:, keep], dtype=np.float64)
         # The rows in the order their counts are drawn (``_SwapCounts.order``).
         self.ordered: FloatArray = np.ascontiguousarray(self.distinct[self.draws.order])
+
+    def drawn(self) -> None:
+        """Every block of trials drawn: the draws' tables and rows are not needed any longer."""
+        del self.draws, self.ordered
 
     def moved(self, swaps: FloatArray) -> FloatArray:
         if not self.distinct.shape[1]:
@@ -1677,15 +1682,9 @@ class _SwapCounts:
         self._tables: tuple[CountTables, _TableColumns] | None = None
         self._lock = threading.Lock()
 
-    def prepare(self) -> None:
-        """The binomial tables made now, in this thread (as ``_Sampler.prepare``: no thread that
-        draws a block waits for another to make them)."""
-        if self._tables is None and self.looked_up and not self._lock.locked():
-            self._binomial_tables()
-
     def _binomial_tables(self) -> tuple[CountTables, _TableColumns]:
-        """The looked-up rows' tables, one per distinct count, made on the first draw and shared
-        by the threads."""
+        """The looked-up rows' tables, one per distinct count, made on the first draw (not when
+        queued: the batch drawn before lets its tables go first) and shared by the threads."""
         with self._lock:
             if self._tables is None:
                 held = self._held
@@ -1846,7 +1845,6 @@ def _queue_batch(
                 ]
                 pairs.append((j, f, s, swaps))
                 blocks.weigh(resampling.trials * swaps.draws.k)
-                swaps.draws.prepare()
     return fams, pairs, queued
 
 
@@ -1869,6 +1867,13 @@ def _compare_batch(
     width = len(families)
     fams, pairs, drawn = queued
     sums = {key: np.concatenate([blocks.result(block) for block in done]) for key, done in drawn.items()}
+    # Every block drawn: the draws' tables are let go before the scores (the next batch's
+    # families are made and drawn meanwhile).
+    for row in fams:
+        for fam in row:
+            fam.drawn()
+    for *_, swaps in pairs:
+        swaps.drawn()
     pair_of = {(j, f, s): p for p, (j, f, s, _) in enumerate(pairs)}
 
     zd, level, mets, systems = zero_division, resampling.level, metrics_of(beta), len(names)
