@@ -1552,9 +1552,9 @@ class _FamilySampler(_Sampler):
 
     def _fixed(self, rng: np.random.Generator, size: int) -> IntArray:
         k = self.share.shape[0]
-        out = np.zeros((size, k))
         if not self.rate:
-            return cast(IntArray, out)
+            return cast(IntArray, np.zeros((size, k)))
+        out = np.empty((size, k))  # every column written below
         if self.looked_up:
             self._quick_counts().draw(rng, size, out[:, : self.looked_up])
         if k > self.looked_up:
