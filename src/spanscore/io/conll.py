@@ -65,6 +65,21 @@ class ConllTable:
     def n_sentences(self) -> int:
         return int(self.sentence_bounds.shape[0] - 1)
 
+    def token_words(self) -> npt.NDArray[np.uint64]:
+        """Each token's first 8 bytes as one word (``words_at``), found once a table: a
+        comparison checks every system's tokens against its one reference (read-only)."""
+        words: npt.NDArray[np.uint64] | None = self.__dict__.get("_token_words")
+        if words is None:
+            words = words_at(self.buffer, self.token_start)
+            words.flags.writeable = False
+            object.__setattr__(self, "_token_words", words)
+        return words
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state.pop("_token_words", None)  # found again where wanted, not sent to another process
+        return state
+
     def token_text(self, i: int) -> str:
         raw = self.buffer[self.token_start[i] : self.token_end[i]].tobytes()
         return raw.decode("utf-8", errors="replace")
