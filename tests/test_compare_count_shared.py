@@ -21,11 +21,13 @@ from spanscore.io import conll as conll_module
 from spanscore.io.conll import parse_conll, words_at
 from spanscore.io.conll_plan import iter_chunks_beside
 from spanscore.io.reading import Reading
-from spanscore.io.sources import ConllSource
+from spanscore.io.sources import ConllSource, train_index
+from spanscore.stages import buckets as buckets_module
 from spanscore.stages.counts import Options, group_fields
 from spanscore.stages.criteria import CRITERIA
 from spanscore.stages.documents import scored_columns
-from spanscore.stages.parts import Wanted, _rows_of, count_part
+from spanscore.stages.parts import Wanted, _rows_of, count_part, twins
+from spanscore.stages.spans import Spans
 
 
 @pytest.fixture(scope="module")
@@ -175,3 +177,76 @@ def test_a_comparison_counts_each_system_as_it_is_counted_alone(runs: dict[str, 
         mine, theirs = c.reports[k].to_dict(), alone.to_dict()
         for key in ("corpus", "metrics", "semeval", "per_type", "errors", "confusion"):
             assert mine[key] == theirs[key]
+
+
+# A predicted twin's bucket is its reference twin's: against each mention assigned afresh.
+
+
+@pytest.fixture()
+def fresh_buckets() -> Any:
+    buckets_module._last_reference = None
+    yield
+    buckets_module._last_reference = None
+
+
+@pytest.mark.parametrize("system", ["a", "b"])
+@pytest.mark.parametrize("names", [("length", "seen"), ("consistency", "frequency", "depth"), ("seen",)])
+def test_predicted_twins_take_their_reference_twins_buckets(
+    btc: Path, runs: dict[str, Path], fresh_buckets: None, system: str, names: tuple[str, ...]
+) -> None:
+    index = train_index(btc / "train.txt", Reading())
+    assert index is not None
+    source = ConllSource(str(runs["gold"]), str(runs[system]), Reading(), chunk_bytes=1 << 30)
+    data = source.load(next(iter(source.parts())))
+    ref, pred, text = data.reference, data.predicted, data.text
+    found = twins(ref, pred)
+    assert found is not None and found[1].any() and not found[1].all()
+    wanted = tuple(buckets_module.attribute(n) for n in names)
+    # Independently: every mention of each side assigned, nothing remembered, no twins given.
+    expected = buckets_module.assign(wanted, ref, pred, text, index)
+    buckets_module._last_reference = None
+    got = buckets_module.assign(wanted, ref, pred, text, index, found)  # the reference assigned here
+    again = buckets_module.assign(wanted, ref, pred, text, index, found)  # its buckets remembered
+    for (r, p), (gr, gp), (ar, ap) in zip(expected, got, again, strict=True):
+        np.testing.assert_array_equal(gr, r)
+        np.testing.assert_array_equal(gp, p)
+        np.testing.assert_array_equal(ap, p)
+        assert ar is gr and gp.dtype == p.dtype
+
+
+def test_only_the_predicted_mentions_without_a_twin_are_keyed(
+    btc: Path, runs: dict[str, Path], fresh_buckets: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = train_index(btc / "train.txt", Reading())
+    assert index is not None
+    source = ConllSource(str(runs["gold"]), str(runs["a"]), Reading(), chunk_bytes=1 << 30)
+    data = source.load(next(iter(source.parts())))
+    found = twins(data.reference, data.predicted)
+    assert found is not None
+    sizes: list[int] = []
+    real = buckets_module._Side.of
+
+    def spy(spans: Spans, *a: Any) -> Any:
+        sizes.append(len(spans))
+        return real(spans, *a)
+
+    monkeypatch.setattr(buckets_module._Side, "of", staticmethod(spy))
+    wanted = (buckets_module.attribute("seen"),)
+    buckets_module.assign(wanted, data.reference, data.predicted, data.text, index, found)
+    assert sizes == [len(data.reference), int((~found[1]).sum())]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_bucket_comparison_gives_each_system_its_own_buckets_counts(
+    btc: Path, runs: dict[str, Path], jobs: int
+) -> None:
+    options: dict[str, Any] = {"buckets": ["length", "seen"], "train": str(btc / "train.txt")}
+    c = spanscore.compare(
+        reference=str(runs["gold"]), systems=[str(runs["a"]), str(runs["b"])], format="conll",
+        resamples=20, trials=20, jobs=jobs, **options,
+    )  # fmt: skip
+    for k, system in enumerate(("a", "b")):
+        alone = spanscore.evaluate(
+            reference=str(runs["gold"]), predicted=str(runs[system]), format="conll", chunk_bytes=9_000, **options
+        )
+        assert c.reports[k].to_dict()["buckets"] == alone.to_dict()["buckets"]
