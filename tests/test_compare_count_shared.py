@@ -18,7 +18,7 @@ from test_compare import perturb, sentences, write_conll
 import spanscore
 from spanscore.errors import InputError
 from spanscore.io import conll as conll_module
-from spanscore.io.conll import parse_conll, words_at
+from spanscore.io.conll import parse_conll, prefix_masks, words_at
 from spanscore.io.conll_plan import iter_chunks_beside
 from spanscore.io.reading import Reading
 from spanscore.io.sources import ConllSource, train_index
@@ -118,15 +118,17 @@ def _only_units(data: Any, units: np.ndarray) -> Any:
     return replace(data, reference=data.reference.select(keep_r), predicted=data.predicted.select(keep_p))
 
 
-def test_token_words_are_words_at_the_token_starts_found_once_and_not_pickled() -> None:
+def test_token_words_lengths_and_masks_are_found_once_and_not_pickled() -> None:
     data = b"EU B-ORG\nrejects O\nGerman B-MISC\ncall O\n\nPeter B-PER\nBlackburnshire I-PER\n"
     table = parse_conll(data, "x.conll", columns=(-1,))
-    words = table.token_words()
+    words, lengths, masks = table.token_words(), table.token_lengths(), table.token_masks()
     np.testing.assert_array_equal(words, words_at(table.buffer, table.token_start))
-    assert table.token_words() is words
-    assert not words.flags.writeable
+    np.testing.assert_array_equal(lengths, [2, 7, 6, 4, 5, 14])
+    np.testing.assert_array_equal(masks, prefix_masks(table.token_end - table.token_start))
+    assert table.token_words() is words and table.token_lengths() is lengths and table.token_masks() is masks
+    assert not (words.flags.writeable or lengths.flags.writeable or masks.flags.writeable)
     again = pickle.loads(pickle.dumps(table))
-    assert "_token_words" not in again.__dict__
+    assert not {"_token_words", "_token_lengths", "_token_masks"} & again.__dict__.keys()
     np.testing.assert_array_equal(again.token_words(), words)
 
 
