@@ -252,3 +252,18 @@ def test_a_bucket_comparison_gives_each_system_its_own_buckets_counts(
             reference=str(runs["gold"]), predicted=str(runs[system]), format="conll", chunk_bytes=9_000, **options
         )
         assert c.reports[k].to_dict()["buckets"] == alone.to_dict()["buckets"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_units_summed_in_one_bincount_are_exact_and_large_ones_are_split(seed: int) -> None:
+    from spanscore.stages.counts import _bincount_units
+
+    rng = np.random.default_rng(seed)
+    index = rng.integers(0, 5, size=3_000)
+    for high in (30, 1 << 20, (1 << 47) + 12345):  # the last: sums past 2^53, where float64 rounds
+        weights = rng.integers(0, high, size=3_000).astype(np.int64)
+        expected = [0] * 5
+        for i, w in zip(index.tolist(), weights.tolist(), strict=True):
+            expected[i] += w  # Python integers: exact
+        got = _bincount_units(index, weights, 5)
+        assert got.dtype == np.int64 and got.tolist() == expected
