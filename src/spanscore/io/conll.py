@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +36,10 @@ class Column:
 
     ids: IntArray
     vocab: tuple[str, ...]
+
+
+_A = TypeVar("_A", bound=np.generic)
+_FOUND_ONCE = frozenset({"_token_words", "_token_lengths", "_token_masks"})
 
 
 @record
@@ -64,6 +68,32 @@ class ConllTable:
     @property
     def n_sentences(self) -> int:
         return int(self.sentence_bounds.shape[0] - 1)
+
+    def token_words(self) -> npt.NDArray[np.uint64]:
+        """Each token's first 8 bytes as one word (``words_at``; bytes past its end unmasked),
+        found once a table: a comparison checks every system's tokens against its one
+        reference (read-only, as ``token_lengths`` and ``token_masks``)."""
+        return self._once("_token_words", lambda: words_at(self.buffer, self.token_start))
+
+    def token_lengths(self) -> IntArray:
+        """Each token's length in bytes."""
+        return self._once("_token_lengths", lambda: self.token_end - self.token_start)
+
+    def token_masks(self) -> npt.NDArray[np.uint64]:
+        """Masks that keep each token's bytes (up to 8) of its word in ``token_words``."""
+        return self._once("_token_masks", lambda: prefix_masks(self.token_lengths()))
+
+    def _once(self, name: str, make: Callable[[], npt.NDArray[_A]]) -> npt.NDArray[_A]:
+        found: npt.NDArray[_A] | None = self.__dict__.get(name)
+        if found is None:
+            found = make()
+            found.flags.writeable = False
+            object.__setattr__(self, name, found)
+        return found
+
+    def __getstate__(self) -> dict[str, object]:
+        # What ``_once`` found is found again where wanted, not sent to another process.
+        return {k: v for k, v in self.__dict__.items() if k not in _FOUND_ONCE}
 
     def token_text(self, i: int) -> str:
         raw = self.buffer[self.token_start[i] : self.token_end[i]].tobytes()

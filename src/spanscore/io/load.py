@@ -14,7 +14,7 @@ from ..runtime.records import record
 from ..stages.encoding import Repair, decode, get_encoding, invalid_transitions, split_labels
 from ..stages.spans import IntArray, Pieces, Spans
 from ..stages.text import Repaired, Text
-from .conll import ConllTable, gather, prefix_masks, words_at
+from .conll import ConllTable, gather
 
 if TYPE_CHECKING:
     from .document import Document
@@ -212,13 +212,12 @@ def decode_repaired(table: ConllTable, column: int, labels: str, repair: Repair)
 def _same_token_bytes(ref: ConllTable, pred: ConllTable) -> bool:
     """Whether the tokens are byte for byte the same: their first 8 bytes as one word each, then
     the rest of the few longer tokens (cheaper than gathering every token's bytes)."""
-    lengths = ref.token_end - ref.token_start
-    if not np.array_equal(lengths, pred.token_end - pred.token_start):
+    lengths = ref.token_lengths()  # the reference's words, lengths and masks found once for every system
+    if not np.array_equal(lengths, pred.token_lengths()):
         return False
     # Where the lengths agree, the first 8 bytes differ within a token where their XOR does.
-    differ = words_at(ref.buffer, ref.token_start)
-    differ ^= words_at(pred.buffer, pred.token_start)
-    differ &= prefix_masks(lengths)
+    differ = ref.token_words() ^ pred.token_words()
+    differ &= ref.token_masks()
     if differ.any():
         return False
     long = np.flatnonzero(lengths > 8)

@@ -35,7 +35,7 @@ import numpy.typing as npt
 
 from ..errors import OptionError
 from .matching import find_pairs
-from .spans import IntArray, Spans
+from .spans import BoolArray, IntArray, Spans
 from .text import Text, mention_texts
 
 FloatArray = npt.NDArray[np.float64]
@@ -661,20 +661,44 @@ def _keep_reference(
 
 
 def assign(
-    attributes: Sequence[Attribute], reference: Spans, predicted: Spans, text: Text, index: TrainIndex | None
+    attributes: Sequence[Attribute],
+    reference: Spans,
+    predicted: Spans,
+    text: Text,
+    index: TrainIndex | None,
+    twins: tuple[BoolArray, BoolArray] | None = None,
 ) -> list[tuple[IntArray, IntArray]]:
-    """For each attribute, the bucket of every reference and every predicted mention."""
+    """For each attribute, the bucket of every reference and every predicted mention. ``twins``
+    (``parts.twins``: which mentions of each side have an exact twin on the other, where no two
+    mentions of a side share a token) lets a predicted twin take its reference twin's bucket."""
     attributes = tuple(attributes)
     if any(a.name in SENTENCE_ATTRIBUTES for a in attributes):
         return _assign(attributes, reference, predicted, text, index)
     # Mention attributes alone: a mention's bucket reads only its own side, so the reference's
     # are the same for every system counted against it.
     known = _reference_buckets(attributes, reference, text, index)
+    others = predicted
+    if twins is not None:
+        # A mention's bucket reads its span, its type, the words it covers and (depth) the
+        # mentions of its side around it: none where no two mentions share a token. So a
+        # predicted twin's bucket is its reference twin's (the k-th twin of each side, both in
+        # start order), and only the other predicted mentions' words and keys are found.
+        others = predicted.select(~twins[1])
     if known is not None:
-        mine = _assign(attributes, None, predicted, text, index)
+        mine = _assign(attributes, None, others, text, index)
+    else:
+        mine = _assign(attributes, reference, others, text, index)
+        known = [ref for ref, _ in mine]
+        _keep_reference(attributes, reference, text, index, known)
+    if twins is None:
         return [(ref, pred) for ref, (_, pred) in zip(known, mine, strict=True)]
-    out = _assign(attributes, reference, predicted, text, index)
-    _keep_reference(attributes, reference, text, index, [ref for ref, _ in out])
+    ref_twin, pred_twin = twins
+    out = []
+    for ref, (_, other) in zip(known, mine, strict=True):
+        pred = np.empty(len(predicted), dtype=np.int64)
+        pred[pred_twin] = ref[ref_twin]
+        pred[~pred_twin] = other
+        out.append((ref, pred))
     return out
 
 

@@ -842,6 +842,15 @@ def _bincount_int(index: IntArray, weights: IntArray, n: int) -> IntArray:
     return out
 
 
+def _bincount_units(index: IntArray, weights: IntArray, n: int) -> IntArray:
+    """``_bincount_int`` of units covered (lengths, never negative): one float64 bincount where no
+    sum can reach 2^53 (a chunk's units are far fewer), which it then adds exactly."""
+    if weights.shape[0] * int(weights.max(initial=0)) < 1 << 53:
+        out: IntArray = np.bincount(index, weights=weights, minlength=n).astype(np.int64)
+        return out
+    return _bincount_int(index, weights, n)
+
+
 # Whether each of the 8 pair kinds is a wrong-label (right-label) overlap.
 # Most combinations of inner keys (buckets of every attribute) counted in one pass.
 _COMBINED = 1 << 16
@@ -940,10 +949,10 @@ def _token_counts(
         # Each unit lies in at most one mention per side: a unit covered by both sides with one
         # type lies in exactly one same-type pair's overlap.
         same = (pairs.kind & SAME_TYPE) > 0
-        out[0] = _bincount_int(ref_key[pairs.ref[same]], pairs.overlap[same], n)
-        out[1] = _bincount_int(ref_key, reference.end - reference.start, n)
-        out[2] = _bincount_int(pred_key, predicted.end - predicted.start, n)
-        out[3] = _bincount_int(pred_key[pairs.pred[same]], pairs.overlap[same], n)
+        out[0] = _bincount_units(ref_key[pairs.ref[same]], pairs.overlap[same], n)
+        out[1] = _bincount_units(ref_key, reference.end - reference.start, n)
+        out[2] = _bincount_units(pred_key, predicted.end - predicted.start, n)
+        out[3] = _bincount_units(pred_key[pairs.pred[same]], pairs.overlap[same], n)
         return out
     # Nested or overlapping mentions: the units each (key, type) stratum covers on one side, as
     # disjoint stretches, and how much of each stretch the other side covers with that type.
@@ -955,9 +964,9 @@ def _token_counts(
     ref_any = _union(reference, zero, n_types, stride)
     pred_any = _union(predicted, np.zeros(len(predicted), dtype=np.int64), n_types, stride)
     for row, (key, start, end), other in ((0, ref_by_key, pred_any), (3, pred_by_key, ref_any)):
-        out[row] = _bincount_int(key, _covered(start, end, *other[1:]), n)
-    out[1] = _bincount_int(ref_by_key[0], ref_by_key[2] - ref_by_key[1], n)
-    out[2] = _bincount_int(pred_by_key[0], pred_by_key[2] - pred_by_key[1], n)
+        out[row] = _bincount_units(key, _covered(start, end, *other[1:]), n)
+    out[1] = _bincount_units(ref_by_key[0], ref_by_key[2] - ref_by_key[1], n)
+    out[2] = _bincount_units(pred_by_key[0], pred_by_key[2] - pred_by_key[1], n)
     return out
 
 
