@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""The CPU of making one chunk's report rows (``stages.pairs.render_rows``), alone (a script, not a
+test): the chunks of an in-process ``evaluate --report`` run (one process) are captured as they are
+counted, then each is rendered again ``--repeat`` times and the best thread-CPU time kept.
+
+    python bench/report_rows_bench.py [--gold G --pred P] [--chunks 4] [--repeat 20] [--md5]
+
+``--md5`` prints a checksum of every file's rows of the captured chunks (to compare two checkouts:
+run it with each one's ``src`` first on ``PYTHONPATH``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+
+def main() -> None:
+    here = Path(__file__).resolve().parent
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--gold", default=str(here / "out" / "synth-100000.gold"))
+    ap.add_argument("--pred", default=str(here / "out" / "synth-100000.pred"))
+    ap.add_argument("--chunks", type=int, default=4, help="how many chunks to time")
+    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--md5", action="store_true")
+    args = ap.parse_args()
+
+    import spanscore
+    from spanscore.stages import pairs, parts
+
+    captured: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+    real = pairs.render_rows
+
+    def capture(*a: Any, **k: Any) -> Any:
+        captured.append((a, k))
+        return real(*a, **k)
+
+    parts.render_rows = capture  # type: ignore[assignment]
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            from spanscore.presentation.writer import ReportWriter
+
+            writer = ReportWriter(Path(tmp) / "r")
+            spanscore.evaluate(reference=args.gold, predicted=args.pred, rows=writer, jobs=1)
+    finally:
+        parts.render_rows = real  # type: ignore[assignment]
+    if args.md5:
+        digest = hashlib.md5()
+        for a, k in captured:
+            got = real(*a, **k)
+            for name in sorted(got.files):
+                digest.update(name.encode())
+                for block in got.files[name].blocks:
+                    digest.update(block)
+        print(f"{len(captured)} chunks, rows md5 {digest.hexdigest()}")
+    picked = captured[: args.chunks]
+    best = []
+    for a, k in picked:
+        times = []
+        for _ in range(args.repeat):
+            t = time.thread_time()
+            real(*a, **k)
+            times.append(time.thread_time() - t)
+        best.append(min(times) * 1000)
+    print("best ms per chunk: " + ", ".join(f"{b:.2f}" for b in best) + f"; sum {sum(best):.2f}")
+
+
+if __name__ == "__main__":
+    main()
