@@ -161,8 +161,8 @@ def evaluate_command(
     later = [] if as_json else ["spanscore.presentation.terminal"]
     if level is not None:  # the intervals (about 3 ms to import) and their draws' generators (about 9 ms)
         later += ["spanscore.analysis.significance", "spanscore.analysis.reliability", "numpy.random"]
-    if writer is not None:  # first: the folder's page is written before the tables are printed
-        later[:0] = importlib.import_module("spanscore.presentation.writer").WRITER_MODULES
+    if writer is not None:
+        later += importlib.import_module("spanscore.presentation.writer").WRITER_MODULES
     try:
         # The few-units warnings are in the tables and the JSON already.
         with _progress_bar(show) as bar, warnings.catch_warnings(), _loading_later(bar, later) as tick:
