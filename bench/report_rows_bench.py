@@ -39,7 +39,7 @@ def main() -> None:
         captured.append((a, k))
         return real(*a, **k)
 
-    parts.render_rows = capture  # type: ignore[assignment]
+    setattr(parts, "render_rows", capture)  # noqa: B010  (wrapped where the count calls it)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             from spanscore.presentation.writer import ReportWriter
@@ -47,7 +47,7 @@ def main() -> None:
             writer = ReportWriter(Path(tmp) / "r")
             spanscore.evaluate(reference=args.gold, predicted=args.pred, rows=writer, jobs=1)
     finally:
-        parts.render_rows = real  # type: ignore[assignment]
+        setattr(parts, "render_rows", real)  # noqa: B010
     if args.md5:
         digest = hashlib.md5()
         for a, k in captured:
