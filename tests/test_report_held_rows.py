@@ -175,3 +175,39 @@ def test_a_worker_that_cannot_write_its_rows_fails_the_report(tmp_path: Path, mo
         )
         writer.finish(report)
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="worker processes are forked")
+def test_a_worker_that_dies_holding_rows_leaves_no_partial_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker killed after it sent its results, before it wrote the rows it held (its last
+    offsets already told), is an error when the map ends; the folder is left as it was."""
+    import time
+
+    from spanscore.runtime.workers import WorkerDied
+
+    gold, pred = _pair(tmp_path)
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine", encoding="utf-8")
+    parent = os.getpid()
+    real = pairs.write_at
+
+    def dying(fd: int, data: Any, offset: int) -> None:
+        if os.getpid() != parent:
+            time.sleep(0.3)  # the parent counts the rest and tells every offset meanwhile
+            os._exit(9)
+        real(fd, data, offset)
+
+    monkeypatch.setattr(pairs, "write_at", dying)
+    writer = ReportWriter(out)
+    try:
+        with pytest.raises(WorkerDied, match="ended before it finished"):
+            report = spanscore.evaluate(
+                reference=gold, predicted=pred, keep_details=False, rows=writer, jobs=2, chunk_bytes=2048
+            )
+            writer.finish(report)
+    finally:
+        writer.abandon()  # as the command line does on an error
+    assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]

@@ -439,3 +439,20 @@ def test_notes_reach_their_worker_and_its_end_callbacks_run_before_it_is_reaped(
     assert {int(p.name): p.read_bytes() for p in tmp_path.iterdir()} == {pid: b"".join(m) for pid, m in sent.items()}
     with pytest.raises(WorkerDied):
         note(next(iter(sent)), b"too late")
+
+
+def fail_at_end(x: int) -> int:
+    from spanscore.runtime.workers import at_end, notes
+
+    if notes() is not None:
+        at_end(lambda: os._exit(5))
+    return x
+
+
+def test_a_worker_that_fails_after_its_last_result_is_an_error_when_the_map_ends() -> None:
+    """Its ``at_end`` work (rows written in place) is undone: the map raises once every result is out."""
+    got = []
+    with pytest.raises(WorkerDied, match="status 5"):
+        for x in forked_map(fail_at_end, range(8), 2):
+            got.append(x)
+    assert got == list(range(8))

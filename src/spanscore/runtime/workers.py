@@ -132,8 +132,12 @@ def forked_map(
         if here:
             _waiting()
     finally:
-        for w in workers:
-            w.stop(wait=finished)
+        ended = [w.stop(wait=finished) for w in workers]
+    # Past its last result a worker may still work (its ``at_end``: report rows written in place):
+    # one that did not end cleanly leaves that work undone.
+    for w, code in zip(workers, ended, strict=True):
+        if code:
+            raise WorkerDied(f"a worker process (pid {w.pid}) ended before it finished its work (status {code})")
 
 
 def _waiting() -> None:
@@ -238,9 +242,10 @@ class _Worker:
         del self.items[number]
         return number, ok, value
 
-    def stop(self, *, wait: bool) -> None:
+    def stop(self, *, wait: bool) -> int:
         """Close the pipes (an idle worker then exits) and reap the worker; unless ``wait``, end
-        it first (the parent is leaving early, on an error or an interrupt)."""
+        it first (the parent is leaving early, on an error or an interrupt). Returns its exit
+        status where it was waited for (0: it ended cleanly), else 0."""
         _NOTES_TO.pop(self.pid, None)
         for fd in (self.tasks, self.results, *self.tickets, self.notes):
             _LIVE.discard(fd)
@@ -251,9 +256,10 @@ class _Worker:
                 import signal
 
                 os.kill(self.pid, signal.SIGTERM)
-            os.waitpid(self.pid, 0)
+            _, status = os.waitpid(self.pid, 0)
         except (ChildProcessError, ProcessLookupError):
-            pass
+            return 0
+        return os.waitstatus_to_exitcode(status) if wait else 0
 
 
 class _Ahead:
