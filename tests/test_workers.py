@@ -456,25 +456,3 @@ def test_a_worker_that_fails_after_its_last_result_is_an_error_when_the_map_ends
         for x in forked_map(fail_at_end, range(8), 2):
             got.append(x)
     assert got == list(range(8))
-
-
-def test_workers_that_ended_cleanly_are_reaped_before_the_next_fork_or_at_exit() -> None:
-    """A finished map does not wait for its workers' exit (the kernel freeing their memory): they
-    are reaped before the next worker is forked, or when this process exits."""
-    from spanscore.runtime import workers
-
-    first = {pid for pid, _ in forked_map(pid_and_start, range(8), 2)} - {os.getpid()}
-    second = {pid for pid, _ in forked_map(pid_and_start, range(8), 2)} - {os.getpid()}
-    assert first and second and not first & second
-    import time
-
-    deadline = time.monotonic() + 10
-    while first & set(workers._UNREAPED) and time.monotonic() < deadline:
-        time.sleep(0.01)
-        workers._reap()
-    assert not first & set(workers._UNREAPED)  # reaped, as the second map forked or since
-    workers._reap_all()  # what runs at exit
-    assert not workers._UNREAPED
-    for pid in first | second:
-        with pytest.raises(ChildProcessError):
-            os.waitpid(pid, os.WNOHANG)

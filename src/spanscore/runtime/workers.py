@@ -28,9 +28,7 @@ Each worker also gets a pipe of notes from this process (``note``), read in the 
 on a thread of its own while it counts: what the worker could not know when it sent a result
 (where its report rows go, once the earlier items' sizes are known). The pipe ends when this
 process stops the worker; the worker runs its ``at_end`` callbacks before it exits, so a thread
-there finishes what the notes asked for before it says it ended cleanly (one that does not is an
-error when the map ends). Its exit is not waited for: it is reaped before the next fork or at
-this process's exit.
+there finishes what the notes asked for before this process reaps it.
 """
 
 from __future__ import annotations
@@ -165,7 +163,6 @@ class _Worker:
 
         while _BEFORE_FORK:
             _BEFORE_FORK.pop(0)()
-        _reap()
         task_r, task_w = os.pipe()
         result_r, result_w = os.pipe()
         ticket_r, ticket_w = os.pipe()
@@ -188,7 +185,6 @@ class _Worker:
                 _serve(work, task_r, result_w, ticket_r)
                 while _AT_END:
                     _AT_END.pop(0)()
-                _write(result_w, b"")  # ended cleanly: the parent need not wait for the exit itself
             except BaseException:  # a worker must never return into the parent's code
                 code = 1
             finally:
@@ -249,33 +245,12 @@ class _Worker:
     def stop(self, *, wait: bool) -> int:
         """Close the pipes (an idle worker then exits) and reap the worker; unless ``wait``, end
         it first (the parent is leaving early, on an error or an interrupt). Returns its exit
-        status where it was waited for (0: it ended cleanly), else 0.
-
-        Waited for, a worker says when its work is done (its ``at_end`` included), just before
-        it exits: the kernel's tearing down of its memory, some milliseconds, is not waited for
-        (it is reaped later, before the next fork or at this process's exit)."""
+        status where it was waited for (0: it ended cleanly), else 0."""
         _NOTES_TO.pop(self.pid, None)
-        for fd in (self.tasks, *self.tickets, self.notes, *(() if wait else (self.results,))):
+        for fd in (self.tasks, self.results, *self.tickets, self.notes):
             _LIVE.discard(fd)
             with contextlib.suppress(OSError):
                 os.close(fd)
-        if wait:
-            try:
-                clean = _read(self.results) == b""
-            except OSError:
-                clean = False
-            _LIVE.discard(self.results)
-            with contextlib.suppress(OSError):
-                os.close(self.results)
-            if clean:
-                if not _UNREAPED:
-                    import atexit
-
-                    atexit.unregister(_reap_all)  # registered once
-                    atexit.register(_reap_all)
-                _UNREAPED.append(self.pid)
-                _reap()
-                return 0
         try:
             if not wait:
                 import signal
@@ -285,24 +260,6 @@ class _Worker:
         except (ChildProcessError, ProcessLookupError):
             return 0
         return os.waitstatus_to_exitcode(status) if wait else 0
-
-
-_UNREAPED: list[int] = []  # workers that said they ended cleanly, not yet reaped
-
-
-def _reap(block: bool = False) -> None:
-    """Reap the workers that have exited since they said they ended (all of them: ``block``)."""
-    for pid in list(_UNREAPED):
-        try:
-            done, _ = os.waitpid(pid, 0 if block else os.WNOHANG)
-        except ChildProcessError:
-            done = pid
-        if done:
-            _UNREAPED.remove(pid)
-
-
-def _reap_all() -> None:
-    _reap(block=True)
 
 
 class _Ahead:
