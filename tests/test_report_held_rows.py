@@ -211,3 +211,63 @@ def test_a_worker_that_dies_holding_rows_leaves_no_partial_report(
     finally:
         writer.abandon()  # as the command line does on an error
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="worker processes are forked")
+def test_any_error_of_the_workers_thread_fails_the_report_and_never_blocks_the_notes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not only a write's error: whatever stops the worker's thread from writing a chunk's rows is
+    raised by the report's writer, and the thread goes on reading the notes (this process never
+    waits on a full pipe)."""
+    gold, pred = _pair(tmp_path)
+    out = tmp_path / "report"
+    parent = os.getpid()
+    real = pairs.write_at
+
+    def broken(fd: int, data: Any, offset: int) -> None:
+        if os.getpid() != parent:
+            raise MemoryError("no room for the rows")
+        real(fd, data, offset)
+
+    monkeypatch.setattr(pairs, "write_at", broken)
+    writer = ReportWriter(out)
+    with pytest.raises(InputError, match="MemoryError: no room for the rows"):
+        report = spanscore.evaluate(
+            reference=gold, predicted=pred, keep_details=False, rows=writer, jobs=2, chunk_bytes=1500
+        )
+        writer.finish(report)
+    assert list(out.iterdir()) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="worker processes are forked")
+def test_rows_a_worker_was_never_told_where_to_write_are_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The safety net beside the offsets: a worker that still holds rows when its notes end does
+    not end cleanly, so the map raises and no report is written without them."""
+    from spanscore.runtime import workers
+    from spanscore.runtime.workers import WorkerDied
+
+    gold, pred = _pair(tmp_path)
+    out = tmp_path / "report"
+    real = workers.note
+    sent = {"n": 0}
+
+    def forgetful(pid: int, data: bytes) -> None:
+        sent["n"] += 1
+        if sent["n"] != 3:  # the third chunk's offsets never sent
+            real(pid, data)
+
+    monkeypatch.setattr(workers, "note", forgetful)
+    writer = ReportWriter(out)
+    try:
+        with pytest.raises(WorkerDied, match="ended before it finished"):
+            report = spanscore.evaluate(
+                reference=gold, predicted=pred, keep_details=False, rows=writer, jobs=2, chunk_bytes=1500
+            )
+            writer.finish(report)
+    finally:
+        writer.abandon()
+    assert sent["n"] > 3
+    assert list(out.iterdir()) == []

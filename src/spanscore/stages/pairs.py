@@ -545,7 +545,7 @@ class HeldRows:
         if fd is None:
             return None
         held = cls.current = HeldRows(str(rows_dir), fd)
-        at_end(held.thread.join)
+        at_end(held.finish)
         return held
 
     def hold(self, bodies: list[bytes], names: list[str]) -> int:
@@ -580,19 +580,29 @@ class HeldRows:
                             if fd is None:  # made by the report's writer before it sent the offsets
                                 fd = opened[name] = os.open(os.path.join(self.rows_dir, name), os.O_WRONLY)
                             write_at(fd, body, at)
-                except OSError as exc:
+                except BaseException as exc:  # told to the report's writer; the notes still read
                     failed = True
                     self._failed(exc)
                 del got
+        except BaseException as exc:
+            self._failed(exc)
         finally:
             for fd in opened.values():
                 os.close(fd)
 
-    def _failed(self, exc: OSError) -> None:
+    def _failed(self, exc: BaseException) -> None:
         path = os.path.join(self.rows_dir, f"{ROWS_FAILED}{os.getpid()}")
+        why = getattr(exc, "strerror", None) or f"{type(exc).__name__}: {exc}"
         # The folder may be gone (the report abandoned): nothing left to tell.
         with contextlib.suppress(OSError), open(path, "w", encoding="utf-8") as out:
-            out.write(exc.strerror or str(exc))
+            out.write(why)
+
+    def finish(self) -> None:
+        """Wait for the thread (the notes have ended); rows still held were never told where to
+        go: the worker must not end as if its work were done."""
+        self.thread.join()
+        if self.bodies:
+            raise RuntimeError(f"{len(self.bodies)} chunks' report rows were never written")
 
 
 def _read_exactly(fd: int, n: int) -> bytes | None:
