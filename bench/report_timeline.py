@@ -94,7 +94,9 @@ def _patch_parts(m: ModuleType) -> None:
 
 
 def _patch_pairs(m: ModuleType) -> None:
-    _wrap(m, "_keep", "rows to scratch file")
+    _wrap(m, "_keep", "rows to scratch file, or held")
+    if hasattr(m, "HeldRows"):
+        _wrap(m.HeldRows, "_run", "worker's rows thread (writes them in place)")
     _wrap(m, "_error_rows", "error rows")
 
 
@@ -102,6 +104,8 @@ def _patch_workers(m: ModuleType) -> None:
     _wrap(m, "_write", "send result (pipe)")
     _wrap(m._Worker, "receive", "receive result (pipe)")
     _wrap(m._Worker, "fork", "fork a worker")
+    _wrap(m._Worker, "stop", "stop a worker (and reap it)")
+    _wrap(m, "note", "tell a worker where its rows go")
 
 
 def _patch_writer(m: ModuleType) -> None:

@@ -390,3 +390,69 @@ def test_before_fork_runs_before_the_next_worker_is_forked_and_once() -> None:
     assert calls == [0]  # before the first of the two workers only
     list(forked_map(square, range(12), 2))
     assert calls == [0]
+
+
+NOTED: dict[str, object] = {}
+
+
+def listen_then_answer(x: int) -> int:
+    """Each worker's first item starts a thread that reads its notes until they end and writes
+    them to a file once they have ended; the worker waits for it before it exits (``at_end``)."""
+    import threading
+
+    from spanscore.runtime.workers import at_end, notes
+
+    fd = notes()
+    if fd is not None and "thread" not in NOTED:
+        folder = str(NOTED["folder"])
+
+        def read() -> None:
+            got = []
+            while True:
+                chunk = os.read(fd, 4096)
+                if not chunk:
+                    break
+                got.append(chunk)
+            with open(os.path.join(folder, str(os.getpid())), "wb") as out:
+                out.write(b"".join(got))
+
+        NOTED["thread"] = thread = threading.Thread(target=read)
+        thread.start()
+        at_end(thread.join)
+    return os.getpid()
+
+
+def test_notes_reach_their_worker_and_its_end_callbacks_run_before_it_is_reaped(tmp_path) -> None:
+    from spanscore.runtime.workers import note, notes
+
+    NOTED.clear()
+    NOTED["folder"] = str(tmp_path)
+    assert notes() is None  # none in this process
+    sent: dict[int, list[bytes]] = {}
+    for k, pid in enumerate(forked_map(listen_then_answer, range(12), 3, here=True)):
+        if pid != os.getpid():
+            message = f"item {k};".encode()
+            note(pid, message)
+            sent.setdefault(pid, []).append(message)
+    # The map has ended: every worker read its notes to their end and wrote them before it exited.
+    assert sent
+    assert {int(p.name): p.read_bytes() for p in tmp_path.iterdir()} == {pid: b"".join(m) for pid, m in sent.items()}
+    with pytest.raises(WorkerDied):
+        note(next(iter(sent)), b"too late")
+
+
+def fail_at_end(x: int) -> int:
+    from spanscore.runtime.workers import at_end, notes
+
+    if notes() is not None:
+        at_end(lambda: os._exit(5))
+    return x
+
+
+def test_a_worker_that_fails_after_its_last_result_is_an_error_when_the_map_ends() -> None:
+    """Its ``at_end`` work (rows written in place) is undone: the map raises once every result is out."""
+    got = []
+    with pytest.raises(WorkerDied, match="status 5"):
+        for x in forked_map(fail_at_end, range(8), 2):
+            got.append(x)
+    assert got == list(range(8))

@@ -18,21 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..results import EvaluationResult, Score
-from .buckets import bucket_tables, comparison_group_tables
 from .common import corpus_line, repairs_line
-from .comparison import (
-    breakdown_table,
-    differences_table,
-    few_units,
-    interval_table,
-    located_table,
-    macro_documents_table,
-    per_type_interval_table,
-    ranking_lines,
-    read_table,
-    systems_table,
-)
-from .levels import levels_table
 from .tables import (
     TableModel,
     confusion_table,
@@ -162,9 +148,38 @@ def print_report(data: EvaluationResult, *, per_type: bool = True, console: Cons
     console.print(Text(data["signature"], style="dim"), soft_wrap=True)
 
 
+_COMPARISON_KEYS = ("located", "read", "macro_documents", "intervals", "breakdown")
+
+
 def evaluation_tables(data: EvaluationResult, *, per_type: bool = True) -> list[TableModel]:
     """The tables an evaluation prints after the scores: how strings were found, what readers
     skipped, the average over documents, the intervals and the breakdown, where the data has them."""
+    # Each table's module imported where the data has the table, not with this module: most
+    # evaluations print none of them, and the modules (with analysis.reliability) cost some 5 ms
+    # of a report run's imports.
+    tables = _analysis_tables(data, per_type) if any(key in data for key in _COMPARISON_KEYS) else []
+    if "buckets" in data:
+        from .buckets import bucket_tables
+
+        tables.extend(bucket_tables(data["buckets"]))
+    if "levels" in data:
+        from .levels import levels_table
+
+        tables.append(levels_table(data["levels"]))
+    return tables
+
+
+def _analysis_tables(data: EvaluationResult, per_type: bool) -> list[TableModel]:
+    from .comparison import (
+        breakdown_table,
+        few_units,
+        interval_table,
+        located_table,
+        macro_documents_table,
+        per_type_interval_table,
+        read_table,
+    )
+
     tables = []
     if "located" in data:
         tables.append(located_table(data["located"]))
@@ -186,10 +201,6 @@ def evaluation_tables(data: EvaluationResult, *, per_type: bool = True) -> list[
             tables.append(per_type_interval_table(ci["per_type"], f"F1 per type with {100 * ci['level']:g}% intervals"))
     if "breakdown" in data:
         tables.append(breakdown_table(data["breakdown"]))
-    if "buckets" in data:
-        tables.extend(bucket_tables(data["buckets"]))
-    if "levels" in data:
-        tables.append(levels_table(data["levels"]))
     return tables
 
 
@@ -223,6 +234,9 @@ def _text_console(width: int) -> Console:
 
 def print_comparison(data: Mapping[str, Any], *, console: Console | None = None) -> None:
     """``spanscore compare``'s tables at the console's width, the rankings, then the signature."""
+    from .buckets import comparison_group_tables
+    from .comparison import differences_table, ranking_lines, systems_table
+
     console = console or Console(highlight=False)
     tables = [systems_table(data)] + ([differences_table(data)] if len(data["systems"]) > 1 else [])
     for table in tables + comparison_group_tables(data):

@@ -17,6 +17,7 @@ from ..errors import InputError, OptionError
 from ..results import EvaluationResult
 from ..stages.pairs import (
     ERRORS_FILE,
+    ROWS_FAILED,
     TYPE5_FILE,
     KeptDetails,
     PartRows,
@@ -25,10 +26,12 @@ from ..stages.pairs import (
     csv_field,
     error_fields,
     header_line,
+    held_note,
     pair_fields,
     render_rows,
     sample_rows,
 )
+from ..stages.pairs import write_at as _write_at
 from .common import CRITERION_HELP, PARTIAL_CRITERIA, repairs_line
 
 if TYPE_CHECKING:
@@ -133,17 +136,6 @@ class _RowFile:
         at = self.size
         self.size += length
         return at
-
-
-def _write_at(fd: int, data: bytes, offset: int) -> None:
-    view = memoryview(data)
-    while view:
-        if hasattr(os, "pwrite"):
-            n = os.pwrite(fd, view, offset)
-        else:  # no pwrite (Windows): each file is written by one thread at a time, so a seek serves
-            os.lseek(fd, offset, os.SEEK_SET)
-            n = os.write(fd, view)
-        view, offset = view[n:], offset + n
 
 
 def _read_at(fd: int, length: int, offset: int) -> bytes:
@@ -308,8 +300,14 @@ class ReportWriter:
         try:
             if self.copier is not None and self.copier.error is not None:
                 raise self.copier.error
+            told: dict[tuple[int, int], list[int]] = {}  # rows a worker holds: each file's offset
             for name, part in rows.files.items():
-                self._add(name, part, rows)
+                self._add(name, part, rows, told)
+            if told:
+                from ..runtime.workers import note
+
+                for (pid, number), offsets in told.items():
+                    note(pid, held_note(number, offsets))
             for path in dict.fromkeys(p for part in rows.files.values() for p, _, _ in part.pieces):
                 self._copier().remove(path)
         except OSError as exc:
@@ -322,7 +320,7 @@ class ReportWriter:
             self.copier = _Copier()
         return self.copier
 
-    def _add(self, name: str, part: RowFile, rows: PartRows) -> None:
+    def _add(self, name: str, part: RowFile, rows: PartRows, told: dict[tuple[int, int], list[int]]) -> None:
         """One file's rows of the chunks in ``rows`` added after the earlier chunks'."""
         f = self.files.get(name)
         if f is None:
@@ -334,6 +332,8 @@ class ReportWriter:
             self._copier().write(block, f.fd, f.take(len(block)))
         for path, offset, length in part.pieces:
             self._copier().copy(path, offset, length, f.fd, f.take(length))
+        for pid, number, length in part.held:
+            told.setdefault((pid, number), []).append(f.take(length))
         f.full += part.full
         f.partial += part.partial
         if part.partial_lines and len(f.sample_lines) < HTML_PARTIAL_LIMIT:
@@ -341,10 +341,15 @@ class ReportWriter:
             f.sample_lines += part.partial_lines[: HTML_PARTIAL_LIMIT - len(f.sample_lines)]
 
     def _copied(self) -> None:
-        """Every row copied into place (raising the first error a copy met)."""
+        """Every row copied into place (raising the first error a copy met, or that a worker
+        process left: the workers have ended by then)."""
         copier, self.copier = self.copier, None
         if copier is not None:
             copier.finish()
+        if self.staging is not None and self.files:
+            for failed in self.staging.glob(f"{ROWS_FAILED}*"):
+                why = failed.read_text(encoding="utf-8", errors="replace").strip()
+                raise OSError(errno.EIO, why or "a worker could not write its rows")
 
     def _staged(self, name: str) -> Path:
         if self.staging is None:

@@ -23,6 +23,12 @@ first: with each task the worker gets a ticket bearing its number, in a pipe bot
 and takes the next ticket before its next task, skipping the tasks whose ticket this process took
 meanwhile to count them itself. A pipe's read of a few bytes is atomic, so every task is counted
 once, by one process, whatever the interleaving.
+
+Each worker also gets a pipe of notes from this process (``note``), read in the worker (``notes``)
+on a thread of its own while it counts: what the worker could not know when it sent a result
+(where its report rows go, once the earlier items' sizes are known). The pipe ends when this
+process stops the worker; the worker runs its ``at_end`` callbacks before it exits, so a thread
+there finishes what the notes asked for before this process reaps it.
 """
 
 from __future__ import annotations
@@ -50,6 +56,10 @@ class WorkerDied(RuntimeError):
 _LIVE: set[int] = set()  # this process's ends of the pipes of its live workers
 _WHEN_WAITING: list[Callable[[], object]] = []  # see ``when_waiting``
 _BEFORE_FORK: list[Callable[[], object]] = []  # see ``before_fork``
+_NOTES_TO: dict[int, int] = {}  # each live worker's pid: this process's end of its notes pipe
+_NOTES: int | None = None  # in a worker: the read end of its notes pipe
+_NOTES_PID = 0  # ... and the worker's pid (a process the worker forks has no notes)
+_AT_END: list[Callable[[], object]] = []  # in a worker: run after its last item, before it exits
 
 
 def when_waiting(callback: Callable[[], object]) -> Callable[[], None]:
@@ -70,6 +80,30 @@ def before_fork(join: Callable[[], object]) -> None:
     """Call ``join`` (once) before this process next forks a worker: a thread that may be
     importing modules must end first, or a worker could find a module's import half done."""
     _BEFORE_FORK.append(join)
+
+
+def notes() -> int | None:
+    """In a worker process of ``forked_map``: the read end of the pipe of notes this process's
+    parent sends it (``note``), at its end once the parent stops the worker; None elsewhere."""
+    return _NOTES if _NOTES is not None and os.getpid() == _NOTES_PID else None
+
+
+def at_end(callback: Callable[[], object]) -> None:
+    """In a worker process: run ``callback`` once it has sent its last result, before it exits."""
+    _AT_END.append(callback)
+
+
+def note(pid: int, data: bytes) -> None:
+    """Send ``data`` to the live worker ``pid`` (``notes`` there), waiting while its pipe is full."""
+    fd = _NOTES_TO.get(pid)
+    try:
+        if fd is None:
+            raise BrokenPipeError
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    except BrokenPipeError:
+        raise WorkerDied(f"a worker process (pid {pid}) ended before it finished its work") from None
 
 
 def can_fork() -> bool:
@@ -98,8 +132,12 @@ def forked_map(
         if here:
             _waiting()
     finally:
-        for w in workers:
-            w.stop(wait=finished)
+        ended = [w.stop(wait=finished) for w in workers]
+    # Past its last result a worker may still work (its ``at_end``: report rows written in place):
+    # one that did not end cleanly leaves that work undone.
+    for w, code in zip(workers, ended, strict=True):
+        if code:
+            raise WorkerDied(f"a worker process (pid {w.pid}) ended before it finished its work (status {code})")
 
 
 def _waiting() -> None:
@@ -108,8 +146,9 @@ def _waiting() -> None:
 
 
 class _Worker:
-    def __init__(self, pid: int, tasks: int, results: int, tickets: tuple[int, int]) -> None:
+    def __init__(self, pid: int, tasks: int, results: int, tickets: tuple[int, int], notes: int) -> None:
         self.pid = pid
+        self.notes = notes  # write end of the worker's notes (``note``)
         self.tasks = tasks  # parent's write end
         self.results = results  # parent's read end
         self.tickets = tickets  # read end (shared with the worker, never blocking), write end
@@ -119,6 +158,7 @@ class _Worker:
 
     @staticmethod
     def fork(work: Callable[[Any], Any], start: Callable[[], object] | None, others: list[int]) -> _Worker:
+        global _NOTES, _NOTES_PID
         import signal  # here, not at the top: a count in one process forks nothing (imported before the fork)
 
         while _BEFORE_FORK:
@@ -126,29 +166,36 @@ class _Worker:
         task_r, task_w = os.pipe()
         result_r, result_w = os.pipe()
         ticket_r, ticket_w = os.pipe()
+        notes_r, notes_w = os.pipe()
         # Both processes read the tickets: neither waits in a read that the other's read may
         # leave empty-handed (the worker waits in select).
         os.set_blocking(ticket_r, False)
         _widen(result_w)
         pid = os.fork()
         if pid == 0:  # the worker: never returns
-            for fd in (task_w, result_r, ticket_w, *others):
+            for fd in (task_w, result_r, ticket_w, notes_w, *others):
                 os.close(fd)
+            _NOTES_TO.clear()
+            _NOTES, _NOTES_PID = notes_r, os.getpid()
             code = 0
             try:
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends us
                 if start is not None:
                     start()
                 _serve(work, task_r, result_w, ticket_r)
+                while _AT_END:
+                    _AT_END.pop(0)()
             except BaseException:  # a worker must never return into the parent's code
                 code = 1
             finally:
                 os._exit(code)
         os.close(task_r)
         os.close(result_w)
+        os.close(notes_r)
         os.set_blocking(task_w, False)  # this end only: the worker reads its own end blocking
-        _LIVE.update((task_w, result_r, ticket_r, ticket_w))
-        return _Worker(pid, task_w, result_r, (ticket_r, ticket_w))
+        _LIVE.update((task_w, result_r, ticket_r, ticket_w, notes_w))
+        _NOTES_TO[pid] = notes_w
+        return _Worker(pid, task_w, result_r, (ticket_r, ticket_w), notes_w)
 
     def send(self, number: int, item: object) -> None:
         payload = pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)
@@ -195,10 +242,12 @@ class _Worker:
         del self.items[number]
         return number, ok, value
 
-    def stop(self, *, wait: bool) -> None:
+    def stop(self, *, wait: bool) -> int:
         """Close the pipes (an idle worker then exits) and reap the worker; unless ``wait``, end
-        it first (the parent is leaving early, on an error or an interrupt)."""
-        for fd in (self.tasks, self.results, *self.tickets):
+        it first (the parent is leaving early, on an error or an interrupt). Returns its exit
+        status where it was waited for (0: it ended cleanly), else 0."""
+        _NOTES_TO.pop(self.pid, None)
+        for fd in (self.tasks, self.results, *self.tickets, self.notes):
             _LIVE.discard(fd)
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -207,9 +256,10 @@ class _Worker:
                 import signal
 
                 os.kill(self.pid, signal.SIGTERM)
-            os.waitpid(self.pid, 0)
+            _, status = os.waitpid(self.pid, 0)
         except (ChildProcessError, ProcessLookupError):
-            pass
+            return 0
+        return os.waitstatus_to_exitcode(status) if wait else 0
 
 
 class _Ahead:

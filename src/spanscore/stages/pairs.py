@@ -2,17 +2,22 @@
 
 A chunk's rows are rendered where the chunk is counted (a worker process, a Dask worker): the
 plan numbers each part's first sentence (or document) beforehand, so the rows are complete CSV
-text. A worker process writes them to a scratch file beside the report (``rows_dir``); the process
-writing the report, or a worker without one, returns them as bytes; the report writer appends
-each file's rows in corpus order.
+text. A worker process of ``runtime.workers.forked_map`` holds them until the process writing the
+report tells it where they go (once the earlier chunks' sizes are known), then writes them there
+itself, once; another process (a Dask worker beside it) writes them to a scratch file beside the
+report (``rows_dir``), which the report writer copies; the process writing the report, or a
+worker without a ``rows_dir``, returns them as bytes. Each file's rows go in corpus order.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import errno
 import io
 import os
 import re
+import struct
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
@@ -114,6 +119,9 @@ class RowFile:
 
     blocks: list[bytes] = field(default_factory=list)
     pieces: list[tuple[str, int, int]] = field(default_factory=list)
+    # Rows a worker process holds until it is told where they go: (its pid, the rows' number
+    # there, length in bytes); ``HELD_NOTE`` tells it, with every file's place in ``files``' order.
+    held: list[tuple[int, int, int]] = field(default_factory=list)
     full: int = 0
     partial: int = 0
     # The first partial pairs' rows, for the page (``sample_row`` reads one back): made anyway,
@@ -125,6 +133,7 @@ class RowFile:
         return RowFile(
             self.blocks + later.blocks,
             self.pieces + later.pieces,
+            self.held + later.held,
             self.full + later.full,
             self.partial + later.partial,
             self.partial_lines + later.partial_lines[:room],
@@ -450,13 +459,21 @@ def render_rows(
 
 
 def _keep(files: dict[str, RowFile], bodies: dict[str, bytes], rows_dir: str | None) -> None:
-    """Each file's rows kept as bytes, or, with ``rows_dir`` of another process, written one after
-    the other to one scratch file there (one file to make, copy from and remove per chunk, not one
-    per CSV). The process that writes the report writes its own rows once, not to a scratch file
-    and then again from it."""
+    """Each file's rows kept as bytes; in a worker process of ``forked_map`` with ``rows_dir``,
+    held there until the report's writer says where they go (``HeldRows``); in another process
+    with ``rows_dir`` (a Dask worker), written one after the other to one scratch file there (one
+    file to make, copy from and remove per chunk, not one per CSV). The process that writes the
+    report writes its own rows once, not to a scratch file and then again from it."""
     if rows_dir is None or getattr(rows_dir, "owner", None) == os.getpid():
         for name, body in bodies.items():
             files[name].blocks.append(body)
+        return
+    held = HeldRows.here(rows_dir)
+    if held is not None:
+        number = held.hold(list(bodies.values()), list(bodies))
+        pid = os.getpid()
+        for name, data in bodies.items():
+            files[name].held.append((pid, number, len(data)))
         return
     import tempfile  # here: only a report written from worker processes needs it
 
@@ -467,6 +484,136 @@ def _keep(files: dict[str, RowFile], bodies: dict[str, bytes], rows_dir: str | N
             handle.write(data)
             files[name].pieces.append((path, offset, len(data)))
             offset += len(data)
+
+
+# What the report's writer tells a worker of rows it holds: their number there and how many
+# files, then each file's offset (in the order of the worker's ``files``).
+HELD_NOTE = struct.Struct("<QI")
+_OFFSET = struct.Struct("<Q")
+ROWS_FAILED = ".rows-failed."  # a worker that could not write its rows leaves this file (then its pid), saying why
+
+
+def held_note(number: int, offsets: Sequence[int]) -> bytes:
+    """The note that tells a worker where the files' rows it holds as ``number`` go."""
+    return HELD_NOTE.pack(number, len(offsets)) + struct.pack(f"<{len(offsets)}Q", *offsets)
+
+
+def write_at(fd: int, data: bytes | memoryview, offset: int) -> None:
+    """All of ``data`` written to ``fd`` at ``offset``, by ``os.pwrite`` where there is one;
+    else by seeking (one thread at a time writes through a given ``fd``)."""
+    view = memoryview(data)
+    while view:
+        if hasattr(os, "pwrite"):
+            n = os.pwrite(fd, view, offset)
+        else:  # no pwrite (Windows)
+            os.lseek(fd, offset, os.SEEK_SET)
+            n = os.write(fd, view)
+        view, offset = view[n:], offset + n
+
+
+class HeldRows:
+    """A worker process's rendered rows, each chunk's held in memory until the process writing
+    the report has the earlier chunks' sizes and sends their offsets (``runtime.workers.note``),
+    then written straight into the report's files (in its staging folder) by a thread here, while
+    the worker counts its next chunk: written once, where a scratch file was written, copied
+    into place by the report's process and removed. The thread ends when the notes end (the
+    worker is stopped), and the worker waits for it before it exits, so once the workers are
+    reaped every row is in place; a write that fails leaves a ``ROWS_FAILED`` file saying why,
+    which the report's writer raises."""
+
+    current: HeldRows | None = None
+
+    def __init__(self, rows_dir: str, notes: int) -> None:
+        import threading
+
+        self.rows_dir = rows_dir
+        self.notes = notes
+        self.bodies: dict[int, tuple[list[bytes], list[str]]] = {}
+        self.count = 0
+        self.thread = threading.Thread(target=self._run, name="spanscore-held-rows", daemon=True)
+        self.thread.start()
+
+    @classmethod
+    def here(cls, rows_dir: str) -> HeldRows | None:
+        """This worker's holder for ``rows_dir``; None where no one would send the offsets."""
+        from ..runtime.workers import at_end, notes
+
+        held = cls.current
+        if held is not None:
+            return held if held.rows_dir == str(rows_dir) and notes() == held.notes else None
+        fd = notes()
+        if fd is None:
+            return None
+        held = cls.current = HeldRows(str(rows_dir), fd)
+        at_end(held.finish)
+        return held
+
+    def hold(self, bodies: list[bytes], names: list[str]) -> int:
+        number = self.count
+        self.count += 1
+        self.bodies[number] = (bodies, names)
+        return number
+
+    def _run(self) -> None:
+        opened: dict[str, int] = {}
+        failed = False
+        try:
+            while True:
+                head = _read_exactly(self.notes, HELD_NOTE.size)
+                if head is None:
+                    return
+                number, n = HELD_NOTE.unpack(head)
+                raw = _read_exactly(self.notes, n * _OFFSET.size)
+                if raw is None:
+                    return
+                offsets = struct.unpack(f"<{n}Q", raw)
+                got = self.bodies.pop(number, None)
+                if failed:
+                    continue
+                try:
+                    if got is None:
+                        raise OSError(errno.EIO, "a worker was told of rows it does not hold")
+                    bodies, names = got
+                    for name, body, at in zip(names, bodies, offsets, strict=True):
+                        if body:
+                            fd = opened.get(name)
+                            if fd is None:  # made by the report's writer before it sent the offsets
+                                fd = opened[name] = os.open(os.path.join(self.rows_dir, name), os.O_WRONLY)
+                            write_at(fd, body, at)
+                except BaseException as exc:  # told to the report's writer; the notes still read
+                    failed = True
+                    self._failed(exc)
+                del got
+        except BaseException as exc:
+            self._failed(exc)
+        finally:
+            for fd in opened.values():
+                os.close(fd)
+
+    def _failed(self, exc: BaseException) -> None:
+        path = os.path.join(self.rows_dir, f"{ROWS_FAILED}{os.getpid()}")
+        why = getattr(exc, "strerror", None) or f"{type(exc).__name__}: {exc}"
+        # The folder may be gone (the report abandoned): nothing left to tell.
+        with contextlib.suppress(OSError), open(path, "w", encoding="utf-8") as out:
+            out.write(why)
+
+    def finish(self) -> None:
+        """Wait for the thread (the notes have ended); rows still held were never told where to
+        go: the worker must not end as if its work were done."""
+        self.thread.join()
+        if self.bodies:
+            raise RuntimeError(f"{len(self.bodies)} chunks' report rows were never written")
+
+
+def _read_exactly(fd: int, n: int) -> bytes | None:
+    parts: list[bytes] = []
+    while n:
+        got = os.read(fd, n)
+        if not got:
+            return None
+        parts.append(got)
+        n -= len(got)
+    return b"".join(parts)
 
 
 _FULL = f"{LEVEL_NAMES[FULL]},{1.0!r}".encode()
