@@ -40,6 +40,8 @@ import struct
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
+from spanscore.errors import SpanscoreError
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -49,8 +51,14 @@ _TICKET = struct.Struct("<Q")  # a task's number, taken by whichever process cou
 _IN_FLIGHT = 2  # tasks a worker holds at once
 
 
-class WorkerDied(RuntimeError):
-    """A worker process ended without sending back its result."""
+class WorkerDied(SpanscoreError, RuntimeError):
+    """A worker process ended without sending back its result (killed, say, or out of memory).
+
+    A SpanscoreError, so the command line says it in one line and exits with status 2 instead of
+    a traceback; still a RuntimeError for callers that caught it as one."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message + ": run it again, or with --jobs 1 if memory is short")
 
 
 _LIVE: set[int] = set()  # this process's ends of the pipes of its live workers
