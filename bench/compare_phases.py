@@ -9,7 +9,7 @@ round, the best of ``--repeat`` rounds per phase; each run is a fresh process, s
 pays what it pays in a real run.
 
     python bench/compare_phases.py [--sentences 100000] [--repeat 3] [--keep DIR] [--baseline SRC]
-        [--workers | --whole | --distinct] [--only compare|buckets]
+        [--workers | --whole | --distinct | --tests] [--only compare|buckets]
 
 ``--whole`` times instead each whole command as a user runs it (a fresh process, default
 ``--jobs``, byte-compiled): the plain ``evaluate --json``, ``compare A B --json``, ``compare A B``
@@ -23,6 +23,14 @@ hold: each document's rows of every group of the bucket comparison side by side 
 columns apart, and the differences between the systems that a randomisation trial swaps), their
 distinct rows against the sum of each group's own, and how many of them hold at most two
 documents (drawn document by document).
+
+``--tests`` times instead the paired tests alone, histogram by histogram: the bucket
+comparison's joint histograms (the corpus's first, then each group's) are kept from one run,
+and each one's tests are timed alone in one thread (CPU ms, best of ``--repeat``, with
+``--baseline`` the other checkout's on the same histograms, interleaved), beside what it holds:
+its distinct joint rows, each family's distinct rows, the differences its randomisation trials
+swap, and the blocks of resamples and trials it draws. The total is every histogram's tests in
+one call, as the command runs them (one thread).
 
 ``--workers`` times instead how the default run (``--jobs 2``: this process and one forked
 worker) spreads the side-by-side pass: the parts each process counted, the seconds the worker
@@ -45,6 +53,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -146,6 +155,69 @@ for family, mine in S.draw_families(names).items():
               f"sum {sum(each)}; side by side {rows.shape[0]} ({int((held <= 2).sum())} of at most two documents)")
 """
 
+# The paired tests' histograms kept from one run (``--tests``).
+CAPTURE = r"""
+import contextlib, io, pickle, sys
+from spanscore.analysis import buckets, significance
+kept = []
+compare_histograms = significance.compare_histograms
+def keep(joints, names, **kw):
+    kept.append((list(joints), list(names), kw))
+    return compare_histograms(joints, names, **kw)
+significance.compare_histograms = buckets.compare_histograms = keep
+from spanscore.cli.main import cli
+with contextlib.redirect_stdout(io.StringIO()):
+    cli.main(args=sys.argv[2:] + ["--json", "--jobs", "1"], standalone_mode=False)
+with open(sys.argv[1], "wb") as f:
+    pickle.dump(kept, f)
+"""
+
+# Each histogram's paired tests alone, in one thread (``--tests``).
+TESTS = r"""
+import json, os, pickle, sys, time
+os.environ["OPENBLAS_NUM_THREADS"] = "1"
+from spanscore.runtime.memory import keep_freed_memory
+keep_freed_memory()
+from spanscore.analysis import significance as S
+from spanscore.runtime.blas import one_blas_thread
+S.PARALLEL_WORK, S._threads = 1 << 62, lambda: 1
+(joints, names, kw), = pickle.load(open(sys.argv[1], "rb"))
+def best(f, repeat):
+    out = float("inf")
+    for _ in range(repeat):
+        t = time.thread_time()
+        with one_blas_thread():
+            f()
+        out = min(out, time.thread_time() - t)
+    return out * 1e3
+repeat = int(sys.argv[2])
+each = [best(lambda j=j: S.compare_histograms([j], names, **kw), repeat) for j in joints]
+print(json.dumps({"each": each, "all": best(lambda: S.compare_histograms(joints, names, **kw), repeat)}))
+"""
+
+# What each histogram holds and draws (this checkout's families; ``--tests``).
+SHAPES = r"""
+import json, pickle, sys
+from spanscore.analysis import significance as S
+(joints, names, kw), = pickle.load(open(sys.argv[1], "rb"))
+r = kw["resampling"]
+out = []
+for joint in joints:
+    joint = joint.compacted()
+    fields, cols = S._system_columns(joint)
+    row = {"joint rows": int(joint.rows.shape[0]), "documents": int(joint.counts.sum()), "families": {}}
+    for name, mine in S.draw_families(fields).items():
+        fam = S._Family(name, joint, cols, mine)
+        swaps = fam.differences(1)
+        row["families"][name] = {
+            "rows": fam.draws.k, "rare documents": int(fam.draws.rare_documents.shape[0]),
+            "differences": swaps.draws.k, "resample blocks": len(fam.draws.plan(r.resamples)),
+            "trial blocks": len(S._plan(r.trials, swaps.draws.k)),
+        }
+    out.append(row)
+print(json.dumps({"resamples": r.resamples, "trials": r.trials, "histograms": out}))
+"""
+
 # The default run's side-by-side pass, part by part: which process counted each part, and when.
 WORKERS = r"""
 import contextlib, io, json, os, sys, time
@@ -202,6 +274,7 @@ def main() -> None:
     )
     ap.add_argument("--distinct", action="store_true", help="distinct rows of every group's rows side by side")
     ap.add_argument("--whole", action="store_true", help="whole commands' wall and CPU against the plain count")
+    ap.add_argument("--tests", action="store_true", help="the paired tests alone, histogram by histogram (CPU ms)")
     ap.add_argument(
         "--only", choices=("compare", "buckets"), default="", help="phases of one command only (default: both)"
     )
@@ -227,6 +300,9 @@ def main() -> None:
             return
         if args.whole:
             whole(gold, a, b, train, args.repeat, args.baseline)
+            return
+        if args.tests:
+            tests(base, [gold, a, b, "--buckets", "length,seen", "--train", train, "--per-type"], args)
             return
         cases = {
             "compare A B": ["compare", gold, a, b],
@@ -270,6 +346,43 @@ def main() -> None:
             print(name)
             print("   " + " | ".join(f"{k} {v:.3f}" for k, v in phases.items()))
             print("   median total " + f"{statistics.median(seen[name]['total']):.3f}")
+
+
+def tests(base: Path, cmd: list[str], args: argparse.Namespace) -> None:
+    """``--tests``: each joint histogram's paired tests alone, beside what it holds."""
+    kept = base / "compare-tests.pickle"
+    if not kept.exists():
+        subprocess.run([sys.executable, "-c", CAPTURE, str(kept), "compare", *cmd], check=True)
+    here = os.environ.get("PYTHONPATH", "")
+    shapes = json.loads(subprocess.run(
+        [sys.executable, "-c", SHAPES, str(kept)], check=True, capture_output=True, text=True
+    ).stdout)  # fmt: skip
+    sides = [("baseline", args.baseline)] * bool(args.baseline) + [("this", here)]
+    times: dict[str, dict[str, Any]] = {}
+    loads = [os.getloadavg()[0]]
+    for r in range(args.repeat):
+        for tag, path in sides if r % 2 == 0 else sides[::-1]:
+            got = json.loads(subprocess.run(
+                [sys.executable, "-c", TESTS, str(kept), "1"], check=True, capture_output=True, text=True,
+                env={**os.environ, "PYTHONPATH": path},
+            ).stdout)  # fmt: skip
+            have = times.setdefault(tag, {"each": [float("inf")] * len(got["each"]), "all": float("inf")})
+            have["each"] = [min(x, y) for x, y in zip(have["each"], got["each"], strict=True)]
+            have["all"] = min(have["all"], got["all"])
+        loads.append(os.getloadavg()[0])
+    print(f"load average (1 min) {', '.join(f'{x:.2f}' for x in loads)}; {shapes['resamples']} resamples, "
+          f"{shapes['trials']} trials; CPU ms in one thread, best of {args.repeat}")  # fmt: skip
+    head = " ".join(f"{tag:>9}" for tag, _ in sides)
+    print(f"{'histogram':10} {'joint rows':>10} {'family: rows, rare documents, differences, blocks':52} {head}")
+    for h, shape in enumerate(shapes["histograms"]):
+        fams = "; ".join(
+            f"{name} {f['rows']}, {f['rare documents']}, {f['differences']}, {f['resample blocks']}+{f['trial blocks']}"
+            for name, f in shape["families"].items()
+        )
+        cells = " ".join(f"{times[tag]['each'][h]:9.1f}" for tag, _ in sides)
+        print(f"{'corpus' if h == 0 else 'group ' + str(h):10} {shape['joint rows']:10} {fams:52} {cells}")
+    print(f"{'sum':74} " + " ".join(f"{sum(times[tag]['each']):9.1f}" for tag, _ in sides))
+    print(f"{'all in one call':74} " + " ".join(f"{times[tag]['all']:9.1f}" for tag, _ in sides))
 
 
 def whole(gold: str, a: str, b: str, train: str, repeat: int, baseline: str) -> None:

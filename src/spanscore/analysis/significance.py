@@ -1422,6 +1422,149 @@ def _poisson_ratio(rates: FloatArray, k: IntArray, table: IntArray) -> FloatArra
     return out
 
 
+QUICK_BITS = 12  # a count's first random bits, which alone decide it in almost every case
+
+
+class _QuickCounts:
+    """``CountTables``' counts of each column's table, the same distribution, drawn from fewer
+    random bits. A count's 53-bit uniform is drawn in two parts: its first ``QUICK_BITS`` bits
+    pick one of ``2^QUICK_BITS`` equal bins of the table's grid, and where no bound of the table
+    falls inside the bin (the count is the same for every uniform in it: all but a few bins) the
+    bin's count is read from a small table of each table's bins; only where a bound falls inside
+    are the other 41 bits drawn, and the count looked up in the tables as ``CountTables`` does.
+    So each count is the smallest ``k`` with ``j < K(k)`` for a uniform ``j`` of 53 bits, as
+    ``CountTables.draw`` draws it, from 16 random bits where that call takes 64, and one small
+    gather where it takes two and a search."""
+
+    def __init__(self, tables: CountTables, columns: _TableColumns) -> None:
+        self.tables, self.columns = tables, columns
+        length = np.diff(np.append(tables.start, tables.bounds.shape[0]))
+        # A table's count is lo + k from its k-th bound's value of the uniform on (each bound but
+        # the last moves it up by one), so each bin's count where it starts is read off the
+        # bounds: count lo + k for the bins from the one where bound k - 1 takes effect to the
+        # one where bound k does, a run of each count (the last, and bounds past the grid, end
+        # at its end).
+        shift = UNIFORM_BITS - QUICK_BITS
+        bounds = tables.bounds
+        within = bounds < _ONE
+        effect = np.full(bounds.shape[0], 1 << QUICK_BITS, dtype=np.int64)  # the first bin that has the count above
+        effect[within] = (bounds[within] + (1 << shift) - 1) >> shift
+        effect[tables.start + length - 1] = 1 << QUICK_BITS
+        before = np.empty_like(effect)
+        before[1:] = effect[:-1]
+        before[tables.start] = 0
+        counts = (np.arange(bounds.shape[0]) - np.repeat(tables.start - tables.lo, length)).astype(np.int16)
+        quick = np.repeat(counts, effect - before)
+        # A bound inside a bin (not at its first value): the uniform's other bits decide.
+        cut = within & ((bounds & ((1 << shift) - 1)) != 0)
+        cut[tables.start + length - 1] = False
+        table_of = np.repeat(np.arange(length.shape[0], dtype=np.int64), length)
+        quick[(table_of[cut] << QUICK_BITS) + (bounds[cut] >> shift)] = -1
+        self.quick = quick
+        self.offset = (columns.tables << QUICK_BITS).astype(np.int32)
+
+    def draw(self, rng: np.random.Generator, size: int, out: npt.NDArray[Any] | None = None) -> npt.NDArray[Any]:
+        """``size`` rows of counts, each column from its own table; written into ``out`` where
+        one is given (any numeric type: the caller's table, floats to be multiplied by rows).
+        Drawn ``LOOKUP_CELLS`` counts at a time, so the temporaries keep one size whatever the
+        block (and stay in the cache); the pieces are cut by the columns alone, so a block's
+        counts are the same however it is drawn."""
+        width = self.offset.shape[0]
+        if out is None:
+            out = np.empty((size, width), dtype=np.int64)
+        rows = max(1, LOOKUP_CELLS // max(width, 1))
+        for start in range(0, size, rows):
+            self._piece(rng, out[start : start + rows])
+        return out
+
+    def _piece(self, rng: np.random.Generator, out: npt.NDArray[Any]) -> None:
+        size, width = out.shape
+        cells = size * width
+        first = rng.bit_generator.random_raw((cells + 3) // 4).astype("<u8", copy=False).view(np.uint16)[:cells]
+        picked = (first >> np.uint16(16 - QUICK_BITS)).astype(np.int32).reshape(size, width)
+        picked += self.offset
+        got = np.take(self.quick, picked)  # (numpy's take: about half the cost of indexing by an array)
+        out[...] = got
+        open_ = np.flatnonzero(got.reshape(-1) < 0)
+        if open_.shape[0]:
+            row, column = np.divmod(open_, width)
+            rest = (rng.bit_generator.random_raw(open_.shape[0]) >> np.uint64(64 - UNIFORM_BITS + QUICK_BITS)).view(
+                np.int64
+            )
+            top = (picked[row, column] & ((1 << QUICK_BITS) - 1)).astype(np.int64)
+            out[row, column] = self.lookup((top << (UNIFORM_BITS - QUICK_BITS)) | rest, column)
+
+    def lookup(self, j: IntArray, column: IntArray) -> IntArray:
+        """The count of 53-bit uniforms ``j`` of columns ``column``: the smallest ``k`` with
+        ``j < K(k)`` in the column's table (a search of every table's bounds)."""
+        table = self.columns.tables[column]
+        at = np.searchsorted(self.tables.keys, (table << UNIFORM_BITS) + j, side="right")
+        out: IntArray = at - self.columns.base[column]
+        return out
+
+
+class _FamilySampler(_Sampler):
+    """A family's bootstrap resamples (``_Sampler``'s multinomial over its rows), with every row
+    drawn through Poisson counts, those of rare rows too (a family's rows held by one or two
+    documents are thousands: their Poisson counts, read from ``_QuickCounts``' bins, cost less
+    than picking their documents one by one and tallying them)."""
+
+    RARE = 0
+
+    def __init__(self, counts: IntArray) -> None:
+        super().__init__(counts)
+        self._quick: _QuickCounts | None = None
+
+    def _quick_counts(self) -> _QuickCounts:
+        """The quick bins, made on the first draw (not when queued, as the Poisson tables are:
+        the batch drawn before lets its bins go first) and shared by the threads."""
+        tables = self._poisson_tables()
+        with self._lock:
+            if self._quick is None:
+                self._quick = _QuickCounts(*tables)
+            return self._quick
+
+    def _pooled(self, rng: np.random.Generator, wanted: IntArray) -> IntArray:
+        """``_Sampler._pooled``'s multinomial (as floats, whole numbers: the rows they multiply
+        are floats), its top-up's picks added where they fall: a family's rows are thousands and
+        a resample's top-up a few hundred picks, so a count of every (resample, row) cell would
+        touch far more cells than the picks."""
+        k = self.share.shape[0]
+        counts = self._poisson(rng, wanted)
+        sums = counts.sum(axis=1)
+        over = np.flatnonzero(sums > wanted)
+        while over.shape[0]:  # about one resample in ten (``MARGIN``)
+            again = self._poisson(rng, wanted[over])
+            counts[over] = again
+            sums[over] = again.sum(axis=1)
+            over = over[sums[over] > wanted[over]]
+        missing = (wanted - sums).astype(np.int64)
+        cells = counts.reshape(-1)
+        total = int(missing.sum())
+        row_of = np.repeat(np.arange(wanted.shape[0], dtype=np.intp) * k, missing)
+        for start in range(0, total, TOP_UP_PIECE):  # the working arrays keep one size
+            stop = min(start + TOP_UP_PIECE, total)
+            documents = rng.integers(0, self.pooled, size=stop - start)
+            picked = (
+                self.table[documents].astype(np.intp) if self.table is not None
+                else np.searchsorted(self.cumulative, documents, side="right")
+            )
+            picked += row_of[start:stop]
+            np.add.at(cells, picked, cells.dtype.type(1))  # one of the cells' own type: numpy's fast path
+        return counts
+
+    def _fixed(self, rng: np.random.Generator, size: int) -> IntArray:
+        k = self.share.shape[0]
+        out = np.zeros((size, k))
+        if not self.rate:
+            return cast(IntArray, out)
+        if self.looked_up:
+            self._quick_counts().draw(rng, size, out[:, : self.looked_up])
+        if k > self.looked_up:
+            out[:, self.looked_up :] = rng.poisson(self.generated_rates, size=(size, k - self.looked_up))
+        return cast(IntArray, out)
+
+
 class _Family:
     """One family's columns of every system, out of the systems' joint histogram, as a histogram
     of its own. Documents that differ only in columns the family does not hold fall onto one row,
@@ -1437,7 +1580,7 @@ class _Family:
         # are used: the families' rows grow with the distinct documents.
         self.rows: npt.NDArray[Any] = hist.rows
         self.counts: IntArray = hist.counts
-        self.draws = _Sampler(hist.counts)
+        self.draws = _FamilySampler(hist.counts)
         keep, self.expand = _distinct_columns(self.rows)
         distinct: FloatArray = np.ascontiguousarray(self.rows[:, keep], dtype=np.float64)
         # The rare rows' and the common rows' apart, as the draws multiply them (held once: not
@@ -1448,6 +1591,10 @@ class _Family:
         """Every column summed over each of ``size`` bootstrap resamples."""
         out: FloatArray = self.draws.summed_apart(rng, size, *self.apart)[:, self.expand]
         return out
+
+    def drawn(self) -> None:
+        """Every block of this family drawn: its sampler and rows are not needed any longer."""
+        del self.draws, self.apart, self.rows
 
     def side(self, rows: FloatArray, system: int) -> FloatArray:
         """One system's columns of rows of this family (or of sums of them)."""
@@ -1465,13 +1612,18 @@ class _Family:
 class _Swaps:
     """The distinct nonzero differences between two systems' columns of a family, and how many
     documents have each: a randomisation trial swaps a binomial count of each one's documents
-    (documents where the systems agree move nothing)."""
+    (documents where the systems agree move nothing), drawn by ``_SwapCounts``."""
 
     def __init__(self, rows: IntArray, counts: IntArray) -> None:
-        self.draws = Draws(counts)
+        self.draws = _SwapCounts(counts)
         keep, self.expand = _distinct_columns(rows) if rows.shape[0] else ([], np.zeros(rows.shape[1], dtype=np.int64))
         self.distinct: FloatArray = np.ascontiguousarray(rows[:, keep], dtype=np.float64)
-        self.parts = self.draws.swap_rows(self.distinct)
+        # The rows in the order their counts are drawn (``_SwapCounts.order``).
+        self.ordered: FloatArray = np.ascontiguousarray(self.distinct[self.draws.order])
+
+    def drawn(self) -> None:
+        """Every block of trials drawn: the draws' tables and rows are not needed any longer."""
+        del self.draws, self.ordered
 
     def moved(self, swaps: FloatArray) -> FloatArray:
         if not self.distinct.shape[1]:
@@ -1480,11 +1632,103 @@ class _Swaps:
         return out
 
     def trials(self, rng: np.random.Generator, size: int) -> FloatArray:
-        """``moved(draws.swaps(rng, size))``: the same numbers, without the table of swaps."""
+        """What ``size`` randomisation trials move: ``moved`` of their swaps (``_SwapCounts.drawn``,
+        the rows in the order their counts are drawn), without the table put back in order."""
         if not self.distinct.shape[1]:
             return np.zeros((size, self.expand.shape[0]))
-        out: FloatArray = self.draws.swap_sums(rng, size, self.parts)[:, self.expand]
+        out: FloatArray = (self.draws.drawn(rng, size) @ self.ordered)[:, self.expand]
         return out
+
+
+BYTE_ROWS = 8  # documents a row may have to count its swaps in one random byte
+WORD_ROWS = 64  # ... in one random 64-bit word; larger rows look their counts up in binomial tables
+SWAP_TABLE_ENTRIES = 1 << 15  # counts the binomial tables of one set of differences hold, at most
+TABLE_ROWS = 4096  # documents of a row whose swaps are looked up, at most (larger: numpy's binomial)
+
+
+class _SwapCounts:
+    """How many of each row's documents each randomisation trial swaps: a binomial count of the
+    row's ``c`` documents, each swapped with probability 1/2, drawn with about as few random
+    bits as the count needs. A row of at most ``BYTE_ROWS`` documents counts the set bits of one
+    random byte masked to its documents, one of at most ``WORD_ROWS`` those of one random 64-bit
+    word (either is exactly binomial: ``c`` fair bits); a larger row's count is looked up in a
+    table of its binomial distribution (``CountTables``: its inverse distribution function on
+    the grid of the 53 random bits each count is drawn from, each bound within a few tens of
+    units of 2^-53 of the exact sum for the rows of up to ``TABLE_ROWS`` documents looked up),
+    or drawn by numpy's binomial where a row is larger or the tables would grow past
+    ``SWAP_TABLE_ENTRIES`` counts (the largest rows first). Every row of
+    a block in three or four generator calls; the counts depend on the rows' documents alone,
+    never on how the corpus was counted."""
+
+    def __init__(self, counts: IntArray) -> None:
+        self.counts = counts
+        self.k = int(counts.shape[0])
+        byte = np.flatnonzero(counts <= BYTE_ROWS)
+        word = np.flatnonzero((counts > BYTE_ROWS) & (counts <= WORD_ROWS))
+        large = np.flatnonzero(counts > WORD_ROWS)
+        large = large[np.argsort(counts[large], kind="stable")]
+        held, which = np.unique(counts[large], return_inverse=True)
+        lo, hi = binomial_support(held)
+        fits = min(
+            int(np.searchsorted(np.cumsum(hi - lo + 1), SWAP_TABLE_ENTRIES, side="right")),
+            int(np.searchsorted(held, TABLE_ROWS, side="right")),
+        )
+        looked_up = int(np.searchsorted(which, fits)) if fits < held.shape[0] else int(large.shape[0])
+        self.order = np.concatenate((byte, word, large)).astype(np.intp)
+        self.bytes, self.words, self.looked_up = int(byte.shape[0]), int(word.shape[0]), looked_up
+        self.byte_masks = ((1 << counts[byte]) - 1).astype(np.uint8)
+        self.word_masks = np.full(word.shape[0], np.iinfo(np.uint64).max, dtype=np.uint64)
+        partial = counts[word] < 64
+        self.word_masks[partial] = (np.uint64(1) << counts[word][partial].astype(np.uint64)) - np.uint64(1)
+        self.generated = counts[large[looked_up:]]
+        self._held, self._which = held[:fits], which[:looked_up]
+        self._tables: tuple[CountTables, _TableColumns] | None = None
+        self._lock = threading.Lock()
+
+    def _binomial_tables(self) -> tuple[CountTables, _TableColumns]:
+        """The looked-up rows' tables, one per distinct count, made on the first draw (not when
+        queued: the batch drawn before lets its tables go first) and shared by the threads."""
+        with self._lock:
+            if self._tables is None:
+                held = self._held
+                tables = CountTables(*binomial_support(held), functools.partial(_binomial_ratio, held))
+                self._tables = tables, tables.columns(self._which.reshape(-1))
+            return self._tables
+
+    def drawn(self, rng: np.random.Generator, size: int) -> FloatArray:
+        """Each row's swaps in each of ``size`` trials, the rows in ``order``."""
+        out = np.empty((size, self.k))
+        b, w = self.bytes, self.words
+        if b:
+            # Little-endian bytes of the generator's words, whatever the machine's order.
+            raw = rng.bit_generator.random_raw((size, (b + 7) // 8)).astype("<u8", copy=False)
+            out[:, :b] = np.bitwise_count(raw.view(np.uint8)[:, :b] & self.byte_masks)
+        if w:
+            out[:, b : b + w] = np.bitwise_count(rng.bit_generator.random_raw((size, w)) & self.word_masks)
+        if self.looked_up:
+            tables, columns = self._binomial_tables()
+            out[:, b + w : b + w + self.looked_up] = tables.draw(rng, columns, size)
+        if self.generated.shape[0]:
+            out[:, b + w + self.looked_up :] = rng.binomial(self.generated, 0.5, size=(size, self.generated.shape[0]))
+        return out
+
+
+def binomial_support(counts: IntArray) -> tuple[IntArray, IntArray]:
+    """The swaps a binomial table of each row of ``counts`` documents holds (probability 1/2),
+    ``lo`` to ``hi``: by Hoeffding's bound the counts outside have a probability below
+    ``exp(-TAIL)`` on each side (``P(X - c/2 >= t) <= exp(-2 t^2 / c)``)."""
+    spread = np.sqrt(TAIL * counts / 2.0)
+    lo = np.maximum(0, np.floor(counts / 2.0 - spread)).astype(np.int64)
+    hi = np.minimum(counts, np.ceil(counts / 2.0 + spread)).astype(np.int64)
+    return lo, hi
+
+
+def _binomial_ratio(counts: IntArray, k: IntArray, table: IntArray) -> FloatArray:
+    """log(P(k) / P(k - 1)) of a binomial count of ``counts[table]`` fair draws: (c - k + 1) / k
+    (past ``c``, where a table's row is padded, the ratio only falls)."""
+    c = counts[table]
+    out: FloatArray = np.log(np.maximum(c - k + 1, 1)) - np.log(np.maximum(k, 1))
+    return out
 
 
 def _paired_rng(seed: int, stream: int, family: str, system: int, block: int) -> np.random.Generator:
@@ -1626,6 +1870,13 @@ def _compare_batch(
     width = len(families)
     fams, pairs, drawn = queued
     sums = {key: np.concatenate([blocks.result(block) for block in done]) for key, done in drawn.items()}
+    # Every block drawn: the draws' tables are let go before the scores (the next batch's
+    # families are made and drawn meanwhile).
+    for row in fams:
+        for fam in row:
+            fam.drawn()
+    for *_, swaps in pairs:
+        swaps.drawn()
     pair_of = {(j, f, s): p for p, (j, f, s, _) in enumerate(pairs)}
 
     zd, level, mets, systems = zero_division, resampling.level, metrics_of(beta), len(names)
