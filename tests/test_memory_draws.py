@@ -181,8 +181,10 @@ def test_intervals_and_paired_tests_are_the_same_with_tiny_pieces(
         )
         return ev.intervals, cmp.to_dict()
 
+    # The quick counts' pieces are cut by ``LOOKUP_CELLS`` (a constant: each piece's random words
+    # come whole), so it stays; the top-up's pieces and the totals' blocks change nothing.
     with monkeypatch.context() as m:
-        with_pieces(m, WHOLE)
+        with_pieces(m, {**WHOLE, "LOOKUP_CELLS": significance.LOOKUP_CELLS})
         whole = results()
-    with_pieces(monkeypatch, TINY)
+    with_pieces(monkeypatch, {**TINY, "LOOKUP_CELLS": significance.LOOKUP_CELLS})
     assert results() == whole

@@ -190,7 +190,7 @@ class _Table:
         total: FloatArray = np.zeros((size, self.distinct.shape[1]))
         for table, part in zip(draws.split(rng, size), rows, strict=True):
             if table is not None:
-                total += table.astype(np.float64) @ part
+                total += table.astype(np.float64, copy=False) @ part
         out: FloatArray = total[:, self.expand]
         return out
 
@@ -247,11 +247,13 @@ class Draws:
     lookups of a large block a few more: they are drawn in pieces of a fixed size).
     """
 
-    def __init__(self, counts: IntArray) -> None:
+    def __init__(self, counts: IntArray, *, quick: bool = False) -> None:
         self.k = int(counts.shape[0])
         self.n = int(counts.sum())
         self.counts = counts
-        self.sampler = _Sampler(counts)
+        # ``quick``: every row drawn as Poisson counts read from 12-bit bins (``_IntervalSampler``),
+        # the intervals' draws; otherwise rare rows' documents picked one by one.
+        self.sampler: _Sampler = _IntervalSampler(counts) if quick else _Sampler(counts)
         self.rare: IntArray = self.sampler.rare
         self.common: IntArray = self.sampler.common
         # Each rare document's row, as a position among the rare rows.
@@ -561,9 +563,9 @@ def _draw_cost(draws: Draws, columns: int) -> float:
 def _draw_parts(hist: Histogram, table: _Table) -> list[tuple[str, list[int], _Table, Draws]]:
     """How ``hist`` (whose ``_Table`` is ``table``) is drawn: whole (one part named ``""``) or
     by family (``interval_families``), each part's name, columns, table and draws."""
-    whole_draws = Draws(hist.counts)
+    whole_draws = Draws(hist.counts, quick=True)
     narrowed = {
-        name: (cols, narrow, Draws(narrow.counts))
+        name: (cols, narrow, Draws(narrow.counts, quick=True))
         for name, cols in interval_families(hist.fields).items() if name
         for narrow in [Histogram.of(
             hist.rows[:, cols], tuple(hist.fields[i] for i in cols), hist.counts, _kept_repeats(hist, cols)
@@ -668,7 +670,7 @@ def _helpers(draws: int) -> int:
 def _draw_weight(counts: IntArray) -> int:
     """About what one resample of a histogram of ``counts`` draws (its rows, and the documents of
     its rare rows, which are picked one by one): what decides whether a second thread pays."""
-    return int(counts.shape[0]) + int(counts[counts <= _Sampler.RARE].sum())
+    return int(counts.shape[0]) + int(counts[counts <= _IntervalSampler.RARE].sum())
 
 
 class _Block:
@@ -1563,6 +1565,15 @@ class _FamilySampler(_Sampler):
         if k > self.looked_up:
             out[:, self.looked_up :] = rng.poisson(self.generated_rates, size=(size, k - self.looked_up))
         return cast(IntArray, out)
+
+
+class _IntervalSampler(_FamilySampler):
+    """The intervals' bootstrap resamples (``evaluate --ci``, per type, per bucket, per group):
+    compare's families' draws (``_FamilySampler``: every row a Poisson count read from 12-bit
+    bins, the top-up's picks added where they fall), the same distribution as ``_Sampler``'s.
+    A histogram's rows held by one or two documents are thousands (a corpus's documents are
+    most of them distinct): their counts read from the bins cost less than picking their
+    documents one by one and tallying every (resample, row) cell."""
 
 
 class _Family:
