@@ -553,11 +553,13 @@ def _draw_cost(draws: Draws, columns: int) -> float:
     each: a common row's Poisson count looked up, its table and its product about 20 ns, a rare
     document's pick and tally about 6.7 ns, the top-up about 15 ns a standard deviation of the
     Poisson counts' shortfall (``_Sampler``), the calls about 0.7 us, the products about 0.02 ns
-    a cell of the rows). A function of the histogram alone, so the choice it makes never depends
-    on how the corpus was counted."""
+    a cell of the rows; the intervals' draws read every row's count from 12-bit bins, which
+    takes about 8 ns of the 20, and have no rare rows). A function of the histogram alone, so the
+    choice it makes never depends on how the corpus was counted."""
     sampler = draws.sampler
     spread = math.sqrt(sampler.pooled * (2 - sampler.pooled / max(sampler.n, 1)))
-    return float(700 + 20 * draws.common.shape[0] + 6.7 * draws.rare_weight + 15 * spread + 0.02 * draws.k * columns)
+    row = 14 if isinstance(sampler, _IntervalSampler) else 20
+    return float(700 + row * draws.common.shape[0] + 6.7 * draws.rare_weight + 15 * spread + 0.02 * draws.k * columns)
 
 
 def _draw_parts(hist: Histogram, table: _Table) -> list[tuple[str, list[int], _Table, Draws]]:
@@ -1569,11 +1571,28 @@ class _FamilySampler(_Sampler):
 
 class _IntervalSampler(_FamilySampler):
     """The intervals' bootstrap resamples (``evaluate --ci``, per type, per bucket, per group):
-    compare's families' draws (``_FamilySampler``: every row a Poisson count read from 12-bit
-    bins, the top-up's picks added where they fall), the same distribution as ``_Sampler``'s.
-    A histogram's rows held by one or two documents are thousands (a corpus's documents are
-    most of them distinct): their counts read from the bins cost less than picking their
-    documents one by one and tallying every (resample, row) cell."""
+    every row's Poisson count read from ``_QuickCounts``' 12-bit bins, as compare's families draw
+    them (``_FamilySampler``), the rows held by one or two documents too (a histogram's rows are
+    a few hundred: their counts cost less than picking their documents one by one), and the
+    top-up's picks tallied as ``_Sampler`` tallies them (a resample's few hundred picks fall on
+    about as many cells as it has rows, where adding each pick where it falls costs more). The
+    same distribution as ``_Sampler``'s: a multinomial over the rows."""
+
+    def _fixed(self, rng: np.random.Generator, size: int) -> IntArray:
+        """``_FamilySampler._fixed``'s counts (the same draws), as whole numbers: the top-up
+        tallies its picks into them."""
+        k = self.share.shape[0]
+        out = np.zeros((size, k), dtype=np.int64)
+        if not self.rate:
+            return out
+        if self.looked_up:
+            self._quick_counts().draw(rng, size, out[:, : self.looked_up])
+        if k > self.looked_up:
+            out[:, self.looked_up :] = rng.poisson(self.generated_rates, size=(size, k - self.looked_up))
+        return out
+
+    def _pooled(self, rng: np.random.Generator, wanted: IntArray) -> IntArray:
+        return _Sampler._pooled(self, rng, wanted)
 
 
 class _Family:
