@@ -244,7 +244,9 @@ class Draws:
     ``numpy``'s multinomial, at about half its cost a row). So the cost of a resample follows the
     documents of rare rows and the number of common rows, never the corpus, and a block of
     resamples takes a few calls of the generator whatever the histogram (the top-up and the
-    lookups of a large block a few more: they are drawn in pieces of a fixed size).
+    lookups of a large block a few more: they are drawn in pieces of a fixed size). With
+    ``quick`` (the intervals' draws) no row is rare: every row's count is a Poisson count read
+    from 12-bit bins of its table (``_IntervalSampler``), as compare's families draw theirs.
     """
 
     def __init__(self, counts: IntArray, *, quick: bool = False) -> None:
