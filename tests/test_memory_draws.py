@@ -143,7 +143,7 @@ def test_a_familys_rows_stay_narrow_and_its_floats_are_held_once() -> None:
     differ = wide[:, 2:] - wide[:, :2]
     moving = differ.any(axis=1)
     assert (delta.distinct < 0).any()
-    assert delta.draws.n == int(family.counts[moving].sum())
+    assert int(delta.draws.counts.sum()) == int(family.counts[moving].sum())
     assert {tuple(r) for r in delta.distinct[:, delta.expand].astype(np.int64).tolist()} == {
         tuple(r) for r in differ[moving].tolist()
     }
