@@ -91,6 +91,9 @@ STEPS = {  # (owner, name): the steps timed apart with --steps (thread CPU, in o
     ("s._Sampler", "_pooled"): "common rows' draws",
     ("s.CountTables", "draw"): "of which Poisson lookups",
     ("s._Sampler", "_top_up"): "of which the top-up",
+    ("s._FamilySampler", "_pooled"): "quick rows' draws",
+    ("s._Sampler", "_poisson"): "of which Poisson counts",
+    ("s._QuickCounts", "draw"): "of which quick lookups",
     ("s", "_tallies"): "rare rows' tallies",
     ("s._Table", "drawn_sums"): "blocks drawn",
     ("s", "score_totals"): "scores",
@@ -108,8 +111,10 @@ if len(sys.argv) > 4 and sys.argv[4] == "steps":
                 spent[label] = spent.get(label, 0.0) + time.thread_time() - t
         return step
     for (owner, name), label in STEPS.items():
-        holder = eval(owner, {"s": s})
-        if hasattr(holder, name):
+        holder = eval(owner.split(".")[0], {"s": s})
+        for part in owner.split(".")[1:]:  # a class a checkout lacks: its step not timed
+            holder = getattr(holder, part, None)
+        if holder is not None and name in vars(holder):
             setattr(holder, name, timed(getattr(holder, name), label))
 wall, work, best = float("inf"), float("inf"), {}
 for _ in range(repeat):

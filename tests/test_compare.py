@@ -385,7 +385,7 @@ def test_a_resample_per_type_scores_as_the_resampled_corpus_evaluates(tmp_path: 
         np.add.at(dense, np.searchsorted(docs.keys, docs.type_rows.keys[mine]), docs.type_rows.stats[mine])
         dense_docs = DocCounts(docs.keys, dense, docs.fields)
         hist = histogram_of(Histogram.of(per_type[t], docs.fields), "0.5").with_zeros(docs.stats.shape[0])
-        weights = Draws(hist.counts).bootstrap(_rng(5, 2, 0, zlib.crc32(t.encode())), 1)
+        weights = Draws(hist.counts, quick=True).bootstrap(_rng(5, 2, 0, zlib.crc32(t.encode())), 1)
         counts = per_document(hist, dense_docs, weights[0])
         g = write_conll(tmp_path / f"g{t}", [b for b, n in zip(gold, counts, strict=True) for _ in range(n)])
         p = write_conll(tmp_path / f"p{t}", [b for b, n in zip(pred, counts, strict=True) for _ in range(n)])

@@ -71,7 +71,7 @@ def test_a_table_drawn_whole_has_its_draws_intervals(state: tuple[Any, str], mon
     monkeypatch.setattr(significance, "interval_families", whole_table)
     resampling = Resampling(resamples=300, seed=3)
     got = intervals(doc_state, zero_division=0.0, credit=credit, resampling=resampling)["scores"]
-    table, draws = _Table(hist.rows, hist.counts, hist.fields), Draws(hist.counts)
+    table, draws = _Table(hist.rows, hist.counts, hist.fields), Draws(hist.counts, quick=True)
     rows = (table.distinct[draws.rare], table.distinct[draws.common])
     sums = np.concatenate([
         table.drawn_sums(draws, rows, np.random.default_rng([3, 0, k]), size)

@@ -190,7 +190,7 @@ class _Table:
         total: FloatArray = np.zeros((size, self.distinct.shape[1]))
         for table, part in zip(draws.split(rng, size), rows, strict=True):
             if table is not None:
-                total += table.astype(np.float64) @ part
+                total += table.astype(np.float64, copy=False) @ part
         out: FloatArray = total[:, self.expand]
         return out
 
@@ -244,14 +244,18 @@ class Draws:
     ``numpy``'s multinomial, at about half its cost a row). So the cost of a resample follows the
     documents of rare rows and the number of common rows, never the corpus, and a block of
     resamples takes a few calls of the generator whatever the histogram (the top-up and the
-    lookups of a large block a few more: they are drawn in pieces of a fixed size).
+    lookups of a large block a few more: they are drawn in pieces of a fixed size). With
+    ``quick`` (the intervals' draws) no row is rare: every row's count is a Poisson count read
+    from 12-bit bins of its table (``_IntervalSampler``), as compare's families draw theirs.
     """
 
-    def __init__(self, counts: IntArray) -> None:
+    def __init__(self, counts: IntArray, *, quick: bool = False) -> None:
         self.k = int(counts.shape[0])
         self.n = int(counts.sum())
         self.counts = counts
-        self.sampler = _Sampler(counts)
+        # ``quick``: every row drawn as Poisson counts read from 12-bit bins (``_IntervalSampler``),
+        # the intervals' draws; otherwise rare rows' documents picked one by one.
+        self.sampler: _Sampler = _IntervalSampler(counts) if quick else _Sampler(counts)
         self.rare: IntArray = self.sampler.rare
         self.common: IntArray = self.sampler.common
         # Each rare document's row, as a position among the rare rows.
@@ -551,19 +555,21 @@ def _draw_cost(draws: Draws, columns: int) -> float:
     each: a common row's Poisson count looked up, its table and its product about 20 ns, a rare
     document's pick and tally about 6.7 ns, the top-up about 15 ns a standard deviation of the
     Poisson counts' shortfall (``_Sampler``), the calls about 0.7 us, the products about 0.02 ns
-    a cell of the rows). A function of the histogram alone, so the choice it makes never depends
-    on how the corpus was counted."""
+    a cell of the rows; the intervals' draws read every row's count from 12-bit bins, which
+    takes about 8 ns of the 20, and have no rare rows). A function of the histogram alone, so the
+    choice it makes never depends on how the corpus was counted."""
     sampler = draws.sampler
     spread = math.sqrt(sampler.pooled * (2 - sampler.pooled / max(sampler.n, 1)))
-    return float(700 + 20 * draws.common.shape[0] + 6.7 * draws.rare_weight + 15 * spread + 0.02 * draws.k * columns)
+    row = 14 if isinstance(sampler, _IntervalSampler) else 20
+    return float(700 + row * draws.common.shape[0] + 6.7 * draws.rare_weight + 15 * spread + 0.02 * draws.k * columns)
 
 
 def _draw_parts(hist: Histogram, table: _Table) -> list[tuple[str, list[int], _Table, Draws]]:
     """How ``hist`` (whose ``_Table`` is ``table``) is drawn: whole (one part named ``""``) or
     by family (``interval_families``), each part's name, columns, table and draws."""
-    whole_draws = Draws(hist.counts)
+    whole_draws = Draws(hist.counts, quick=True)
     narrowed = {
-        name: (cols, narrow, Draws(narrow.counts))
+        name: (cols, narrow, Draws(narrow.counts, quick=True))
         for name, cols in interval_families(hist.fields).items() if name
         for narrow in [Histogram.of(
             hist.rows[:, cols], tuple(hist.fields[i] for i in cols), hist.counts, _kept_repeats(hist, cols)
@@ -668,7 +674,7 @@ def _helpers(draws: int) -> int:
 def _draw_weight(counts: IntArray) -> int:
     """About what one resample of a histogram of ``counts`` draws (its rows, and the documents of
     its rare rows, which are picked one by one): what decides whether a second thread pays."""
-    return int(counts.shape[0]) + int(counts[counts <= _Sampler.RARE].sum())
+    return int(counts.shape[0]) + int(counts[counts <= _IntervalSampler.RARE].sum())
 
 
 class _Block:
@@ -1563,6 +1569,32 @@ class _FamilySampler(_Sampler):
         if k > self.looked_up:
             out[:, self.looked_up :] = rng.poisson(self.generated_rates, size=(size, k - self.looked_up))
         return cast(IntArray, out)
+
+
+class _IntervalSampler(_FamilySampler):
+    """The intervals' bootstrap resamples (``evaluate --ci``, per type, per bucket, per group):
+    every row's Poisson count read from ``_QuickCounts``' 12-bit bins, as compare's families draw
+    them (``_FamilySampler``), the rows held by one or two documents too (a histogram's rows are
+    a few hundred: their counts cost less than picking their documents one by one), and the
+    top-up's picks tallied as ``_Sampler`` tallies them (a resample's few hundred picks fall on
+    about as many cells as it has rows, where adding each pick where it falls costs more). The
+    same distribution as ``_Sampler``'s: a multinomial over the rows."""
+
+    def _fixed(self, rng: np.random.Generator, size: int) -> IntArray:
+        """``_FamilySampler._fixed``'s counts (the same draws), as whole numbers: the top-up
+        tallies its picks into them."""
+        k = self.share.shape[0]
+        out = np.zeros((size, k), dtype=np.int64)
+        if not self.rate:
+            return out
+        if self.looked_up:
+            self._quick_counts().draw(rng, size, out[:, : self.looked_up])
+        if k > self.looked_up:
+            out[:, self.looked_up :] = rng.poisson(self.generated_rates, size=(size, k - self.looked_up))
+        return out
+
+    def _pooled(self, rng: np.random.Generator, wanted: IntArray) -> IntArray:
+        return _Sampler._pooled(self, rng, wanted)
 
 
 class _Family:
