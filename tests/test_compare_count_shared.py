@@ -270,7 +270,7 @@ def test_units_summed_in_one_bincount_are_exact_and_large_ones_are_split(seed: i
 
 
 @pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize("groups", [5, 300])  # below and above the one-pass threshold
+@pytest.mark.parametrize("groups", [5, 300])
 @pytest.mark.parametrize("layout", ["row", "column", "inner"])
 def test_twins_share_adds_to_each_column_as_counted_twin_by_twin(seed: int, groups: int, layout: str) -> None:
     from spanscore.stages.counts import Groups

@@ -364,40 +364,13 @@ class _TwinShare:
         places = _twin_columns(self.fields, tuple(columns))
         keys = (ref_key, pred_key, ref_key, pred_key)
         lengths = (None, None, self.ref_len, self.pred_len)
-        if table.flags.c_contiguous and n >= _ROWS_IN_ONE_PASS:
-            # Row-major, a column is strided across the whole table, and a twin adds to a score of
-            # them (24 of a bucket part's 42): each column added on its own walked the table
-            # again. The four shares laid out as the table's columns are added in one pass.
-            share = np.zeros((len(places) + 1, n), dtype=np.int64)  # the last row: no share
-            for k, (at, key, length) in enumerate(zip(places, keys, lengths, strict=True)):
-                if at:
-                    # Lengths sum exactly in float64: a chunk's units are far below 2^53.
-                    share[k] = np.bincount(key, weights=length, minlength=n)
-            table += share.T[:, _twin_place_of(self.fields, tuple(columns))]
-            return
         for at, key, length in zip(places, keys, lengths, strict=True):
             if not at:
                 continue
+            # Lengths sum exactly in float64: a chunk's units are far below 2^53.
             row = np.bincount(key, weights=length, minlength=n).astype(np.int64, copy=False)
             for j in at:
                 table[:, j] += row
-
-
-# Below this many groups a row-major table's columns are added one by one (fewer bytes than a
-# table's worth of shares).
-_ROWS_IN_ONE_PASS = 64
-
-
-@lru_cache(maxsize=16)
-def _twin_place_of(fields: tuple[str, ...], columns: tuple[int, ...]) -> IntArray:
-    """For each of ``columns``, which of ``_twin_columns``'s places it is in (the number of
-    places where it is in none)."""
-    places = _twin_columns(fields, columns)
-    out = np.full(len(columns), len(places), dtype=np.int64)
-    for k, at in enumerate(places):
-        out[list(at)] = k
-    out.flags.writeable = False
-    return out
 
 
 def _twins_back(
