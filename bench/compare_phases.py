@@ -63,7 +63,13 @@ from intervals_bench import SYNTH, fix_tokens  # noqa: E402
 # Run in a fresh process: times each phase by wrapping the functions that make it.
 CHILD = r"""
 import contextlib, io, json, sys, time
+import os
 t0 = time.process_time()
+# Set up as the CLI's main() sets up its process (freed memory kept for reuse): without it every
+# fresh table of a part faults its pages in again, which a real run does not pay.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+from spanscore.runtime.memory import keep_freed_memory
+keep_freed_memory()
 from spanscore.cli.main import cli
 import spanscore.api as api
 from spanscore.engines import paired
@@ -124,6 +130,12 @@ def keep(rows, fields):
     blocks.append(([(k.astype(np.int64), g.copy(), s.copy()) for k, g, s in rows], fields))
     return tabled(rows, fields)
 B._Groups.tabled = staticmethod(keep)
+import os
+# Set up as the CLI's main() sets up its process (freed memory kept for reuse): without it every
+# fresh table of a part faults its pages in again, which a real run does not pay.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+from spanscore.runtime.memory import keep_freed_memory
+keep_freed_memory()
 from spanscore.cli.main import cli
 with contextlib.redirect_stdout(io.StringIO()):
     cli.main(args=sys.argv[1:] + ["--json", "--jobs", "1", "--resamples", "1", "--trials", "1"], standalone_mode=False)
@@ -222,6 +234,11 @@ print(json.dumps({"resamples": r.resamples, "trials": r.trials, "histograms": ou
 WORKERS = r"""
 import contextlib, io, json, os, sys, time
 t0 = time.perf_counter()
+# Set up as the CLI's main() sets up its process (freed memory kept for reuse): without it every
+# fresh table of a part faults its pages in again, which a real run does not pay.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+from spanscore.runtime.memory import keep_freed_memory
+keep_freed_memory()
 from spanscore.cli.main import cli
 from spanscore.engines import paired
 from spanscore.analysis import buckets

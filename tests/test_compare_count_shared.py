@@ -267,3 +267,45 @@ def test_units_summed_in_one_bincount_are_exact_and_large_ones_are_split(seed: i
             expected[i] += w  # Python integers: exact
         got = _bincount_units(index, weights, 5)
         assert got.dtype == np.int64 and got.tolist() == expected
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("groups", [5, 300])
+@pytest.mark.parametrize("layout", ["row", "column", "inner"])
+def test_twins_share_adds_to_each_column_as_counted_twin_by_twin(seed: int, groups: int, layout: str) -> None:
+    from spanscore.stages.counts import Groups
+    from spanscore.stages.parts import _TwinShare
+
+    rng = np.random.default_rng(seed)
+    fields = group_fields(tuple(c.name for c in CRITERIA))
+    columns = sorted(rng.choice(len(fields), size=30, replace=False).tolist())
+    n_ref, n_pred = 900, 800
+    start_r = rng.integers(0, 50, n_ref)
+    start_p = rng.integers(0, 50, n_pred)
+    zeros_r, zeros_p = np.zeros(n_ref, dtype=np.int64), np.zeros(n_pred, dtype=np.int64)
+    reference = Spans.build(start_r, start_r + rng.integers(1, 6, n_ref), zeros_r, zeros_r, ["X"])
+    predicted = Spans.build(start_p, start_p + rng.integers(1, 6, n_pred), zeros_p, zeros_p, ["X"])
+    ref_twin, pred_twin = rng.random(n_ref) < 0.7, rng.random(n_pred) < 0.7
+    inner = 4
+    g = Groups(rng.integers(0, groups, n_ref), rng.integers(0, groups, n_pred), groups, inner)
+    rows = inner if layout == "inner" else groups
+    before = rng.integers(0, 1000, size=(rows, len(columns)))
+    table = before.copy() if layout != "column" else before.T.copy().T  # column: each column contiguous
+    _TwinShare(reference, predicted, ref_twin, pred_twin).add(table, columns, g, inner=layout == "inner")
+    # Independent: each twin adds to its group's row, column by column, by the field's name.
+    expected = before.tolist()
+    for side, spans, twin, keys in ((0, reference, ref_twin, g.reference), (1, predicted, pred_twin, g.predicted)):
+        for i in np.flatnonzero(twin).tolist():
+            row = int(keys[i]) % inner if layout == "inner" else int(keys[i])
+            length = int(spans.end[i] - spans.start[i])
+            for j, c in enumerate(columns):
+                name = fields[c]
+                if side == 0 and (name == "reference" or name.endswith(".full_ref") or name == "errors.correct"):
+                    expected[row][j] += 1
+                if side == 1 and (name == "predicted" or name.endswith(".full_pred")):
+                    expected[row][j] += 1
+                if side == 0 and name in ("token.true_positive", "token.reference"):
+                    expected[row][j] += length
+                if side == 1 and name in ("token.predicted", "token.true_positive_predicted"):
+                    expected[row][j] += length
+    assert table.dtype == np.int64 and table.tolist() == expected
