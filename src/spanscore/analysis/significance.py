@@ -1434,7 +1434,10 @@ class _QuickCounts:
     gather where it takes two and a search."""
 
     def __init__(self, tables: CountTables, columns: _TableColumns) -> None:
-        self.tables, self.columns = tables, columns
+        # What the few counts a bin leaves open look up (``lookup``): every table's bounds in one
+        # sorted array, and each column's table. (Not the tables themselves: their bounds and
+        # guide are let go once the bins are made.)
+        self.keys, self.tables_of, self.base = tables.keys, columns.tables, columns.base
         length = np.diff(np.append(tables.start, tables.bounds.shape[0]))
         # A table's count is lo + k from its k-th bound's value of the uniform on (each bound but
         # the last moves it up by one), so each bin's count where it starts is read off the
@@ -1450,8 +1453,12 @@ class _QuickCounts:
         before = np.empty_like(effect)
         before[1:] = effect[:-1]
         before[tables.start] = 0
-        counts = (np.arange(bounds.shape[0]) - np.repeat(tables.start - tables.lo, length)).astype(np.int16)
-        quick = np.repeat(counts, effect - before)
+        counts = np.arange(bounds.shape[0]) - np.repeat(tables.start - tables.lo, length)
+        # In the narrowest integers that hold every count and the open bins' -1: bytes where the
+        # counts stay below 128, as a family's small rates' do (the bins are a table's 4,096
+        # entries each, the most a family's draws hold).
+        narrow = np.int8 if int(counts.max(initial=0)) <= np.iinfo(np.int8).max else np.int16
+        quick = np.repeat(counts.astype(narrow), effect - before)
         # A bound inside a bin (not at its first value): the uniform's other bits decide.
         cut = within & ((bounds & ((1 << shift) - 1)) != 0)
         cut[tables.start + length - 1] = False
@@ -1494,9 +1501,9 @@ class _QuickCounts:
     def lookup(self, j: IntArray, column: IntArray) -> IntArray:
         """The count of 53-bit uniforms ``j`` of columns ``column``: the smallest ``k`` with
         ``j < K(k)`` in the column's table (a search of every table's bounds)."""
-        table = self.columns.tables[column]
-        at = np.searchsorted(self.tables.keys, (table << UNIFORM_BITS) + j, side="right")
-        out: IntArray = at - self.columns.base[column]
+        table = self.tables_of[column]
+        at = np.searchsorted(self.keys, (table << UNIFORM_BITS) + j, side="right")
+        out: IntArray = at - self.base[column]
         return out
 
 
@@ -1511,14 +1518,22 @@ class _FamilySampler(_Sampler):
     def __init__(self, counts: IntArray) -> None:
         super().__init__(counts)
         self._quick: _QuickCounts | None = None
+        self._quick_lock = threading.Lock()  # held while the bins are made (``_lock``: the tables)
+
+    def prepare(self) -> None:
+        """``_Sampler.prepare``, unless the bins are made already (their tables are let go then)."""
+        with self._quick_lock:
+            if self._quick is None:
+                super().prepare()
 
     def _quick_counts(self) -> _QuickCounts:
         """The quick bins, made on the first draw (not when queued, as the Poisson tables are:
-        the batch drawn before lets its bins go first) and shared by the threads."""
-        tables = self._poisson_tables()
-        with self._lock:
+        the batch drawn before lets its bins go first) and shared by the threads. The bins hold
+        what the draws need of the tables, so the tables' bounds and guide are let go then."""
+        with self._quick_lock:
             if self._quick is None:
-                self._quick = _QuickCounts(*tables)
+                self._quick = _QuickCounts(*self._poisson_tables())
+                self._tables = None
             return self._quick
 
     def _pooled(self, rng: np.random.Generator, wanted: IntArray) -> IntArray:
@@ -1538,15 +1553,18 @@ class _FamilySampler(_Sampler):
         missing = (wanted - sums).astype(np.int64)
         cells = counts.reshape(-1)
         total = int(missing.sum())
-        row_of = np.repeat(np.arange(wanted.shape[0], dtype=np.intp) * k, missing)
+        # Each pick's resample, a piece at a time (not an array of every pick's: several MB a
+        # block of a large family).
+        ends = np.cumsum(missing)
         for start in range(0, total, TOP_UP_PIECE):  # the working arrays keep one size
             stop = min(start + TOP_UP_PIECE, total)
+            row_of = np.searchsorted(ends, np.arange(start, stop), side="right") * k
             documents = rng.integers(0, self.pooled, size=stop - start)
             picked = (
                 self.table[documents].astype(np.intp) if self.table is not None
                 else np.searchsorted(self.cumulative, documents, side="right")
             )
-            picked += row_of[start:stop]
+            picked += row_of
             np.add.at(cells, picked, cells.dtype.type(1))  # one of the cells' own type: numpy's fast path
         return counts
 
