@@ -1601,15 +1601,22 @@ class _Family:
         # The rare rows' and the common rows' apart, as the draws multiply them (held once: not
         # also side by side).
         self.apart = (distinct[self.draws.rare], distinct[self.draws.common])
+        self.left = _BlocksLeft()
 
     def resampled(self, rng: np.random.Generator, size: int) -> FloatArray:
         """Every column summed over each of ``size`` bootstrap resamples."""
         out: FloatArray = self.draws.summed_apart(rng, size, *self.apart)[:, self.expand]
+        if self.left.one_drawn():  # the family's last block: its sampler (tables, bins) let go now
+            vars(self).pop("draws")
+            vars(self).pop("apart")
         return out
 
     def drawn(self) -> None:
-        """Every block of this family drawn: its sampler and rows are not needed any longer."""
-        del self.draws, self.apart, self.rows
+        """Every block of this family drawn: its rows are not needed any longer (nor its sampler,
+        where no block was drawn)."""
+        vars(self).pop("draws", None)
+        vars(self).pop("apart", None)
+        del self.rows
 
     def side(self, rows: FloatArray, system: int) -> FloatArray:
         """One system's columns of rows of this family (or of sums of them)."""
@@ -1641,10 +1648,12 @@ class _Swaps:
         self.distinct: FloatArray = np.ascontiguousarray(rows[:, keep], dtype=np.float64)
         # The rows in the order their counts are drawn (``_SwapCounts.order``).
         self.ordered: FloatArray = np.ascontiguousarray(self.distinct[self.draws.order])
+        self.left = _BlocksLeft()
 
     def drawn(self) -> None:
         """Every block of trials drawn: the draws' tables and rows are not needed any longer."""
-        del self.draws, self.ordered
+        vars(self).pop("draws", None)
+        vars(self).pop("ordered", None)
 
     def moved(self, swaps: FloatArray) -> FloatArray:
         if not self.distinct.shape[1]:
@@ -1658,7 +1667,29 @@ class _Swaps:
         if not self.distinct.shape[1]:
             return np.zeros((size, self.expand.shape[0]))
         out: FloatArray = (self.draws.drawn(rng, size) @ self.ordered)[:, self.expand]
+        if self.left.one_drawn():  # the last block of trials: the tables and rows let go now
+            self.drawn()
         return out
+
+
+class _BlocksLeft:
+    """The blocks of a family (or of its trials) not drawn yet, counted down by the threads that
+    draw them, so the last one lets go of what the draws hold (tables, bins, rows) as soon as it
+    is drawn, not when every family of its batch is."""
+
+    def __init__(self) -> None:
+        self.left = 0
+        self._lock = threading.Lock()
+
+    def queued(self, blocks: int) -> None:
+        """``blocks`` to draw: set before any of them is queued."""
+        self.left = blocks
+
+    def one_drawn(self) -> bool:
+        """One block drawn; True for the last."""
+        with self._lock:
+            self.left -= 1
+            return self.left == 0
 
 
 BYTE_ROWS = 8  # documents a row may have to count its swaps in one random byte
@@ -1855,20 +1886,24 @@ def _queue_batch(
         for f, (name, mine) in enumerate(families.items()):
             fam = _Family(name, joint, cols, mine)
             fams[j].append(fam)
-            queued[("bootstrap", j * width + f)] = [
-                blocks.add(functools.partial(fam.resampled, _paired_rng(seed, 3, name, 0, k), size))
-                for k, size in enumerate(fam.draws.plan(resampling.resamples))
-            ]
+            sizes = fam.draws.plan(resampling.resamples)
             blocks.weigh(resampling.resamples * (fam.draws.k + int(fam.draws.rare_documents.shape[0])))
             fam.draws.prepare()  # its Poisson tables: no thread that draws its blocks waits for another to make them
+            fam.left.queued(len(sizes))  # (its sampler is let go by the last block drawn)
+            queued[("bootstrap", j * width + f)] = [
+                blocks.add(functools.partial(fam.resampled, _paired_rng(seed, 3, name, 0, k), size))
+                for k, size in enumerate(sizes)
+            ]
             for s in range(1, len(names)) if not exact else ():
                 swaps = fam.differences(s)
+                sizes = _plan(resampling.trials, swaps.draws.k)
+                blocks.weigh(resampling.trials * swaps.draws.k)
+                swaps.left.queued(len(sizes))
                 queued[("swaps", len(pairs))] = [
                     blocks.add(functools.partial(swaps.trials, _paired_rng(seed, 4, name, s, k), size))
-                    for k, size in enumerate(_plan(resampling.trials, swaps.draws.k))
+                    for k, size in enumerate(sizes)
                 ]
                 pairs.append((j, f, s, swaps))
-                blocks.weigh(resampling.trials * swaps.draws.k)
     return fams, pairs, queued
 
 
