@@ -79,6 +79,17 @@ def test_each_bins_count_is_the_tables_count_of_every_uniform_in_it() -> None:
         assert float(np.mean(quick.quick[t << QUICK_BITS : (t + 1) << QUICK_BITS] >= 0)) > 0.94, t
 
 
+def test_the_bins_are_the_narrowest_integers_that_hold_every_count() -> None:
+    # Bytes while every count stays below 128 (small rates), 16 bits past it; the same counts.
+    small, large = RATES[RATES < 20], RATES
+    tables, quick = tables_of(small, list(range(small.shape[0])))
+    assert quick.quick.dtype == np.int8 and 0 < int(quick.quick.max()) < 128 and int(tables.lo.max()) < 128
+    wide = tables_of(large, list(range(large.shape[0])))[1]
+    assert wide.quick.dtype == np.int16 and int(wide.quick.max()) > 127
+    # The small rates' tables, made among the large ones, give the same bins.
+    assert np.array_equal(quick.quick, wide.quick[: small.shape[0] << QUICK_BITS])
+
+
 @pytest.mark.parametrize("piece", [1 << 16, 25, 7])
 def test_a_draw_is_the_count_of_a_uniform_made_of_the_generators_bits(
     piece: int, monkeypatch: pytest.MonkeyPatch
@@ -202,3 +213,23 @@ def test_intervals_and_p_values_agree_with_the_draws_before_within_monte_carlo_e
         assert 0.02 < p < 0.98, (name, p)
         se = math.sqrt(p * (1 - p) / 1000)
         assert abs(float(np.mean(p_new[name])) - p) < 4 * se * math.sqrt(2 / SEEDS), name
+
+
+def test_a_familys_tables_are_let_go_once_its_bins_are_made() -> None:
+    # Counts of many sizes (rows of one or two documents, a few large ones): the tables made
+    # when queued, let go at the first draw (the bins keep what the open bins look up), never made
+    # again; every draw the same as a sampler's whose tables are made at its first draw.
+    counts = np.random.default_rng(3).integers(1, 40, size=2_000)
+    counts[:5] = [900, 2_500, 1, 2, 120]
+    kept, fresh = _FamilySampler(counts), _FamilySampler(counts)
+    kept.prepare()
+    assert kept._tables is not None and kept._quick is None
+    wanted = np.full(64, int(counts.sum()))
+    first = kept._pooled(np.random.default_rng(8), wanted)
+    assert kept._tables is None and kept._quick is not None
+    kept.prepare()
+    assert kept._tables is None
+    second = kept._pooled(np.random.default_rng(9), wanted)
+    assert np.array_equal(first, fresh._pooled(np.random.default_rng(8), wanted))
+    assert np.array_equal(second, fresh._pooled(np.random.default_rng(9), wanted))
+    assert np.array_equal(first.sum(axis=1), wanted)

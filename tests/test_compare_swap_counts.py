@@ -28,12 +28,13 @@ from spanscore.analysis.significance import (
     UNIFORM_BITS,
     Draws,
     Resampling,
+    _Family,
     _SwapCounts,
     _Swaps,
     binomial_support,
     compare,
 )
-from spanscore.stages.documents import DocCounts
+from spanscore.stages.documents import DocCounts, Histogram
 
 SEEDS = 20
 
@@ -100,6 +101,27 @@ def test_a_byte_rows_bits_are_its_own() -> None:
     # Neighbouring rows (bits of one byte, bytes of one word) are independent.
     both = (got[:, :-1] * got[:, 1:]).mean(axis=0)
     assert np.all(np.abs(both - 0.25) < 5 * math.sqrt(0.1875 / 20_000))
+
+
+def test_a_familys_differences_are_each_documents_counted_apart() -> None:
+    # Rows with negative differences (and columns whose least is positive or negative): the
+    # distinct differences in lexicographic order and the documents of each, as counted by hand.
+    rng = np.random.default_rng(5)
+    docs = rng.integers(0, 4, size=(3_000, 6))
+    docs[:, 3:] = np.where(rng.random((3_000, 3)) < 0.5, docs[:, :3], docs[:, 3:])
+    docs[:, 4] = np.maximum(docs[:, 4], 2)  # the second system's column 1 never below 2
+    joint = Histogram.of(docs, tuple(f"f{i}" for i in range(6)))
+    family = _Family("spans", joint, [[0, 1, 2], [3, 4, 5]], [0, 1, 2])
+    swaps = family.differences(1)
+    want: dict[tuple[int, ...], int] = {}
+    for row in (docs[:, 3:] - docs[:, :3]).tolist():
+        if any(row):
+            want[tuple(row)] = want.get(tuple(row), 0) + 1
+    ordered = sorted(want)
+    assert min(r[1] for r in ordered) < 0 < max(r[1] for r in ordered)
+    got_rows = swaps.distinct[:, swaps.expand]
+    assert got_rows.tolist() == [list(map(float, r)) for r in ordered]
+    assert swaps.draws.counts.tolist() == [want[r] for r in ordered]
 
 
 def words_trials(swaps: _Swaps, rng: np.random.Generator, size: int) -> Any:

@@ -171,20 +171,55 @@ def runs(btc: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]
 def test_intervals_and_paired_tests_are_the_same_with_tiny_pieces(
     runs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def results() -> tuple[Any, Any]:
+    # The quick counts (compare's and the intervals') draw their random words a piece of
+    # ``LOOKUP_CELLS // width`` rows at a time (16 bits a count, then the open bins' 41): their
+    # numbers are those of the constant, whatever the jobs or engine
+    # (tests/test_compare_quick_counts.py rebuilds them piece by piece), so it is kept here.
+    def results(compare_pieces: dict[str, int]) -> tuple[Any, Any]:
         ev = spanscore.evaluate(
             reference=runs["gold"], predicted=runs["a"], ci=0.95, resamples=300, seed=5,
             keep_details=False,
         )
-        cmp = spanscore.compare(
-            reference=runs["gold"], systems=[runs["a"], runs["b"]], resamples=300, trials=300, seed=5
-        )
+        with monkeypatch.context() as m:
+            with_pieces(m, compare_pieces)
+            cmp = spanscore.compare(
+                reference=runs["gold"], systems=[runs["a"], runs["b"]], resamples=300, trials=300, seed=5
+            )
         return ev.intervals, cmp.to_dict()
 
     # The quick counts' pieces are cut by ``LOOKUP_CELLS`` (a constant: each piece's random words
-    # come whole), so it stays; the top-up's pieces and the totals' blocks change nothing.
+    # come whole), so it stays, for the intervals' draws and compare's; the top-up's pieces and
+    # the totals' blocks change nothing.
+    kept = {"LOOKUP_CELLS": significance.LOOKUP_CELLS}
     with monkeypatch.context() as m:
-        with_pieces(m, {**WHOLE, "LOOKUP_CELLS": significance.LOOKUP_CELLS})
-        whole = results()
-    with_pieces(monkeypatch, {**TINY, "LOOKUP_CELLS": significance.LOOKUP_CELLS})
-    assert results() == whole
+        with_pieces(m, {**WHOLE, **kept})
+        whole = results({**WHOLE, **kept})
+    with_pieces(monkeypatch, {**TINY, **kept})
+    assert results({**TINY, **kept}) == whole
+
+
+def test_a_familys_last_block_lets_go_of_its_sampler_and_its_trials_tables() -> None:
+    # Each family's sampler (its tables and bins) and each set of trials' tables and rows are
+    # let go by the thread that draws their last block, not when the whole batch is drawn; the
+    # draws are the same as a family's drawn without counting.
+    rng = np.random.default_rng(6)
+    rows = rng.integers(0, 6, size=(300, 4))
+    joint = Histogram.of(rows, ("0:a", "0:b", "1:a", "1:b"), rng.integers(1, 30, size=300).astype(np.int64))
+    family = significance._Family("x", joint, [[0, 1], [2, 3]], [0, 1])
+    plain = significance._Family("x", joint, [[0, 1], [2, 3]], [0, 1])
+    family.left.queued(3)
+    for block in range(3):
+        assert hasattr(family, "draws") and hasattr(family, "apart")
+        got = family.resampled(np.random.default_rng(block), 20)
+        assert np.array_equal(got, plain.resampled(np.random.default_rng(block), 20))
+    assert not hasattr(family, "draws") and not hasattr(family, "apart")
+    swaps, kept = family.differences(1), plain.differences(1)
+    swaps.left.queued(2)
+    for block in range(2):
+        assert hasattr(swaps, "draws")
+        got = swaps.trials(np.random.default_rng(block), 15)
+        assert np.array_equal(got, kept.trials(np.random.default_rng(block), 15))
+    assert not hasattr(swaps, "draws") and not hasattr(swaps, "ordered")
+    swaps.drawn()
+    family.drawn()
+    assert not hasattr(family, "rows") and plain.rows.shape[0] == family.counts.shape[0]

@@ -1443,7 +1443,10 @@ class _QuickCounts:
     gather where it takes two and a search."""
 
     def __init__(self, tables: CountTables, columns: _TableColumns) -> None:
-        self.tables, self.columns = tables, columns
+        # What the few counts a bin leaves open look up (``lookup``): every table's bounds in one
+        # sorted array, and each column's table. (Not the tables themselves: their bounds and
+        # guide are let go once the bins are made.)
+        self.keys, self.tables_of, self.base = tables.keys, columns.tables, columns.base
         length = np.diff(np.append(tables.start, tables.bounds.shape[0]))
         # A table's count is lo + k from its k-th bound's value of the uniform on (each bound but
         # the last moves it up by one), so each bin's count where it starts is read off the
@@ -1459,8 +1462,12 @@ class _QuickCounts:
         before = np.empty_like(effect)
         before[1:] = effect[:-1]
         before[tables.start] = 0
-        counts = (np.arange(bounds.shape[0]) - np.repeat(tables.start - tables.lo, length)).astype(np.int16)
-        quick = np.repeat(counts, effect - before)
+        counts = np.arange(bounds.shape[0]) - np.repeat(tables.start - tables.lo, length)
+        # In the narrowest integers that hold every count and the open bins' -1: bytes where the
+        # counts stay below 128, as a family's small rates' do (the bins are a table's 4,096
+        # entries each, the most a family's draws hold).
+        narrow = np.int8 if int(counts.max(initial=0)) <= np.iinfo(np.int8).max else np.int16
+        quick = np.repeat(counts.astype(narrow), effect - before)
         # A bound inside a bin (not at its first value): the uniform's other bits decide.
         cut = within & ((bounds & ((1 << shift) - 1)) != 0)
         cut[tables.start + length - 1] = False
@@ -1503,9 +1510,9 @@ class _QuickCounts:
     def lookup(self, j: IntArray, column: IntArray) -> IntArray:
         """The count of 53-bit uniforms ``j`` of columns ``column``: the smallest ``k`` with
         ``j < K(k)`` in the column's table (a search of every table's bounds)."""
-        table = self.columns.tables[column]
-        at = np.searchsorted(self.tables.keys, (table << UNIFORM_BITS) + j, side="right")
-        out: IntArray = at - self.columns.base[column]
+        table = self.tables_of[column]
+        at = np.searchsorted(self.keys, (table << UNIFORM_BITS) + j, side="right")
+        out: IntArray = at - self.base[column]
         return out
 
 
@@ -1520,14 +1527,22 @@ class _FamilySampler(_Sampler):
     def __init__(self, counts: IntArray) -> None:
         super().__init__(counts)
         self._quick: _QuickCounts | None = None
+        self._quick_lock = threading.Lock()  # held while the bins are made (``_lock``: the tables)
+
+    def prepare(self) -> None:
+        """``_Sampler.prepare``, unless the bins are made already (their tables are let go then)."""
+        with self._quick_lock:
+            if self._quick is None:
+                super().prepare()
 
     def _quick_counts(self) -> _QuickCounts:
         """The quick bins, made on the first draw (not when queued, as the Poisson tables are:
-        the batch drawn before lets its bins go first) and shared by the threads."""
-        tables = self._poisson_tables()
-        with self._lock:
+        the batch drawn before lets its bins go first) and shared by the threads. The bins hold
+        what the draws need of the tables, so the tables' bounds and guide are let go then."""
+        with self._quick_lock:
             if self._quick is None:
-                self._quick = _QuickCounts(*tables)
+                self._quick = _QuickCounts(*self._poisson_tables())
+                self._tables = None
             return self._quick
 
     def _pooled(self, rng: np.random.Generator, wanted: IntArray) -> IntArray:
@@ -1547,15 +1562,21 @@ class _FamilySampler(_Sampler):
         missing = (wanted - sums).astype(np.int64)
         cells = counts.reshape(-1)
         total = int(missing.sum())
-        row_of = np.repeat(np.arange(wanted.shape[0], dtype=np.intp) * k, missing)
+        # Each pick's resample in 32 bits (a block's resamples are few), made its cell's offset a
+        # piece at a time: half the bytes of an array of every pick's offset (several MB a block
+        # of a large family). (A search of each piece's picks among the resamples' ends holds
+        # less, but costs 30 times the repeat: 2.5 ms a block.)
+        resample_of = np.repeat(np.arange(wanted.shape[0], dtype=np.int32), missing)
         for start in range(0, total, TOP_UP_PIECE):  # the working arrays keep one size
             stop = min(start + TOP_UP_PIECE, total)
+            row_of = resample_of[start:stop].astype(np.intp)
+            row_of *= k
             documents = rng.integers(0, self.pooled, size=stop - start)
             picked = (
                 self.table[documents].astype(np.intp) if self.table is not None
                 else np.searchsorted(self.cumulative, documents, side="right")
             )
-            picked += row_of[start:stop]
+            picked += row_of
             np.add.at(cells, picked, cells.dtype.type(1))  # one of the cells' own type: numpy's fast path
         return counts
 
@@ -1618,15 +1639,22 @@ class _Family:
         # The rare rows' and the common rows' apart, as the draws multiply them (held once: not
         # also side by side).
         self.apart = (distinct[self.draws.rare], distinct[self.draws.common])
+        self.left = _BlocksLeft()
 
     def resampled(self, rng: np.random.Generator, size: int) -> FloatArray:
         """Every column summed over each of ``size`` bootstrap resamples."""
         out: FloatArray = self.draws.summed_apart(rng, size, *self.apart)[:, self.expand]
+        if self.left.one_drawn():  # the family's last block: its sampler (tables, bins) let go now
+            vars(self).pop("draws")
+            vars(self).pop("apart")
         return out
 
     def drawn(self) -> None:
-        """Every block of this family drawn: its sampler and rows are not needed any longer."""
-        del self.draws, self.apart, self.rows
+        """Every block of this family drawn: its rows are not needed any longer (nor its sampler,
+        where no block was drawn)."""
+        vars(self).pop("draws", None)
+        vars(self).pop("apart", None)
+        del self.rows
 
     def side(self, rows: FloatArray, system: int) -> FloatArray:
         """One system's columns of rows of this family (or of sums of them)."""
@@ -1637,8 +1665,14 @@ class _Family:
         mine = self.rows[:, system * self.width : (system + 1) * self.width]
         delta = mine.astype(np.int64) - self.rows[:, : self.width]
         moving = np.any(delta != 0, axis=1)
-        hist = Histogram.of(delta[moving], tuple(map(str, range(self.width))), self.counts[moving])
-        return _Swaps(hist.rows.astype(np.int64), hist.counts)
+        delta = delta[moving]
+        # Shifted to counts from each column's least (each column's order, so the rows' order,
+        # kept): a histogram of non-negative rows sorts them by packed words, where one of
+        # negative rows hashes and checks them (half the time, the same rows in the same order).
+        low = delta.min(axis=0) if delta.shape[0] else np.zeros(self.width, dtype=np.int64)
+        delta -= low
+        hist = Histogram.of(delta, tuple(map(str, range(self.width))), self.counts[moving])
+        return _Swaps(hist.rows.astype(np.int64) + low, hist.counts)
 
 
 class _Swaps:
@@ -1652,10 +1686,12 @@ class _Swaps:
         self.distinct: FloatArray = np.ascontiguousarray(rows[:, keep], dtype=np.float64)
         # The rows in the order their counts are drawn (``_SwapCounts.order``).
         self.ordered: FloatArray = np.ascontiguousarray(self.distinct[self.draws.order])
+        self.left = _BlocksLeft()
 
     def drawn(self) -> None:
         """Every block of trials drawn: the draws' tables and rows are not needed any longer."""
-        del self.draws, self.ordered
+        vars(self).pop("draws", None)
+        vars(self).pop("ordered", None)
 
     def moved(self, swaps: FloatArray) -> FloatArray:
         if not self.distinct.shape[1]:
@@ -1669,7 +1705,29 @@ class _Swaps:
         if not self.distinct.shape[1]:
             return np.zeros((size, self.expand.shape[0]))
         out: FloatArray = (self.draws.drawn(rng, size) @ self.ordered)[:, self.expand]
+        if self.left.one_drawn():  # the last block of trials: the tables and rows let go now
+            self.drawn()
         return out
+
+
+class _BlocksLeft:
+    """The blocks of a family (or of its trials) not drawn yet, counted down by the threads that
+    draw them, so the last one lets go of what the draws hold (tables, bins, rows) as soon as it
+    is drawn, not when every family of its batch is."""
+
+    def __init__(self) -> None:
+        self.left = 0
+        self._lock = threading.Lock()
+
+    def queued(self, blocks: int) -> None:
+        """``blocks`` to draw: set before any of them is queued."""
+        self.left = blocks
+
+    def one_drawn(self) -> bool:
+        """One block drawn; True for the last."""
+        with self._lock:
+            self.left -= 1
+            return self.left == 0
 
 
 BYTE_ROWS = 8  # documents a row may have to count its swaps in one random byte
@@ -1866,20 +1924,24 @@ def _queue_batch(
         for f, (name, mine) in enumerate(families.items()):
             fam = _Family(name, joint, cols, mine)
             fams[j].append(fam)
-            queued[("bootstrap", j * width + f)] = [
-                blocks.add(functools.partial(fam.resampled, _paired_rng(seed, 3, name, 0, k), size))
-                for k, size in enumerate(fam.draws.plan(resampling.resamples))
-            ]
+            sizes = fam.draws.plan(resampling.resamples)
             blocks.weigh(resampling.resamples * (fam.draws.k + int(fam.draws.rare_documents.shape[0])))
             fam.draws.prepare()  # its Poisson tables: no thread that draws its blocks waits for another to make them
+            fam.left.queued(len(sizes))  # (its sampler is let go by the last block drawn)
+            queued[("bootstrap", j * width + f)] = [
+                blocks.add(functools.partial(fam.resampled, _paired_rng(seed, 3, name, 0, k), size))
+                for k, size in enumerate(sizes)
+            ]
             for s in range(1, len(names)) if not exact else ():
                 swaps = fam.differences(s)
+                sizes = _plan(resampling.trials, swaps.draws.k)
+                blocks.weigh(resampling.trials * swaps.draws.k)
+                swaps.left.queued(len(sizes))
                 queued[("swaps", len(pairs))] = [
                     blocks.add(functools.partial(swaps.trials, _paired_rng(seed, 4, name, s, k), size))
-                    for k, size in enumerate(_plan(resampling.trials, swaps.draws.k))
+                    for k, size in enumerate(sizes)
                 ]
                 pairs.append((j, f, s, swaps))
-                blocks.weigh(resampling.trials * swaps.draws.k)
     return fams, pairs, queued
 
 
