@@ -1125,12 +1125,20 @@ class CountTables:
         # its counts, rather than gathered by an array of each count's table: the same integers,
         # at a third of the cost.)
         self.keys = np.repeat(np.arange(tables, dtype=np.int64) << UNIFORM_BITS, length) + bounds
-        # The guide: bin b of a table (its bits' top ``bits`` bits equal to b) starts at the
-        # first count whose bound passes the bin's first value.
+        # The guide's bins (a few numbers a table); the guide itself is made on the first
+        # ``draw``: compare's families draw from their quick bins (``_QuickCounts``), which never
+        # read it, and a family queued for its draws held one of 3.3 MB at 1M sentences.
         bits = np.ceil(np.log2(length)).astype(np.int64) + self.GUIDE
         self.shift = UNIFORM_BITS - bits
-        bins = (np.int64(1) << bits) + 1
-        self.first_bin = np.concatenate(([0], np.cumsum(bins)[:-1])).astype(np.int64)
+        self._bins = (np.int64(1) << bits) + 1
+        self.first_bin = np.concatenate(([0], np.cumsum(self._bins)[:-1])).astype(np.int64)
+
+    @functools.cached_property
+    def guide(self) -> IntArray:
+        """Bin b of a table (its bits' top bits equal to b) starts at the first count whose bound
+        passes the bin's first value. (Threads that race to make it make the same numbers.)"""
+        bounds, bins, tables = self.bounds, self._bins, int(self.lo.shape[0])
+        length = np.diff(np.append(self.start, bounds.shape[0]))
         inner = np.ones(bounds.shape[0], dtype=bool)
         inner[self.start + length - 1] = False
         passed = bounds + np.repeat((np.int64(1) << self.shift) - 1, length)
@@ -1140,7 +1148,8 @@ class CountTables:
         # Each bin's first count: the counts of its table's earlier bins, from the table's start.
         before = np.zeros(tables, dtype=np.int64)
         before[1:] = held_before[self.first_bin[1:] - 1]
-        self.guide = held_before - np.repeat(before - self.start, bins)
+        guide: IntArray = held_before - np.repeat(before - self.start, bins)
+        return guide
 
     def columns(self, tables: IntArray) -> _TableColumns:
         """What ``draw`` needs of each column's table, looked up once."""
