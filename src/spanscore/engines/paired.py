@@ -104,26 +104,42 @@ class JointRows:
         if self.waiting_rows > max(self.least or MERGE_ROWS, int(merged * self.share)):
             self._merge()
 
-    def _merge(self) -> None:
+    def _merge(self, final: bool = False) -> None:
         if not self.waiting:
+            if final and self.rows is not None:
+                self.rows = _compact(self.rows, _tops(self.rows))
             return
-        pieces = ([] if self.rows is None else [(self.rows, self.counts)]) + self.waiting
-        self.waiting, self.waiting_rows = [], 0
-        rows = np.concatenate([r for r, _ in pieces])  # the narrowest type that holds every piece
-        weights = np.concatenate([c for _, c in pieces], dtype=np.int64)
-        del pieces
-        self.rows = None  # not held beside the merged rows
-        if int(rows.min()) >= 0:
-            # As ``Histogram.of`` merges rows of counts, in the rows' own type.
-            firsts, self.counts = _grouped_by_words(rows, weights)
-            self.rows = rows[firsts]
+        pieces, self.waiting, self.waiting_rows = self.waiting, [], 0
+        if len(pieces) == 1:
+            rows, weights = pieces[0][0], pieces[0][1].astype(np.int64)
         else:
+            rows = np.concatenate([r for r, _ in pieces])  # the narrowest type that holds every piece
+            weights = np.concatenate([c for _, c in pieces], dtype=np.int64)
+        del pieces
+        if int(rows.min()) < 0 or (self.rows is not None and int(self.rows.min()) < 0):
+            if self.rows is not None:
+                rows = np.concatenate((self.rows, rows))
+                weights = np.concatenate((self.counts, weights))
+            self.rows = None
             h = Histogram.of(rows, self.fields or (), weights)
             self.rows, self.counts = h.rows, h.counts
+            return
+        # The blocks waiting merged on their own first (as ``Histogram.of`` merges rows of
+        # counts, in the rows' own type), then into the merged rows by their places in the
+        # merged order: the merged rows are read where they lie, never copied beside a
+        # concatenation of them and the blocks (which held about three times their bytes).
+        firsts, counts = _grouped_by_words(rows, weights)
+        rows = rows[firsts]
+        if self.rows is None:
+            self.rows, self.counts = (_compact(rows, _tops(rows)) if final else rows), counts
+            return
+        self.rows, self.counts = _merged(self.rows, self.counts, rows, counts, final)
 
     def histogram(self) -> Histogram | None:
         """Every block merged, as a ``Histogram`` (None where no block came)."""
-        self._merge()
+        # The last merge writes its rows in the histogram's type straight away: no copy in bytes
+        # held beside them.
+        self._merge(final=True)
         if self.rows is None or self.fields is None:
             return None
         rows = compact_rows(self.rows)
@@ -132,6 +148,82 @@ class JointRows:
         return Histogram(np.ascontiguousarray(rows), self.counts, self.fields)
 
 
+_FILL_ROWS = 8192  # rows copied at a time by ``_merged`` (its temporaries keep one size)
+
+
+def _tops(rows: npt.NDArray[Any]) -> list[int]:
+    return [int(t) for t in rows.max(axis=0).tolist()] if rows.shape[0] and rows.shape[1] else []
+
+
+def _compact(rows: npt.NDArray[Any], tops: list[int]) -> npt.NDArray[Any]:
+    """Rows of counts (non-negative) in the type ``compact_rows`` gives them, from their columns'
+    largest values."""
+    kind = _histogram_type(rows.dtype, max(tops, default=0))
+    return rows.astype(kind, copy=False)
+
+
+def _histogram_type(kind: np.dtype[Any], top: int) -> np.dtype[Any]:
+    for narrow in (np.int16, np.int32):
+        if top <= np.iinfo(narrow).max:
+            return np.dtype(narrow)
+    return kind
+
+
+def _words(parts: Sequence[npt.NDArray[Any]], places: list[tuple[int, int, int]], count: int) -> list[npt.NDArray[Any]]:
+    """The rows of ``parts`` one after the other, each packed into ``count`` words (``places``:
+    column, word, shift), so the words order as the rows do (as
+    ``stages.documents._grouped_by_words`` packs them); no concatenation of the rows."""
+    n = sum(p.shape[0] for p in parts)
+    words = [np.zeros(n, dtype=np.uint64) for _ in range(max(count, 1))]
+    at = 0
+    for rows in parts:
+        columns, end = rows.T, at + rows.shape[0]
+        for j, w, shift in places:
+            words[w][at:end] |= columns[j].astype(np.uint64) << np.uint64(shift)
+        at = end
+    return words
+
+
+def _merged(
+    rows: npt.NDArray[Any], counts: IntArray, more: npt.NDArray[Any], more_counts: IntArray, final: bool
+) -> tuple[npt.NDArray[Any], IntArray]:
+    """Two histograms' rows (distinct, in lexicographic order, non-negative counts) merged: the
+    distinct rows of both in lexicographic order, and their counts added. The merged rows are
+    written into one new array a block at a time (in the type ``compact_rows`` gives them where
+    ``final``), so the merge holds the two inputs and its result, and no concatenation of them."""
+    tops = [max(a, b) for a, b in zip(_tops(rows), _tops(more), strict=True)]
+    places: list[tuple[int, int, int]] = []
+    free, last = 0, -1
+    for j, top in enumerate(tops):
+        b = int(top).bit_length()
+        if b == 0:
+            continue
+        if b > free:
+            last, free = last + 1, 64
+        free -= b
+        places.append((j, last, free))
+    words = _words((rows, more), places, last + 1)
+    order = np.lexsort(words[::-1]) if len(words) > 1 else np.argsort(words[0], kind="stable")
+    change = np.zeros(max(order.shape[0] - 1, 0), dtype=bool)
+    for w in words:
+        ordered = w[order]
+        change |= ordered[1:] != ordered[:-1]
+        del ordered
+    del words
+    starts = np.flatnonzero(np.concatenate(([True], change)))
+    del change
+    merged_counts: IntArray = np.add.reduceat(np.concatenate((counts, more_counts))[order], starts)
+    firsts = order[starts]  # the first of equal rows: the merged rows' where both hold it (a stable sort)
+    del order, starts
+    kind = _histogram_type(rows.dtype, max(tops, default=0)) if final else np.result_type(rows, more)
+    out = np.empty((firsts.shape[0], rows.shape[1]), dtype=kind)
+    n = rows.shape[0]
+    for a in range(0, firsts.shape[0], _FILL_ROWS):
+        these = firsts[a : a + _FILL_ROWS]
+        old = these < n
+        out[a : a + these.shape[0]][old] = rows[these[old]]
+        out[a : a + these.shape[0]][~old] = more[these[~old] - n]
+    return out, merged_counts
 @dataclass
 class _Stream:
     """One system's results as they come, and its rows not yet joined (global keys, in order)."""
