@@ -65,8 +65,9 @@ def test_rows_of_small_counts_are_held_in_bytes(monkeypatch: pytest.MonkeyPatch)
     # A count past a byte widens the merged rows to what holds it, and only then.
     big = Histogram.of(np.full((1, len(FIELDS)), 1000, dtype=np.int64), FIELDS)
     joint.add(big)
-    h = joint.histogram()
+    joint._merge()
     assert joint.rows is not None and joint.rows.dtype == np.uint16
+    h = joint.histogram()
     assert h is not None and h.rows.dtype == np.int16 and int(h.rows.max()) == 1000
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from spanscore.engines import paired
 from spanscore.engines.paired import JointRows
-from spanscore.stages.documents import Histogram
+from spanscore.stages.documents import Histogram, compact_rows
 
 
 def _blocks(rng: np.random.Generator, top: int, width: int, negative: bool) -> list[Histogram]:
@@ -57,3 +58,25 @@ def test_the_merged_histogram_is_every_blocks_rows_counted_at_once(seed: int, to
 
 def test_no_block_is_no_histogram() -> None:
     assert JointRows().histogram() is None
+
+
+@pytest.mark.parametrize("top", [0, 200, 255, 256, 32767, 32768, 70000, (1 << 31) - 1, 1 << 31, 1 << 40])
+@pytest.mark.parametrize("kind", [np.uint8, np.uint16, np.uint32, np.uint64])
+def test_rows_widened_where_they_lie_are_compact_rows(top: int, kind: type) -> None:
+    """``_widened`` against ``compact_rows`` of the same rows (a copy made first): the same
+    numbers in the same type, for every unsigned type, each side of each type's bound, and with
+    more rows than one block widened at a time (the blocks from the last: no narrow number is
+    overwritten before it is read)."""
+    if top > np.iinfo(kind).max:
+        return
+    rng = np.random.default_rng(top % 1000)
+    for n in (0, 1, 7, paired._FILL_ROWS * 2 + 3):
+        rows = rng.integers(0, top + 1, size=(n, 5), dtype=np.uint64).astype(kind)
+        if n:
+            rows[-1, -1] = top
+        expected = compact_rows(rows.astype(np.int64)) if n else rows
+        if n and expected.dtype == np.int64:
+            expected = rows  # past 32 bits: ``compact_rows`` leaves the rows as they are
+        got = paired._widened(rows.copy())
+        assert got.dtype == expected.dtype
+        assert np.array_equal(got, expected)

@@ -104,10 +104,8 @@ class JointRows:
         if self.waiting_rows > max(self.least or MERGE_ROWS, int(merged * self.share)):
             self._merge()
 
-    def _merge(self, final: bool = False) -> None:
+    def _merge(self) -> None:
         if not self.waiting:
-            if final and self.rows is not None:
-                self.rows = _compact(self.rows, _tops(self.rows))
             return
         pieces, self.waiting, self.waiting_rows = self.waiting, [], 0
         if len(pieces) == 1:
@@ -127,22 +125,23 @@ class JointRows:
         # The blocks waiting merged on their own first (as ``Histogram.of`` merges rows of
         # counts, in the rows' own type), then into the merged rows by their places in the
         # merged order: the merged rows are read where they lie, never copied beside a
-        # concatenation of them and the blocks (which held about three times their bytes).
+        # concatenation of them and the blocks.
         firsts, counts = _grouped_by_words(rows, weights)
         rows = rows[firsts]
         if self.rows is None:
-            self.rows, self.counts = (_compact(rows, _tops(rows)) if final else rows), counts
+            self.rows, self.counts = rows, counts
             return
-        self.rows, self.counts = _merged(self.rows, self.counts, rows, counts, final)
+        self.rows, self.counts = _merged(self.rows, self.counts, rows, counts)
 
     def histogram(self) -> Histogram | None:
         """Every block merged, as a ``Histogram`` (None where no block came)."""
-        # The last merge writes its rows in the histogram's type straight away: no copy in bytes
-        # held beside them.
-        self._merge(final=True)
+        self._merge()
         if self.rows is None or self.fields is None:
             return None
-        rows = compact_rows(self.rows)
+        rows, self.rows = self.rows, None
+        # In the type ``compact_rows`` gives them, widened where they lie (not copied beside the
+        # narrow rows: 1.5 times the histogram's bytes at once).
+        rows = _widened(rows) if rows.dtype.kind == "u" else compact_rows(rows)
         if rows.dtype.kind == "u":  # past 32 bits: 64-bit, as ``Histogram.of`` leaves them
             rows = rows.astype(np.int64)
         return Histogram(np.ascontiguousarray(rows), self.counts, self.fields)
@@ -155,18 +154,33 @@ def _tops(rows: npt.NDArray[Any]) -> list[int]:
     return [int(t) for t in rows.max(axis=0).tolist()] if rows.shape[0] and rows.shape[1] else []
 
 
-def _compact(rows: npt.NDArray[Any], tops: list[int]) -> npt.NDArray[Any]:
-    """Rows of counts (non-negative) in the type ``compact_rows`` gives them, from their columns'
-    largest values."""
-    kind = _histogram_type(rows.dtype, max(tops, default=0))
-    return rows.astype(kind, copy=False)
-
-
-def _histogram_type(kind: np.dtype[Any], top: int) -> np.dtype[Any]:
-    for narrow in (np.int16, np.int32):
-        if top <= np.iinfo(narrow).max:
-            return np.dtype(narrow)
-    return kind
+def _widened(rows: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """Rows of counts in unsigned integers (owned by nobody else) as ``compact_rows`` gives them
+    (16 or 32-bit signed where they fit), in their own buffer where they can be: the buffer is
+    grown (``ndarray.resize``: a ``realloc``, which moves no pages of a large block) and each
+    row block widened from the last, so a block's wide numbers land at or past its narrow ones
+    and never on narrow numbers not read yet."""
+    if not rows.size:
+        return rows  # as ``compact_rows`` leaves them
+    top = int(rows.max())
+    kind = next((np.dtype(k) for k in (np.int16, np.int32) if top <= np.iinfo(k).max), None)
+    if kind is None:
+        return rows
+    if kind.itemsize == rows.dtype.itemsize:  # the same bits: every number is below the sign bit
+        return rows.view(kind)
+    if kind.itemsize < rows.dtype.itemsize or not (rows.flags.owndata and rows.flags.c_contiguous):
+        return rows.astype(kind)
+    n, width = rows.shape
+    factor = kind.itemsize // rows.dtype.itemsize
+    cells = n * width
+    rows.resize((n * factor, width), refcheck=False)  # nothing else holds these rows
+    flat = rows.reshape(-1)
+    narrow, wide = flat[:cells], flat.view(kind)[:cells]
+    step = _FILL_ROWS * max(width, 1)
+    for end in range(cells, 0, -step):
+        start = max(0, end - step)
+        wide[start:end] = narrow[start:end].copy()
+    return wide.reshape(n, width)
 
 
 def _words(parts: Sequence[npt.NDArray[Any]], places: list[tuple[int, int, int]], count: int) -> list[npt.NDArray[Any]]:
@@ -185,12 +199,12 @@ def _words(parts: Sequence[npt.NDArray[Any]], places: list[tuple[int, int, int]]
 
 
 def _merged(
-    rows: npt.NDArray[Any], counts: IntArray, more: npt.NDArray[Any], more_counts: IntArray, final: bool
+    rows: npt.NDArray[Any], counts: IntArray, more: npt.NDArray[Any], more_counts: IntArray
 ) -> tuple[npt.NDArray[Any], IntArray]:
     """Two histograms' rows (distinct, in lexicographic order, non-negative counts) merged: the
     distinct rows of both in lexicographic order, and their counts added. The merged rows are
-    written into one new array a block at a time (in the type ``compact_rows`` gives them where
-    ``final``), so the merge holds the two inputs and its result, and no concatenation of them."""
+    written into one new array a block at a time, so the merge holds the two inputs, their sort
+    words and its result, and no concatenation of the rows."""
     tops = [max(a, b) for a, b in zip(_tops(rows), _tops(more), strict=True)]
     places: list[tuple[int, int, int]] = []
     free, last = 0, -1
@@ -215,8 +229,7 @@ def _merged(
     merged_counts: IntArray = np.add.reduceat(np.concatenate((counts, more_counts))[order], starts)
     firsts = order[starts]  # the first of equal rows: the merged rows' where both hold it (a stable sort)
     del order, starts
-    kind = _histogram_type(rows.dtype, max(tops, default=0)) if final else np.result_type(rows, more)
-    out = np.empty((firsts.shape[0], rows.shape[1]), dtype=kind)
+    out = np.empty((firsts.shape[0], rows.shape[1]), dtype=np.result_type(rows, more))
     n = rows.shape[0]
     for a in range(0, firsts.shape[0], _FILL_ROWS):
         these = firsts[a : a + _FILL_ROWS]
@@ -224,6 +237,8 @@ def _merged(
         out[a : a + these.shape[0]][old] = rows[these[old]]
         out[a : a + these.shape[0]][~old] = more[these[~old] - n]
     return out, merged_counts
+
+
 @dataclass
 class _Stream:
     """One system's results as they come, and its rows not yet joined (global keys, in order)."""
