@@ -71,8 +71,15 @@ def main() -> None:
     if a.child:
         print(measure(a.documents, a.chunk, a.pool, a.seed))
         return
-    argv = [sys.executable, __file__, "--child", f"--documents={a.documents}", f"--chunk={a.chunk}",
-            f"--pool={a.pool}", f"--seed={a.seed}"]
+    argv = [
+        sys.executable,
+        __file__,
+        "--child",
+        f"--documents={a.documents}",
+        f"--chunk={a.chunk}",
+        f"--pool={a.pool}",
+        f"--seed={a.seed}",
+    ]
     sides = [("baseline", a.baseline)] if a.baseline else []
     sides.append(("this tree", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")))
     for name, src in sides:

@@ -35,11 +35,15 @@ def test_the_merged_histogram_is_every_blocks_rows_counted_at_once(seed: int, to
     width = int(rng.integers(1, 9))
     negative = seed % 4 == 3
     blocks = _blocks(rng, top, width, negative)
-    whole = Histogram.of(np.concatenate([b.rows.astype(np.int64) for b in blocks]), blocks[0].fields,
-                         np.concatenate([b.counts for b in blocks]))
+    whole = Histogram.of(
+        np.concatenate([b.rows.astype(np.int64) for b in blocks]),
+        blocks[0].fields,
+        np.concatenate([b.counts for b in blocks]),
+    )
     # An independent count of the same rows: np.unique over the rows each document holds.
-    every = np.repeat(np.concatenate([b.rows.astype(np.int64) for b in blocks]),
-                      np.concatenate([b.counts for b in blocks]), axis=0)
+    every = np.repeat(
+        np.concatenate([b.rows.astype(np.int64) for b in blocks]), np.concatenate([b.counts for b in blocks]), axis=0
+    )
     distinct, counts = np.unique(every, axis=0, return_counts=True)
     for least, share in ((0, 0.5), (1, 0.0), (50, 2.0), (10**9, 0.5)):
         for order in (range(len(blocks)), rng.permutation(len(blocks))):
