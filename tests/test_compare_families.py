@@ -56,17 +56,17 @@ def test_poisson_drawn_resamples_are_multinomial() -> None:
     # counts topped up to the total): the sum is always the corpus, the moments multinomial.
     counts = np.array([1, 1, 1, 2, 3, 11, 40, 40, 300, 5000], dtype=np.int64)
     n, sampler = int(counts.sum()), _Sampler(counts)
-    assert sampler.table is not None and sampler.common.shape[0] == int((counts > _Sampler.RARE).sum()) == 6
+    assert sampler.picks.table is not None and sampler.common.shape[0] == int((counts > _Sampler.RARE).sum()) == 6
     w = np.concatenate([sampler.draw(np.random.default_rng([7, k]), 256) for k in range(80)])
     assert (w.sum(axis=1) == n).all() and (w >= 0).all()
     p = counts / n
     assert w.mean(axis=0) == pytest.approx(n * p, rel=0.03, abs=0.05)
     assert w.var(axis=0) == pytest.approx(n * p * (1 - p), rel=0.1)
     assert np.cov(w[:, 8], w[:, 9])[0, 1] == pytest.approx(-n * p[8] * p[9], rel=0.15)
-    # The same numbers searching the cumulative counts as reading the table of documents.
-    listed = sampler.draw(np.random.default_rng(3), 50)
-    sampler.table = None
-    assert np.array_equal(sampler.draw(np.random.default_rng(3), 50), listed)
+    # The table's picks are a search of the cumulative counts for uniform documents.
+    documents = np.random.default_rng(3).integers(0, sampler.pooled, size=1000)
+    searched = np.searchsorted(np.cumsum(sampler._pool), documents, side="right")
+    assert np.array_equal(sampler.picks.rows(np.random.default_rng(3), 1000), searched)
 
 
 def test_few_draws_are_multinomial_too() -> None:

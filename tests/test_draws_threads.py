@@ -38,7 +38,7 @@ def _top_up_reference(sampler: _Sampler, rng: np.random.Generator, wanted: np.nd
         over = over[counts[over].sum(axis=1) > wanted[over]]
     missing = wanted - counts.sum(axis=1)
     documents = rng.integers(0, sampler.pooled, size=int(missing.sum()))
-    rows = np.searchsorted(sampler.cumulative, documents, side="right")
+    rows = np.searchsorted(np.cumsum(sampler._pool), documents, side="right")
     at = 0
     for r, m in enumerate(missing.tolist()):
         for row in rows[at : at + m].tolist():

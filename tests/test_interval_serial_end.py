@@ -201,7 +201,7 @@ def pooled_recounted(sampler: _Sampler, rng: np.random.Generator, wanted: np.nda
         over = over[counts[over].sum(axis=1) > wanted[over]]
     for r, missing in enumerate((wanted - counts.sum(axis=1)).tolist()):
         documents = rng.integers(0, sampler.pooled, size=missing)  # the same words as in pieces
-        counts[r] += np.bincount(np.searchsorted(sampler.cumulative, documents, side="right"), minlength=k)
+        counts[r] += np.bincount(np.searchsorted(np.cumsum(sampler._pool), documents, side="right"), minlength=k)
     return counts
 
 

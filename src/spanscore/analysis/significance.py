@@ -1200,7 +1200,8 @@ class _TableColumns:
     base: IntArray
 
 MARGIN = 1.5  # standard deviations the Poisson counts' sum stays below the draws wanted
-TABLE_LIMIT = 1 << 18  # documents of common rows listed one by one (1 MB), at most: memory stays bounded
+TABLE_LIMIT = 1 << 18  # pooled documents listed one by one for the top-up (1 MB), at most: above, an alias table
+PICK_RANGE = 1 << 63  # an alias pick's column and uniform come from one integer below this (int64), where they fit
 LOOKUP_CELLS = 1 << 16  # Poisson counts looked up at a time (``CountTables.draw``: 512 KB a temporary)
 TOP_UP_PIECE = 1 << 16  # the top-up's single draws drawn and tallied at a time (512 KB a working array)
 TABLE_ENTRIES = 1 << 16  # counts the Poisson tables of one sampler hold, at most (about 2 MB)
@@ -1279,10 +1280,7 @@ class _Sampler:
             pool = pool[order]
             self.common[int(bool(self.big_share)) :] = self.common[int(bool(self.big_share)) :][order]
         self.looked_up = int(pool.shape[0] - generated.sum())
-        self.cumulative = np.cumsum(pool)
-        # Each pooled document's row, where they are few enough to list (the same picks as a
-        # search of the cumulative counts, faster).
-        self.table = np.repeat(np.arange(pool.shape[0], dtype=np.int32), pool) if self.pooled <= TABLE_LIMIT else None
+        self.picks = _Picks(pool)  # the top-up's single draws
         self.share: FloatArray = pool / max(self.pooled, 1)
         self.generated_rates = self.rate * self.share[self.looked_up :]
         self._pool = pool
@@ -1413,12 +1411,7 @@ class _Sampler:
         total = int(ends[-1]) if ends.shape[0] else 0
         for start in range(0, total, TOP_UP_PIECE):
             stop = min(start + TOP_UP_PIECE, total)
-            documents = rng.integers(0, self.pooled, size=stop - start)
-            picked = (
-                self.table[documents].astype(np.int64) if self.table is not None
-                else np.searchsorted(self.cumulative, documents, side="right")
-            )
-            del documents
+            picked = self.picks.rows(rng, stop - start)
             # The resamples this piece's draws fall in, and how many of them each.
             first = int(np.searchsorted(ends, start, side="right"))
             last = int(np.searchsorted(ends, stop - 1, side="right"))
@@ -1429,6 +1422,97 @@ class _Sampler:
             # (docs/benchmarks.md).
             picked += np.repeat(np.arange(last + 1 - first) * k, taken)
             counts[first : last + 1] += np.bincount(picked, minlength=(last + 1 - first) * k).reshape(-1, k)
+
+
+class _Picks:
+    """Single draws of the pooled rows, row ``i`` with probability ``w[i] / W`` exactly (``w``:
+    the rows' documents, ``W`` their sum), each in a constant time whatever the corpus: the
+    top-up's picks.
+
+    Where the pooled documents are at most ``TABLE_LIMIT``, each document's row is listed (4
+    bytes a document): a pick is a uniform document and its row, one gather. Above, Walker's
+    alias method (Walker 1977) with integer thresholds, whose arrays grow with the rows, not the
+    documents: ``K`` columns (the rows, made a power of two with rows of no documents), each of
+    capacity ``W``; a pick takes a uniform column ``j`` and a uniform ``v`` below ``W``, and is
+    row ``j`` where ``v < threshold[j]``, else ``alias[j]``. The thresholds are whole numbers, so
+    each row's probability is its share of the ``K W`` (column, uniform) pairs, exactly
+    ``K w[i] / (K W)``. Both numbers come from one integer below ``K W`` (its low bits the column,
+    as ``K`` is a power of two), one 64-bit word of the generator where ``K W`` fits in 63 bits.
+    The table is built with prefix sums (the sweep of Hübschle-Schneider and Sanders 2019: light
+    rows, of fewer than ``W`` scaled documents, filled in order from the heavy ones in order),
+    no loop over the rows."""
+
+    def __init__(self, pool: IntArray) -> None:
+        self.pooled = int(pool.sum())
+        self.table: IntArray | None = None
+        if self.pooled <= TABLE_LIMIT:
+            self.table = np.repeat(np.arange(pool.shape[0], dtype=np.int32), pool)
+            return
+        rows = int(pool.shape[0])
+        self.shift = max(rows - 1, 0).bit_length()
+        self.columns = 1 << self.shift
+        self.threshold, self.alias = alias_table(pool, self.columns)
+        self.moved = np.arange(self.columns, dtype=np.intp) - self.alias  # a column's own row less its alias
+
+    def rows(self, rng: np.random.Generator, size: int) -> IntArray:
+        """``size`` picks' rows (``intp``)."""
+        if self.table is not None:
+            out: IntArray = np.take(self.table, rng.integers(0, self.pooled, size=size)).astype(np.intp)
+            return out
+        if self.columns * self.pooled <= PICK_RANGE:
+            word = rng.integers(0, self.columns * self.pooled, size=size)
+            column = (word & (self.columns - 1)).astype(np.intp, copy=False)
+            word >>= self.shift
+        else:  # past 2^63 (some 3 billion documents): the two numbers drawn apart
+            column = rng.integers(0, self.columns, size=size).astype(np.intp, copy=False)
+            word = rng.integers(0, self.pooled, size=size)
+        # alias[j] + (j - alias[j]) where v < threshold[j]: three gathers from arrays of the
+        # columns and no branch (numpy's where of a random mask took four times as long).
+        out = np.take(self.alias, column)
+        moved = np.take(self.moved, column)
+        moved *= word < np.take(self.threshold, column)
+        out += moved
+        return out
+
+
+def alias_table(weights: IntArray, columns: int) -> tuple[IntArray, IntArray]:
+    """Walker's alias table of whole-number ``weights`` over ``columns`` columns (at least as many
+    as the weights; the others weigh nothing): ``threshold`` and ``alias`` such that column ``j``
+    gives row ``j`` for ``threshold[j]`` of its ``W = weights.sum()`` uniforms and ``alias[j]``
+    for the others, so row ``i`` gets ``columns * weights[i]`` of the ``columns * W``, exactly.
+
+    Each row's scaled weight ``q = columns * w`` against the capacity ``W``: a light row (``q <
+    W``) keeps ``q`` of its column and lends the rest, its deficit ``W - q``, to a heavy one; a
+    heavy row keeps its column whole and gives its surplus ``q - W`` to light columns. Laid end to
+    end in the rows' order, the deficits and the surpluses cover the same length. A light row's
+    alias is the heavy row whose surplus holds the start of its deficit, and it takes the whole
+    deficit from it; where that runs past the heavy row's surplus, the heavy row gives up as much
+    of its own column to the next heavy row (its alias), which may in turn give up its column to
+    the next: a heavy row keeps ``W`` less the part of the light deficit across its surplus's end
+    that lies beyond it. So every column holds ``W`` and each row exactly its scaled weight."""
+    rows = int(weights.shape[0])
+    capacity = int(weights.sum())
+    scaled = np.zeros(columns, dtype=np.int64)
+    scaled[:rows] = weights
+    scaled *= columns
+    threshold = np.full(columns, capacity, dtype=np.int64)
+    alias = np.arange(columns, dtype=np.intp)
+    heavy = scaled >= capacity
+    heavies, lights = np.flatnonzero(heavy), np.flatnonzero(~heavy)
+    if lights.shape[0] and heavies.shape[0]:
+        deficit = capacity - scaled[lights]
+        ends = np.cumsum(deficit)
+        starts = ends - deficit
+        surplus_ends = np.cumsum(scaled[heavies] - capacity)
+        threshold[lights] = scaled[lights]
+        alias[lights] = heavies[np.searchsorted(surplus_ends, starts, side="right")]
+        # The light deficit that holds each surplus's end (the first to end at or past it), and
+        # how far it runs past: a deficit that only starts there runs past by nothing.
+        at = np.minimum(np.searchsorted(ends, surplus_ends, side="left"), ends.shape[0] - 1)
+        past = np.where(starts[at] < surplus_ends, ends[at] - surplus_ends, 0)
+        threshold[heavies] = capacity - past
+        alias[heavies[:-1]] = heavies[1:]
+    return threshold, alias
 
 
 def _poisson_ratio(rates: FloatArray, k: IntArray, table: IntArray) -> FloatArray:
@@ -1580,11 +1664,7 @@ class _FamilySampler(_Sampler):
             stop = min(start + TOP_UP_PIECE, total)
             row_of = resample_of[start:stop].astype(np.intp)
             row_of *= k
-            documents = rng.integers(0, self.pooled, size=stop - start)
-            picked = (
-                self.table[documents].astype(np.intp) if self.table is not None
-                else np.searchsorted(self.cumulative, documents, side="right")
-            )
+            picked = self.picks.rows(rng, stop - start)
             picked += row_of
             np.add.at(cells, picked, cells.dtype.type(1))  # one of the cells' own type: numpy's fast path
         return counts

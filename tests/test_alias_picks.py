@@ -1,0 +1,164 @@
+"""The bootstrap's top-up picks above ``TABLE_LIMIT`` pooled documents come from an alias table
+(``_Picks``, ``alias_table``): exact, each row with probability its documents' share. Checked
+here: every row's share of the table's (column, uniform) pairs is its weight's, as whole numbers;
+every pair's pick enumerated (both ways of drawing the pair); the picks' frequencies by a
+chi-square; the samplers' resamples multinomial with the limit lowered; and below the limit the
+picks are still those of the per-document table (the same stream as before)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pytest
+
+from spanscore.analysis import significance
+from spanscore.analysis.significance import _FamilySampler, _IntervalSampler, _Picks, _Sampler, alias_table
+
+
+def shares(threshold: np.ndarray, alias: np.ndarray, rows: int, capacity: int) -> list[int]:
+    """Each row's (column, uniform) pairs, counted column by column."""
+    got = [0] * threshold.shape[0]
+    for j, (t, a) in enumerate(zip(threshold.tolist(), alias.tolist(), strict=True)):
+        got[j] += t
+        got[a] += capacity - t
+    assert all(g == 0 for g in got[rows:])  # the columns added to reach a power of two hold nothing
+    return got[:rows]
+
+
+def weights_to_check() -> list[np.ndarray]:
+    rng = np.random.default_rng(1)
+    cases = [
+        np.array([1]), np.array([5]), np.array([3, 3, 3, 3]), np.array([1, 1, 1, 1, 1, 1, 1, 1]),
+        np.array([1, 10**9]), np.array([10**9, 1, 1, 1, 1]), np.array([7, 1, 7, 1, 7]),
+        np.array([2, 2, 4]),  # a heavy row of exactly the capacity
+    ]
+    for trial in range(300):
+        k = int(rng.integers(1, 70))
+        w = rng.integers(1, (3, 40, 2_000, 10**6)[trial % 4], size=k)
+        if trial % 5 == 0:
+            w[int(rng.integers(0, k))] = int(w.sum()) * 30  # one row holding most documents
+        cases.append(w)
+    return [c.astype(np.int64) for c in cases]
+
+
+def test_each_rows_share_of_the_alias_table_is_its_weights_exactly() -> None:
+    for w in weights_to_check():
+        rows, capacity = int(w.shape[0]), int(w.sum())
+        for columns in {1 << max(rows - 1, 0).bit_length(), 1 << (rows.bit_length() + 1)}:
+            threshold, alias = alias_table(w, columns)
+            assert ((threshold >= 0) & (threshold <= capacity)).all()
+            assert ((alias >= 0) & (alias < rows)).all()
+            got = shares(threshold, alias, rows, capacity)
+            assert got == [columns * int(x) for x in w.tolist()]
+            # So each row's probability, as a fraction, is its share of the documents.
+            total = columns * capacity
+            assert [Fraction(g, total) for g in got] == [Fraction(int(x), capacity) for x in w.tolist()]
+
+
+class Enumerated:
+    """A generator whose integers are every value below ``high`` in turn (and, drawn as two
+    numbers, every pair): so the picks of ``size = columns * pooled`` are every pair's."""
+
+    def __init__(self, columns: int) -> None:
+        self.columns = columns
+        self.calls: list[int] = []
+
+    def integers(self, low: int, high: int, size: int) -> np.ndarray:
+        self.calls.append(high)
+        if high == size:
+            return np.arange(size, dtype=np.int64)
+        if high == self.columns:  # the column, then the uniform: every column for each uniform
+            return np.tile(np.arange(high, dtype=np.int64), size // high)
+        return np.repeat(np.arange(high, dtype=np.int64), size // high)
+
+
+@pytest.mark.parametrize("one_word", [True, False])
+def test_every_pair_picks_the_rows_in_their_shares(monkeypatch: pytest.MonkeyPatch, one_word: bool) -> None:
+    monkeypatch.setattr(significance, "TABLE_LIMIT", 0)
+    if not one_word:
+        monkeypatch.setattr(significance, "PICK_RANGE", 0)
+    for w in weights_to_check()[:120]:
+        if int(w.sum()) * 128 > 200_000:
+            continue
+        picks = _Picks(w)
+        assert picks.table is None
+        rng = Enumerated(picks.columns)
+        size = picks.columns * picks.pooled
+        got = picks.rows(rng, size)  # type: ignore[arg-type]
+        assert rng.calls == ([size] if one_word else [picks.columns, picks.pooled])
+        assert got.dtype == np.intp
+        assert np.bincount(got, minlength=w.shape[0]).tolist() == [picks.columns * int(x) for x in w.tolist()]
+
+
+def test_the_alias_picks_frequencies_pass_a_chi_square(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(significance, "TABLE_LIMIT", 0)
+    rng = np.random.default_rng(4)
+    for w in (rng.integers(3, 400, size=300), np.append(rng.integers(1, 9, size=1000), 80_000)):
+        w = w.astype(np.int64)
+        picks = _Picks(w)
+        n = 2_000_000
+        observed = np.bincount(picks.rows(np.random.default_rng(5), n), minlength=w.shape[0])
+        expected = n * w / w.sum()
+        chi2 = float(((observed - expected) ** 2 / expected).sum())
+        df = w.shape[0] - 1
+        # Chi-square of df degrees of freedom: mean df, sd sqrt(2 df); 5 sd either way.
+        assert abs(chi2 - df) < 5 * np.sqrt(2 * df), (chi2, df)
+
+
+def test_below_the_limit_the_picks_are_the_documents_table() -> None:
+    # The stream of every run of at most TABLE_LIMIT pooled documents is unchanged: a uniform
+    # document and its row.
+    w = np.random.default_rng(6).integers(3, 500, size=400).astype(np.int64)
+    picks = _Picks(w)
+    assert picks.table is not None and picks.table.nbytes == 4 * int(w.sum())
+    documents = np.random.default_rng(7).integers(0, int(w.sum()), size=5000)
+    want = np.searchsorted(np.cumsum(w), documents, side="right")
+    assert np.array_equal(picks.rows(np.random.default_rng(7), 5000), want)
+
+
+def test_above_the_limit_the_picks_hold_arrays_of_the_rows_not_the_documents(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = np.full(1000, 1000, dtype=np.int64)  # a million documents: past TABLE_LIMIT
+    picks = _Picks(w)
+    assert picks.table is None and picks.columns == 1024
+    held = picks.threshold.nbytes + picks.alias.nbytes + picks.moved.nbytes
+    assert held == 3 * 8 * 1024
+
+
+@pytest.mark.parametrize("kind", [_Sampler, _FamilySampler, _IntervalSampler])
+@pytest.mark.parametrize(
+    "counts",
+    [
+        [3, 4, 5, 9, 40, 40, 300, 2_000, 5_000],
+        [90_000, 3, 3, 7, 50, 400, 1_200],  # one row holding most documents: a binomial first
+        [1, 1, 2, 11, 12],  # a few dozen documents: the Poisson counts often pass the total
+    ],
+)
+def test_the_samplers_resamples_are_multinomial_with_alias_picks(
+    monkeypatch: pytest.MonkeyPatch, kind: Any, counts: list[int]
+) -> None:
+    monkeypatch.setattr(significance, "TABLE_LIMIT", 0)
+    c = np.array(counts, dtype=np.int64)
+    n, sampler = int(c.sum()), kind(c)
+    assert sampler.picks.table is None or sampler.pooled == 0
+    rows = np.eye(c.shape[0])
+    w = np.concatenate([sampler.summed(np.random.default_rng([7, k]), 256, rows) for k in range(60)])
+    assert (w.sum(axis=1) == n).all() and (w >= 0).all() and np.array_equal(w, np.round(w))
+    p = c / n
+    assert w.mean(axis=0) == pytest.approx(n * p, rel=0.03, abs=0.05)
+    assert w.var(axis=0) == pytest.approx(n * p * (1 - p), rel=0.12, abs=0.02)
+    i, k = np.argsort(c)[-2:]
+    error = 5 * np.sqrt(n * p[i] * (1 - p[i]) * n * p[k] * (1 - p[k]) / w.shape[0])
+    assert abs(np.cov(w[:, i], w[:, k])[0, 1] + n * p[i] * p[k]) < error
+
+
+def test_an_alias_samplers_top_up_draws_the_same_in_pieces_of_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(significance, "TABLE_LIMIT", 0)
+    counts = np.random.default_rng(8).integers(3, 60, size=500).astype(np.int64)
+    wanted = np.full(40, int(counts.sum()))
+    got = {}
+    for piece in (1, 13, 1 << 16):
+        monkeypatch.setattr(significance, "TOP_UP_PIECE", piece)
+        got[piece] = [kind(counts)._common(np.random.default_rng(9), wanted) for kind in (_Sampler, _FamilySampler)]
+    assert all(np.array_equal(a, b) for g in got.values() for a, b in zip(g, got[1 << 16], strict=True))
