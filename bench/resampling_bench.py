@@ -3,6 +3,7 @@
 commands build (a script, not a test).
 
     python bench/resampling_bench.py [--sentences 100000] [--repeat 5] [--baseline SRC] [--keep DIR] [--steps]
+        [--files GOLD,A,B,TRAIN] [--only ci,compare,buckets] [--table-limit N]
 
 Runs ``evaluate --ci 0.95``, ``compare A B`` and ``compare A B --buckets length,seen --per-type``
 once each (the corpora of bench/intervals_bench.py) and keeps the histograms their intervals and
@@ -65,6 +66,8 @@ else:
 import spanscore.analysis.significance as s
 from spanscore.runtime.blas import one_blas_thread
 path, mode, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if os.environ.get("TABLE_LIMIT"):  # --table-limit: the top-up's table or alias picks chosen at another size
+    s.TABLE_LIMIT = int(os.environ["TABLE_LIMIT"])
 if mode == "serial":
     s.PARALLEL_WORK = 1 << 62
     s._threads = lambda: 1
@@ -91,6 +94,7 @@ STEPS = {  # (owner, name): the steps timed apart with --steps (thread CPU, in o
     ("s._Sampler", "_pooled"): "common rows' draws",
     ("s.CountTables", "draw"): "of which Poisson lookups",
     ("s._Sampler", "_top_up"): "of which the top-up",
+    ("s._Picks", "rows"): "of which the top-up's picks",
     ("s._FamilySampler", "_pooled"): "quick rows' draws",
     ("s._Sampler", "_poisson"): "of which Poisson counts",
     ("s._QuickCounts", "draw"): "of which quick lookups",
@@ -138,6 +142,17 @@ def main() -> None:
         "--steps", action="store_true",
         help="also time each step of the resampling in one thread (best CPU ms of each, nested steps included)",
     )
+    ap.add_argument(
+        "--files", default="",
+        help="GOLD,A,B,TRAIN: existing corpora (the reference, two systems over its tokens, a training corpus) "
+        "instead of synthetic ones made for --sentences",
+    )
+    ap.add_argument("--only", default="", help="only these cases, comma-separated: ci, compare, buckets")
+    ap.add_argument(
+        "--table-limit", type=int, default=-1,
+        help="this checkout's TABLE_LIMIT (pooled documents whose top-up picks read a table of documents) "
+        "set to this, to time its table against its alias picks",
+    )
     args = ap.parse_args()
     from intervals_bench import SYNTH, fix_tokens
 
@@ -145,7 +160,9 @@ def main() -> None:
         base = Path(args.keep or tmp)
         base.mkdir(parents=True, exist_ok=True)
         gold, a, b, train = (base / n for n in ("a.gold", "a.pred", "b.pred", "t.gold"))
-        if not train.exists():
+        if args.files:
+            gold, a, b, train = (Path(f) for f in args.files.split(","))
+        elif not train.exists():
             run = [sys.executable, str(SYNTH)]
             subprocess.run([*run, str(args.sentences), str(base / "a")], check=True)
             subprocess.run([*run, str(args.sentences), str(base / "b"), "--seed", "2"], check=True)
@@ -161,7 +178,10 @@ def main() -> None:
         here = os.environ.get("PYTHONPATH", "")
         sources = [("baseline", args.baseline)] * bool(args.baseline) + [("this", here)]
         print(f"{'resampling of':46} {'source':9} {'mode':8} {'wall s':>7} {'cpu s':>7}")
+        only = [w for w in args.only.split(",") if w]
         for k, (name, cmd) in enumerate(cases.items()):
+            if only and ("ci", "compare", "buckets")[k] not in only:
+                continue
             state = base / f"state-{k}.pickle"
             if not state.exists():
                 subprocess.run(
@@ -170,6 +190,8 @@ def main() -> None:
             for mode in ("serial", "default"):
                 for label, src in sources:
                     env = {**os.environ, "PYTHONPATH": src}
+                    if args.table_limit >= 0 and label == "this":
+                        env["TABLE_LIMIT"] = str(args.table_limit)
                     steps = ["steps"] if args.steps and mode == "serial" else []
                     out = subprocess.run(
                         [sys.executable, "-c", TIME, str(state), mode, str(args.repeat), *steps],

@@ -87,6 +87,7 @@ def test_every_pair_picks_the_rows_in_their_shares(monkeypatch: pytest.MonkeyPat
         rng = Enumerated(picks.columns)
         size = picks.columns * picks.pooled
         got = picks.rows(rng, size)  # type: ignore[arg-type]
+        assert picks.packed == one_word
         assert rng.calls == ([size] if one_word else [picks.columns, picks.pooled])
         assert got.dtype == np.intp
         assert np.bincount(got, minlength=w.shape[0]).tolist() == [picks.columns * int(x) for x in w.tolist()]
@@ -122,8 +123,10 @@ def test_above_the_limit_the_picks_hold_arrays_of_the_rows_not_the_documents(mon
     w = np.full(1000, 1000, dtype=np.int64)  # a million documents: past TABLE_LIMIT
     picks = _Picks(w)
     assert picks.table is None and picks.columns == 1024
-    held = picks.threshold.nbytes + picks.alias.nbytes + picks.moved.nbytes
-    assert held == 3 * 8 * 1024
+    assert picks.packed and picks.keys.nbytes == 8 * 1024
+    monkeypatch.setattr(significance, "PICK_RANGE", 0)
+    apart = _Picks(w)
+    assert not apart.packed and apart.threshold.nbytes + apart.alias.nbytes == 2 * 8 * 1024
 
 
 @pytest.mark.parametrize("kind", [_Sampler, _FamilySampler, _IntervalSampler])

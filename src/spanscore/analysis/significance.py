@@ -1201,7 +1201,7 @@ class _TableColumns:
 
 MARGIN = 1.5  # standard deviations the Poisson counts' sum stays below the draws wanted
 TABLE_LIMIT = 1 << 18  # pooled documents listed one by one for the top-up (1 MB), at most: above, an alias table
-PICK_RANGE = 1 << 63  # an alias pick's column and uniform come from one integer below this (int64), where they fit
+PICK_RANGE = 1 << 63  # the most (columns^2 x documents) whose alias picks come from one integer and one key (int64)
 LOOKUP_CELLS = 1 << 16  # Poisson counts looked up at a time (``CountTables.draw``: 512 KB a temporary)
 TOP_UP_PIECE = 1 << 16  # the top-up's single draws drawn and tallied at a time (512 KB a working array)
 TABLE_ENTRIES = 1 << 16  # counts the Poisson tables of one sampler hold, at most (about 2 MB)
@@ -1437,7 +1437,7 @@ class _Picks:
     row ``j`` where ``v < threshold[j]``, else ``alias[j]``. The thresholds are whole numbers, so
     each row's probability is its share of the ``K W`` (column, uniform) pairs, exactly
     ``K w[i] / (K W)``. Both numbers come from one integer below ``K W`` (its low bits the column,
-    as ``K`` is a power of two), one 64-bit word of the generator where ``K W`` fits in 63 bits.
+    as ``K`` is a power of two), one 64-bit word of the generator where ``K^2 W`` fits in 63 bits.
     The table is built with prefix sums (the sweep of Hübschle-Schneider and Sanders 2019: light
     rows, of fewer than ``W`` scaled documents, filled in order from the heavy ones in order),
     no loop over the rows."""
@@ -1448,31 +1448,46 @@ class _Picks:
         if self.pooled <= TABLE_LIMIT:
             self.table = np.repeat(np.arange(pool.shape[0], dtype=np.int32), pool)
             return
-        rows = int(pool.shape[0])
-        self.shift = max(rows - 1, 0).bit_length()
+        self.shift = max(int(pool.shape[0]) - 1, 0).bit_length()
         self.columns = 1 << self.shift
-        self.threshold, self.alias = alias_table(pool, self.columns)
-        self.moved = np.arange(self.columns, dtype=np.intp) - self.alias  # a column's own row less its alias
+        threshold, alias = alias_table(pool, self.columns)
+        # Where ``K^2 W`` fits, each column's threshold and alias in one word (one gather a pick):
+        # ``(threshold K + j) K + alias``, its high part what the pick's integer ``v K + j`` is
+        # compared with (``v < threshold`` where ``v K + j < threshold K + j``), its low bits the
+        # alias. Otherwise apart, and the pick's two numbers drawn apart.
+        self.packed = self.columns * self.columns * self.pooled <= PICK_RANGE
+        if self.packed:
+            own = threshold * self.columns + np.arange(self.columns, dtype=np.int64)
+            self.keys = (own << self.shift) | alias
+        else:
+            self.threshold, self.alias = threshold, alias
 
     def rows(self, rng: np.random.Generator, size: int) -> IntArray:
         """``size`` picks' rows (``intp``)."""
         if self.table is not None:
             out: IntArray = np.take(self.table, rng.integers(0, self.pooled, size=size)).astype(np.intp)
             return out
-        if self.columns * self.pooled <= PICK_RANGE:
-            word = rng.integers(0, self.columns * self.pooled, size=size)
-            column = (word & (self.columns - 1)).astype(np.intp, copy=False)
-            word >>= self.shift
-        else:  # past 2^63 (some 3 billion documents): the two numbers drawn apart
-            column = rng.integers(0, self.columns, size=size).astype(np.intp, copy=False)
-            word = rng.integers(0, self.pooled, size=size)
-        # alias[j] + (j - alias[j]) where v < threshold[j]: three gathers from arrays of the
-        # columns and no branch (numpy's where of a random mask took four times as long).
-        out = np.take(self.alias, column)
-        moved = np.take(self.moved, column)
-        moved *= word < np.take(self.threshold, column)
-        out += moved
-        return out
+        low = self.columns - 1
+        if self.packed:
+            word = rng.integers(0, self.columns * self.pooled, size=size)  # v K + j
+            column = word & low
+            picked = np.take(self.keys, column)
+            # v K + j < threshold K + j exactly where (v K + j) K + K - 1 < the key: the alias in
+            # the key's low bits is below K.
+            word <<= self.shift
+            word |= low
+            keep = word < picked
+            picked &= low  # the alias
+        else:  # past 2^63 (thousands of millions of documents, or of rows)
+            column = rng.integers(0, self.columns, size=size)
+            keep = rng.integers(0, self.pooled, size=size) < np.take(self.threshold, column)
+            picked = np.take(self.alias, column)
+        # The alias, or the column's own row where the uniform falls below its threshold: no
+        # branch (numpy's where of a random mask took four times as long).
+        column -= picked
+        column *= keep
+        picked += column
+        return picked
 
 
 def alias_table(weights: IntArray, columns: int) -> tuple[IntArray, IntArray]:
