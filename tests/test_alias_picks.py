@@ -138,22 +138,20 @@ def test_below_the_limit_the_picks_are_the_documents_table() -> None:
 def test_above_the_limit_the_picks_hold_arrays_of_the_rows_not_the_documents(monkeypatch: pytest.MonkeyPatch) -> None:
     w = np.full(1000, 1000, dtype=np.int64)  # a million documents: past TABLE_LIMIT
     picks = _Picks(w)
-    # Columns enough for the pick's range to pass 2^32 (one 64-bit word a pick): 16,384, 128 KB.
-    assert picks.table is None and picks.columns == 1 << 14 and picks.columns * picks.pooled > (1 << 32)
-    assert picks.packed and picks.keys.nbytes == 8 << 14
+    # 1,024 columns would make the pick's range 2^29.9: doubled to pass 2^32, 8,192 columns, 64 KB.
+    assert picks.table is None and picks.columns == 1 << 13 and picks.columns * picks.pooled > (1 << 32)
+    assert picks.packed and picks.keys.nbytes == 8 << 13
     with monkeypatch.context() as m:
         m.setattr(significance, "PICK_RANGE", 0)
         apart = _Picks(w)
-    assert not apart.packed and apart.threshold.nbytes + apart.alias.nbytes == 2 * 8 << 14
-    # Past 2^15 rows, the columns follow the rows alone: 8 bytes each.
+    assert not apart.packed and apart.threshold.nbytes + apart.alias.nbytes == 2 * 8 << 13
+    # Otherwise the columns follow the rows alone: 8 bytes each.
     many = _Picks(np.full(40_000, 30, dtype=np.int64))
     assert many.columns == 1 << 16 and many.keys.nbytes == 8 << 16
-    for size in ((1 << 18) + 1, 1 << 19, 1 << 24, 1 << 40):  # the fewest documents past the limit, and more
-        few = _Picks(np.array([size - 3, 3], dtype=np.int64))
-        assert few.columns * few.pooled > 1 << 32 and few.columns <= 1 << 15
-    # Columns are added up to 2^15 only, however few the documents (a lowered limit).
-    monkeypatch.setattr(significance, "TABLE_LIMIT", 0)
-    assert _Picks(np.array([5, 7], dtype=np.int64)).columns == 1 << 15
+    for rows, size in ((2, (1 << 18) + 2), (300, 435_000), (1500, 10**6), (1500, 10**9), (5, 1 << 40)):
+        got = _Picks(np.full(rows, size // rows, dtype=np.int64))
+        assert got.table is None and not (1 << 28) < got.columns * got.pooled <= (1 << 32)
+        assert got.columns < 32 * rows
 
 
 @pytest.mark.parametrize("kind", [_Sampler, _FamilySampler, _IntervalSampler])

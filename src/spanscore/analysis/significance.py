@@ -1201,8 +1201,7 @@ class _TableColumns:
 
 MARGIN = 1.5  # standard deviations the Poisson counts' sum stays below the draws wanted
 TABLE_LIMIT = 1 << 18  # pooled documents listed one by one for the top-up (1 MB), at most: above, an alias table
-WIDE_PICKS = 1 << 32  # an alias pick's range (columns x documents) made to pass this (see ``_Picks``) ...
-WIDE_COLUMNS = 1 << 15  # ... by columns added up to this many, at most (256 KB)
+WIDE_PICKS = 1 << 32  # an alias pick's range (columns x documents) kept out of (this / 16, this] (``_Picks``)
 PICK_RANGE = 1 << 63  # the most (columns^2 x documents) whose alias picks come from one integer and one key (int64)
 LOOKUP_CELLS = 1 << 16  # Poisson counts looked up at a time (``CountTables.draw``: 512 KB a temporary)
 TOP_UP_PIECE = 1 << 16  # the top-up's single draws drawn and tallied at a time (512 KB a working array)
@@ -1440,10 +1439,10 @@ class _Picks:
     each row's probability is its share of the ``K W`` (column, uniform) pairs, exactly
     ``K w[i] / (K W)``. Both numbers come from one integer below ``K W`` (its low bits the column,
     as ``K`` is a power of two), one 64-bit word of the generator where ``K^2 W`` fits in 63 bits.
-    ``K`` is made large enough (columns of no documents added) for ``K W`` to pass 2^32: numpy's
-    bounded integers then take one 64-bit word a pick whose rejection test all but never divides,
-    2.6 ns a pick, where a range near 2^31 costs 7 to 13 ns (half its 32-bit picks divide, or are
-    drawn again); with ``WIDE_COLUMNS``, at most 2^15 columns (256 KB) where the rows are fewer.
+    numpy's bounded integers (Lemire's method) cost 2.6 to 3 ns a pick where the range is far
+    below 2^32 or past it, but 7 to 13 ns near 2^31, where about half the picks take a
+    mispredicted branch (and, just past 2^31, are drawn again): so where ``K W`` would lie between
+    2^28 and 2^32, ``K`` is doubled (columns of no documents added) until it passes 2^32.
     The table is built with prefix sums (the sweep of Hübschle-Schneider and Sanders 2019: light
     rows, of fewer than ``W`` scaled documents, filled in order from the heavy ones in order),
     no loop over the rows."""
@@ -1454,11 +1453,12 @@ class _Picks:
         if self.pooled <= TABLE_LIMIT:
             self.table = np.repeat(np.arange(pool.shape[0], dtype=np.int32), pool)
             return
-        # A power of two of columns, at least the rows, and (columns with no documents added)
-        # enough for the pick's range to pass ``WIDE_PICKS``.
-        rows = max(int(pool.shape[0]) - 1, 0).bit_length()
-        wide = min(WIDE_PICKS.bit_length() + 1 - self.pooled.bit_length(), WIDE_COLUMNS.bit_length() - 1)
-        self.shift = max(rows, wide)
+        # A power of two of columns, at least the rows; where the pick's range would fall within
+        # 16 times ``WIDE_PICKS``, columns with no documents added (16 times the columns, at
+        # most) until it passes it.
+        self.shift = max(int(pool.shape[0]) - 1, 0).bit_length()
+        while WIDE_PICKS >> 4 < self.pooled << self.shift <= WIDE_PICKS:
+            self.shift += 1
         self.columns = 1 << self.shift
         threshold, alias = alias_table(pool, self.columns)
         # Where ``K^2 W`` fits, each column's threshold and alias in one word (one gather a pick):
