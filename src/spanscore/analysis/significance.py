@@ -1437,12 +1437,13 @@ class _Picks:
     capacity ``W``; a pick takes a uniform column ``j`` and a uniform ``v`` below ``W``, and is
     row ``j`` where ``v < threshold[j]``, else ``alias[j]``. The thresholds are whole numbers, so
     each row's probability is its share of the ``K W`` (column, uniform) pairs, exactly
-    ``K w[i] / (K W)``. Both numbers come from one integer below ``K W`` (its low bits the column,
-    as ``K`` is a power of two), one 64-bit word of the generator where ``K^2 W`` fits in 63 bits.
-    numpy's bounded integers (Lemire's method) cost 2.6 to 3 ns a pick where the range is far
-    below 2^32 or past it, but 7 to 13 ns near 2^31, where about half the picks take a
-    mispredicted branch (and, just past 2^31, are drawn again): so where ``K W`` would lie between
-    2^28 and 2^32, ``K`` is doubled (columns of no documents added) until it passes 2^32.
+    ``K w[i] / (K W)``. Both numbers come from one bounded integer below ``K W`` (its low bits the
+    column, as ``K`` is a power of two) where ``K^2 W`` is at most 2^63 (the packed keys' width;
+    otherwise two, and ``K W`` must stay below 2^63: billions of documents and of rows). numpy's
+    bounded integers (Lemire's method) cost 2.6 to 3 ns a pick where the range is far below 2^32
+    or past it, but 7 to 13 ns near 2^31, where about half the picks take a mispredicted branch
+    (and, just past 2^31, are drawn again): so where ``K W`` would lie between 2^28 and 2^32,
+    ``K`` is doubled (columns of no documents added) until it passes 2^32.
     The table is built with prefix sums (the sweep of Hübschle-Schneider and Sanders 2019: light
     rows, of fewer than ``W`` scaled documents, filled in order from the heavy ones in order),
     no loop over the rows."""
