@@ -299,7 +299,12 @@ def test_alias_picks_give_the_same_results_whatever_the_chunks_jobs_and_engine(
 
     monkeypatch.setattr(_Picks, "__init__", counted)
     outputs = [
-        spanscore.evaluate(chunk_bytes=chunk, jobs=jobs, **ci).to_dict() for chunk, jobs in ((30_000, 1), (524_288, 2))
+        spanscore.evaluate(chunk_bytes=chunk, jobs=jobs, **ci).to_dict()
+        for chunk, jobs in ((30_000, 1), (524_288, 2), (65_536, 3))
+    ]
+    buckets = [
+        spanscore.evaluate(chunk_bytes=chunk, jobs=jobs, buckets=("length",), **ci).to_dict()
+        for chunk, jobs in ((30_000, 2), (524_288, 1))
     ]
     compares = []
     for chunk, jobs in ((30_000, 2), (524_288, 1)):
@@ -313,6 +318,8 @@ def test_alias_picks_give_the_same_results_whatever_the_chunks_jobs_and_engine(
 
     engine = DaskEngine(n_workers=2, partition_bytes=40000)
     outputs.append(spanscore.evaluate(engine=engine, chunk_bytes=30_000, **ci).to_dict())
+    buckets.append(spanscore.evaluate(engine=engine, buckets=("length",), **ci).to_dict())
     compares.append(spanscore.compare(engine=engine, **pair).to_dict())
     assert all(o == outputs[0] for o in outputs)
+    assert all(b == buckets[0] for b in buckets)
     assert all(c == compares[0] for c in compares)
