@@ -656,7 +656,7 @@ def _summed_words(
     return words, places, repeats
 
 
-def _repeated_columns(table: npt.NDArray[Any], tops: list[int]) -> dict[int, int]:
+def _repeated_columns(table: npt.NDArray[Any], tops: list[int], sums: list[int] | None = None) -> dict[int, int]:
     """Each column of ``table`` equal to an earlier one, and the first such column.
 
     Such a column tells no rows apart that the earlier one does not, and where two rows tie on
@@ -665,7 +665,8 @@ def _repeated_columns(table: npt.NDArray[Any], tops: list[int]) -> dict[int, int
     sides, criteria that agree on a corpus): the 42 scored columns of a chunk of the synthetic
     corpus are 12 to 14 distinct ones. Only columns with the same largest value and sum are
     compared whole."""
-    sums = table.sum(axis=0).tolist()
+    if sums is None:
+        sums = table.sum(axis=0).tolist()
     columns = table.T
     seen: dict[tuple[int, int], list[int]] = {}
     out: dict[int, int] = {}
@@ -673,7 +674,7 @@ def _repeated_columns(table: npt.NDArray[Any], tops: list[int]) -> dict[int, int
         if not top:
             continue
         earlier = seen.setdefault((int(top), int(total)), [])
-        same = next((i for i in earlier if np.array_equal(columns[i], columns[j])), None)
+        same = next((i for i in earlier if bool((columns[i] == columns[j]).all())), None)
         if same is None:
             earlier.append(j)
         else:
@@ -761,6 +762,133 @@ def _by_type_fields(
     }
 
 
+def _read_fields(words: npt.NDArray[np.uint64], places: list[tuple[int, int, int]], into: IntArray) -> None:
+    """Each (column, shift, bits) of ``places`` read out of ``words`` into that column of ``into``."""
+    if not places:
+        return
+    shifts = np.array([shift for _, shift, _ in places], dtype=np.uint64)
+    masks = np.array([(1 << b) - 1 for _, _, b in places], dtype=np.uint64)
+    into[:, [j for j, _, _ in places]] = (words[:, None] >> shifts) & masks
+
+
+def _one_word_state(present: IntArray, rows: TypeRows, fields: tuple[str, ...], unit: str) -> DocState | None:
+    """``DocState.of_type_rows`` where each (document, type) row, its type first, packs into one
+    64-bit word with room to spare (None where it does not, or the rows are not one per pair in
+    document then type order).
+
+    The one word serves both histograms: sorted with the type in its top bits it groups the rows
+    per type (one sort of integers, the rows gathered once for every type); summed per document
+    it gives the documents' words, sorted alone. A document's sum must fit each field, which a
+    row's largest value times the most rows a document has (``_summed_words``) bounds: where those
+    widths fill more than the word, each field is given its rows' bits and the spare bits are
+    shared out among the fields, and the sums are checked afterwards. The check is exact: a field
+    read out of a sum is the true sum modulo its width where every lower field fits, so each
+    field's total over the documents equals the column's total over the rows only if no field of
+    any document overflowed; where one did, the state is made as before this (None)."""
+    keys_all, type_all, stats = rows.keys, rows.type_index, rows.stats
+    width = stats.shape[1]
+    if stats.dtype != np.int64 or not len(rows.names):
+        return None
+    pair = keys_all * len(rows.names) + type_all
+    if not bool((pair[1:] > pair[:-1]).all()):
+        return None
+    first, last = int(present[0]), int(present[-1])
+    # Rows in document order: the first document's come first, the last's last.
+    a = int(np.searchsorted(keys_all, first, side="right"))
+    b = int(np.searchsorted(keys_all, last, side="left"))
+    if b <= a:
+        return None
+    table, keys, types = stats[a:b], keys_all[a:b], type_all[a:b]
+    # As unsigned words the largest value of each column tells a negative count too.
+    tops_u = table.view(np.uint64).max(axis=0)
+    if int(tops_u.max()) >= 1 << 63:
+        return None
+    tops = tops_u.tolist()
+    sums = table.sum(axis=0).tolist()
+    repeats = _repeated_columns(table, tops, sums)
+    ends = np.flatnonzero(np.concatenate((keys[1:] != keys[:-1], [True])))
+    most = int(np.diff(ends, prepend=-1).max())
+    lead = int(types.max()).bit_length()
+    budget = 64 - lead  # the type takes the top bits
+    cols = [j for j, top in enumerate(tops) if top and j not in repeats]
+    bits = [int(tops[j]).bit_length() for j in cols]
+    safe = [int(tops[j] * most).bit_length() for j in cols]
+    if sum(bits) > budget:
+        return None
+    checked = sum(safe) > budget
+    if checked:  # the spare bits shared out a bit at a time, in column order
+        spare = budget - sum(bits)
+        while spare:
+            grown = False
+            for i in range(len(cols)):
+                if spare and bits[i] < safe[i]:
+                    bits[i] += 1
+                    spare -= 1
+                    grown = True
+            if not grown:
+                break
+    else:
+        bits = safe
+    places: list[tuple[int, int, int]] = []
+    free = budget
+    for j, b_ in zip(cols, bits, strict=True):
+        free -= b_
+        places.append((j, free, b_))
+    word = np.zeros(b - a, dtype=np.uint64)
+    for j, shift, _ in places:
+        word |= table[:, j].view(np.uint64) << np.uint64(shift)
+    found = tuple(sorted(repeats.items()))
+    where = {j: (shift, b_) for j, shift, b_ in places}
+    read = places + [(j, *where[i]) for j, i in repeats.items()]
+
+    # The documents' words: differences of running sums (modulo 2^64, exact where the fields hold).
+    running = np.cumsum(word)
+    summed = running[ends]
+    summed[1:] -= running[ends[:-1]]
+    docs = np.sort(summed, kind="stable")
+    starts = np.flatnonzero(np.concatenate(([True], docs[1:] != docs[:-1])))
+    counts = np.diff(np.append(starts, docs.shape[0])).astype(np.int64)
+    distinct = docs[starts]
+    empty = (present.shape[0] - 2) - ends.shape[0]  # closed documents with no mention: zero rows
+    front = 1 if empty and int(distinct[0]) else 0
+    doc_rows = np.zeros((counts.shape[0] + front, width), dtype=np.int64)
+    _read_fields(distinct, read, doc_rows[front:])
+    if checked and (counts @ doc_rows[front:, cols]).tolist() != [sums[j] for j in cols]:
+        return None  # a document's sum overflowed a field: the wider fields of ``_summed_words``
+    if empty and not front:
+        counts[0] += empty
+    elif front:
+        counts = np.concatenate(([empty], counts)).astype(np.int64)
+    closed = Histogram(np.ascontiguousarray(compact_rows(doc_rows)), counts, fields, repeats=found)
+
+    # Each type's documents: the words with the type on top, sorted, each distinct row gathered.
+    typed = word | (types.astype(np.uint64) << np.uint64(budget)) if lead else word
+    order = np.argsort(typed, kind="stable")
+    ordered = typed[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    counts = np.diff(np.append(starts, ordered.shape[0])).astype(np.int64)
+    firsts = order[starts]
+    held = compact_rows(table[firsts])
+    first_type = types[firsts]
+    bounds = np.flatnonzero(np.concatenate(([True], first_type[1:] != first_type[:-1], [True])))
+    by_type = {
+        rows.names[int(first_type[i])]: Histogram(np.ascontiguousarray(held[i:k]), counts[i:k], fields, repeats=found)
+        for i, k in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
+    }
+
+    kept = TypeRows(
+        np.concatenate((keys_all[:a], keys_all[b:])),
+        np.concatenate((type_all[:a], type_all[b:])),
+        rows.names,
+        np.concatenate((stats[:a], stats[b:])),
+    )
+    edge_stats = np.zeros((2, width), dtype=np.int64)
+    edge_stats[0] = stats[:a].sum(axis=0)
+    edge_stats[1] = stats[b:].sum(axis=0)
+    edges = DocCounts(present[[0, -1]].astype(np.int64), edge_stats, fields, None, unit, kept)
+    return DocState(edges, closed, by_type, unit)
+
+
 @dataclass
 class DocState:
     """Per-document statistics as additive state, for intervals without the per-document rows.
@@ -808,12 +936,17 @@ class DocState:
         the largest sum of a document's rows (its largest value times the most rows a document
         has), so a document's words are the sums of its rows' words (no field carries into the
         next): two running sums of a word or two, where the table took one of every column, and
-        the documents' histogram sorts those words. Its distinct rows are read back out of them."""
+        the documents' histogram sorts those words. Its distinct rows are read back out of them.
+        Where a row and its type fit one word, that one word serves both histograms
+        (``_one_word_state``)."""
         n = present.shape[0]
         width = len(fields)
         stats = rows.stats
         if n < 3 or width == 0 or rows.keys.shape[0] == 0:
             return cls.of(_summed(present, rows, fields, unit))
+        quick = _one_word_state(present, rows, fields, unit)
+        if quick is not None:
+            return quick
         first, last = int(present[0]), int(present[-1])
         open_row = (rows.keys == first) | (rows.keys == last)
         shut = np.flatnonzero(~open_row)

@@ -1,0 +1,144 @@
+"""A chunk's state made from one 64-bit word per (document, type) row (``_one_word_state``: the
+word sorted with its type on top for the types' histograms, summed per document for the
+documents') is the state made from the table of every document's row; where the fields it gave
+a document's sum are too narrow, the check on the column totals sends the chunk the old way."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_doc_state_of_type_rows import NAMES, _by_table, _chunk, _same_state
+
+from spanscore.stages.documents import DocState, TypeRows, _one_word_state
+
+
+def _fields(width: int) -> tuple[str, ...]:
+    return tuple(f"c{j}" for j in range(width))
+
+
+def _skewed(rng: np.random.Generator, n_docs: int, width: int, top: int) -> tuple[np.ndarray, TypeRows]:
+    """``_chunk``'s documents with a document's counts as they usually are: mostly 0 to 2, the
+    largest value rare (so a document's sums mostly fit a bit more than its rows')."""
+    present, rows = _chunk(rng, n_docs, width, top, twins=False)
+    stats = np.minimum(rng.geometric(0.6, size=rows.stats.shape) - 1, top)
+    stats[0] = top
+    return present, TypeRows(rows.keys, rows.type_index, NAMES, np.asfortranarray(stats.astype(np.int64)))
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize(
+    ("n_docs", "width", "top", "checked"),
+    [
+        (40, 6, 3, False),  # a document's sums fit the word outright
+        (300, 12, 7, False),
+        (300, 16, 7, True),  # the rows fit, their sums only with the spare bits shared out
+        (500, 18, 5, True),
+    ],
+)
+def test_one_word_state_is_the_state_of_the_documents_table(
+    seed: int, n_docs: int, width: int, top: int, checked: bool
+) -> None:
+    rng = np.random.default_rng(seed)
+    fields = _fields(width)
+    present, rows = _chunk(rng, n_docs, width, top, twins=False)
+    expected = _by_table(present, rows, fields)
+    quick = _one_word_state(present, rows, fields, "document")
+    if quick is None:
+        # Only a document whose sum overflowed a field of the shared-out bits goes the old way.
+        assert checked
+    else:
+        _same_state(quick, expected)
+    _same_state(DocState.of_type_rows(present, rows, fields, "document"), expected)
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize(("width", "top"), [(13, 7), (14, 7), (16, 7)])
+def test_sums_checked_against_the_column_totals(seed: int, width: int, top: int) -> None:
+    """Rows whose sums fit the word only with the spare bits shared out: taken where no sum
+    overflows, and the same state either way."""
+    rng = np.random.default_rng(seed)
+    fields = _fields(width)
+    present, rows = _skewed(rng, 400, width, top)
+    expected = _by_table(present, rows, fields)
+    quick = _one_word_state(present, rows, fields, "document")
+    # Thirteen or fourteen columns of three bits leave every field one spare bit at least, which
+    # these sums fit; sixteen leave two fields without, which these sums overflow.
+    assert (quick is not None) == (width < 16)
+    if quick is not None:
+        _same_state(quick, expected)
+    _same_state(DocState.of_type_rows(present, rows, fields, "document"), expected)
+
+
+def test_one_word_state_is_taken_for_the_usual_chunk() -> None:
+    rng = np.random.default_rng(4)
+    fields = _fields(12)
+    present, rows = _chunk(rng, 400, 12, 7)
+    quick = _one_word_state(present, rows, fields, "document")
+    assert quick is not None
+    _same_state(quick, _by_table(present, rows, fields))
+    assert quick.closed.repeats == ((3, 1), (5, 1))
+    assert quick.types is not None and all(h.repeats == ((3, 1), (5, 1)) for h in quick.types.values())
+
+
+def _overflowing(value: int) -> tuple[np.ndarray, TypeRows]:
+    """Sixteen columns of at most 7 (three bits a row), four types: the fourteen spare bits of
+    the word widen the first fourteen columns, the last two keep three bits. Document 2 has two
+    rows with ``value`` in the last column: 14 needs four bits."""
+    width = 16
+    keys, types, stats = [], [], []
+    rng = np.random.default_rng(9)
+    for d in range(1, 30):
+        for t in (0, 1) if d == 2 else (int(rng.integers(0, 4)),):
+            row = rng.integers(0, 8, size=width)
+            row[-1] = value if d == 2 else int(rng.integers(0, 8))
+            keys.append(d)
+            types.append(t)
+            stats.append(row)
+    stats[0][:] = 7  # every column reaches 7 in some row (three bits), document 1's
+    stats.insert(0, np.zeros(width, dtype=np.int64))
+    keys.insert(0, 0)
+    types.insert(0, 3)
+    table = np.asfortranarray(np.array(stats, dtype=np.int64))
+    return np.arange(31, dtype=np.int64), TypeRows(
+        np.array(keys, dtype=np.int64), np.array(types, dtype=np.int64), NAMES, table
+    )
+
+
+def test_a_sum_that_overflows_its_field_is_caught_and_made_the_old_way() -> None:
+    fields = _fields(16)
+    present, rows = _overflowing(7)
+    assert _one_word_state(present, rows, fields, "document") is None  # 7 + 7 does not fit three bits
+    got = DocState.of_type_rows(present, rows, fields, "document")
+    _same_state(got, _by_table(present, rows, fields))
+    assert [14] in got.closed.rows[:, -1:].tolist()
+    # The same chunk with sums that fit: taken, and the same state.
+    present, rows = _overflowing(3)
+    quick = _one_word_state(present, rows, fields, "document")
+    assert quick is not None
+    _same_state(quick, _by_table(present, rows, fields))
+
+
+def test_rows_it_cannot_take_go_the_old_way() -> None:
+    fields = _fields(6)
+    rng = np.random.default_rng(2)
+    present, rows = _chunk(rng, 50, 6, 3)
+    assert _one_word_state(present, rows, fields, "document") is not None
+    # A (document, type) pair twice (rows joined across a chunk boundary): not one per pair.
+    twice = TypeRows(
+        np.concatenate((rows.keys[:5], rows.keys[4:5], rows.keys[5:])),
+        np.concatenate((rows.type_index[:5], rows.type_index[4:5], rows.type_index[5:])),
+        NAMES,
+        np.asfortranarray(np.concatenate((rows.stats[:5], rows.stats[4:5], rows.stats[5:]))),
+    )
+    assert _one_word_state(present, twice, fields, "document") is None
+    # A negative count.
+    negative = np.asfortranarray(rows.stats.copy())
+    negative[len(negative) // 2, 0] = -1
+    signed = TypeRows(rows.keys, rows.type_index, NAMES, negative)
+    assert _one_word_state(present, signed, fields, "document") is None
+    _same_state(DocState.of_type_rows(present, signed, fields, "document"), _by_table(present, signed, fields))
+    # Rows too wide for one word: forty columns of up to 7.
+    wide = _fields(40)
+    present, rows = _chunk(rng, 50, 40, 7, twins=False)
+    assert _one_word_state(present, rows, wide, "document") is None
+    _same_state(DocState.of_type_rows(present, rows, wide, "document"), _by_table(present, rows, wide))
