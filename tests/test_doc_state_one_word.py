@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from test_doc_state_of_type_rows import NAMES, _by_table, _chunk, _same_state
 
-from spanscore.stages.documents import DocState, TypeRows, _one_word_state
+from spanscore.stages.documents import DocState, TypeRows, _column_tops, _one_word_state
 
 
 def _fields(width: int) -> tuple[str, ...]:
@@ -142,3 +142,18 @@ def test_rows_it_cannot_take_go_the_old_way() -> None:
     present, rows = _chunk(rng, 50, 40, 7, twins=False)
     assert _one_word_state(present, rows, wide, "document") is None
     _same_state(DocState.of_type_rows(present, rows, wide, "document"), _by_table(present, rows, wide))
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.int32, np.int64])
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 96, 1000, 1031])
+def test_column_tops_in_blocks_are_each_columns_largest_value(dtype: type, n: int) -> None:
+    rng = np.random.default_rng(n)
+    stats = rng.integers(0, 1000, size=(n, 42)).astype(dtype)
+    stats[rng.integers(0, n), 5] = 30000  # a largest value anywhere, the remainder's rows too
+    stats[-1, 7] = 31000
+    expected = stats.max(axis=0)
+    got = _column_tops(stats)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(_column_tops(np.asfortranarray(stats)), expected)
+    np.testing.assert_array_equal(_column_tops(stats[:, :0]), stats[:, :0].max(axis=0))

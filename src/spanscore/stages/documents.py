@@ -391,6 +391,25 @@ def distinct_rows(stats: IntArray) -> tuple[IntArray, IntArray]:
 _BY_PRODUCT = 1000  # rows below which a histogram's sort words are packed by one integer product
 
 
+_TOPS_BLOCK = 32  # rows a row of ``_column_tops``' blocks holds
+
+
+def _column_tops(stats: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """Each column's largest value. numpy reduces the first axis of a row-major table a row at
+    a time, which for a histogram's narrow rows (42 16-bit columns, 84 bytes) costs several times
+    the reading: the rows are taken ``_TOPS_BLOCK`` at a time as one long row, the blocks'
+    largest values taken, then the largest of each column's among them (the same values)."""
+    n, width = stats.shape
+    if not stats.flags.c_contiguous or n < 2 * _TOPS_BLOCK or width == 0:
+        out: npt.NDArray[Any] = stats.max(axis=0)
+        return out
+    whole = n - n % _TOPS_BLOCK
+    out = stats[:whole].reshape(-1, _TOPS_BLOCK * width).max(axis=0).reshape(_TOPS_BLOCK, width).max(axis=0)
+    if whole < n:
+        out = np.maximum(out, stats[whole:].max(axis=0))
+    return out
+
+
 def _counted_by_words(stats: npt.NDArray[Any], weights: IntArray | None) -> tuple[IntArray, IntArray]:
     """The distinct rows of ``stats`` (non-negative counts) in lexicographic order, and the documents
     (or weights) each holds (``_grouped_by_words``)."""
@@ -417,7 +436,7 @@ def _grouped_by_words(
     time, cheaply where the table comes as the transpose of a row per column. Columns in
     ``repeats`` equal earlier ones (``_repeated_columns``) and are left out of the words."""
     n = stats.shape[0]
-    tops = stats.max(axis=0).tolist() if stats.shape[1] else []
+    tops = _column_tops(stats).tolist() if stats.shape[1] else []
     lead_top = int(lead.max()) if lead is not None and n else 0
     bits = [int(lead_top).bit_length(), *(0 if j in repeats else int(top).bit_length() for j, top in enumerate(tops))]
     word = 64
