@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from test_doc_state_of_type_rows import NAMES, _by_table, _chunk, _same_state
 
-from spanscore.stages.documents import DocState, TypeRows, _column_tops, _one_word_state
+from spanscore.stages.documents import _MIX, DocState, TypeRows, _column_tops, _one_word_state, _word_groups
 
 
 def _fields(width: int) -> tuple[str, ...]:
@@ -157,3 +157,41 @@ def test_column_tops_in_blocks_are_each_columns_largest_value(dtype: type, n: in
     np.testing.assert_array_equal(got, expected)
     np.testing.assert_array_equal(_column_tops(np.asfortranarray(stats)), expected)
     np.testing.assert_array_equal(_column_tops(stats[:, :0]), stats[:, :0].max(axis=0))
+
+
+def _groups_by_unique(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    values, counts = np.unique(words, return_counts=True)
+    return values, counts
+
+
+def _colliding(rng: np.random.Generator, pairs: int) -> np.ndarray:
+    """Distinct words whose 16-bit hashes fall in ``pairs`` shared runs, two or more a run."""
+    words = rng.integers(0, 1 << 62, size=200_000, dtype=np.int64).astype(np.uint64)
+    hashed = (words * _MIX) >> np.uint64(48)
+    order = np.argsort(hashed, kind="stable")
+    same = np.flatnonzero(hashed[order][1:] == hashed[order][:-1])[:pairs]
+    chosen = np.unique(np.concatenate((words[order][same], words[order][same + 1])))
+    assert np.unique((chosen * _MIX) >> np.uint64(48)).shape[0] < chosen.shape[0]
+    return chosen
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize(
+    ("n", "distinct", "pairs"), [(1, 1, 0), (50, 3, 0), (8000, 700, 0), (8000, 700, 8), (4000, 3000, 0), (6000, 0, 900)]
+)
+def test_word_groups_are_the_distinct_words_in_order_and_their_counts(
+    seed: int, n: int, distinct: int, pairs: int
+) -> None:
+    """Words grouped by a 16-bit hash: the distinct words ascending, their counts and one place
+    of each, as a sort gives them, with hashes shared by two words (a few runs: sorted within;
+    many: the words sorted whole) and many distinct words."""
+    rng = np.random.default_rng(seed)
+    pool = rng.integers(0, 1 << 62, size=max(distinct, 1), dtype=np.int64).astype(np.uint64)
+    if pairs:
+        pool = np.concatenate((pool[:distinct], _colliding(rng, pairs)))
+    words = pool[rng.zipf(1.3, size=n) % pool.shape[0]]
+    counts, firsts = _word_groups(words)
+    values, expected = _groups_by_unique(words)
+    np.testing.assert_array_equal(words[firsts], values)
+    np.testing.assert_array_equal(counts, expected)
+    assert counts.dtype == np.int64
