@@ -781,15 +781,6 @@ def _by_type_fields(
     }
 
 
-def _read_fields(words: npt.NDArray[np.uint64], places: list[tuple[int, int, int]], into: IntArray) -> None:
-    """Each (column, shift, bits) of ``places`` read out of ``words`` into that column of ``into``."""
-    if not places:
-        return
-    shifts = np.array([shift for _, shift, _ in places], dtype=np.uint64)
-    masks = np.array([(1 << b) - 1 for _, _, b in places], dtype=np.uint64)
-    into[:, [j for j, _, _ in places]] = (words[:, None] >> shifts) & masks
-
-
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # Knuth's multiplicative hash: a word's top 16 bits of its product
 
 
@@ -897,8 +888,11 @@ def _one_word_state(present: IntArray, rows: TypeRows, fields: tuple[str, ...], 
     for j, shift, _ in places:
         word |= table[:, j].view(np.uint64) << np.uint64(shift)
     found = tuple(sorted(repeats.items()))
-    where = {j: (shift, b_) for j, shift, b_ in places}
-    read = places + [(j, *where[i]) for j, i in repeats.items()]
+    # Each column's field among the places (a repeated column its earlier one's; the last, zeros).
+    source = np.full(width, len(places), dtype=np.intp)
+    source[cols] = np.arange(len(places))
+    for j, i in repeats.items():
+        source[j] = source[i]
 
     # The documents' words: differences of running sums (modulo 2^64, exact where the fields hold).
     running = np.cumsum(word)
@@ -908,15 +902,22 @@ def _one_word_state(present: IntArray, rows: TypeRows, fields: tuple[str, ...], 
     distinct = summed[at]
     empty = (present.shape[0] - 2) - ends.shape[0]  # closed documents with no mention: zero rows
     front = 1 if empty and int(distinct[0]) else 0
-    doc_rows = np.zeros((counts.shape[0] + front, width), dtype=np.int64)
-    _read_fields(distinct, read, doc_rows[front:])
-    if checked and (counts @ doc_rows[front:, cols]).tolist() != [sums[j] for j in cols]:
+    read = np.zeros((counts.shape[0] + front, len(places) + 1), dtype=np.uint64)
+    shifts = np.array([shift for _, shift, _ in places], dtype=np.uint64)
+    masks = np.array([(1 << b_) - 1 for _, _, b_ in places], dtype=np.uint64)
+    read[front:, :-1] = (distinct[:, None] >> shifts) & masks
+    got = read.view(np.int64)  # fields of at most 63 bits
+    if checked and (counts @ got[front:, :-1]).tolist() != [sums[j] for j in cols]:
         return None  # a document's sum overflowed a field: the wider fields of ``_summed_words``
     if empty and not front:
         counts[0] += empty
     elif front:
         counts = np.concatenate(([empty], counts)).astype(np.int64)
-    closed = Histogram(np.ascontiguousarray(compact_rows(doc_rows)), counts, fields, repeats=found)
+    # The rows in the type ``compact_rows`` gives them (none is negative), every column from its field.
+    top = int(got.max())
+    narrow = next((k for k in (np.int16, np.int32) if top <= np.iinfo(k).max), np.int64)
+    doc_rows = np.take(got.astype(narrow, copy=False), source, axis=1)
+    closed = Histogram(doc_rows, counts, fields, repeats=found)
 
     # Each type's documents: the words with the type on top, grouped, each distinct row gathered.
     typed = word | (types.astype(np.uint64) << np.uint64(budget)) if lead else word
