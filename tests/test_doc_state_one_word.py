@@ -195,3 +195,22 @@ def test_word_groups_are_the_distinct_words_in_order_and_their_counts(
     np.testing.assert_array_equal(words[firsts], values)
     np.testing.assert_array_equal(counts, expected)
     assert counts.dtype == np.int64
+
+
+def test_counts_whose_totals_reach_2_to_62_go_the_old_way() -> None:
+    """Totals that 64-bit sums might not hold exactly are left to the table of sums."""
+    fields = _fields(6)
+    present, rows = _chunk(np.random.default_rng(8), 60, 6, 3)
+    huge = np.asfortranarray(rows.stats.copy())
+    huge[len(huge) // 2, 2] = 1 << 57  # times the rows, past 2^62
+    wide = TypeRows(rows.keys, rows.type_index, NAMES, huge)
+    assert _one_word_state(present, wide, fields, "document") is None
+    _same_state(DocState.of_type_rows(present, wide, fields, "document"), _by_table(present, wide, fields))
+    # Only one type: no bits for it, and every field still under 2^63.
+    firsts = np.flatnonzero(np.concatenate(([True], rows.keys[1:] != rows.keys[:-1])))  # a row a document
+    n = firsts.shape[0]
+    one = TypeRows(rows.keys[firsts], np.zeros(n, dtype=np.int64), NAMES, np.asfortranarray(rows.stats[firsts]))
+    keys = np.unique(one.keys)
+    quick = _one_word_state(keys, one, fields, "document")
+    assert quick is not None
+    _same_state(quick, _by_table(keys, one, fields))

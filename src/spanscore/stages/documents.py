@@ -849,9 +849,10 @@ def _one_word_state(present: IntArray, rows: TypeRows, fields: tuple[str, ...], 
     if b <= a:
         return None
     table, keys, types = stats[a:b], keys_all[a:b], type_all[a:b]
-    # As unsigned words the largest value of each column tells a negative count too.
+    # As unsigned words the largest value of each column tells a negative count too; no column's
+    # total may reach 2^62 (the totals and the check's sums are 64-bit integers).
     tops_u = table.view(np.uint64).max(axis=0)
-    if int(tops_u.max()) >= 1 << 63:
+    if int(tops_u.max()) * (b - a) >= 1 << 62:
         return None
     tops = tops_u.tolist()
     sums = table.sum(axis=0).tolist()
@@ -859,7 +860,7 @@ def _one_word_state(present: IntArray, rows: TypeRows, fields: tuple[str, ...], 
     ends = np.flatnonzero(np.concatenate((keys[1:] != keys[:-1], [True])))
     most = int(np.diff(ends, prepend=-1).max())
     lead = int(types.max()).bit_length()
-    budget = 64 - lead  # the type takes the top bits
+    budget = 64 - max(lead, 1)  # the type takes the top bits; every field is under 2^63
     cols = [j for j, top in enumerate(tops) if top and j not in repeats]
     bits = [int(tops[j]).bit_length() for j in cols]
     safe = [int(tops[j] * most).bit_length() for j in cols]
@@ -906,7 +907,7 @@ def _one_word_state(present: IntArray, rows: TypeRows, fields: tuple[str, ...], 
     shifts = np.array([shift for _, shift, _ in places], dtype=np.uint64)
     masks = np.array([(1 << b_) - 1 for _, _, b_ in places], dtype=np.uint64)
     read[front:, :-1] = (distinct[:, None] >> shifts) & masks
-    got = read.view(np.int64)  # fields of at most 63 bits
+    got = read.view(np.int64)  # fields of at most 63 bits: the same values
     if checked and (counts @ got[front:, :-1]).tolist() != [sums[j] for j in cols]:
         return None  # a document's sum overflowed a field: the wider fields of ``_summed_words``
     if empty and not front:
@@ -920,7 +921,7 @@ def _one_word_state(present: IntArray, rows: TypeRows, fields: tuple[str, ...], 
     closed = Histogram(doc_rows, counts, fields, repeats=found)
 
     # Each type's documents: the words with the type on top, grouped, each distinct row gathered.
-    typed = word | (types.astype(np.uint64) << np.uint64(budget)) if lead else word
+    typed = word | (types.astype(np.uint64) << np.uint64(64 - lead)) if lead else word
     counts, firsts = _word_groups(typed)
     held = compact_rows(table[firsts])
     first_type = types[firsts]
