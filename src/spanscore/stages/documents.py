@@ -391,6 +391,25 @@ def distinct_rows(stats: IntArray) -> tuple[IntArray, IntArray]:
 _BY_PRODUCT = 1000  # rows below which a histogram's sort words are packed by one integer product
 
 
+_TOPS_BLOCK = 32  # rows a row of ``_column_tops``' blocks holds
+
+
+def _column_tops(stats: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """Each column's largest value. numpy reduces the first axis of a row-major table a row at
+    a time, which for a histogram's narrow rows (42 16-bit columns, 84 bytes) costs several times
+    the reading: the rows are taken ``_TOPS_BLOCK`` at a time as one long row, the blocks'
+    largest values taken, then the largest of each column's among them (the same values)."""
+    n, width = stats.shape
+    if not stats.flags.c_contiguous or n < 2 * _TOPS_BLOCK or width == 0:
+        out: npt.NDArray[Any] = stats.max(axis=0)
+        return out
+    whole = n - n % _TOPS_BLOCK
+    out = stats[:whole].reshape(-1, _TOPS_BLOCK * width).max(axis=0).reshape(_TOPS_BLOCK, width).max(axis=0)
+    if whole < n:
+        out = np.maximum(out, stats[whole:].max(axis=0))
+    return out
+
+
 def _counted_by_words(stats: npt.NDArray[Any], weights: IntArray | None) -> tuple[IntArray, IntArray]:
     """The distinct rows of ``stats`` (non-negative counts) in lexicographic order, and the documents
     (or weights) each holds (``_grouped_by_words``)."""
@@ -417,7 +436,7 @@ def _grouped_by_words(
     time, cheaply where the table comes as the transpose of a row per column. Columns in
     ``repeats`` equal earlier ones (``_repeated_columns``) and are left out of the words."""
     n = stats.shape[0]
-    tops = stats.max(axis=0).tolist() if stats.shape[1] else []
+    tops = _column_tops(stats).tolist() if stats.shape[1] else []
     lead_top = int(lead.max()) if lead is not None and n else 0
     bits = [int(lead_top).bit_length(), *(0 if j in repeats else int(top).bit_length() for j, top in enumerate(tops))]
     word = 64
@@ -656,7 +675,7 @@ def _summed_words(
     return words, places, repeats
 
 
-def _repeated_columns(table: npt.NDArray[Any], tops: list[int]) -> dict[int, int]:
+def _repeated_columns(table: npt.NDArray[Any], tops: list[int], sums: list[int] | None = None) -> dict[int, int]:
     """Each column of ``table`` equal to an earlier one, and the first such column.
 
     Such a column tells no rows apart that the earlier one does not, and where two rows tie on
@@ -665,7 +684,8 @@ def _repeated_columns(table: npt.NDArray[Any], tops: list[int]) -> dict[int, int
     sides, criteria that agree on a corpus): the 42 scored columns of a chunk of the synthetic
     corpus are 12 to 14 distinct ones. Only columns with the same largest value and sum are
     compared whole."""
-    sums = table.sum(axis=0).tolist()
+    if sums is None:
+        sums = table.sum(axis=0).tolist()
     columns = table.T
     seen: dict[tuple[int, int], list[int]] = {}
     out: dict[int, int] = {}
@@ -673,7 +693,7 @@ def _repeated_columns(table: npt.NDArray[Any], tops: list[int]) -> dict[int, int
         if not top:
             continue
         earlier = seen.setdefault((int(top), int(total)), [])
-        same = next((i for i in earlier if np.array_equal(columns[i], columns[j])), None)
+        same = next((i for i in earlier if bool((columns[i] == columns[j]).all())), None)
         if same is None:
             earlier.append(j)
         else:
@@ -761,6 +781,169 @@ def _by_type_fields(
     }
 
 
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # Knuth's multiplicative hash: a word's top 16 bits of its product
+
+
+def _word_groups(words: npt.NDArray[np.uint64]) -> tuple[IntArray, IntArray]:
+    """How many of ``words`` hold each distinct word, in ascending order of the words, and where
+    one of each is.
+
+    A chunk's (document, type) rows are a few hundred distinct words among thousands: the words
+    are grouped by a 16-bit hash of each (numpy sorts 16-bit keys by radix, in linear time:
+    a third of a sort of the 64-bit words), the runs of a hash that hold two words or more (a
+    few) sorted by word, and only the distinct words sorted. Where those runs are many, the
+    words are sorted whole."""
+    n = words.shape[0]
+    hashed = ((words * _MIX) >> np.uint64(48)).astype(np.uint16)
+    order = np.argsort(hashed, kind="stable")
+    ordered = words[order]
+    new = ordered[1:] != ordered[:-1]
+    run_of = hashed[order]
+    mixed = new & (run_of[1:] == run_of[:-1])  # a new word within a run of one hash
+    if mixed.any():
+        run = np.cumsum(np.concatenate(([0], run_of[1:] != run_of[:-1])))
+        bad = np.zeros(int(run[-1]) + 1, dtype=bool)
+        bad[run[1:][mixed]] = True
+        at = np.flatnonzero(bad[run])
+        if at.shape[0] * 4 > n:
+            order = np.argsort(words, kind="stable")
+            ordered = words[order]
+            starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+            whole: IntArray = np.diff(np.append(starts, n)).astype(np.int64)
+            return whole, order[starts]
+        by_word = np.lexsort((ordered[at], run_of[at]))  # each bad run's words in order, in place
+        order[at] = order[at][by_word]
+        ordered[at] = ordered[at][by_word]
+        new = ordered[1:] != ordered[:-1]
+    starts = np.flatnonzero(np.concatenate(([True], new)))
+    rank = np.argsort(ordered[starts], kind="stable")
+    counts: IntArray = np.diff(np.append(starts, n)).astype(np.int64)[rank]
+    return counts, order[starts][rank]
+
+
+def _one_word_state(present: IntArray, rows: TypeRows, fields: tuple[str, ...], unit: str) -> DocState | None:
+    """``DocState.of_type_rows`` where each (document, type) row, its type first, packs into one
+    64-bit word with room to spare (None where it does not, or the rows are not one per pair in
+    document then type order).
+
+    The one word serves both histograms: sorted with the type in its top bits it groups the rows
+    per type (one sort of integers, the rows gathered once for every type); summed per document
+    it gives the documents' words, sorted alone. A document's sum must fit each field, which a
+    row's largest value times the most rows a document has (``_summed_words``) bounds: where those
+    widths fill more than the word, each field is given its rows' bits and the spare bits are
+    shared out among the fields, and the sums are checked afterwards. The check is exact: a field
+    read out of a sum is the true sum modulo its width where every lower field fits, so each
+    field's total over the documents equals the column's total over the rows only if no field of
+    any document overflowed; where one did, the state is made as before this (None)."""
+    keys_all, type_all, stats = rows.keys, rows.type_index, rows.stats
+    width = stats.shape[1]
+    if stats.dtype != np.int64 or not len(rows.names):
+        return None
+    pair = keys_all * len(rows.names) + type_all
+    if not bool((pair[1:] > pair[:-1]).all()):
+        return None
+    first, last = int(present[0]), int(present[-1])
+    # Rows in document order: the first document's come first, the last's last.
+    a = int(np.searchsorted(keys_all, first, side="right"))
+    b = int(np.searchsorted(keys_all, last, side="left"))
+    if b <= a:
+        return None
+    table, keys, types = stats[a:b], keys_all[a:b], type_all[a:b]
+    # As unsigned words the largest value of each column tells a negative count too; no column's
+    # total may reach 2^62 (the totals and the check's sums are 64-bit integers).
+    tops_u = table.view(np.uint64).max(axis=0)
+    if int(tops_u.max()) * (b - a) >= 1 << 62:
+        return None
+    tops = tops_u.tolist()
+    sums = table.sum(axis=0).tolist()
+    repeats = _repeated_columns(table, tops, sums)
+    ends = np.flatnonzero(np.concatenate((keys[1:] != keys[:-1], [True])))
+    most = int(np.diff(ends, prepend=-1).max())
+    lead = int(types.max()).bit_length()
+    budget = 64 - max(lead, 1)  # the type takes the top bits; every field is under 2^63
+    cols = [j for j, top in enumerate(tops) if top and j not in repeats]
+    bits = [int(tops[j]).bit_length() for j in cols]
+    safe = [int(tops[j] * most).bit_length() for j in cols]
+    if sum(bits) > budget:
+        return None
+    checked = sum(safe) > budget
+    if checked:  # the spare bits shared out a bit at a time, in column order
+        spare = budget - sum(bits)
+        while spare:
+            grown = False
+            for i in range(len(cols)):
+                if spare and bits[i] < safe[i]:
+                    bits[i] += 1
+                    spare -= 1
+                    grown = True
+            if not grown:
+                break
+    else:
+        bits = safe
+    places: list[tuple[int, int, int]] = []
+    free = budget
+    for j, b_ in zip(cols, bits, strict=True):
+        free -= b_
+        places.append((j, free, b_))
+    word = np.zeros(b - a, dtype=np.uint64)
+    for j, shift, _ in places:
+        word |= table[:, j].view(np.uint64) << np.uint64(shift)
+    found = tuple(sorted(repeats.items()))
+    # Each column's field among the places (a repeated column its earlier one's; the last, zeros).
+    source = np.full(width, len(places), dtype=np.intp)
+    source[cols] = np.arange(len(places))
+    for j, i in repeats.items():
+        source[j] = source[i]
+
+    # The documents' words: differences of running sums (modulo 2^64, exact where the fields hold).
+    running = np.cumsum(word)
+    summed = running[ends]
+    summed[1:] -= running[ends[:-1]]
+    counts, at = _word_groups(summed)
+    distinct = summed[at]
+    empty = (present.shape[0] - 2) - ends.shape[0]  # closed documents with no mention: zero rows
+    front = 1 if empty and int(distinct[0]) else 0
+    read = np.zeros((counts.shape[0] + front, len(places) + 1), dtype=np.uint64)
+    shifts = np.array([shift for _, shift, _ in places], dtype=np.uint64)
+    masks = np.array([(1 << b_) - 1 for _, _, b_ in places], dtype=np.uint64)
+    read[front:, :-1] = (distinct[:, None] >> shifts) & masks
+    got = read.view(np.int64)  # fields of at most 63 bits: the same values
+    if checked and (counts @ got[front:, :-1]).tolist() != [sums[j] for j in cols]:
+        return None  # a document's sum overflowed a field: the wider fields of ``_summed_words``
+    if empty and not front:
+        counts[0] += empty
+    elif front:
+        counts = np.concatenate(([empty], counts)).astype(np.int64)
+    # The rows in the type ``compact_rows`` gives them (none is negative), every column from its field.
+    top = int(got.max())
+    narrow = next((k for k in (np.int16, np.int32) if top <= np.iinfo(k).max), np.int64)
+    doc_rows = np.take(got.astype(narrow, copy=False), source, axis=1)
+    closed = Histogram(doc_rows, counts, fields, repeats=found)
+
+    # Each type's documents: the words with the type on top, grouped, each distinct row gathered.
+    typed = word | (types.astype(np.uint64) << np.uint64(64 - lead)) if lead else word
+    counts, firsts = _word_groups(typed)
+    held = compact_rows(table[firsts])
+    first_type = types[firsts]
+    bounds = np.flatnonzero(np.concatenate(([True], first_type[1:] != first_type[:-1], [True])))
+    by_type = {
+        rows.names[int(first_type[i])]: Histogram(np.ascontiguousarray(held[i:k]), counts[i:k], fields, repeats=found)
+        for i, k in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
+    }
+
+    kept = TypeRows(
+        np.concatenate((keys_all[:a], keys_all[b:])),
+        np.concatenate((type_all[:a], type_all[b:])),
+        rows.names,
+        np.concatenate((stats[:a], stats[b:])),
+    )
+    edge_stats = np.zeros((2, width), dtype=np.int64)
+    edge_stats[0] = stats[:a].sum(axis=0)
+    edge_stats[1] = stats[b:].sum(axis=0)
+    edges = DocCounts(present[[0, -1]].astype(np.int64), edge_stats, fields, None, unit, kept)
+    return DocState(edges, closed, by_type, unit)
+
+
 @dataclass
 class DocState:
     """Per-document statistics as additive state, for intervals without the per-document rows.
@@ -808,12 +991,17 @@ class DocState:
         the largest sum of a document's rows (its largest value times the most rows a document
         has), so a document's words are the sums of its rows' words (no field carries into the
         next): two running sums of a word or two, where the table took one of every column, and
-        the documents' histogram sorts those words. Its distinct rows are read back out of them."""
+        the documents' histogram sorts those words. Its distinct rows are read back out of them.
+        Where a row and its type fit one word, that one word serves both histograms
+        (``_one_word_state``)."""
         n = present.shape[0]
         width = len(fields)
         stats = rows.stats
         if n < 3 or width == 0 or rows.keys.shape[0] == 0:
             return cls.of(_summed(present, rows, fields, unit))
+        quick = _one_word_state(present, rows, fields, unit)
+        if quick is not None:
+            return quick
         first, last = int(present[0]), int(present[-1])
         open_row = (rows.keys == first) | (rows.keys == last)
         shut = np.flatnonzero(~open_row)
