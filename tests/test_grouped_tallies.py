@@ -28,7 +28,8 @@ def _spans(rng: np.random.Generator, n: int, units: int, nested: bool) -> Spans:
     if not nested:  # disjoint within each side
         keep = np.concatenate(([True], start[1:] >= end[:-1]))
         unit, start, end = unit[keep], start[keep], end[keep]
-    return Spans.build(start, end, rng.integers(0, 3, start.shape[0]), unit, TYPES)
+    kind: Any = rng.integers(0, 3, start.shape[0])
+    return Spans.build(start, end, kind, unit, TYPES)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -70,9 +71,9 @@ def test_runs_are_the_places_as_evenly_spaced_slices() -> None:
     # A twin's columns among the scored ones: two runs (reference, predicted, the first full
     # match; every other full match two columns on), and the token counts one run.
     scored = tuple(scored_columns(FIELDS, scaled=False))
-    places = parts._twin_columns(FIELDS, scored)
-    assert len(parts._runs(places[0] + places[1])) == 2
-    assert len(parts._runs(places[2] + places[3])) == 1
+    twin = parts._twin_columns(FIELDS, scored)
+    assert len(parts._runs(twin[0] + twin[1])) == 2
+    assert len(parts._runs(twin[2] + twin[3])) == 1
 
 
 def _disjoint(rng: np.random.Generator, n: int, units: int) -> tuple[Any, Any, Any, Any]:
