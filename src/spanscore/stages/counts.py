@@ -344,6 +344,79 @@ class _Keyed:
         self.fixed_ref, self.fixed_pred = fixed_ref, fixed_pred
 
 
+@record
+class _TablePlan:
+    """Where ``count_grouped``'s ``table_of`` counts each column of ``group_fields`` (found once
+    for the columns a run asks for): each one's place among ``columns`` (-1: not asked for), the
+    columns written in after the count, each block's column for each level matched on each side
+    (``[2, blocks * 3]``, the reference's side first), those of the fixed pairs' full credit on
+    each side, the token counts' first column, and the token and other columns asked for."""
+
+    where: IntArray
+    rest: frozenset[int]
+    columns_of: IntArray
+    counted: bool
+    full_ref: IntArray
+    full_pred: IntArray
+    tokens: int
+    wanted_tokens: tuple[int, ...]
+    wanted_rest: frozenset[int]
+
+
+@functools.lru_cache(maxsize=64)
+def _table_plan(columns: tuple[int, ...], width: int, whole: tuple[bool, ...], row_major: bool) -> _TablePlan:
+    """``table_of``'s plan for ``columns`` of ``width`` and the blocks (criteria, then schemes)
+    matched over every pair (``whole``): a block matched among the free pairs is counted by its
+    matched pairs' keys unless it is matched over every pair or a scaled credit of it is asked
+    for (then written in after, with the others). A pair's level not asked for goes to a column
+    past the table's where the table is a row per column (the count's extra row, dropped), and is
+    left out of the count where the table is row-major."""
+    m = len(columns)
+    where = np.full(width, -1, dtype=np.int64)
+    where[list(columns)] = np.arange(m)
+    rest: set[int] = set()
+    columns_of = np.full((2, len(whole), 3), -1, dtype=np.int64)
+    full_ref: list[int] = []
+    full_pred: list[int] = []
+    counted = False
+    at = 2
+    for b, matched_whole in enumerate(whole):
+        mine = where[at : at + len(MATCH_FIELDS)]
+        if (mine >= 0).any():
+            if matched_whole or mine[3] >= 0 or mine[7] >= 0:
+                rest.update(range(at, at + len(MATCH_FIELDS)))
+            else:
+                # FULL, PARTIAL, NO_CREDIT are consecutive, like their fields on each side.
+                columns_of[0, b], columns_of[1, b] = mine[0:3], mine[4:7]
+                counted = True
+                if mine[0] >= 0:
+                    full_ref.append(int(mine[0]))
+                if mine[4] >= 0:
+                    full_pred.append(int(mine[4]))
+        at += len(MATCH_FIELDS)
+    if not row_major:
+        columns_of[columns_of < 0] = m
+    rest.update(range(at + len(GROUP_TOKEN_FIELDS), width))
+    tokens = tuple(i for i in range(at, at + len(GROUP_TOKEN_FIELDS)) if where[i] >= 0)
+    for a in (where, columns_of):
+        a.flags.writeable = False
+    return _TablePlan(
+        where, frozenset(rest), columns_of.reshape(2, -1), counted, np.array(full_ref, dtype=np.int64),
+        np.array(full_pred, dtype=np.int64), at, tokens, frozenset(i for i in rest if where[i] >= 0),
+    )  # fmt: skip
+
+
+class _Stacked:
+    """The pairs matched among the free pairs by every block (criterion or scheme) matched so,
+    one after another: each one's mention on each side in turn (a predicted mention numbered
+    after the reference's), and its slot (block * 3 + level - FULL)."""
+
+    __slots__ = ("mention", "slot")
+
+    def __init__(self, mention: IntArray, slot: IntArray) -> None:
+        self.mention, self.slot = mention, slot
+
+
 def count_grouped(
     reference: Spans,
     predicted: Spans,
@@ -475,8 +548,13 @@ def count_grouped(
     tok_pred, pred_owner = predicted.expanded()
     tok_pairs = all_pairs if tok_ref is reference and tok_pred is predicted else find_pairs(tok_ref, tok_pred)
 
+    tokens_by_key = _TokenCounter(tok_ref, tok_pred, tok_pairs)
+    whole_sides = tok_ref is reference and tok_pred is predicted  # each mention its own fragment
+
     def token_counts(ref_key: IntArray, pred_key: IntArray, n: int) -> IntArray:
-        return _token_counts(tok_ref, tok_pred, tok_pairs, ref_key[ref_owner], pred_key[pred_owner], n)
+        if whole_sides:
+            return tokens_by_key.counts(ref_key, pred_key, n)
+        return tokens_by_key.counts(ref_key[ref_owner], pred_key[pred_owner], n)
 
     token = token_counts(reference.type, predicted.type, n_types)
     counts = tally_all(reference.type, predicted.type, n_types, token)
@@ -522,6 +600,23 @@ def count_grouped(
 
     width = len(group_fields(names))
     blocks = (*(chosen[name] for name in names), *(scheme_chosen[s.name] for s in SCHEMES))
+    stacked: list[_Stacked] = []
+
+    def stack() -> _Stacked:
+        """The pairs every block matched among the free pairs, stacked once for every table."""
+        if not stacked:
+            mine = [(b, c.chosen, c.level) for b, c in enumerate(blocks) if c.chosen is not None]
+            picked = np.concatenate([chosen_ for _, chosen_, _ in mine]) if mine else np.zeros(0, dtype=np.int64)
+            lengths = [chosen_.shape[0] for _, chosen_, _ in mine]
+            # FULL, PARTIAL, NO_CREDIT are consecutive, like their fields on each side.
+            slot = np.repeat(np.array([b * 3 - FULL for b, _, _ in mine], dtype=np.int64), lengths)
+            if mine:
+                slot += np.concatenate([level for _, _, level in mine])
+            at = free.take(picked)
+            # Its mentions on the sides put end to end: the reference's, then the prediction's.
+            mention = np.concatenate((pairs.ref.take(at), pairs.pred.take(at) + len(reference)))
+            stacked.append(_Stacked(mention, slot))
+        return stacked[0]
 
     def table_of(
         g: Groups, columns: Sequence[int], row_major: bool, inner_of: IntArray | None = None, size: int = 0
@@ -537,9 +632,8 @@ def count_grouped(
         where picking each inner key's rows out of the table and summing them walked the whole
         table again."""
         n, m = g.size, len(columns)
-        where = np.full(width, -1, dtype=np.int64)
-        where[list(columns)] = np.arange(m)
-        rest: set[int] = set()
+        plan = _table_plan(tuple(columns), width, tuple(c.whole is not None for c in blocks), row_major)
+        where = plan.where
         keys: list[IntArray] = []
 
         def key(col: IntArray, group: IntArray) -> IntArray:
@@ -549,39 +643,27 @@ def count_grouped(
         for side, mentions in ((0, g.reference), (1, g.predicted)):
             if where[side] >= 0:
                 keys.append(key(np.full(1, where[side]), mentions))
-        at = 2
-        by_key = None
-        full_ref: list[int] = []
-        full_pred: list[int] = []
-        for c in blocks:
-            mine = where[at : at + len(MATCH_FIELDS)]
-            if (mine >= 0).any():
-                if c.whole is not None or mine[3] >= 0 or mine[7] >= 0:
-                    rest.update(range(at, at + len(MATCH_FIELDS)))
-                else:
-                    assert c.chosen is not None
-                    by_key = keyed(g.reference, g.predicted, n) if by_key is None else by_key
-                    # FULL, PARTIAL, NO_CREDIT are consecutive, like their fields on each side.
-                    for first, group in ((0, by_key.free_ref), (4, by_key.free_pred)):
-                        col = mine[first + c.level - FULL]
-                        kept = col >= 0
-                        keys.append(key(col[kept], group[c.chosen][kept]))
-                    if mine[0] >= 0:
-                        full_ref.append(int(mine[0]))
-                    if mine[4] >= 0:
-                        full_pred.append(int(mine[4]))
-            at += len(MATCH_FIELDS)
-        if full_ref or full_pred:
-            # The fixed pairs: full credit under every criterion and scheme, on each side.
-            for cols, mentions, pair_side in ((full_ref, g.reference, pairs.ref), (full_pred, g.predicted, pairs.pred)):
-                if cols:
-                    group = mentions[pair_side[fixed]]
-                    keys.append(key(np.array(cols, dtype=np.int64)[None, :], group[:, None]).ravel())
-        tokens = range(at, at + len(GROUP_TOKEN_FIELDS))
-        rest.update(range(at + len(GROUP_TOKEN_FIELDS), width))
+        if plan.counted:
+            st = stack()
+            # Every block's matched pairs' columns looked up at once, the reference's side first.
+            # (``take``: a fancy index of a table's second axis costs eight times as much.)
+            col = np.take(plan.columns_of, st.slot, axis=1).ravel()
+            group = np.concatenate((g.reference, g.predicted)).take(st.mention)
+            if row_major:
+                kept = col >= 0
+                col, group = col[kept], group[kept]
+            keys.append(key(col, group))
+        # The fixed pairs: full credit under every criterion and scheme, on each side.
+        fixed_sides = ((plan.full_ref, g.reference, pairs.ref), (plan.full_pred, g.predicted, pairs.pred))
+        for cols, mentions, pair_side in fixed_sides:
+            if cols.shape[0]:
+                group = mentions[pair_side[fixed]]
+                keys.append(key(cols[None, :], group[:, None]).ravel())
+        at = plan.tokens
         flat = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
-        table = np.bincount(flat, minlength=n * m).astype(np.int64, copy=False)
-        table = table.reshape((n, m) if row_major else (m, n))
+        # Where a row per column, the pairs not counted went to a column past the table's.
+        table = np.bincount(flat, minlength=n * m if row_major else (m + 1) * n).astype(np.int64, copy=False)
+        table = table.reshape(n, m) if row_major else table[: n * m].reshape(m, n)
         summed = None
         if inner_of is not None:
             assert row_major
@@ -597,8 +679,8 @@ def count_grouped(
                 # Counts a chunk holds sum exactly in float64 (far below 2^53).
                 summed[:, where[i]] = np.bincount(inner_of, weights=row, minlength=summed.shape[0])
 
-        wanted_tokens = [i for i in tokens if where[i] >= 0]
-        wanted_rest = {i for i in rest if where[i] >= 0}
+        wanted_tokens = plan.wanted_tokens
+        wanted_rest = set(plan.wanted_rest)
         if wanted_tokens:
             for i, row in enumerate(token_counts(g.reference, g.predicted, n), start=at):
                 if where[i] >= 0:
@@ -932,6 +1014,47 @@ def _confusion(m: Matching, pairs: Pairs, ref_type: IntArray, pred_type: IntArra
     cell = (overlapping * n + ref_type[pairs.ref[chosen]]) * n + pred_type[pairs.pred[chosen]]
     out: IntArray = np.bincount(cell, minlength=len(CONFUSION_FIELDS) * n * n).astype(np.int64)
     return out.reshape(len(CONFUSION_FIELDS), n, n)
+
+
+class _TokenCounter:
+    """``_token_counts`` of two sides and their pairs under any keys: where each side's mentions
+    are disjoint, what every count reads but the keys (the same-type pairs' mentions and
+    overlaps, each side's lengths, whether their sums are exact in float64) found once a count,
+    where the types, the documents and each grouping asked for them again."""
+
+    def __init__(self, reference: Spans, predicted: Spans, pairs: Pairs) -> None:
+        self.reference, self.predicted, self.pairs = reference, predicted, pairs
+        self.disjoint = _disjoint(reference) and _disjoint(predicted)
+        self.ready = False
+
+    def _prepare(self) -> None:
+        same = np.flatnonzero((self.pairs.kind & SAME_TYPE) > 0)
+        self.same_ref, self.same_pred = self.pairs.ref.take(same), self.pairs.pred.take(same)
+        r, p = self.reference, self.predicted
+        self.weights = (self.pairs.overlap.take(same), r.end - r.start, p.end - p.start)
+        # ``_bincount_units``' test, made once for each weights.
+        self.exact = tuple(w.shape[0] * int(w.max(initial=0)) < 1 << 53 for w in self.weights)
+        self.ready = True
+
+    def counts(self, ref_key: IntArray, pred_key: IntArray, n: int) -> IntArray:
+        if not self.disjoint or n == 0 or len(self.reference.types) == 0:
+            return _token_counts(self.reference, self.predicted, self.pairs, ref_key, pred_key, n)
+        if not self.ready:
+            self._prepare()
+        out = np.empty((len(GROUP_TOKEN_FIELDS), n), dtype=np.int64)
+        overlap, ref_len, pred_len = self.weights
+        rows = (
+            (ref_key.take(self.same_ref), overlap, 0),
+            (ref_key, ref_len, 1),
+            (pred_key, pred_len, 2),
+            (pred_key.take(self.same_pred), overlap, 0),
+        )
+        for i, (key, weights, w) in enumerate(rows):
+            if self.exact[w]:
+                out[i] = np.bincount(key, weights=weights, minlength=n)
+            else:
+                out[i] = _bincount_int(key, weights, n)
+        return out
 
 
 def _token_counts(

@@ -350,8 +350,8 @@ class _TwinShare:
 
     def __init__(self, reference: Spans, predicted: Spans, ref_twin: BoolArray, pred_twin: BoolArray) -> None:
         self.ref_twin, self.pred_twin = ref_twin, pred_twin
-        self.ref_len = (reference.end - reference.start)[ref_twin]
-        self.pred_len = (predicted.end - predicted.start)[pred_twin]
+        # The k-th twin of one side is the k-th of the other's, with the same start and end.
+        self.length = (reference.end - reference.start)[ref_twin]
         self.fields = group_fields(tuple(c.name for c in CRITERIA))
 
     def add(self, table: IntArray, columns: Sequence[int], g: Groups, inner: bool = False) -> None:
@@ -363,14 +363,40 @@ class _TwinShare:
             ref_key, pred_key = ((k % g.inner if g.inner_of is None else g.inner_of[k]) for k in (ref_key, pred_key))
         places = _twin_columns(self.fields, tuple(columns))
         keys = (ref_key, pred_key, ref_key, pred_key)
-        lengths = (None, None, self.ref_len, self.pred_len)
-        for at, key, length in zip(places, keys, lengths, strict=True):
-            if not at:
+        lengths = (None, None, self.length, self.length)
+        shares: list[tuple[IntArray, IntArray | None, tuple[slice, ...]]]
+        if np.array_equal(ref_key, pred_key):
+            # A twin's group is its twin's (a document and a type, say): one count and one sum
+            # of lengths serve both sides.
+            counted, covered = _runs(places[0] + places[1]), _runs(places[2] + places[3])
+            shares = [(ref_key, None, counted), (ref_key, self.length, covered)]
+        else:
+            shares = [(key, length, _runs(at)) for at, key, length in zip(places, keys, lengths, strict=True)]
+        for key, length, runs in shares:
+            if not runs:
                 continue
             # Lengths sum exactly in float64: a chunk's units are far below 2^53.
-            row = np.bincount(key, weights=length, minlength=n).astype(np.int64, copy=False)
-            for j in at:
-                table[:, j] += row
+            row = np.bincount(key, weights=length, minlength=n).astype(np.int64, copy=False)[:, None]
+            for run in runs:
+                table[:, run] += row
+
+
+@lru_cache(maxsize=64)
+def _runs(places: tuple[int, ...]) -> tuple[slice, ...]:
+    """``places`` (distinct columns) as a few slices of evenly spaced columns: the twins' share
+    added to every column of a slice at once (a twin adds to every criterion's full matches,
+    every fourth scored column), where a column at a time was 24 additions a table."""
+    left = sorted(places)
+    out: list[slice] = []
+    while left:
+        first = left[0]
+        step = left[1] - first if len(left) > 1 else 1
+        k = 1
+        while k < len(left) and left[k] - left[k - 1] == step:
+            k += 1
+        out.append(slice(first, left[k - 1] + 1, step))
+        left = left[k:]
+    return tuple(out)
 
 
 def _twins_back(
