@@ -18,7 +18,8 @@ KINDS = [np.uint8, np.uint16, np.uint32, np.uint64]
 def _rows(rng: np.random.Generator, n: int, width: int, kind: type, top: int) -> np.ndarray:
     top = min(top, int(np.iinfo(kind).max))
     # Numbers on each side of every byte's edge, so that a little-endian comparison would fail.
-    edges = np.array(sorted(e for e in {0, 1, 255, 256, 257, 65535, 65536, top - 1, top} if 0 <= e <= top), dtype=np.uint64)
+    near = {0, 1, 255, 256, 257, 65535, 65536, top - 1, top}
+    edges = np.array(sorted(e for e in near if 0 <= e <= top), dtype=np.uint64)
     rows = rng.integers(0, top + 1, size=(n, width), dtype=np.uint64)
     mask = rng.random((n, width)) < 0.3
     rows[mask] = edges[rng.integers(0, edges.size, size=int(mask.sum()))]
