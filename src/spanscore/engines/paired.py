@@ -149,7 +149,7 @@ class JointRows:
         return Histogram(np.ascontiguousarray(rows), self.counts, self.fields)
 
 
-_FILL_ROWS = 8192  # rows widened at a time by ``_widened``
+_FILL_ROWS = 8192  # rows widened (``_widened``) or compared (``_merged``) at a time
 
 
 def _widened(rows: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -202,7 +202,9 @@ def _distinct(rows: npt.NDArray[Any], weights: IntArray) -> tuple[npt.NDArray[An
     rows = rows[order]
     weights = weights[order]
     del order
-    starts = np.flatnonzero(np.concatenate(([True], (rows[1:] != rows[:-1]).any(axis=1))))
+    keys = _keys(rows)  # equal rows compared as strings: no table of every cell's comparison
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    del keys
     counts: IntArray = np.add.reduceat(weights, starts) if starts.size else weights[:0]
     return rows[starts], counts
 
@@ -220,11 +222,14 @@ def _merged(
         return (more, more_counts) if not n else (rows, counts)
     if not rows.shape[1]:
         return rows, counts + more_counts.sum()
-    at = np.searchsorted(_keys(rows), _keys(more))
-    inside = np.flatnonzero(at < n)
+    keys, more_keys = _keys(rows), _keys(more)
+    at = np.searchsorted(keys, more_keys)
     same = np.zeros(more.shape[0], dtype=bool)
-    same[inside] = (rows[at[inside]] == more[inside]).all(axis=1)
-    del inside
+    for a in range(0, more.shape[0], _FILL_ROWS):  # compared a block at a time: small temporaries
+        these = at[a : a + _FILL_ROWS]
+        inside = np.flatnonzero(these < n)
+        same[a + inside] = keys[these[inside]] == more_keys[a + inside]
+    del keys, more_keys
     added = counts.copy()
     added[at[same]] += more_counts[same]  # the places are distinct: ``more``'s rows are
     new = np.flatnonzero(~same)
