@@ -302,18 +302,24 @@ folder = tempfile.mkdtemp()
 home = os.getpid()
 spent = {}
 owner = [home]
-def note(key, dt):
+def forked():
     if os.getpid() != owner[0]:  # a forked worker starts with a copy of this process's figures
         spent.clear()
+        inside.clear()
         owner[0] = os.getpid()
+def note(key, dt):
     spent[key] = spent.get(key, 0.0) + dt
-    if os.getpid() != home:  # a worker: its figures so far, where this process reads them
+def written():
+    # A worker's figures so far, where this process reads them: written outside every timed
+    # step (a write inside one would be counted in it).
+    if os.getpid() != home and not inside:
         with open(os.path.join(folder, str(os.getpid())), "w") as f:
             json.dump(spent, f)
 inside = set()
 def timed(owner, name, key):
     f = getattr(owner, name)
     def wrapped(*a, **k):
+        forked()
         if key in inside:  # called within a step of the same name (a load reading its reference)
             return f(*a, **k)
         inside.add(key)
@@ -323,6 +329,7 @@ def timed(owner, name, key):
         finally:
             note(key, time.thread_time() - t)
             inside.discard(key)
+            written()
     setattr(owner, name, wrapped)
 def timed_plan(owner, name):
     f = getattr(owner, name)
