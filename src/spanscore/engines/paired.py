@@ -65,7 +65,9 @@ MERGE_ROWS = 8192  # rows waiting beside the merged ones before a merge, at leas
 
 def _narrowest(rows: npt.NDArray[Any]) -> npt.NDArray[Any]:
     """Rows of counts in the narrowest unsigned integers that hold them (others as they are)."""
-    if not rows.size or not np.issubdtype(rows.dtype, np.integer) or int(rows.min()) < 0:
+    if rows.dtype == np.uint8 or not rows.size or not np.issubdtype(rows.dtype, np.integer):
+        return rows  # bytes already (a worker's block, ``shipped``), or no counts
+    if rows.dtype.kind != "u" and int(rows.min()) < 0:
         return rows
     top = int(rows.max())
     kind = next(k for k in (np.uint8, np.uint16, np.uint32, np.uint64) if top <= np.iinfo(k).max)
