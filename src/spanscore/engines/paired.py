@@ -200,15 +200,20 @@ def _distinct(rows: npt.NDArray[Any], weights: IntArray) -> tuple[npt.NDArray[An
     time linear in the rows for each run's merge (the stable sort is a merge of runs)."""
     if not rows.shape[1]:  # rows of nothing: one row, every weight its own
         return rows[:1], np.asarray([weights.sum()], dtype=np.int64)
-    order = np.argsort(_keys(rows), kind="stable")
-    rows = rows[order]
-    weights = weights[order]
-    del order
-    keys = _keys(rows)  # equal rows compared as strings: no table of every cell's comparison
-    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    keys = _keys(rows)
+    order = np.argsort(keys, kind="stable")
+    # Equal rows found a block of the order at a time (their strings compared), so that only the
+    # distinct rows are copied out, never every row in sorted order.
+    n = order.shape[0]
+    change = np.ones(n, dtype=bool)
+    for a in range(1, n, _FILL_ROWS):
+        these = keys[order[a - 1 : a + _FILL_ROWS]]
+        change[a : a + these.shape[0] - 1] = these[1:] != these[:-1]
     del keys
-    counts: IntArray = np.add.reduceat(weights, starts) if starts.size else weights[:0]
-    return rows[starts], counts
+    starts = np.flatnonzero(change)
+    del change
+    counts: IntArray = np.add.reduceat(weights[order], starts) if starts.size else weights[:0]
+    return rows[order[starts]], counts
 
 
 def _merged(
