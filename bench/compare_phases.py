@@ -9,7 +9,7 @@ round, the best of ``--repeat`` rounds per phase; each run is a fresh process, s
 pays what it pays in a real run.
 
     python bench/compare_phases.py [--sentences 100000] [--repeat 3] [--keep DIR] [--baseline SRC]
-        [--workers | --whole | --distinct | --tests] [--only compare|buckets]
+        [--workers | --whole | --distinct | --tests | --processes [--files GOLD A B]] [--only compare|buckets]
 
 ``--whole`` times instead each whole command as a user runs it (a fresh process, default
 ``--jobs``, byte-compiled): the plain ``evaluate --json``, ``compare A B --json``, ``compare A B``
@@ -31,6 +31,12 @@ and each one's tests are timed alone in one thread (CPU ms, best of ``--repeat``
 its distinct joint rows, each family's distinct rows, the differences its randomisation trials
 swap, and the blocks of resamples and trials it draws. The total is every histogram's tests in
 one call, as the command runs them (one thread).
+
+``--processes`` times instead each step's thread CPU per process of the default run (this process
+and its forked worker) of the plain ``evaluate --json`` and of ``compare A B --json``: the plan, the
+reading, the count, the rest of the side-by-side call, the joint rows made in the chunk, the joint
+histogram's merges, the folding, the paired tests on this thread, and each process's whole CPU
+(the worker's as this process reaps it); ``--files GOLD A B`` over other corpora (1M sentences).
 
 ``--workers`` times instead how the default run (``--jobs 2``: this process and one forked
 worker) spreads the side-by-side pass: the parts each process counted, the seconds the worker
@@ -279,6 +285,105 @@ print(json.dumps({
 }))
 """
 
+# ``--processes``: thread CPU of each step, per process of the default run (this process and its
+# forked worker), for the plain count and for ``compare``. Each process writes its own figures to a
+# file of its own (a worker's pipe would fill before this process reads it).
+PROCESSES = r"""
+import contextlib, io, json, os, resource, sys, tempfile, time
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+from spanscore.runtime.memory import keep_freed_memory
+keep_freed_memory()
+from spanscore.cli.main import cli
+from spanscore.engines import local, paired
+from spanscore.io import sources
+from spanscore.stages import parts
+from spanscore.analysis import significance
+folder = tempfile.mkdtemp()
+home = os.getpid()
+spent = {}
+owner = [home]
+def forked():
+    if os.getpid() != owner[0]:  # a forked worker starts with a copy of this process's figures
+        spent.clear()
+        inside.clear()
+        owner[0] = os.getpid()
+def note(key, dt):
+    spent[key] = spent.get(key, 0.0) + dt
+def written():
+    # A worker's figures so far, where this process reads them: written outside every timed
+    # step (a write inside one would be counted in it).
+    if os.getpid() != home and not inside:
+        with open(os.path.join(folder, str(os.getpid())), "w") as f:
+            json.dump(spent, f)
+inside = set()
+def timed(owner, name, key):
+    f = getattr(owner, name)
+    def wrapped(*a, **k):
+        forked()
+        if key in inside:  # called within a step of the same name (a load reading its reference)
+            return f(*a, **k)
+        inside.add(key)
+        t = time.thread_time()
+        try:
+            return f(*a, **k)
+        finally:
+            note(key, time.thread_time() - t)
+            inside.discard(key)
+            written()
+    setattr(owner, name, wrapped)
+def timed_plan(owner, name):
+    f = getattr(owner, name)
+    def wrapped(*a, **k):
+        it = f(*a, **k)
+        while True:
+            t = time.thread_time()
+            try:
+                item = next(it)
+            except StopIteration:
+                note("plan", time.thread_time() - t)
+                return
+            note("plan", time.thread_time() - t)
+            yield item
+    setattr(owner, name, wrapped)
+timed_plan(local.PartCounter, "plan")
+timed_plan(paired._SideBySide, "plan")
+timed(sources.ConllSource, "read_reference", "read")
+timed(sources.ConllSource, "load", "read")
+timed(local, "count_part", "count")
+timed(paired._SideBySide, "__call__", "side by side")
+timed(paired._Joined, "__call__", "in chunks")
+timed(parts.Folder, "add", "fold")
+timed(paired.JointRows, "add", "merge")
+timed(paired.JointRows, "histogram", "merge")
+timed(paired, "run_paired", "pass")
+timed(local.LocalEngine, "map", "pass")
+timed(significance, "compare_histograms", "paired tests")
+with contextlib.redirect_stdout(io.StringIO()):
+    cli.main(args=sys.argv[1:] + ["--json"], standalone_mode=False)
+me = resource.getrusage(resource.RUSAGE_SELF)
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+def shaped(d, total):
+    side, chunks = d.get("side by side", 0.0), d.get("in chunks", 0.0)
+    out = {"process CPU": total, "plan": d.get("plan", 0.0), "read": d.get("read", 0.0), "count": d.get("count", 0.0)}
+    if side:
+        out["rest of the side-by-side call"] = side - out["read"] - out["count"]
+        out["joint rows in the chunk"] = chunks - side
+        out["merge"] = d.get("merge", 0.0)
+    out["fold"] = d.get("fold", 0.0)
+    if d.get("paired tests"):
+        out["paired tests (this thread)"] = d["paired tests"]
+    out["the rest"] = total - sum(v for k, v in out.items() if k != "process CPU")
+    return out
+workers = {}
+for name in os.listdir(folder):
+    with open(os.path.join(folder, name)) as f:
+        workers[name] = json.load(f)
+print(json.dumps({
+    "first process": shaped(spent, me.ru_utime + me.ru_stime),
+    "worker": shaped(next(iter(workers.values()), {}), kids.ru_utime + kids.ru_stime),
+}))
+"""
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -292,6 +397,10 @@ def main() -> None:
     ap.add_argument("--distinct", action="store_true", help="distinct rows of every group's rows side by side")
     ap.add_argument("--whole", action="store_true", help="whole commands' wall and CPU against the plain count")
     ap.add_argument("--tests", action="store_true", help="the paired tests alone, histogram by histogram (CPU ms)")
+    ap.add_argument(
+        "--processes", action="store_true", help="thread CPU of each step per process, plain count and compare"
+    )
+    ap.add_argument("--files", nargs=3, metavar=("GOLD", "A", "B"), help="--processes over these files instead")
     ap.add_argument(
         "--only", choices=("compare", "buckets"), default="", help="phases of one command only (default: both)"
     )
@@ -311,6 +420,11 @@ def main() -> None:
             subprocess.run([*run, str(args.sentences), str(base / "b"), "--seed", "2"], **quiet)
             subprocess.run([*run, str(max(args.sentences // 10, 100)), str(base / "t"), "--seed", "3"], **quiet)
             fix_tokens(Path(gold), Path(b))
+        if args.processes:
+            if args.files:
+                gold, a, b = args.files
+            processes(gold, a, b, args.repeat, args.baseline)
+            return
         if args.distinct:
             cmd = ["compare", gold, a, b, "--buckets", "length,seen", "--train", train, "--per-type"]
             subprocess.run([sys.executable, "-c", DISTINCT, *cmd], check=True)
@@ -400,6 +514,35 @@ def tests(base: Path, cmd: list[str], args: argparse.Namespace) -> None:
         print(f"{'corpus' if h == 0 else 'group ' + str(h):10} {shape['joint rows']:10} {fams:52} {cells}")
     print(f"{'sum':74} " + " ".join(f"{sum(times[tag]['each']):9.1f}" for tag, _ in sides))
     print(f"{'all in one call':74} " + " ".join(f"{times[tag]['all']:9.1f}" for tag, _ in sides))
+
+
+def processes(gold: str, a: str, b: str, repeat: int, baseline: str) -> None:
+    """``--processes``: each step's thread CPU per process, the best of ``repeat`` rounds per
+    step, of the plain count and of ``compare``, rounds interleaved with ``baseline``."""
+    here = os.environ.get("PYTHONPATH", "")
+    sides = [(" [baseline]", baseline)] * bool(baseline) + [("", here)]
+    cases = {"evaluate --json": ["evaluate", gold, a], "compare A B --json": ["compare", gold, a, b]}
+    best: dict[str, dict[str, dict[str, float]]] = {}
+    loads = [os.getloadavg()[0]]
+    for r in range(repeat):
+        for name, cmd in cases.items():
+            for tag, path in sides if r % 2 == 0 else sides[::-1]:
+                got = subprocess.run(
+                    [sys.executable, "-c", PROCESSES, *cmd],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                    env={**os.environ, "PYTHONPATH": path},
+                )
+                for proc, steps in json.loads(got.stdout.strip().splitlines()[-1]).items():
+                    have = best.setdefault(name + tag, {}).setdefault(proc, {})
+                    for k, v in steps.items():
+                        have[k] = min(have.get(k, v), v)
+        loads.append(os.getloadavg()[0])
+    print(f"load average (1 min) {', '.join(f'{x:.2f}' for x in loads)}; CPU s, best of {repeat} per step")
+    for name, procs in best.items():
+        for proc, steps in procs.items():
+            print(f"{name} / {proc}: " + " | ".join(f"{k} {v:.3f}" for k, v in steps.items()))
 
 
 def whole(gold: str, a: str, b: str, train: str, repeat: int, baseline: str) -> None:

@@ -24,7 +24,7 @@ from ..errors import OptionError
 from ..io.conll_plan import iter_chunks_beside
 from ..io.load import ConllText
 from ..io.sources import ConllSource
-from ..stages.documents import DocCounts, Histogram, RowQueue, _grouped_by_words, compact_rows
+from ..stages.documents import DocCounts, Histogram, RowQueue, compact_rows
 from ..stages.parts import Folder, PartResult
 from ..stages.spans import IntArray
 from .local import Engine, LocalEngine, Numbered, PartCounter
@@ -65,7 +65,9 @@ MERGE_ROWS = 8192  # rows waiting beside the merged ones before a merge, at leas
 
 def _narrowest(rows: npt.NDArray[Any]) -> npt.NDArray[Any]:
     """Rows of counts in the narrowest unsigned integers that hold them (others as they are)."""
-    if not rows.size or not np.issubdtype(rows.dtype, np.integer) or int(rows.min()) < 0:
+    if rows.dtype == np.uint8 or not rows.size or not np.issubdtype(rows.dtype, np.integer):
+        return rows  # bytes already (a worker's block, ``shipped``), or no counts
+    if rows.dtype.kind != "u" and int(rows.min()) < 0:
         return rows
     top = int(rows.max())
     kind = next(k for k in (np.uint8, np.uint16, np.uint32, np.uint64) if top <= np.iinfo(k).max)
@@ -108,30 +110,32 @@ class JointRows:
         if not self.waiting:
             return
         pieces, self.waiting, self.waiting_rows = self.waiting, [], 0
-        if len(pieces) == 1:
-            rows, weights = pieces[0][0], pieces[0][1].astype(np.int64)
-        else:
-            rows = np.concatenate([r for r, _ in pieces])  # the narrowest type that holds every piece
-            weights = np.concatenate([c for _, c in pieces], dtype=np.int64)
-        del pieces
-        if int(rows.min()) < 0 or (self.rows is not None and int(self.rows.min()) < 0):
-            if self.rows is not None:
-                rows = np.concatenate((self.rows, rows))
-                weights = np.concatenate((self.counts, weights))
+        held = [] if self.rows is None else [self.rows]
+        if not all(r.dtype.kind == "u" for r in (*held, *(r for r, _ in pieces))):
+            # A negative count (never in a document's counts, but rows are rows): the
+            # histograms merged as ``Histogram.of`` merges rows.
+            rows = np.concatenate([*held, *(r for r, _ in pieces)])
+            weights = np.concatenate([self.counts, *(c for _, c in pieces)], dtype=np.int64)
+            del pieces
             self.rows = None
             h = Histogram.of(rows, self.fields or (), weights)
             self.rows, self.counts = h.rows, h.counts
             return
-        # The blocks waiting merged on their own first (as ``Histogram.of`` merges rows of
-        # counts, in the rows' own type), then into the merged rows by their places in the
-        # merged order: the merged rows are read where they lie, never copied beside a
-        # concatenation of them and the blocks.
-        firsts, counts = _grouped_by_words(rows, weights)
-        rows = rows[firsts]
+        kind = np.result_type(*held, *(r for r, _ in pieces))
+        # The blocks waiting merged on their own first (each block's rows come sorted, so the
+        # stable sort merges runs), then into the merged rows by their places in the merged
+        # order (``_merged``): the merged rows are read where they lie and never sorted again.
+        if len(pieces) == 1:
+            rows, weights = pieces[0][0].astype(kind, copy=False), pieces[0][1].astype(np.int64)
+        else:
+            rows = np.concatenate([r for r, _ in pieces], dtype=kind)
+            weights = np.concatenate([c for _, c in pieces], dtype=np.int64)
+        del pieces
+        rows, counts = _distinct(rows, weights)
         if self.rows is None:
             self.rows, self.counts = rows, counts
             return
-        self.rows, self.counts = _merged(self.rows, self.counts, rows, counts)
+        self.rows, self.counts = _merged(self.rows.astype(kind, copy=False), self.counts, rows, counts)
 
     def histogram(self) -> Histogram | None:
         """Every block merged, as a ``Histogram`` (None where no block came)."""
@@ -147,11 +151,7 @@ class JointRows:
         return Histogram(np.ascontiguousarray(rows), self.counts, self.fields)
 
 
-_FILL_ROWS = 8192  # rows copied at a time by ``_merged`` (its temporaries keep one size)
-
-
-def _tops(rows: npt.NDArray[Any]) -> list[int]:
-    return [int(t) for t in rows.max(axis=0).tolist()] if rows.shape[0] and rows.shape[1] else []
+_FILL_ROWS = 8192  # rows widened (``_widened``) or compared (``_merged``) at a time
 
 
 def _widened(rows: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -183,59 +183,78 @@ def _widened(rows: npt.NDArray[Any]) -> npt.NDArray[Any]:
     return wide.reshape(n, width)
 
 
-def _words(parts: Sequence[npt.NDArray[Any]], places: list[tuple[int, int, int]], count: int) -> list[npt.NDArray[Any]]:
-    """The rows of ``parts`` one after the other, each packed into ``count`` words (``places``:
-    column, word, shift), so the words order as the rows do (as
-    ``stages.documents._grouped_by_words`` packs them); no concatenation of the rows."""
-    n = sum(p.shape[0] for p in parts)
-    words = [np.zeros(n, dtype=np.uint64) for _ in range(max(count, 1))]
-    at = 0
-    for rows in parts:
-        columns, end = rows.T, at + rows.shape[0]
-        for j, w, shift in places:
-            words[w][at:end] |= columns[j].astype(np.uint64) << np.uint64(shift)
-        at = end
-    return words
+def _keys(rows: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """Rows of unsigned counts as one byte string each (the numbers big-endian), so that the
+    strings order as the rows do (lexicographically, column by column): numpy compares such
+    strings as bytes (``memcmp``), one call a pair, where sorting by columns or by packed words
+    reads every column apart. A view of one-byte rows; a copy of wider ones."""
+    if rows.dtype.itemsize > 1:
+        rows = rows.astype(rows.dtype.newbyteorder(">"))
+    rows = np.ascontiguousarray(rows)
+    return rows.view(np.dtype((np.void, max(rows.shape[1], 1) * rows.dtype.itemsize))).reshape(-1)
+
+
+def _distinct(rows: npt.NDArray[Any], weights: IntArray) -> tuple[npt.NDArray[Any], IntArray]:
+    """The distinct rows of ``rows`` (unsigned counts) in lexicographic order, and the weights
+    each holds. Rows that come as runs of sorted rows (blocks of a histogram each) sort in
+    time linear in the rows for each run's merge (the stable sort is a merge of runs)."""
+    if not rows.shape[1]:  # rows of nothing: one row, every weight its own
+        return rows[:1], np.asarray([weights.sum()], dtype=np.int64)
+    keys = _keys(rows)
+    order = np.argsort(keys, kind="stable")
+    # Equal rows found a block of the order at a time (their strings compared), so that only the
+    # distinct rows are copied out, never every row in sorted order.
+    n = order.shape[0]
+    change = np.ones(n, dtype=bool)
+    for a in range(1, n, _FILL_ROWS):
+        these = keys[order[a - 1 : a + _FILL_ROWS]]
+        change[a : a + these.shape[0] - 1] = these[1:] != these[:-1]
+    del keys
+    starts = np.flatnonzero(change)
+    del change
+    counts: IntArray = np.add.reduceat(weights[order], starts) if starts.size else weights[:0]
+    return rows[order[starts]], counts
 
 
 def _merged(
     rows: npt.NDArray[Any], counts: IntArray, more: npt.NDArray[Any], more_counts: IntArray
 ) -> tuple[npt.NDArray[Any], IntArray]:
-    """Two histograms' rows (distinct, in lexicographic order, non-negative counts) merged: the
-    distinct rows of both in lexicographic order, and their counts added. The merged rows are
-    written into one new array a block at a time, so the merge holds the two inputs, their sort
-    words and its result, and no concatenation of the rows."""
-    tops = [max(a, b) for a, b in zip(_tops(rows), _tops(more), strict=True)]
-    places: list[tuple[int, int, int]] = []
-    free, last = 0, -1
-    for j, top in enumerate(tops):
-        b = int(top).bit_length()
-        if b == 0:
-            continue
-        if b > free:
-            last, free = last + 1, 64
-        free -= b
-        places.append((j, last, free))
-    words = _words((rows, more), places, last + 1)
-    order = np.lexsort(words[::-1]) if len(words) > 1 else np.argsort(words[0], kind="stable")
-    change = np.zeros(max(order.shape[0] - 1, 0), dtype=bool)
-    for w in words:
-        ordered = w[order]
-        change |= ordered[1:] != ordered[:-1]
-        del ordered
-    del words
-    starts = np.flatnonzero(np.concatenate(([True], change)))
-    del change
-    merged_counts: IntArray = np.add.reduceat(np.concatenate((counts, more_counts))[order], starts)
-    firsts = order[starts]  # the first of equal rows: the merged rows' where both hold it (a stable sort)
-    del order, starts
-    out = np.empty((firsts.shape[0], rows.shape[1]), dtype=np.result_type(rows, more))
+    """Two histograms' rows (distinct, in lexicographic order, unsigned counts of one type)
+    merged: the distinct rows of both in lexicographic order, and their counts added. Each row
+    of ``more`` is looked up among ``rows`` by a binary search of its bytes; the merged rows are
+    written into one new array, a row of ``rows`` where it lies, so the merge holds the two
+    inputs and its result, and reads each merged row once."""
     n = rows.shape[0]
-    for a in range(0, firsts.shape[0], _FILL_ROWS):
-        these = firsts[a : a + _FILL_ROWS]
-        old = these < n
-        out[a : a + these.shape[0]][old] = rows[these[old]]
-        out[a : a + these.shape[0]][~old] = more[these[~old] - n]
+    if not n or not more.shape[0]:
+        return (more, more_counts) if not n else (rows, counts)
+    if not rows.shape[1]:
+        return rows, counts + more_counts.sum()
+    keys, more_keys = _keys(rows), _keys(more)
+    at = np.searchsorted(keys, more_keys)
+    same = np.zeros(more.shape[0], dtype=bool)
+    for a in range(0, more.shape[0], _FILL_ROWS):  # compared a block at a time: small temporaries
+        these = at[a : a + _FILL_ROWS]
+        inside = np.flatnonzero(these < n)
+        same[a + inside] = keys[these[inside]] == more_keys[a + inside]
+    del keys, more_keys
+    added = counts.copy()
+    added[at[same]] += more_counts[same]  # the places are distinct: ``more``'s rows are
+    new = np.flatnonzero(~same)
+    del same
+    # A new row goes before the merged row at its place, after the new rows before it.
+    places = at[new] + np.arange(new.shape[0])
+    del at
+    total = n + new.shape[0]
+    fresh = np.zeros(total, dtype=bool)
+    fresh[places] = True
+    out = np.empty((total, rows.shape[1]), dtype=rows.dtype)
+    out[places] = more[new]
+    old = np.flatnonzero(~fresh)
+    del fresh
+    out[old] = rows
+    merged_counts = np.empty(total, dtype=np.int64)
+    merged_counts[places] = more_counts[new]
+    merged_counts[old] = added
     return out, merged_counts
 
 
