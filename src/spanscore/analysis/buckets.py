@@ -275,8 +275,27 @@ class _Pile:
 
     def with_zeros(self, documents: int) -> Histogram:
         """The whole histogram, with the documents it does not hold as zero rows."""
-        merged = self.merge()
-        return merged if documents <= merged.documents else merged.with_zeros(documents)
+        return with_zero_rows(self.merge(), documents)
+
+
+def with_zero_rows(hist: Histogram, documents: int) -> Histogram:
+    """``hist.with_zeros(documents)`` (the same rows, type and counts) for a merged histogram,
+    whose zero row is put in front in the rows' own integers: ``Histogram.with_zeros`` writes it
+    beside 64-bit zeros first, eight times a 16-bit histogram's bytes for a moment (at 1M
+    sentences a bucket's 166,000 rows of 84 columns: 112 MB, the bucket comparison's peak)."""
+    missing = documents - hist.documents
+    rows = hist.rows
+    if missing <= 0 or hist.pending or not rows.size or int(rows.min()) < 0:
+        return hist if missing <= 0 else hist.with_zeros(documents)
+    if not rows[0].any():  # the zero row is there (it sorts first)
+        counts = hist.counts.copy()
+        counts[0] += missing
+        return Histogram(np.ascontiguousarray(doc_stages.compact_rows(rows)), counts, hist.fields, repeats=hist.repeats)
+    out = np.empty((rows.shape[0] + 1, rows.shape[1]), dtype=rows.dtype)
+    out[0] = 0
+    out[1:] = rows
+    counts = np.concatenate(([missing], hist.counts)).astype(np.int64)
+    return Histogram(np.ascontiguousarray(doc_stages.compact_rows(out)), counts, hist.fields, repeats=hist.repeats)
 
 
 _GroupRows = tuple[IntArray, IntArray, IntArray]  # document keys, group ids, statistics
@@ -795,6 +814,13 @@ def run_grouped(
     return Grouped(totals, whole, unit, groups.finished(0 if whole is None else whole.documents))
 
 
+def _column_total(hist: Histogram, name: str) -> int:
+    """``hist.total()`` of the column ``name`` alone: the whole total widens every row to 64 bits
+    at once (``counts @ rows``), eight times a 16-bit histogram's bytes."""
+    column = hist.rows[:, hist.fields.index(name)].astype(np.int64)
+    return int(hist.counts @ column) + sum(_column_total(h, name) for h in hist.pending)
+
+
 def compare_groups(
     groups: Sequence[tuple[str, Histogram]],
     names: list[str],
@@ -834,13 +860,12 @@ def compare_groupings(
     for grouping, groups in groupings.items():
         out[grouping] = []
         for (label, hist), tests in zip(groups, tested, strict=False):
-            total = hist.total()
             out[grouping].append(
                 {
                     "bucket": label,
-                    "reference_mentions": int(total[hist.fields.index("0:reference")]),
+                    "reference_mentions": _column_total(hist, "0:reference"),
                     "systems": [
-                        {"name": n, "predicted_mentions": int(total[hist.fields.index(f"{k}:predicted")]), "metrics": m}
+                        {"name": n, "predicted_mentions": _column_total(hist, f"{k}:predicted"), "metrics": m}
                         for k, (n, m) in enumerate(zip(names, tests.intervals, strict=True))
                     ],
                     "comparisons": tests.comparisons,
