@@ -23,6 +23,7 @@ import numpy as np
 from ..engines.local import Engine, Numbered, PartCounter
 from ..engines.paired import JointRows, counted_together, map_together, shipped
 from ..errors import OptionError
+from ..runtime.memory import release_freed_memory
 from ..stages import documents as doc_stages
 from ..stages.documents import DocCounts, DocState, Histogram, RowQueue, TypeRows, scored_columns
 from ..stages.parts import ChunkData, Folder, PartResult, totals_of
@@ -264,7 +265,7 @@ class _Pile:
         return [Histogram(r, c, self.fields) for r, c in self.joint.waiting]
 
     def add(self, block: Histogram) -> None:
-        self.joint.add(block)
+        _release_after(self.joint, block)
 
     def merge(self) -> Histogram:
         """Every block merged, as ``Histogram.of`` makes it (rows in 16 bits where they fit)."""
@@ -276,6 +277,27 @@ class _Pile:
     def with_zeros(self, documents: int) -> Histogram:
         """The whole histogram, with the documents it does not hold as zero rows."""
         return with_zero_rows(self.merge(), documents)
+
+
+def in_bytes(hist: Histogram) -> Histogram:
+    """``hist`` with its rows in bytes where every count fits (the same numbers): a group's
+    histogram is held that way from the pairing to its paired tests, half its 16-bit bytes. The
+    tests read rows by value (each family's histogram is made from them in 16 bits, totals in
+    floats), so they give the same numbers (tests/test_bucket_zero_rows.py)."""
+    rows = hist.rows
+    if not rows.size or rows.dtype == np.uint8 or int(rows.min()) < 0 or int(rows.max()) > 255:
+        return hist
+    return replace(hist, rows=rows.astype(np.uint8))
+
+
+def _release_after(joint: JointRows, block: Histogram) -> None:
+    """``joint.add(block)``, and the heap's free pages handed back where it merged rows of more
+    than ``RELEASE_BYTES`` (``runtime.memory.release_freed_memory``): the blocks a merge frees
+    (the old rows, the blocks merged, the sort keys) are too small for the next merge's rows."""
+    before = joint.rows
+    joint.add(block)
+    if joint.rows is not before and joint.rows is not None and joint.rows.nbytes > RELEASE_BYTES:
+        release_freed_memory()
 
 
 def with_zero_rows(hist: Histogram, documents: int) -> Histogram:
@@ -298,6 +320,7 @@ def with_zero_rows(hist: Histogram, documents: int) -> Histogram:
     return Histogram(np.ascontiguousarray(doc_stages.compact_rows(out)), counts, hist.fields, repeats=hist.repeats)
 
 
+RELEASE_BYTES = 1 << 20  # merged rows from which a merge's freed blocks are handed back (``_release_after``)
 _GroupRows = tuple[IntArray, IntArray, IntArray]  # document keys, group ids, statistics
 GROUP = "group"  # the first column of every group's joint rows tabled together (``_Groups.tabled``)
 
@@ -417,7 +440,8 @@ class _Groups:
             grouping, label = _grouping(name)
             # Taken out: its merged rows go as its histogram is made, not once every group's is.
             hist = self.hists.pop(self.ids[name], None) or _Pile(fields)
-            out.setdefault(grouping, []).append((label, hist.with_zeros(documents)))
+            out.setdefault(grouping, []).append((label, in_bytes(hist.with_zeros(documents))))
+            release_freed_memory()  # its merge's, widening's and zero row's copies
         return out
 
 
@@ -773,7 +797,7 @@ def run_grouped(
         if joint is None:
             joint = JointRows()
         # The joint rows are wide (every system's columns): merged sooner than ``pile`` would.
-        joint.add(block)
+        _release_after(joint, block)
         groups.add([t[3] for t in taken], fields)
 
     if together is not None:
@@ -794,7 +818,7 @@ def run_grouped(
                 block = inner.joint
                 if joint is None:
                     joint = JointRows()
-                joint.add(block)
+                _release_after(joint, block)
                 for name, hist in inner.per_group.items():
                     groups.hists.setdefault(groups.ids[name], _Pile(hist.fields)).add(hist)
                 groups.fields = block.fields
@@ -854,6 +878,7 @@ def compare_groupings(
     every = [] if joint is None else [joint]
     every += [hist for groups in groupings.values() for _, hist in groups]
     options: dict[str, Any] = {"zero_division": zero_division, "credit": credit, "resampling": resampling, "beta": beta}
+    release_freed_memory()  # what the pairing freed: the draws fault in only what they use
     tested = iter(compare_histograms(every, names, **options))
     whole = None if joint is None else next(tested)
     out: dict[str, list[dict[str, Any]]] = {}
