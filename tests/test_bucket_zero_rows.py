@@ -2,17 +2,26 @@
 documents without a mention in the bucket added as a zero row (``with_zero_rows``) and the
 mention totals read column by column (``_column_total``) give what ``Histogram.with_zeros`` and
 ``Histogram.total`` give, the same rows, type and counts, without a 64-bit copy of the rows
-(eight times a 16-bit histogram's bytes: at 1M sentences the bucket comparison's peak)."""
+(eight times a 16-bit histogram's bytes: at 1M sentences the bucket comparison's peak). The
+groups' histograms held in bytes (``in_bytes``) give the paired tests the same numbers as in
+16 bits, and handing the heap's free pages back changes no result."""
 
 from __future__ import annotations
 
 import tracemalloc
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from test_compare import perturb, sentences, write_conll
 
-from spanscore.analysis.buckets import _column_total, _Pile, with_zero_rows
+import spanscore
+from spanscore.analysis import buckets
+from spanscore.analysis.buckets import _column_total, _Pile, compare_groupings, in_bytes, joint_groups, with_zero_rows
+from spanscore.analysis.significance import Resampling
+from spanscore.runtime import memory
 from spanscore.stages.documents import Histogram
 
 FIELDS = tuple(f"{k}:{f}" for k in range(2) for f in ("reference", "predicted", "tp", "fp"))
@@ -104,3 +113,60 @@ def test_column_totals_as_the_whole_total(top: int) -> None:
     # 32-bit rows whose total needs 64 bits: summed in 64-bit integers, as ``total``.
     big = Histogram(np.full((3, len(FIELDS)), 2**31 - 1, dtype=np.int32), np.array([2**20, 5, 7]), FIELDS)
     assert _column_total(big, FIELDS[2]) == (2**31 - 1) * (2**20 + 12) == int(big.total()[2])
+
+
+def test_rows_in_bytes_where_they_fit() -> None:
+    rng = np.random.default_rng(5)
+    small = Histogram.of(_rows(rng, 200, 3, True), FIELDS)
+    narrow = in_bytes(small)
+    assert narrow.rows.dtype == np.uint8 and small.rows.dtype == np.int16
+    np.testing.assert_array_equal(narrow.rows, small.rows)
+    assert narrow.counts is small.counts and narrow.fields == small.fields
+    for kept in (Histogram.of(_rows(rng, 50, 300, False), FIELDS), Histogram.of(-_rows(rng, 5, 2, False), FIELDS)):
+        assert in_bytes(kept) is kept  # a count past 255, or a negative one: as they are
+
+
+def test_paired_tests_equal_on_rows_in_bytes(btc: Path, tmp_path: Path) -> None:
+    # BTC's test split with two perturbed systems: every group's paired tests (per type, per
+    # length bucket) from the groups' histograms as held (bytes) and widened to 16 bits (as
+    # ``Histogram.of`` keeps them) are the same numbers, with the heap's pages handed back or not.
+    gold = sentences(btc / "test.txt")[:1500]
+    files = [
+        write_conll(tmp_path / "gold.conll", gold),
+        write_conll(tmp_path / "a.conll", perturb(gold, 1, 0.45)[:1500]),
+        write_conll(tmp_path / "b.conll", perturb(gold, 2, 0.35)[:1500]),
+    ]
+    reports = [
+        spanscore.evaluate(
+            reference=files[0], predicted=p, documents=True, document_types=True, buckets=["length"],
+            keep_details=False,
+        )
+        for p in files[1:]
+    ]
+    groupings = {
+        "per_type": joint_groups([(r.documents, r.documents.type_rows) for r in reports if r.documents], "0.5"),
+        "length": joint_groups([(r.documents, (r.bucket_rows or {})["length"]) for r in reports if r.documents], "0.5"),
+    }
+    held = [h for groups in groupings.values() for _, h in groups]
+    assert held and all(h.rows.dtype == np.uint8 for h in held)
+    wide = {
+        g: [(label, replace(h, rows=h.rows.astype(np.int16))) for label, h in groups] for g, groups in groupings.items()
+    }
+    options: dict[str, Any] = {
+        "zero_division": 0.0, "credit": "0.5", "resampling": Resampling(resamples=200, trials=200, seed=3),
+    }
+    expected = compare_groupings(None, wide, ["a", "b"], **options)[1]
+    assert compare_groupings(None, groupings, ["a", "b"], **options)[1] == expected
+    calls = []
+    original = memory.release_freed_memory
+
+    def counted() -> bool:
+        calls.append(1)
+        return original()
+
+    buckets.release_freed_memory = counted  # type: ignore[assignment]
+    try:
+        assert compare_groupings(None, groupings, ["a", "b"], **options)[1] == expected
+    finally:
+        buckets.release_freed_memory = original
+    assert calls
