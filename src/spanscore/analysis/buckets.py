@@ -430,7 +430,7 @@ class _Groups:
     def finished(self, documents: int) -> dict[str, list[tuple[str, Histogram]]]:
         """Every grouping's groups in order (the first system's, then any only others name), each
         with the documents without a mention in it added as zero rows (once: the piles are
-        taken out as their histograms are made)."""
+        taken out as their histograms are made), its rows in bytes where they fit (``in_bytes``)."""
         fields = self.fields or ()
         out: dict[str, list[tuple[str, Histogram]]] = {}
         seen: list[str] = []
@@ -599,7 +599,8 @@ class _Stream:
 @dataclass
 class Grouped:
     """Each system's folded total, the systems' joint rows as one histogram (as
-    ``engines.paired.run_paired``'s) and every grouping's groups, each with its joint histogram."""
+    ``engines.paired.run_paired``'s) and every grouping's groups, each with its joint histogram
+    (rows in bytes where they fit: ``in_bytes``)."""
 
     totals: list[PartResult]
     joint: Histogram | None
