@@ -440,8 +440,10 @@ class _Groups:
             grouping, label = _grouping(name)
             # Taken out: its merged rows go as its histogram is made, not once every group's is.
             hist = self.hists.pop(self.ids[name], None) or _Pile(fields)
-            out.setdefault(grouping, []).append((label, in_bytes(hist.with_zeros(documents))))
-            release_freed_memory()  # its merge's, widening's and zero row's copies
+            finished = hist.with_zeros(documents)
+            out.setdefault(grouping, []).append((label, in_bytes(finished)))
+            if finished.rows.nbytes > RELEASE_BYTES:
+                release_freed_memory()  # its merge's, widening's and zero row's copies
         return out
 
 
