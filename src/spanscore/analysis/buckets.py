@@ -602,7 +602,7 @@ class _Stream:
 class Grouped:
     """Each system's folded total, the systems' joint rows as one histogram (as
     ``engines.paired.run_paired``'s) and every grouping's groups, each with its joint histogram
-    (rows in bytes where they fit: ``in_bytes``)."""
+    (all of them with rows in bytes where they fit: ``in_bytes``)."""
 
     totals: list[PartResult]
     joint: Histogram | None
@@ -837,7 +837,10 @@ def run_grouped(
         s.check_fields()
     totals = [s.folder.total() for s in streams]
     unit = next((s.unit for s in streams if s.unit is not None), "document")
+    # The corpus's joint histogram in bytes too: its readers (the paired tests, each system's
+    # state) make 16-bit histograms of its columns, the same numbers.
     whole = None if joint is None else joint.histogram()
+    whole = None if whole is None else in_bytes(whole)
     return Grouped(totals, whole, unit, groups.finished(0 if whole is None else whole.documents))
 
 
