@@ -93,6 +93,7 @@ def release_freed_memory() -> bool:
     Freed blocks are kept for reuse (``keep_freed_memory``), but a histogram that grows by merges
     leaves behind each merge blocks too small for the next, larger one (its rows and its sort
     keys): unused, they stay resident, and a process's peak grows with them (docs/benchmarks.md).
+    It changes no setting of the allocator, so the library calls it in a caller's process too.
     """
     trim = getattr(_glibc(), "malloc_trim", None)
     if trim is None:
