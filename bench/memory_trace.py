@@ -5,9 +5,10 @@ process, traced by ``tracemalloc``.
     python bench/memory_trace.py [--depth 1] [--workers-traced] -- compare G A B --buckets length --json
 
 Printed (to stderr): the pairing phase's traced peak and what it leaves held (``run_grouped``,
-``run_paired``), every histogram of distinct rows it made (distinct rows, bytes), the whole run's
-traced peak with the largest allocation sites in a snapshot taken at that peak (by package, then
-by line, or by traceback with ``--depth``), and this process's peak resident memory. With
+``run_paired``), every histogram of distinct rows it made (distinct rows, bytes), the traced peak
+of the rest of the run, the largest allocation sites in a snapshot taken at each of the two peaks
+(by package, then by line, or by traceback with ``--depth``), and this process's peak resident
+memory. With
 ``--engine dask`` each worker of the loopback cluster reports its peak resident memory and
 glibc's heap (``mallinfo2``: in use and free), and with ``--workers-traced`` also its traced
 peak and largest sites (tracing slows the workers). The client runs the whole command traced,
@@ -119,7 +120,11 @@ def say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def phased(module: Any, name: str) -> None:
+# Snapshots at the pairing phase's traced peak (``phased``), printed at the end beside the rest's.
+PAIRING: list[Any] = []
+
+
+def phased(module: Any, name: str, watch: PeakWatch) -> None:
     inner = getattr(module, name)
 
     def run(*args: Any, **kwargs: Any) -> Any:
@@ -127,6 +132,9 @@ def phased(module: Any, name: str) -> None:
         now, peak = tracemalloc.get_traced_memory()
         say(f"{name}: pairing's traced peak {peak / 1e6:.1f} MB, held after it {now / 1e6:.1f} MB")
         tracemalloc.reset_peak()
+        # The rest of the run (the draws) watched apart: its own peak's snapshot.
+        PAIRING.append((watch.size, watch.snapshot))
+        watch.size, watch.snapshot = 0, None
         histograms(got)
         return got
 
@@ -160,8 +168,8 @@ def main() -> None:
             return got
 
         dask_engine.DaskEngine._client = client  # type: ignore[method-assign]
-    phased(buckets, "run_grouped")
-    phased(paired, "run_paired")
+    phased(buckets, "run_grouped", watch)
+    phased(paired, "run_paired", watch)
     from spanscore.cli.main import cli
 
     started = time.time()
@@ -170,15 +178,19 @@ def main() -> None:
     watch.stop.set()
     say(f"after pairing: traced peak {tracemalloc.get_traced_memory()[1] / 1e6:.1f} MB; {resident()}; "
         f"{time.time() - started:.1f} s")
-    if watch.snapshot is not None:
-        say(f"snapshot at the run's traced peak, {watch.size / 1e6:.1f} MB")
+    shots = [("the pairing phase's traced peak", *PAIRING[0])] if PAIRING else []
+    shots.append(("the traced peak after pairing" if PAIRING else "the run's traced peak", watch.size, watch.snapshot))
+    for title, size, snapshot in shots:
+        if snapshot is None:
+            continue
+        say(f"snapshot at {title}, {size / 1e6:.1f} MB")
         by: dict[str, int] = {}
-        for s in watch.snapshot.statistics("filename"):
+        for s in snapshot.statistics("filename"):
             name = s.traceback[0].filename
             package = next((p for p in PACKAGES if f"/{p}/" in name), "other")
             by[package] = by.get(package, 0) + s.size
         say("   by package: " + ", ".join(f"{k} {v / 1e6:.1f}" for k, v in sorted(by.items(), key=lambda x: -x[1])))
-        for line in sites(watch.snapshot, "traceback" if args.depth > 1 else "lineno", 14):
+        for line in sites(snapshot, "traceback" if args.depth > 1 else "lineno", 14):
             say(line)
     os._exit(0)  # as the CLI ends: no teardown
 

@@ -9,7 +9,8 @@ Corpora come from ../shared/tools/synth_corpus.py (into ``bench/out/``, ignored 
 reference, its system output (``A``), a second system (``B``: ``A`` with about 5% of its entity
 labels given another type, so the two systems differ document by document), and for ``--by`` a
 copy of the reference whose sentences carry a ``# source = ...`` comment (three values, in runs
-of about 1 MB of text), read by ``--by source`` and by buckets named by that field. Each command
+of about 1 MB of text), read by ``--by source`` and by buckets named by that field, and for
+``seen`` a training corpus of a tenth the sentences (another seed). Each command
 runs in a fresh process; every process of its tree (the client, the local engine's forked
 workers, Dask's nannies and workers) is found by polling
 ``/proc`` every 50 ms, and each one's own peak resident memory is its ``VmHWM``, which the kernel
@@ -60,7 +61,19 @@ def make_corpus(n: int, out: Path) -> dict[str, Path]:
         prefix.with_suffix(".merged").unlink(missing_ok=True)  # not read here
     if not b.exists():
         second_system(a, b)
-    return {"gold": gold, "a": a, "b": b, "by": by}
+    return {"gold": gold, "a": a, "b": b, "by": by, "train": prefix.with_suffix(".train")}
+
+
+def training_corpus(n: int, dst: Path) -> None:
+    """A training corpus of a tenth the sentences (another seed), for buckets that read one
+    (``seen``), made where a command needs it."""
+    if dst.exists():
+        return
+    prefix = dst.with_name(dst.stem + "-train")
+    subprocess.run([sys.executable, str(SYNTH), str(max(n // 10, 100)), str(prefix), "--seed", "3"], check=True)
+    prefix.with_suffix(".gold").replace(dst)
+    for suffix in (".pred", ".merged"):
+        prefix.with_suffix(suffix).unlink(missing_ok=True)
 
 
 def second_system(src: Path, dst: Path, share: float = 0.05, seed: int = 7) -> None:
@@ -195,7 +208,7 @@ def measure(cmd: list[str], nice: int) -> tuple[float, float, dict[int, list[int
 
 def commands(files: dict[str, Path], engine: list[str], resamples: int) -> dict[str, list[str]]:
     ss = [sys.executable, "-m", "spanscore.cli.main"]
-    g, a, b, by = (str(files[k]) for k in ("gold", "a", "b", "by"))
+    g, a, b, by, train = (str(files[k]) for k in ("gold", "a", "b", "by", "train"))
     ci = ["--ci", "0.95", "--resamples", str(resamples)]
     return {
         "evaluate --json (plain)": [*ss, "evaluate", g, a, "--json", *engine],
@@ -270,6 +283,22 @@ def commands(files: dict[str, Path], engine: list[str], resamples: int) -> dict[
             b,
             "--buckets",
             "length",
+            "--per-type",
+            "--resamples",
+            str(resamples),
+            "--json",
+            *engine,
+        ],
+        "compare A B --buckets length,seen --per-type --json": [
+            *ss,
+            "compare",
+            g,
+            a,
+            b,
+            "--buckets",
+            "length,seen",
+            "--train",
+            train,
             "--per-type",
             "--resamples",
             str(resamples),
@@ -386,6 +415,8 @@ def main() -> None:
                     continue
                 if by in cmd:
                     by_reference(files["gold"], files["by"])
+                if str(files["train"]) in cmd:
+                    training_corpus(n, files["train"])
                 took, cpu, peaks, rc = measure(cmd, args.nice)
                 for arg in cmd:  # a per-document file written
                     if arg.endswith(".jsonl") and os.path.basename(arg).startswith("scale-rows-"):
@@ -403,7 +434,7 @@ def main() -> None:
                 )
     finally:
         if big in made and not args.keep:
-            for suffix in (".gold", ".pred", ".alt", ".bygold", ".merged"):
+            for suffix in (".gold", ".pred", ".alt", ".bygold", ".merged", ".train"):
                 (args.out / f"scale-{big}").with_suffix(suffix).unlink(missing_ok=True)
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from ..engines.local import Engine, Numbered, PartCounter
 from ..engines.paired import JointRows, counted_together, map_together, shipped
 from ..errors import OptionError
+from ..runtime.memory import release_freed_memory
 from ..stages import documents as doc_stages
 from ..stages.documents import DocCounts, DocState, Histogram, RowQueue, TypeRows, scored_columns
 from ..stages.parts import ChunkData, Folder, PartResult, totals_of
@@ -264,7 +265,7 @@ class _Pile:
         return [Histogram(r, c, self.fields) for r, c in self.joint.waiting]
 
     def add(self, block: Histogram) -> None:
-        self.joint.add(block)
+        _release_after(self.joint, block)
 
     def merge(self) -> Histogram:
         """Every block merged, as ``Histogram.of`` makes it (rows in 16 bits where they fit)."""
@@ -275,10 +276,51 @@ class _Pile:
 
     def with_zeros(self, documents: int) -> Histogram:
         """The whole histogram, with the documents it does not hold as zero rows."""
-        merged = self.merge()
-        return merged if documents <= merged.documents else merged.with_zeros(documents)
+        return with_zero_rows(self.merge(), documents)
 
 
+def in_bytes(hist: Histogram) -> Histogram:
+    """``hist`` with its rows in bytes where every count fits (the same numbers): a group's
+    histogram is held that way from the pairing to its paired tests, half its 16-bit bytes. The
+    tests read rows by value (each family's histogram is made from them in 16 bits, totals in
+    floats), so they give the same numbers (tests/test_bucket_zero_rows.py)."""
+    rows = hist.rows
+    if not rows.size or rows.dtype == np.uint8 or int(rows.min()) < 0 or int(rows.max()) > 255:
+        return hist
+    return replace(hist, rows=rows.astype(np.uint8))
+
+
+def _release_after(joint: JointRows, block: Histogram) -> None:
+    """``joint.add(block)``, and the heap's free pages handed back where it merged rows of more
+    than ``RELEASE_BYTES`` (``runtime.memory.release_freed_memory``): the blocks a merge frees
+    (the old rows, the blocks merged, the sort keys) are too small for the next merge's rows."""
+    before = joint.rows
+    joint.add(block)
+    if joint.rows is not before and joint.rows is not None and joint.rows.nbytes > RELEASE_BYTES:
+        release_freed_memory()
+
+
+def with_zero_rows(hist: Histogram, documents: int) -> Histogram:
+    """``hist.with_zeros(documents)`` (the same rows, type and counts) for a merged histogram,
+    whose zero row is put in front in the rows' own integers: ``Histogram.with_zeros`` writes it
+    beside 64-bit zeros first, eight times a 16-bit histogram's bytes for a moment (at 1M
+    sentences a bucket's 166,000 rows of 84 columns: 112 MB, the bucket comparison's peak)."""
+    missing = documents - hist.documents
+    rows = hist.rows
+    if missing <= 0 or hist.pending or not rows.size or int(rows.min()) < 0:
+        return hist if missing <= 0 else hist.with_zeros(documents)
+    if not rows[0].any():  # the zero row is there (it sorts first)
+        counts = hist.counts.copy()
+        counts[0] += missing
+        return Histogram(np.ascontiguousarray(doc_stages.compact_rows(rows)), counts, hist.fields, repeats=hist.repeats)
+    out = np.empty((rows.shape[0] + 1, rows.shape[1]), dtype=rows.dtype)
+    out[0] = 0
+    out[1:] = rows
+    counts = np.concatenate(([missing], hist.counts)).astype(np.int64)
+    return Histogram(np.ascontiguousarray(doc_stages.compact_rows(out)), counts, hist.fields, repeats=hist.repeats)
+
+
+RELEASE_BYTES = 1 << 20  # merged rows from which a merge's freed blocks are handed back (``_release_after``)
 _GroupRows = tuple[IntArray, IntArray, IntArray]  # document keys, group ids, statistics
 GROUP = "group"  # the first column of every group's joint rows tabled together (``_Groups.tabled``)
 
@@ -388,7 +430,7 @@ class _Groups:
     def finished(self, documents: int) -> dict[str, list[tuple[str, Histogram]]]:
         """Every grouping's groups in order (the first system's, then any only others name), each
         with the documents without a mention in it added as zero rows (once: the piles are
-        taken out as their histograms are made)."""
+        taken out as their histograms are made), its rows in bytes where they fit (``in_bytes``)."""
         fields = self.fields or ()
         out: dict[str, list[tuple[str, Histogram]]] = {}
         seen: list[str] = []
@@ -398,7 +440,10 @@ class _Groups:
             grouping, label = _grouping(name)
             # Taken out: its merged rows go as its histogram is made, not once every group's is.
             hist = self.hists.pop(self.ids[name], None) or _Pile(fields)
-            out.setdefault(grouping, []).append((label, hist.with_zeros(documents)))
+            finished = hist.with_zeros(documents)
+            out.setdefault(grouping, []).append((label, in_bytes(finished)))
+            if finished.rows.nbytes > RELEASE_BYTES:
+                release_freed_memory()  # its merge's, widening's and zero row's copies
         return out
 
 
@@ -556,7 +601,8 @@ class _Stream:
 @dataclass
 class Grouped:
     """Each system's folded total, the systems' joint rows as one histogram (as
-    ``engines.paired.run_paired``'s) and every grouping's groups, each with its joint histogram."""
+    ``engines.paired.run_paired``'s) and every grouping's groups, each with its joint histogram
+    (all of them with rows in bytes where they fit: ``in_bytes``)."""
 
     totals: list[PartResult]
     joint: Histogram | None
@@ -754,7 +800,7 @@ def run_grouped(
         if joint is None:
             joint = JointRows()
         # The joint rows are wide (every system's columns): merged sooner than ``pile`` would.
-        joint.add(block)
+        _release_after(joint, block)
         groups.add([t[3] for t in taken], fields)
 
     if together is not None:
@@ -775,7 +821,7 @@ def run_grouped(
                 block = inner.joint
                 if joint is None:
                     joint = JointRows()
-                joint.add(block)
+                _release_after(joint, block)
                 for name, hist in inner.per_group.items():
                     groups.hists.setdefault(groups.ids[name], _Pile(hist.fields)).add(hist)
                 groups.fields = block.fields
@@ -791,8 +837,18 @@ def run_grouped(
         s.check_fields()
     totals = [s.folder.total() for s in streams]
     unit = next((s.unit for s in streams if s.unit is not None), "document")
+    # The corpus's joint histogram in bytes too: its readers (the paired tests, each system's
+    # state) make 16-bit histograms of its columns, the same numbers.
     whole = None if joint is None else joint.histogram()
+    whole = None if whole is None else in_bytes(whole)
     return Grouped(totals, whole, unit, groups.finished(0 if whole is None else whole.documents))
+
+
+def _column_total(hist: Histogram, name: str) -> int:
+    """``hist.total()`` of the column ``name`` alone: the whole total widens every row to 64 bits
+    at once (``counts @ rows``), eight times a 16-bit histogram's bytes."""
+    column = hist.rows[:, hist.fields.index(name)].astype(np.int64)
+    return int(hist.counts @ column) + sum(_column_total(h, name) for h in hist.pending)
 
 
 def compare_groups(
@@ -828,19 +884,19 @@ def compare_groupings(
     every = [] if joint is None else [joint]
     every += [hist for groups in groupings.values() for _, hist in groups]
     options: dict[str, Any] = {"zero_division": zero_division, "credit": credit, "resampling": resampling, "beta": beta}
+    release_freed_memory()  # what the pairing freed: the draws fault in only what they use
     tested = iter(compare_histograms(every, names, **options))
     whole = None if joint is None else next(tested)
     out: dict[str, list[dict[str, Any]]] = {}
     for grouping, groups in groupings.items():
         out[grouping] = []
         for (label, hist), tests in zip(groups, tested, strict=False):
-            total = hist.total()
             out[grouping].append(
                 {
                     "bucket": label,
-                    "reference_mentions": int(total[hist.fields.index("0:reference")]),
+                    "reference_mentions": _column_total(hist, "0:reference"),
                     "systems": [
-                        {"name": n, "predicted_mentions": int(total[hist.fields.index(f"{k}:predicted")]), "metrics": m}
+                        {"name": n, "predicted_mentions": _column_total(hist, f"{k}:predicted"), "metrics": m}
                         for k, (n, m) in enumerate(zip(names, tests.intervals, strict=True))
                     ],
                     "comparisons": tests.comparisons,

@@ -84,3 +84,19 @@ def start_worker() -> bool:
         if trim is not None:
             trim(0)
     return keep_freed_memory()
+
+
+def release_freed_memory() -> bool:
+    """Hand the pages of the heap's free blocks back to the kernel (``malloc_trim``); True where
+    glibc did it. The blocks stay the heap's, for reuse (their pages fault in again, zero-filled).
+
+    Freed blocks are kept for reuse (``keep_freed_memory``), but a histogram that grows by merges
+    leaves behind each merge blocks too small for the next, larger one (its rows and its sort
+    keys): unused, they stay resident, and a process's peak grows with them (docs/benchmarks.md).
+    It changes no setting of the allocator, so the library calls it in a caller's process too.
+    """
+    trim = getattr(_glibc(), "malloc_trim", None)
+    if trim is None:
+        return False
+    trim(0)
+    return True
