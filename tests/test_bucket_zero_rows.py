@@ -1,14 +1,13 @@
 """A bucket's joint histogram finished in its rows' own integers (analysis/buckets.py): the
-documents without a mention in the bucket added as a zero row (``with_zero_rows``) and the
+documents without a mention in the bucket added as a zero row (``_Pile.with_zeros``) and the
 mention totals read column by column (``_column_total``) give what ``Histogram.with_zeros`` and
-``Histogram.total`` give, the same rows, type and counts, without a 64-bit copy of the rows
-(eight times a 16-bit histogram's bytes: at 1M sentences the bucket comparison's peak). The
+``Histogram.total`` give, the same rows, type and counts (tests/test_histogram_narrow.py: neither
+makes a 64-bit copy of the rows). The
 groups' histograms held in bytes (``in_bytes``) give the paired tests the same numbers as in
 16 bits, and handing the heap's free pages back changes no result."""
 
 from __future__ import annotations
 
-import tracemalloc
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from test_compare import perturb, sentences, write_conll
 
 import spanscore
 from spanscore.analysis import buckets
-from spanscore.analysis.buckets import _column_total, _Pile, compare_groupings, in_bytes, joint_groups, with_zero_rows
+from spanscore.analysis.buckets import _column_total, _Pile, compare_groupings, in_bytes, joint_groups
 from spanscore.analysis.significance import Resampling
 from spanscore.runtime import memory
 from spanscore.stages.documents import Histogram
@@ -46,26 +45,6 @@ def _same(got: Histogram, want: Histogram) -> None:
     assert got.documents == want.documents
 
 
-@pytest.mark.parametrize("top", [3, 200, 40_000, 3_000_000_000])  # 16, 16, 32 and 64-bit rows
-@pytest.mark.parametrize("zero", [False, True])
-@pytest.mark.parametrize("missing", [0, 1, 17])
-def test_zero_rows_as_histogram_with_zeros(top: int, zero: bool, missing: int) -> None:
-    rng = np.random.default_rng(top + 7 * zero + missing)
-    hist = Histogram.of(_rows(rng, 300, top, zero), FIELDS)
-    documents = hist.documents + missing
-    _same(with_zero_rows(hist, documents), hist.with_zeros(documents))
-
-
-def test_zero_rows_of_an_empty_histogram_and_of_negative_rows() -> None:
-    empty = Histogram(np.zeros((0, len(FIELDS)), dtype=np.int64), np.zeros(0, dtype=np.int64), FIELDS)
-    _same(with_zero_rows(empty, 5), empty.with_zeros(5))
-    rows = np.array([[-1, 2, 0, 0, 1, 1, 0, 0], [3, -2, 1, 0, 0, 0, 1, 1]])
-    signed = Histogram.of(rows, FIELDS)
-    _same(with_zero_rows(signed, 9), signed.with_zeros(9))
-    # Fewer documents than it holds: the histogram as it is (as ``_Pile`` left it before).
-    assert with_zero_rows(signed, 1) is signed
-
-
 def test_pile_adds_zero_rows_as_before() -> None:
     # A group's pile merged from blocks (bytes, as the workers ship them), then finished.
     rng = np.random.default_rng(3)
@@ -77,26 +56,6 @@ def test_pile_adds_zero_rows_as_before() -> None:
     for block in blocks[1:]:
         whole = whole.merge(block)
     _same(pile.with_zeros(whole.documents + 1000), whole.with_zeros(whole.documents + 1000))
-
-
-def test_zero_rows_hold_no_wide_copy_of_the_rows() -> None:
-    # 40,000 rows of 84 16-bit columns: 6.7 MB. The zero row put in front costs one copy of them
-    # in their own integers; ``Histogram.with_zeros`` wrote them beside 64-bit zeros first.
-    rng = np.random.default_rng(11)
-    rows = rng.integers(1, 4, size=(40_000, 84), dtype=np.int64)
-    fields = tuple(f"c{j}" for j in range(84))
-    hist = Histogram.of(rows, fields)
-    assert hist.rows.dtype == np.int16
-    size = hist.rows.nbytes
-    peaks = []
-    for finish in (with_zero_rows, Histogram.with_zeros):
-        tracemalloc.start()
-        got = finish(hist, hist.documents + 10)
-        peaks.append(tracemalloc.get_traced_memory()[1])
-        tracemalloc.stop()
-        del got
-    assert peaks[0] < 1.2 * size
-    assert peaks[1] > 4 * size  # what the bucket comparison paid before
 
 
 @pytest.mark.parametrize("top", [3, 40_000])

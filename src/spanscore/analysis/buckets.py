@@ -275,8 +275,10 @@ class _Pile:
         return merged
 
     def with_zeros(self, documents: int) -> Histogram:
-        """The whole histogram, with the documents it does not hold as zero rows."""
-        return with_zero_rows(self.merge(), documents)
+        """The whole histogram, with the documents it does not hold as zero rows (as it is where
+        it holds ``documents`` or more)."""
+        merged = self.merge()
+        return merged if documents <= merged.documents else merged.with_zeros(documents)
 
 
 def in_bytes(hist: Histogram) -> Histogram:
@@ -298,26 +300,6 @@ def _release_after(joint: JointRows, block: Histogram) -> None:
     joint.add(block)
     if joint.rows is not before and joint.rows is not None and joint.rows.nbytes > RELEASE_BYTES:
         release_freed_memory()
-
-
-def with_zero_rows(hist: Histogram, documents: int) -> Histogram:
-    """``hist.with_zeros(documents)`` (the same rows, type and counts) for a merged histogram,
-    whose zero row is put in front in the rows' own integers: ``Histogram.with_zeros`` writes it
-    beside 64-bit zeros first, eight times a 16-bit histogram's bytes for a moment (at 1M
-    sentences a bucket's 166,000 rows of 84 columns: 112 MB, the bucket comparison's peak)."""
-    missing = documents - hist.documents
-    rows = hist.rows
-    if missing <= 0 or hist.pending or not rows.size or int(rows.min()) < 0:
-        return hist if missing <= 0 else hist.with_zeros(documents)
-    if not rows[0].any():  # the zero row is there (it sorts first)
-        counts = hist.counts.copy()
-        counts[0] += missing
-        return Histogram(np.ascontiguousarray(doc_stages.compact_rows(rows)), counts, hist.fields, repeats=hist.repeats)
-    out = np.empty((rows.shape[0] + 1, rows.shape[1]), dtype=rows.dtype)
-    out[0] = 0
-    out[1:] = rows
-    counts = np.concatenate(([missing], hist.counts)).astype(np.int64)
-    return Histogram(np.ascontiguousarray(doc_stages.compact_rows(out)), counts, hist.fields, repeats=hist.repeats)
 
 
 RELEASE_BYTES = 1 << 20  # merged rows from which a merge's freed blocks are handed back (``_release_after``)
