@@ -379,8 +379,8 @@ class _TwinShare:
             row = np.bincount(key, weights=length, minlength=n).astype(np.int64, copy=False)
             if table.strides[0] > table.strides[1]:
                 # Row-major (a comparison's rows per document): a column at a time. A slice of
-                # columns strided across the rows is added a row's few columns at a time, twice
-                # as slow as its columns one by one (a count's twins' share was a tenth of it).
+                # strided columns is added a row's few columns at a time, twice as slow as its
+                # columns one by one.
                 for run in runs:
                     for j in range(run.start, run.stop, run.step):
                         table[:, j] += row
