@@ -134,6 +134,9 @@ def test_type_table_with_twins_apart_is_the_general_one(seed: int) -> None:
         {"type_groups": types, "group_columns": scored, "type_outer": (np.arange(units * 3) // 3, units)},
         {"type_groups": types, "group_columns": scored, "more_groups": (buckets,)},
         {"groups": Groups(ref.unit, pred.unit, units), "more_groups": (buckets,)},
+        # ``compare``'s rows per document: the scored columns, row-major (a column at a time).
+        {"groups": Groups(ref.unit, pred.unit, units), "group_columns": scored},
+        {"groups": Groups(ref.unit, pred.unit, units), "group_columns": scored[::-1]},
     ]
     for ask in asks:
         apart, _, _ = parts.count_twins_apart(ref, pred, Options(), **ask)
@@ -149,3 +152,36 @@ def test_type_table_with_twins_apart_is_the_general_one(seed: int) -> None:
             if got is not None and want is not None:
                 assert np.array_equal(got, want), (seed, sorted(ask))
         assert apart.counts == whole.counts
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_twins_share_is_the_same_whatever_the_tables_layout(seed: int) -> None:
+    """The twins' share added to a row-major table (a column at a time) and to the same table
+    laid out column-major (a slice of columns at a time) is one count per group and side, and
+    one sum of lengths, in each column a twin adds to: checked against a count written here."""
+    ref, pred, units = _disjoint_case(seed)
+    found = parts.twins(ref, pred)
+    if found is None:
+        return
+    ref_twin, pred_twin = found
+    share = parts._TwinShare(ref, pred, ref_twin, pred_twin)
+    scored = scored_columns(FIELDS, scaled=False)
+    rng = np.random.default_rng(seed)
+    start = rng.integers(0, 50, (units, len(scored)))
+    for g in (Groups(ref.unit, pred.unit, units), Groups((ref.unit + 1) % units, pred.unit, units)):
+        want = start.copy()
+        places = parts._twin_columns(FIELDS, tuple(scored))
+        length = (ref.end - ref.start)[ref_twin]
+        for j in range(len(scored)):
+            ref_key, pred_key = g.reference[ref_twin], g.predicted[pred_twin]
+            for at, key, weight in (
+                (0, ref_key, 1), (1, pred_key, 1), (2, ref_key, length), (3, pred_key, length)
+            ):  # fmt: skip
+                if j in places[at]:
+                    np.add.at(want[:, j], key, weight)
+        row_major = start.copy()
+        share.add(row_major, scored, g)
+        column_major = np.asfortranarray(start)
+        share.add(column_major, scored, g)
+        assert row_major.strides[0] > row_major.strides[1] and column_major.strides[0] < column_major.strides[1]
+        assert np.array_equal(row_major, want) and np.array_equal(column_major, want)
