@@ -64,15 +64,43 @@ class OptionError(SpanscoreError):
 
 
 class MissingExtra(OptionError):
-    """An optional extra is not installed: says what needs it and the command that installs it."""
+    """An optional extra is not installed, or an installed module of it fails to import: says what
+    needs it and the command that installs it, and the import's own error where the modules are
+    there (installing them the plain way again would not mend that)."""
 
-    def __init__(self, what: str, extra: str) -> None:
+    def __init__(self, what: str, extra: str, failure: str = "") -> None:
         self.what = what
         self.extra = extra
-        super().__init__(f"{what} needs: pip install 'spanscore[{extra}]'")
+        self.failure = failure
+        if failure:
+            message = (
+                f"{what} needs the '{extra}' extra, which is installed but fails to import ({failure}):"
+                f" reinstall it with pip install --force-reinstall 'spanscore[{extra}]'"
+            )
+        else:
+            message = f"{what} needs: pip install 'spanscore[{extra}]'"
+        super().__init__(message)
+
+    @classmethod
+    def of(cls, exc: ImportError, what: str, extra: str) -> MissingExtra:
+        """The error for an optional import that raised ``exc``: missing where a module was not
+        found, else the import's own failure (a broken or mismatched install, a module that fails
+        as it loads), which advice to install the extra would hide.
+
+        >>> str(MissingExtra.of(ModuleNotFoundError("No module named 'dask'"), "--engine dask", "dask"))
+        "--engine dask needs: pip install 'spanscore[dask]'"
+        >>> MissingExtra.of(ImportError("cannot import name x from dask"), "--engine dask", "dask").failure
+        'ImportError: cannot import name x from dask'
+        """
+        if isinstance(exc, ModuleNotFoundError):
+            return cls(what, extra)
+        text = " ".join(str(exc).split())  # one line, however the import worded it
+        if len(text) > 200:
+            text = text[:200] + "..."
+        return cls(what, extra, f"{type(exc).__name__}: {text}")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (MissingExtra, (self.what, self.extra))
+        return (MissingExtra, (self.what, self.extra, self.failure))
 
 
 class NoDetails(OptionError):

@@ -95,8 +95,8 @@ def _import_distributed() -> Any:
     """``distributed``, typed loosely: parts of its API are untyped and vary between releases."""
     try:
         return importlib.import_module("distributed")
-    except ImportError:
-        raise MissingExtra("--engine dask", "dask") from None
+    except ImportError as exc:
+        raise MissingExtra.of(exc, "--engine dask", "dask") from None
 
 
 def partitions(

@@ -29,8 +29,8 @@ PREDICTED = "predicted"  # the label type Flair's own evaluate predicts into
 def _flair() -> Any:
     try:
         return module("flair")
-    except ImportError:
-        raise MissingExtra("the Flair integration (flair)", "flair") from None
+    except ImportError as exc:
+        raise MissingExtra.of(exc, "the Flair integration (flair)", "flair") from None
 
 
 def sentence_spans(sentence: Any, label_type: str) -> list[tuple[int, int, str]]:

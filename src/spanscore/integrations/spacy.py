@@ -34,8 +34,8 @@ from ..runtime.optional import module
 def _spacy() -> Any:
     try:
         return module("spacy")
-    except ImportError:
-        raise MissingExtra("the spaCy integration (spaCy)", "spacy") from None
+    except ImportError as exc:
+        raise MissingExtra.of(exc, "the spaCy integration (spaCy)", "spacy") from None
 
 
 def doc_spans(doc: Any, spans_key: str | None = None) -> list[tuple[int, int, str]]:

@@ -48,15 +48,15 @@ CHART_HELP = {
 }
 
 
-def _missing() -> MissingExtra:
-    return MissingExtra("charts (matplotlib)", "report")
+def _missing(exc: ImportError) -> MissingExtra:
+    return MissingExtra.of(exc, "charts (matplotlib)", "report")
 
 
 def _figure(width: float, height: float) -> Figure:
     try:
         from matplotlib.figure import Figure
     except ImportError as exc:
-        raise _missing() from exc
+        raise _missing(exc) from exc
     return Figure(figsize=(width, height), dpi=DPI, layout="constrained")
 
 

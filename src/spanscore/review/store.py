@@ -98,8 +98,8 @@ def _sqlalchemy() -> Any:
     try:
         module("alembic")
         return module("sqlalchemy")
-    except ImportError:
-        raise MissingExtra("the review tool (SQLAlchemy and Alembic)", "review") from None
+    except ImportError as exc:
+        raise MissingExtra.of(exc, "the review tool (SQLAlchemy and Alembic)", "review") from None
 
 
 def database_url(db: str | Path) -> str:
@@ -150,8 +150,8 @@ class Store:
         if url.startswith("postgresql"):
             try:
                 module("psycopg")
-            except ImportError:
-                raise MissingExtra("a PostgreSQL store (psycopg)", "postgres") from None
+            except ImportError as exc:
+                raise MissingExtra.of(exc, "a PostgreSQL store (psycopg)", "postgres") from None
         self.engine = sa.create_engine(url, future=True)
         # The largest id or position a query may be given: the columns are sa.Integer, 64-bit in
         # SQLite but 32-bit in PostgreSQL, and a larger number makes the driver raise, not match.

