@@ -21,7 +21,9 @@ from spanscore.stages.documents import DocCounts, Histogram
 
 @pytest.mark.parametrize("cells", [1, 7, 64, 1 << 16])
 @pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.int32, np.int64])
-def test_products_of_integer_rows_are_the_float_products(cells: int, dtype: type, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_products_of_integer_rows_are_the_float_products(
+    cells: int, dtype: type, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(significance, "PRODUCT_CELLS", cells)
     rng = np.random.default_rng(cells)
     low = 0 if np.iinfo(dtype).min == 0 else -5
