@@ -105,3 +105,24 @@ def test_comparisons_are_the_same_with_every_familys_rows_in_integers(
     monkeypatch.setattr(significance, "PRODUCT_CELLS", 97)  # many pieces a product
     assert compare_histograms(hists, ["a", "b"], **options) == floats  # type: ignore[arg-type]
     assert held and all(np.issubdtype(d, np.integer) for d in held)
+
+
+@pytest.mark.parametrize("top", [9, (1 << 14) - 1, 1 << 14, 40_000])
+def test_a_familys_differences_are_every_documents_whatever_its_counts(top: int) -> None:
+    # Counted in 16 bits below 2^14, in 64 bits from there: each distinct difference and its
+    # documents, as counted here one distinct row at a time in Python integers.
+    rng = np.random.default_rng(top)
+    rows = rng.integers(0, 4, size=(500, 4))
+    rows[::7, 1] = top
+    rows[::11, 3] = top
+    weights = rng.integers(1, 5, size=500)
+    joint = Histogram.of(rows, ("0:a", "0:b", "1:a", "1:b"), weights)
+    swaps = significance._Family("x", joint, [[0, 1], [2, 3]], [0, 1]).differences(1)
+    want: dict[tuple[int, ...], int] = {}
+    for row, n in zip(joint.rows.tolist(), joint.counts.tolist(), strict=True):
+        delta = (row[2] - row[0], row[3] - row[1])
+        if any(delta):
+            want[delta] = want.get(delta, 0) + n
+    got = swaps.distinct[:, swaps.expand].astype(np.int64).tolist()
+    assert {tuple(r): n for r, n in zip(got, swaps.draws.counts.tolist(), strict=True)} == want
+    assert len(got) == len(want)
