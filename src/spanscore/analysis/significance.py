@@ -400,6 +400,42 @@ def _tallies(picked: IntArray, per_resample: IntArray, width: int) -> IntArray:
 
 
 TALLY_LOOP = 4096  # picks per resample from which each resample is tallied on its own
+PRODUCT_CELLS = 1 << 16  # rows' cells made floats at a time where integer rows are multiplied (512 KB)
+# Distinct rows from which a family's rows (and its differences) are held as integers, not floats:
+# a block of so many rows draws at most 16 resamples (``_plan``), too few for the float rows to be
+# read from the cache, and the pieces made floats cost less than reading them from memory. Below
+# it, the rows are read again from the cache by a block's many resamples: floats, made once.
+NARROW_ROWS = 1 << 15
+
+
+def _held(rows: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """Rows as the draws multiply them (``_product``): floats, or from ``NARROW_ROWS`` rows on
+    the narrowest integers that hold them. The same sums either way."""
+    if rows.shape[0] < NARROW_ROWS:
+        return np.ascontiguousarray(rows, dtype=np.float64)
+    return compact_rows(np.ascontiguousarray(rows))
+
+
+def _product(counts: npt.NDArray[Any], rows: npt.NDArray[Any]) -> FloatArray:
+    """``counts @ rows`` in floats, where ``rows`` may be held as integers (a family's rows, or
+    its differences, in the narrowest type that holds them): made floats ``PRODUCT_CELLS`` cells
+    at a time, each piece's product added. Both hold whole numbers and every sum stays far
+    below 2^53, so each sum is exact in any order: the same floats as one product of float rows,
+    without the rows held as floats (eight times their bytes in a byte, for as long as they are
+    drawn)."""
+    if rows.dtype == np.float64:
+        whole: FloatArray = counts @ rows
+        return whole
+    k, width = rows.shape
+    out: FloatArray = np.zeros((counts.shape[0], width))
+    step = max(1, PRODUCT_CELLS // max(width, 1))
+    piece: FloatArray = np.empty((min(step, k), width))
+    for start in range(0, k, step):
+        stop = min(start + step, k)
+        floats = piece[: stop - start]
+        floats[...] = rows[start:stop]
+        out += counts[:, start:stop] @ floats
+    return out
 
 
 def _plan(n: int, rows: int) -> list[int]:
@@ -1301,29 +1337,31 @@ class _Sampler:
         return self.summed_apart(rng, size, rows[self.rare], rows[self.common])
 
     def summed_apart(
-        self, rng: np.random.Generator, size: int, rare_rows: FloatArray, common_rows: FloatArray
+        self, rng: np.random.Generator, size: int, rare_rows: npt.NDArray[Any], common_rows: npt.NDArray[Any]
     ) -> FloatArray:
-        """``summed`` with the rows already taken apart (``rows[rare]``, ``rows[common]``)."""
+        """``summed`` with the rows already taken apart (``rows[rare]``, ``rows[common]``): floats,
+        or integers (``_product``)."""
         out = np.zeros((size, rare_rows.shape[1]))
         rare = int(self.rare_documents.shape[0])
         on_rare = rng.binomial(self.n, rare / self.n, size=size) if rare else np.zeros(size, dtype=np.int64)
         if rare:
             m = self.rare.shape[0]
             picked = self.rare_documents[rng.integers(0, rare, size=int(on_rare.sum()))]
-            out += _tallies(picked, on_rare, m).astype(np.float64) @ rare_rows
+            out += _product(_tallies(picked, on_rare, m).astype(np.float64), rare_rows)
         if self.common.shape[0]:
             out += self._common_summed(rng, self.n - on_rare, common_rows)
         return out
 
-    def _common_summed(self, rng: np.random.Generator, wanted: IntArray, common_rows: FloatArray) -> FloatArray:
+    def _common_summed(
+        self, rng: np.random.Generator, wanted: IntArray, common_rows: npt.NDArray[Any]
+    ) -> FloatArray:
         """``_common(rng, wanted) @ common_rows``, the same draws and the same sums (whole
         numbers, exact in any order), without the counts put side by side and copied to floats:
         a block's temporaries are what a thread's malloc arena keeps."""
         if not self.big_share:
-            summed: FloatArray = self._pooled(rng, wanted) @ common_rows
-            return summed
+            return _product(self._pooled(rng, wanted), common_rows)
         on_big = rng.binomial(wanted, self.big_share)
-        summed = self._pooled(rng, wanted - on_big) @ common_rows[1:]
+        summed = _product(self._pooled(rng, wanted - on_big), common_rows[1:])
         summed += on_big[:, None] * common_rows[0]
         return summed
 
@@ -1750,9 +1788,10 @@ class _Family:
         self.counts: IntArray = hist.counts
         self.draws = _FamilySampler(hist.counts)
         keep, self.expand = _distinct_columns(self.rows)
-        distinct: FloatArray = np.ascontiguousarray(self.rows[:, keep], dtype=np.float64)
+        distinct = _held(self.rows[:, keep])
         # The rare rows' and the common rows' apart, as the draws multiply them (held once: not
-        # also side by side).
+        # also side by side); many rows in their own integers, made floats a piece at a time
+        # where they are multiplied (``_held``, ``_product``: the same sums).
         self.apart = (distinct[self.draws.rare], distinct[self.draws.common])
         self.left = _BlocksLeft()
 
@@ -1769,7 +1808,13 @@ class _Family:
         where no block was drawn)."""
         vars(self).pop("draws", None)
         vars(self).pop("apart", None)
-        del self.rows
+        self.queued()
+
+    def queued(self) -> None:
+        """Its blocks queued and its differences taken (``differences``): the rows and counts
+        are not needed any longer (the draws hold their own, in the sampler and ``apart``)."""
+        vars(self).pop("rows", None)
+        vars(self).pop("counts", None)
 
     def side(self, rows: FloatArray, system: int) -> FloatArray:
         """One system's columns of rows of this family (or of sums of them)."""
@@ -1778,7 +1823,11 @@ class _Family:
     def differences(self, system: int) -> _Swaps:
         """``system``'s columns minus the first's: what swapping a document's outputs moves."""
         mine = self.rows[:, system * self.width : (system + 1) * self.width]
-        delta = mine.astype(np.int64) - self.rows[:, : self.width]
+        # In 16 bits where the rows' counts stay below 2^14 (so do their differences, and those
+        # shifted by their least below): a quarter of the 64-bit differences' bytes, the same
+        # numbers (a family's rows are as many as the distinct documents).
+        small = self.rows.size and int(self.rows.min()) >= 0 and int(self.rows.max()) < 1 << 14
+        delta = mine.astype(np.int16 if small else np.int64) - self.rows[:, : self.width]
         moving = np.any(delta != 0, axis=1)
         delta = delta[moving]
         # Shifted to counts from each column's least (each column's order, so the rows' order,
@@ -1798,9 +1847,11 @@ class _Swaps:
     def __init__(self, rows: IntArray, counts: IntArray) -> None:
         self.draws = _SwapCounts(counts)
         keep, self.expand = _distinct_columns(rows) if rows.shape[0] else ([], np.zeros(rows.shape[1], dtype=np.int64))
-        self.distinct: FloatArray = np.ascontiguousarray(rows[:, keep], dtype=np.float64)
+        # Many rows in the narrowest integers that hold them, made floats a piece at a time where
+        # they are multiplied (``_held``, ``_product``: the same sums).
+        self.distinct: npt.NDArray[Any] = _held(rows[:, keep])
         # The rows in the order their counts are drawn (``_SwapCounts.order``).
-        self.ordered: FloatArray = np.ascontiguousarray(self.distinct[self.draws.order])
+        self.ordered: npt.NDArray[Any] = np.ascontiguousarray(self.distinct[self.draws.order])
         self.left = _BlocksLeft()
 
     def drawn(self) -> None:
@@ -1811,7 +1862,7 @@ class _Swaps:
     def moved(self, swaps: FloatArray) -> FloatArray:
         if not self.distinct.shape[1]:
             return np.zeros((swaps.shape[0], self.expand.shape[0]))
-        out: FloatArray = (swaps @ self.distinct)[:, self.expand]
+        out: FloatArray = _product(swaps, self.distinct)[:, self.expand]
         return out
 
     def trials(self, rng: np.random.Generator, size: int) -> FloatArray:
@@ -1819,7 +1870,7 @@ class _Swaps:
         the rows in the order their counts are drawn), without the table put back in order."""
         if not self.distinct.shape[1]:
             return np.zeros((size, self.expand.shape[0]))
-        out: FloatArray = (self.draws.drawn(rng, size) @ self.ordered)[:, self.expand]
+        out: FloatArray = _product(self.draws.drawn(rng, size), self.ordered)[:, self.expand]
         if self.left.one_drawn():  # the last block of trials: the tables and rows let go now
             self.drawn()
         return out
@@ -2057,6 +2108,7 @@ def _queue_batch(
                     for k, size in enumerate(sizes)
                 ]
                 pairs.append((j, f, s, swaps))
+            fam.queued()
     return fams, pairs, queued
 
 
