@@ -821,8 +821,10 @@ def _compared_groups(
         add("per_type", [(r.documents, r.documents.type_rows) for r in reports if r.documents])
     for attribute in first.bucket_rows or {}:
         add(attribute, [(r.documents, (r.bucket_rows or {})[attribute]) for r in reports])
+    # Consumed: each group's histogram goes as its tests are queued (``groups``' lists emptied).
     tests, out = bucket_scores.compare_groupings(
         joint, found, names, zero_division=first.zero_division, credit=credit, resampling=resampling, beta=first.beta,
+        consume=True,
     )
     assert tests is not None  # a joint histogram was given
     return tests, out

@@ -851,35 +851,50 @@ def compare_groups(
 
 def compare_groupings(
     joint: Histogram | None,
-    groupings: Mapping[str, Sequence[tuple[str, Histogram]]],
+    groupings: Mapping[str, list[tuple[str, Histogram]]],
     names: list[str],
     *,
     zero_division: float,
     credit: str,
     resampling: Resampling,
     beta: float = 1.0,
+    consume: bool = False,
 ) -> tuple[Comparison | None, dict[str, list[dict[str, Any]]]]:
     """The corpus's paired comparison (``joint``, where given) and ``compare_groups`` of every
     grouping's groups, all from one ``compare_histograms`` call: every histogram's resamples
     drawn in one pass and scored together. Each histogram's draws come from generators of its
-    own blocks (``compare_histograms``), so the numbers are those of one call per histogram."""
+    own blocks (``compare_histograms``), so the numbers are those of one call per histogram.
+
+    With ``consume``, every grouping's list is emptied and each group's histogram is let go as
+    its tests are queued (its mention totals taken first): their bytes grow with the corpus."""
     every = [] if joint is None else [joint]
     every += [hist for groups in groupings.values() for _, hist in groups]
+    predicted = [f"{k}:predicted" for k in range(len(names))]
+    mentions = {
+        grouping: [
+            (label, [_column_total(hist, name) for name in ("0:reference", *predicted)])
+            for label, hist in groups
+        ]
+        for grouping, groups in groupings.items()
+    }
+    if consume:
+        for groups in groupings.values():
+            groups.clear()
     options: dict[str, Any] = {"zero_division": zero_division, "credit": credit, "resampling": resampling, "beta": beta}
     release_freed_memory()  # what the pairing freed: the draws fault in only what they use
-    tested = iter(compare_histograms(every, names, **options))
+    tested = iter(compare_histograms(every, names, **options, consume=consume))
     whole = None if joint is None else next(tested)
     out: dict[str, list[dict[str, Any]]] = {}
-    for grouping, groups in groupings.items():
+    for grouping, found in mentions.items():
         out[grouping] = []
-        for (label, hist), tests in zip(groups, tested, strict=False):
+        for (label, (reference, *counted)), tests in zip(found, tested, strict=False):
             out[grouping].append(
                 {
                     "bucket": label,
-                    "reference_mentions": _column_total(hist, "0:reference"),
+                    "reference_mentions": reference,
                     "systems": [
-                        {"name": n, "predicted_mentions": _column_total(hist, f"{k}:predicted"), "metrics": m}
-                        for k, (n, m) in enumerate(zip(names, tests.intervals, strict=True))
+                        {"name": n, "predicted_mentions": p, "metrics": m}
+                        for n, p, m in zip(names, counted, tests.intervals, strict=True)
                     ],
                     "comparisons": tests.comparisons,
                 }

@@ -2006,6 +2006,7 @@ def compare_histograms(
     resampling: Resampling = Resampling(),
     exact: bool = False,
     beta: float = 1.0,
+    consume: bool = False,
 ) -> list[Comparison]:
     """``compare_histogram`` of each joint histogram (the corpus's, or each group's), all at once.
 
@@ -2019,8 +2020,16 @@ def compare_histograms(
 
     A histogram's draws come from generators of its own family and block, never of its place
     among ``joints``, so equal histograms (a group that holds every document with the corpus's
-    rows: the only type, a bucket of every mention) have equal results: each is tested once."""
+    rows: the only type, a bucket of every mention) have equal results: each is tested once.
+
+    With ``consume`` (``joints`` a list), ``joints`` is emptied and each histogram is let go as
+    soon as its batch's blocks are queued (its column totals and documents taken first): a caller
+    that keeps no other reference holds none of them while the tests run."""
+    given = joints
     joints = [j.compacted() for j in joints]
+    if consume and isinstance(given, list):
+        given.clear()
+    del given
     for joint in joints:
         _check(joint)
     if not joints:
@@ -2028,13 +2037,16 @@ def compare_histograms(
     first_of: list[int] = []  # each histogram's first equal one
     for j, joint in enumerate(joints):
         first_of.append(next((i for i in sorted(set(first_of)) if _equal(joints[i], joint)), j))
+    del joint  # (the loops' name would hold the last histogram for the whole run)
     if len(set(first_of)) < len(joints):
         import copy  # here: the module's imports are another part's
 
         distinct = sorted(set(first_of))
+        picked = [joints[i] for i in distinct]
+        joints.clear()  # (``picked`` holds each one tested)
         tested = dict(zip(distinct, compare_histograms(
-            [joints[i] for i in distinct], names, zero_division=zero_division, credit=credit,
-            resampling=resampling, exact=exact, beta=beta,
+            picked, names, zero_division=zero_division, credit=credit,
+            resampling=resampling, exact=exact, beta=beta, consume=True,
         ), strict=True))
         return [tested[i] if i == j else copy.deepcopy(tested[i]) for j, i in enumerate(first_of)]
     layouts = [_system_columns(j) for j in joints]
@@ -2056,17 +2068,27 @@ def compare_histograms(
     # 100,000 sentences: the same wall time as two processes for about 15% less CPU).
     with one_blas_thread(), _Blocks(0) as blocks:
         waiting: tuple[Any, ...] = ()
-        for start in range(0, len(joints), batch):
-            part = (joints[start : start + batch], layouts[start : start + batch])
-            queued = _queue_batch(blocks, *part, names, families, resampling, exact)
+        for start in range(0, len(layouts), batch):
+            # Taken out of ``joints``: once its blocks are queued, a histogram is held only where
+            # the exact test reads it again (the families and totals hold what the rest reads).
+            taken = joints[:batch]
+            del joints[:batch]
+            layout = layouts[start : start + batch]
+            queued = _queue_batch(blocks, taken, layout, names, families, resampling, exact)
+            kept = taken if exact else None
+            del taken
             if waiting:
                 out += _compare_batch(*waiting)
-            waiting = (*part, names, families, zero_division, credit, resampling, exact, beta, blocks, queued)
+            waiting = (kept, layout, names, families, zero_division, credit, resampling, exact, beta, blocks, queued)
+            del kept
         out += _compare_batch(*waiting)
     return out
 
 
-_Queued = tuple[list[list["_Family"]], list[tuple[int, int, int, "_Swaps"]], dict[tuple[str, int], list[_Block]]]
+_Queued = tuple[
+    list[list["_Family"]], list[tuple[int, int, int, "_Swaps"]], dict[tuple[str, int], list[_Block]],
+    list[FloatArray], list[int],
+]
 
 
 def _queue_batch(
@@ -2081,7 +2103,8 @@ def _queue_batch(
     """Each family of ``joints`` narrowed (``_Family``, its swaps against the first system) and
     its blocks queued on ``blocks`` as soon as it is made, so the helpers draw them while this
     thread makes the next families. Each block draws from its own generator, so the numbers never
-    depend on which thread draws it, or when."""
+    depend on which thread draws it, or when. Each histogram's column totals and documents are
+    taken here too, so the scores need no histogram (``compare_histograms`` lets them go)."""
     seed, width = resampling.seed, len(families)
     fams: list[list[_Family]] = [[] for _ in joints]
     pairs: list[tuple[int, int, int, _Swaps]] = []
@@ -2109,11 +2132,13 @@ def _queue_batch(
                 ]
                 pairs.append((j, f, s, swaps))
             fam.queued()
-    return fams, pairs, queued
+    totals = [column_totals(joint.counts, joint.rows) for joint in joints]
+    documents = [int(joint.counts.sum()) for joint in joints]
+    return fams, pairs, queued, totals, documents
 
 
 def _compare_batch(
-    joints: Sequence[Histogram],
+    joints: Sequence[Histogram] | None,
     layouts: Sequence[tuple[tuple[str, ...], list[list[int]]]],
     names: Sequence[str],
     families: dict[str, list[int]],
@@ -2126,10 +2151,11 @@ def _compare_batch(
     queued: _Queued,
 ) -> list[Comparison]:
     """``compare_histograms`` of histograms with equal fields and no two equal, their blocks
-    queued (``_queue_batch``): this thread draws those no thread has taken while it waits."""
+    queued (``_queue_batch``): this thread draws those no thread has taken while it waits.
+    ``joints`` are read only by the exact test (None otherwise)."""
     fields = layouts[0][0]
     width = len(families)
-    fams, pairs, drawn = queued
+    fams, pairs, drawn, wholes, documents = queued
     sums = {key: np.concatenate([blocks.result(block) for block in done]) for key, done in drawn.items()}
     # Every block drawn: the draws' tables are let go before the scores (the next batch's
     # families are made and drawn meanwhile).
@@ -2143,21 +2169,19 @@ def _compare_batch(
     zd, level, mets, systems = zero_division, resampling.level, metrics_of(beta), len(names)
     totals = [
         [whole[cols] for cols in layout]
-        for whole, (_, layout) in zip(
-            (column_totals(joint.counts, joint.rows) for joint in joints), layouts, strict=False
-        )
+        for whole, (_, layout) in zip(wholes, layouts, strict=True)
     ]
     scored = score_totals(np.array([t for row in totals for t in row]), fields, zd, credit, beta)
     score_names = list(scored)
     points = [
         [{n: {m: float(scored[n][m][j * systems + s]) for m in mets} for n in score_names} for s in range(systems)]
-        for j in range(len(joints))
+        for j in range(len(layouts))
     ]
     n_boot, n_trials = resampling.resamples, resampling.trials
     # Each system's resampled totals: each family's columns the family's resampled sums.
     samples = [
         _scored_rows(
-            [totals[j][s] for j in range(len(joints))],
+            [totals[j][s] for j in range(len(layouts))],
             [
                 [(fam.mine, fam.side(sums[("bootstrap", j * width + f)], s) - totals[j][s][fam.mine])
                  for f, fam in enumerate(row)]
@@ -2172,7 +2196,7 @@ def _compare_batch(
     randomised = {}
     for s in range(1, systems if not exact else 1):
         moves = [[(fams[j][f].mine, sums[("swaps", p)]) for f in range(len(families)) for p in [pair_of[(j, f, s)]]]
-                 for j in range(len(joints))]
+                 for j in range(len(layouts))]
         randomised[s] = (
             _scored_rows([t[0] for t in totals], moves, n_trials, fields, zd, credit, beta),
             _scored_rows(
@@ -2182,7 +2206,7 @@ def _compare_batch(
         )
 
     out = []
-    for j, joint in enumerate(joints):
+    for j in range(len(layouts)):
         window = slice(j * n_boot, (j + 1) * n_boot)
         keys = [(s, n, m) for s in range(systems) for n in score_names for m in mets]
         drawn_here = {key: samples[key[0]][key[1]][key[2]][window] for key in keys}
@@ -2201,6 +2225,8 @@ def _compare_batch(
         comparisons = []
         for s in range(1, systems):
             if exact:
+                assert joints is not None  # kept for the exact test
+                joint = joints[j]
                 tables = _split_joint(joint)
                 p_random = _randomization(
                     tables[0], tables[s], Draws(joint.counts), joint.counts, zd, credit, resampling, exact, beta
@@ -2238,7 +2264,7 @@ def _compare_batch(
                             "p_randomization": p_random[n][m],
                         }
                     )
-        out.append(Comparison(list(names), intervals, comparisons, int(joint.counts.sum())))
+        out.append(Comparison(list(names), intervals, comparisons, documents[j]))
     return out
 
 
