@@ -19,6 +19,11 @@ from spanscore.analysis.buckets import compare_groupings, joint_groups
 from spanscore.analysis.significance import Resampling
 
 
+def _table(hist: Any) -> tuple[Any, Any]:
+    whole = hist.compacted()
+    return whole.rows, whole.counts
+
+
 def _files(btc: Path, tmp_path: Path) -> list[Path]:
     gold = sentences(btc / "test.txt")[:1200]
     return [
@@ -79,9 +84,10 @@ def test_consumed_groupings_give_the_same_numbers(btc: Path, tmp_path: Path) -> 
 
     def made() -> dict[str, list[Any]]:
         docs = [r.documents for r in reports if r.documents]
+        lengths = [(r.bucket_rows or {})["length"] for r in reports]
         return {
             "per_type": joint_groups([(d, d.type_rows) for d in docs], "0.5"),
-            "length": joint_groups([(d, (r.bucket_rows or {})["length"]) for d, r in zip(docs, reports)], "0.5"),
+            "length": joint_groups(list(zip(docs, lengths, strict=True)), "0.5"),
         }
 
     options: dict[str, Any] = {
@@ -92,7 +98,7 @@ def test_consumed_groupings_give_the_same_numbers(btc: Path, tmp_path: Path) -> 
     given = made()
     counted = {
         g: [
-            [sum(int(c) * int(row[h.fields.index(f)]) for row, c in zip(h.compacted().rows, h.compacted().counts))
+            [sum(int(c) * int(row[h.fields.index(f)]) for row, c in zip(*_table(h), strict=True))
              for f in ("0:reference", "0:predicted", "1:predicted")]
             for _, h in groups
         ]

@@ -2075,19 +2075,20 @@ def compare_histograms(
             del joints[:batch]
             layout = layouts[start : start + batch]
             queued = _queue_batch(blocks, taken, layout, names, families, resampling, exact)
-            kept = taken if exact else None
+            documents = [int(joint.counts.sum()) for joint in taken]
             del taken
             if waiting:
                 out += _compare_batch(*waiting)
-            waiting = (kept, layout, names, families, zero_division, credit, resampling, exact, beta, blocks, queued)
-            del kept
+            waiting = (
+                documents, layout, names, families, zero_division, credit, resampling, exact, beta, blocks, queued,
+            )
         out += _compare_batch(*waiting)
     return out
 
 
 _Queued = tuple[
     list[list["_Family"]], list[tuple[int, int, int, "_Swaps"]], dict[tuple[str, int], list[_Block]],
-    list[FloatArray], list[int],
+    list[FloatArray], list[Histogram],
 ]
 
 
@@ -2103,8 +2104,9 @@ def _queue_batch(
     """Each family of ``joints`` narrowed (``_Family``, its swaps against the first system) and
     its blocks queued on ``blocks`` as soon as it is made, so the helpers draw them while this
     thread makes the next families. Each block draws from its own generator, so the numbers never
-    depend on which thread draws it, or when. Each histogram's column totals and documents are
-    taken here too, so the scores need no histogram (``compare_histograms`` lets them go)."""
+    depend on which thread draws it, or when. Each histogram's column totals are taken here too,
+    so the scores need no histogram (``compare_histograms`` lets them go); the histograms are
+    kept only for the exact test, which reads them again."""
     seed, width = resampling.seed, len(families)
     fams: list[list[_Family]] = [[] for _ in joints]
     pairs: list[tuple[int, int, int, _Swaps]] = []
@@ -2133,12 +2135,11 @@ def _queue_batch(
                 pairs.append((j, f, s, swaps))
             fam.queued()
     totals = [column_totals(joint.counts, joint.rows) for joint in joints]
-    documents = [int(joint.counts.sum()) for joint in joints]
-    return fams, pairs, queued, totals, documents
+    return fams, pairs, queued, totals, list(joints) if exact else []
 
 
 def _compare_batch(
-    joints: Sequence[Histogram] | None,
+    documents: Sequence[int],
     layouts: Sequence[tuple[tuple[str, ...], list[list[int]]]],
     names: Sequence[str],
     families: dict[str, list[int]],
@@ -2151,11 +2152,11 @@ def _compare_batch(
     queued: _Queued,
 ) -> list[Comparison]:
     """``compare_histograms`` of histograms with equal fields and no two equal, their blocks
-    queued (``_queue_batch``): this thread draws those no thread has taken while it waits.
-    ``joints`` are read only by the exact test (None otherwise)."""
+    queued (``_queue_batch``), each histogram's ``documents`` counted: this thread draws those no
+    thread has taken while it waits."""
     fields = layouts[0][0]
     width = len(families)
-    fams, pairs, drawn, wholes, documents = queued
+    fams, pairs, drawn, wholes, joints = queued
     sums = {key: np.concatenate([blocks.result(block) for block in done]) for key, done in drawn.items()}
     # Every block drawn: the draws' tables are let go before the scores (the next batch's
     # families are made and drawn meanwhile).
@@ -2225,8 +2226,7 @@ def _compare_batch(
         comparisons = []
         for s in range(1, systems):
             if exact:
-                assert joints is not None  # kept for the exact test
-                joint = joints[j]
+                joint = joints[j]  # (kept for the exact test)
                 tables = _split_joint(joint)
                 p_random = _randomization(
                     tables[0], tables[s], Draws(joint.counts), joint.counts, zd, credit, resampling, exact, beta
