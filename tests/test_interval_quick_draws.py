@@ -158,14 +158,17 @@ def test_the_same_seed_gives_the_same_intervals_whatever_the_chunks_jobs_and_eng
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_intervals_draws_are_those_of_compares_families(seed: int) -> None:
-    # The same generator calls in the same order: a family's resamples and an interval's are the
-    # same numbers (only how the top-up's picks are tallied differs), with and without a row that
-    # holds most of the documents.
+    # The same generator calls in the same order: where no row is drawn apart (no heads,
+    # ``_IntervalSampler._heads``), a family's resamples and an interval's are the same numbers
+    # (only how the top-up's picks are tallied differs). Where a row holds most of the documents,
+    # the intervals draw it after the others (tests/test_interval_coupled_draws.py): other numbers.
     rng = np.random.default_rng(seed)
     for counts in (rng.integers(1, 40, size=300), np.append(rng.integers(1, 9, size=200), 5000)):
         counts = counts.astype(np.int64)
         wanted = np.full(700, int(counts.sum()))
-        mine = _IntervalSampler(counts)._common(np.random.default_rng([seed, 1]), wanted)
+        drawn = _IntervalSampler(counts)
+        mine = drawn._common(np.random.default_rng([seed, 1]), wanted)
         theirs = significance._FamilySampler(counts)._common(np.random.default_rng([seed, 1]), wanted)
-        assert mine.dtype == np.int64 and np.array_equal(mine, theirs)
+        assert mine.dtype == np.int64 and np.array_equal(mine, theirs) == (drawn.heads == 0)
         assert (mine.sum(axis=1) == wanted).all()
+    assert drawn.heads == 1

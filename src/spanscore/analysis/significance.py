@@ -595,9 +595,10 @@ def _draw_cost(draws: Draws, columns: int) -> float:
     takes about 8 ns of the 20, and have no rare rows). A function of the histogram alone, so the
     choice it makes never depends on how the corpus was counted."""
     sampler = draws.sampler
-    spread = math.sqrt(sampler.pooled * (2 - sampler.pooled / max(sampler.n, 1)))
     row = 14 if isinstance(sampler, _IntervalSampler) else 20
-    return float(700 + row * draws.common.shape[0] + 6.7 * draws.rare_weight + 15 * spread + 0.02 * draws.k * columns)
+    return float(
+        700 + row * draws.common.shape[0] + 6.7 * draws.rare_weight + sampler.top_up_ns + 0.02 * draws.k * columns
+    )
 
 
 def _draw_parts(hist: Histogram, table: _Table) -> list[tuple[str, list[int], _Table, Draws]]:
@@ -1286,22 +1287,17 @@ class _Sampler:
         self.rare_documents = np.repeat(np.arange(self.rare.shape[0]), counts[self.rare])
         held = counts[self.common]
         self.held = int(held.sum())
-        # A row that holds most of the common documents (a group's documents without a mention
-        # in it) comes first and draws a binomial; the others' multinomial over the draws left
-        # then needs a top-up of far fewer single draws (about 3 sqrt(draws)).
-        first = int(np.argmax(held)) if held.shape[0] > 1 else -1
-        self.big_share = float(held[first]) / self.held if first >= 0 and 2 * held[first] > self.held else 0.0
-        if self.big_share:
-            order = np.concatenate(([first], np.delete(np.arange(held.shape[0]), first)))
+        # The rows drawn before the pool (``_heads``: here the row that holds most of the common
+        # documents, if one does), first among ``common``.
+        heads = self._heads(held)
+        self.heads = int(heads.shape[0])
+        if self.heads:
+            order = np.concatenate((heads, np.delete(np.arange(held.shape[0]), heads)))
             self.common, held = self.common[order], held[order]
-        pool = held[1:] if self.big_share else held
+        self.big_share = float(held[0]) / self.held if self.heads and not self.COUPLED else 0.0
+        pool = held[self.heads :]
         self.pooled = int(pool.sum())
-        # The draws left for the pooled rows are binomial over the corpus's documents (mean
-        # ``pooled``) and the Poisson counts' sum is Poisson: the rate stays ``MARGIN`` standard
-        # deviations of their difference below, so one resample in about fifteen is drawn again
-        # and the top-up is about that many standard deviations of single draws.
-        spread = math.sqrt(self.pooled * (2 - self.pooled / max(self.n, 1)))
-        self.rate = max(0.0, self.pooled - MARGIN * spread - 1)
+        self.rate = self._rate()
         # The rows whose Poisson counts are looked up first, those numpy draws after them: rates
         # past ``POISSON_TABLE``, and, where the distinct rates' tables would hold more than
         # ``TABLE_ENTRIES`` counts, the rows of the largest ones (few rows each: a larger corpus
@@ -1315,7 +1311,7 @@ class _Sampler:
         if generated.any():
             order = np.argsort(generated, kind="stable")
             pool = pool[order]
-            self.common[int(bool(self.big_share)) :] = self.common[int(bool(self.big_share)) :][order]
+            self.common[self.heads :] = self.common[self.heads :][order]
         self.looked_up = int(pool.shape[0] - generated.sum())
         self.picks = _Picks(pool)  # the top-up's single draws
         self.share: FloatArray = pool / max(self.pooled, 1)
@@ -1323,6 +1319,25 @@ class _Sampler:
         self._pool = pool
         self._tables: tuple[CountTables, _TableColumns] | None = None
         self._lock = threading.Lock()
+
+    COUPLED = False  # the heads' draws coupled with the pool's Poisson sum (``_IntervalSampler``)
+
+    def _heads(self, held: IntArray) -> IntArray:
+        """A row that holds most of the common documents (a group's documents without a mention
+        in it) comes first and draws a binomial; the others' multinomial over the draws left then
+        needs a top-up of far fewer single draws (about 3 sqrt(draws))."""
+        first = int(np.argmax(held)) if held.shape[0] > 1 else -1
+        return np.array([first] if first >= 0 and 2 * held[first] > self.held else [], dtype=np.intp)
+
+    def _rate(self) -> float:
+        """The pooled rows' Poisson rate. The draws left for them are binomial over the corpus's
+        documents (mean ``pooled``) and the Poisson counts' sum is Poisson: the rate stays
+        ``MARGIN`` standard deviations of their difference below, so one resample in about
+        fifteen is drawn again and the top-up is about that many standard deviations of single
+        draws."""
+        spread = math.sqrt(self.pooled * (2 - self.pooled / max(self.n, 1)))
+        self.top_up_ns = 15 * spread  # ``_draw_cost``'s share of the top-up
+        return max(0.0, self.pooled - MARGIN * spread - 1)
 
     def plan(self, n: int) -> list[int]:
         return _plan(n, self.k + int(self.rare_documents.shape[0]))
@@ -1745,6 +1760,27 @@ class _FamilySampler(_Sampler):
         return cast(IntArray, out)
 
 
+COUPLING = 2.0  # standard deviations of the coupled shortfall's spread between the draws left and the Poisson sum
+HEADS = 64  # rows an interval's sampler draws after its pool (``_IntervalSampler._heads``), at most
+LOOKUP_NS, PICK_NS, NUMPY_NS = 7.0, 7.0, 45.0  # a Poisson count looked up, a top-up's pick, one of numpy's counts
+
+
+def _binomial_support(n: int, q: float) -> tuple[IntArray, IntArray]:
+    """The counts a table of the binomial of ``n`` draws of probability ``q`` holds: by
+    Bernstein's bound (``P(|X - nq| >= t) <= exp(-t^2 / 2 (nq(1 - q) + t/3))``) the counts outside
+    have a probability below ``exp(-TAIL)`` on each side."""
+    third = TAIL / 3
+    t = third + math.sqrt(third * third + 2 * TAIL * n * q * (1 - q))
+    lo, hi = max(0, math.floor(n * q - t)), min(n, math.ceil(n * q + t))
+    return np.array([lo], dtype=np.int64), np.array([hi], dtype=np.int64)
+
+
+def _draws_left_ratio(n: int, q: float, k: IntArray, table: IntArray) -> FloatArray:
+    """log(P(k) / P(k - 1)) of the binomial of ``n`` draws of probability ``q``."""
+    out: FloatArray = np.log((n - k + 1) / np.maximum(k, 1)) + math.log(q / (1 - q))
+    return out
+
+
 class _IntervalSampler(_FamilySampler):
     """The intervals' bootstrap resamples (``evaluate --ci``, per type, per bucket, per group):
     every row's Poisson count read from ``_QuickCounts``' 12-bit bins, as compare's families draw
@@ -1752,7 +1788,117 @@ class _IntervalSampler(_FamilySampler):
     a few hundred: their counts cost less than picking their documents one by one), and the
     top-up's picks tallied as ``_Sampler`` tallies them (a resample's few hundred picks fall on
     about as many cells as it has rows, where adding each pick where it falls costs more). The
-    same distribution as ``_Sampler``'s: a multinomial over the rows."""
+    same distribution as ``_Sampler``'s: a multinomial over the rows.
+
+    Its largest rows (the heads, ``_heads``: those numpy's Poisson sampler would draw, and a
+    group's documents without a mention in it) are drawn last, a multinomial of the draws the
+    pool leaves them, and how many draws the pool gets (binomial) is coupled with its Poisson
+    sum. The pool's Poisson counts given their sum ``s`` are multinomial over ``s`` draws whatever
+    is drawn from ``s`` alone, so the pool's draws ``w`` may be read from the same uniform as
+    ``s`` (``s``'s uniform, exactly uniform given ``s``'s table: a uniform among its 2^53 grid's
+    values of ``s``, looked up in ``w``'s table), as long as the counts are drawn again wherever
+    ``s`` passes ``w`` (given ``w``, those are Poisson counts given that their sum is at most
+    ``w``: multinomial given their sum too). Each resample then tops the pool up by ``w - s``
+    single draws and the heads take the rest. ``w`` and ``s`` rise together, so ``w - s`` moves
+    by the difference of their spreads, not by their spreads' sum: the top-up is ``COUPLING``
+    times that difference, where independent draws (the rate ``MARGIN`` standard deviations of
+    both below) needed about 1.64 times their combined spread, and the heads' counts (a few
+    dozen of numpy's binomials, about as costly as the Poisson counts numpy drew for them)
+    leave the pool's sum a smaller spread than the whole's."""
+
+    COUPLED = True
+
+    def __init__(self, counts: IntArray) -> None:
+        super().__init__(counts)
+        head = counts[self.common[: self.heads]].astype(np.float64)
+        self.head_shares: FloatArray = head / max(float(head.sum()), 1.0)
+
+    def _heads(self, held: IntArray) -> IntArray:
+        """The largest rows, as many as cost least to draw (an estimate from the histogram alone,
+        so the choice never depends on how the corpus was counted): each head is one of numpy's
+        binomials, each pooled row a count looked up (or numpy's Poisson count, past
+        ``POISSON_TABLE`` documents), and the top-up about ``COUPLING`` times the difference of
+        the spreads of the pool's draws and its Poisson sum (without heads: ``MARGIN``
+        standard deviations of the sum)."""
+        k, n = int(held.shape[0]), self.held
+        order = np.argsort(-held, kind="stable")[: min(HEADS, k - 1)]
+        if not order.shape[0]:
+            return order
+        taken = np.concatenate(([0], np.cumsum(held[order])))  # documents of the h largest rows
+        h = np.arange(taken.shape[0])
+        q = taken / n
+        pooled = n - taken
+        gap = COUPLING * np.maximum(np.sqrt(pooled) - np.sqrt(n * q * (1 - q)), 0) + 1
+        top_up = np.where(h > 0, gap, 1.64 * math.sqrt(n))
+        numpy_rows = int((held > POISSON_TABLE).sum()) - np.concatenate(([0], np.cumsum(held[order] > POISSON_TABLE)))
+        cost = (
+            PICK_NS * top_up + LOOKUP_NS * (k - h - numpy_rows) + NUMPY_NS * (numpy_rows + h)
+        )
+        cost[pooled - gap <= 0] = np.inf  # no Poisson counts left to couple with
+        best = int(np.argmin(cost))
+        return order[:best]
+
+    def _rate(self) -> float:
+        if not self.heads:
+            return super()._rate()
+        q = 1 - self.pooled / self.held  # the heads' share
+        gap = COUPLING * max(math.sqrt(self.pooled) - math.sqrt(self.held * q * (1 - q)), 0) + 1
+        self.top_up_ns = PICK_NS * gap + NUMPY_NS * self.heads
+        return max(0.0, self.pooled - gap)
+
+    @functools.cached_property
+    def _coupling(self) -> tuple[IntArray, int, IntArray, int]:
+        """The tables that couple the pool's draws with its Poisson sum: the sum's (a Poisson
+        count of the pool's whole rate) and the draws' (a binomial of the corpus's documents,
+        the pool's share), each count's bound on the grid of 2^53 (``CountTables``). (Threads
+        that race to make them make the same numbers.)"""
+        rate = np.array([self.rate])
+        sums = CountTables(*poisson_support(rate), functools.partial(_poisson_ratio, rate))
+        q = self.pooled / self.held
+        left = CountTables(*_binomial_support(self.held, q), functools.partial(_draws_left_ratio, self.held, q))
+        return sums.bounds, int(sums.lo[0]), left.bounds, int(left.lo[0])
+
+    def _common(self, rng: np.random.Generator, wanted: IntArray) -> IntArray:
+        """The multinomial over the common rows of ``wanted[r]`` draws: the pool's first (its
+        draws coupled with its Poisson sum), then the heads' over the draws left."""
+        if not self.heads:
+            return self._pooled(rng, wanted)
+        if (wanted == self.held).all():  # the intervals' draws (no rare rows): every resample's
+            left, pool = self._coupled(rng, wanted.shape[0])
+        else:
+            left = rng.binomial(wanted, self.pooled / self.held)
+            pool = self._pooled(rng, left)
+        rest = wanted - left
+        heads = rest[:, None] if self.heads == 1 else rng.multinomial(rest, self.head_shares)
+        out: IntArray = np.concatenate((heads.astype(np.int64, copy=False), pool), axis=1)
+        return out
+
+    def _common_summed(
+        self, rng: np.random.Generator, wanted: IntArray, common_rows: npt.NDArray[Any]
+    ) -> FloatArray:
+        return _product(self._common(rng, wanted), common_rows)
+
+    def _coupled(self, rng: np.random.Generator, size: int) -> tuple[IntArray, IntArray]:
+        """``size`` resamples of all the corpus's documents: the pool's draws (each a binomial)
+        and the pool's multinomial over them."""
+        sums_bounds, sums_lo, left_bounds, left_lo = self._coupling
+        counts = self._fixed(rng, size)
+        sums = counts.sum(axis=1)
+        # The sum's uniform: uniform among the grid's values that give it, so uniform over the
+        # grid; past the sum's table (a probability below 2^-64) its first or last count's.
+        at = np.clip(sums - sums_lo, 0, sums_bounds.shape[0] - 1)
+        upper = sums_bounds[at]
+        lower = np.where(at > 0, sums_bounds[at - 1], 0)
+        uniform = lower + rng.integers(0, np.maximum(upper - lower, 1))
+        left = left_lo + np.minimum(np.searchsorted(left_bounds, uniform, side="right"), left_bounds.shape[0] - 1)
+        over = np.flatnonzero(sums > left)
+        while over.shape[0]:  # a few resamples in a hundred (``COUPLING``), drawn again
+            again = self._poisson(rng, left[over])
+            counts[over] = again
+            sums[over] = again.sum(axis=1)
+            over = over[sums[over] > left[over]]
+        self._top_up(rng, counts, left - sums)
+        return left, counts
 
     def _fixed(self, rng: np.random.Generator, size: int) -> IntArray:
         """``_FamilySampler._fixed``'s counts (the same draws), as whole numbers: the top-up
