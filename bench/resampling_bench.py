@@ -96,6 +96,8 @@ STEPS = {  # (owner, name): the steps timed apart with --steps (thread CPU, in o
     ("s._Sampler", "_top_up"): "of which the top-up",
     ("s._Picks", "rows"): "of which the top-up's picks",
     ("s._FamilySampler", "_pooled"): "quick rows' draws",
+    ("s._IntervalSampler", "_common"): "intervals' common rows' draws",
+    ("s._IntervalSampler", "_coupled"): "of which the pool coupled with its draws",
     ("s._Sampler", "_poisson"): "of which Poisson counts",
     ("s._QuickCounts", "draw"): "of which quick lookups",
     ("s", "_tallies"): "rare rows' tallies",

@@ -115,6 +115,11 @@ def numpy_multinomial(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(_Sampler, "RARE", 8)
     monkeypatch.setattr(_Sampler, "_common", common)
+    # The intervals' sampler as well, its heads drawn first as the row holding most documents was.
+    monkeypatch.setattr(significance._IntervalSampler, "COUPLED", False)
+    monkeypatch.setattr(significance._IntervalSampler, "_heads", _Sampler._heads)
+    monkeypatch.setattr(significance._IntervalSampler, "_rate", _Sampler._rate)
+    monkeypatch.setattr(significance._IntervalSampler, "_common", common)
 
 
 @pytest.fixture(scope="module")

@@ -110,7 +110,9 @@ def test_the_coupled_resamples_are_exactly_multinomial(
 
 
 @pytest.mark.parametrize("coupling", [significance.COUPLING, 0.5, -2.0])
-def test_the_pools_draws_are_binomial_and_the_rows_multinomial(coupling: float, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_pools_draws_are_binomial_and_the_rows_multinomial(
+    coupling: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(significance, "COUPLING", coupling)
     rng = np.random.default_rng(3)
     counts = np.append(rng.integers(1, 9, size=200), [5000, 3000, 1500]).astype(np.int64)
