@@ -1860,30 +1860,35 @@ class _IntervalSampler(_FamilySampler):
 
     def _common(self, rng: np.random.Generator, wanted: IntArray) -> IntArray:
         """The multinomial over the common rows of ``wanted[r]`` draws: the pool's first (its
-        draws coupled with its Poisson sum), then the heads' over the draws left."""
+        draws coupled with its Poisson sum), then the heads' over the draws left. With heads, as
+        floats (whole numbers): the rows they multiply are floats, and the pool's few top-up
+        picks are added where they fall."""
         if not self.heads:
             return self._pooled(rng, wanted)
+        out = np.empty((wanted.shape[0], self.heads + self.share.shape[0]))
         if (wanted == self.held).all():  # the intervals' draws (no rare rows): every resample's
-            left, pool = self._coupled(rng, wanted.shape[0])
+            left = self._coupled(rng, out)
         else:
             left = rng.binomial(wanted, self.pooled / self.held)
-            pool = self._pooled(rng, left)
+            out[:, self.heads :] = self._pooled(rng, left)
         rest = wanted - left
-        heads = rest[:, None] if self.heads == 1 else rng.multinomial(rest, self.head_shares)
-        out: IntArray = np.concatenate((heads.astype(np.int64, copy=False), pool), axis=1)
-        return out
+        out[:, : self.heads] = rest[:, None] if self.heads == 1 else rng.multinomial(rest, self.head_shares)
+        return cast(IntArray, out)
 
     def _common_summed(
         self, rng: np.random.Generator, wanted: IntArray, common_rows: npt.NDArray[Any]
     ) -> FloatArray:
         return _product(self._common(rng, wanted), common_rows)
 
-    def _coupled(self, rng: np.random.Generator, size: int) -> tuple[IntArray, IntArray]:
-        """``size`` resamples of all the corpus's documents: the pool's draws (each a binomial)
-        and the pool's multinomial over them."""
+    def _coupled(self, rng: np.random.Generator, out: FloatArray) -> IntArray:
+        """Resamples of all the corpus's documents, one a row of ``out``: the pool's draws (each
+        a binomial, returned) and the pool's multinomial over them, written after the heads'
+        columns."""
         sums_bounds, sums_lo, left_bounds, left_lo = self._coupling
-        counts = self._fixed(rng, size)
-        sums = counts.sum(axis=1)
+        size, width = out.shape
+        counts = out[:, self.heads :]
+        self._fill(rng, counts)
+        sums = counts.sum(axis=1).astype(np.int64)
         # The sum's uniform: uniform among the grid's values that give it, so uniform over the
         # grid; past the sum's table (a probability below 2^-64) its first or last count's.
         at = np.clip(sums - sums_lo, 0, sums_bounds.shape[0] - 1)
@@ -1897,8 +1902,32 @@ class _IntervalSampler(_FamilySampler):
             counts[over] = again
             sums[over] = again.sum(axis=1)
             over = over[sums[over] > left[over]]
-        self._top_up(rng, counts, left - sums)
-        return left, counts
+        # The top-up: a few picks a resample, each added where it falls (a tally of every cell
+        # would touch the whole table for them).
+        missing = left - sums
+        total = int(missing.sum())
+        cells = out.reshape(-1)
+        resample_of = np.repeat(np.arange(size, dtype=np.int32), missing)
+        for start in range(0, total, TOP_UP_PIECE):  # the working arrays keep one size
+            stop = min(start + TOP_UP_PIECE, total)
+            row_of = resample_of[start:stop].astype(np.intp)
+            row_of *= width
+            row_of += self.heads
+            picked = self.picks.rows(rng, stop - start)
+            picked += row_of
+            np.add.at(cells, picked, 1.0)
+        return cast(IntArray, left)
+
+    def _fill(self, rng: np.random.Generator, out: npt.NDArray[Any]) -> None:
+        """``_fixed``'s counts (the same draws) written into ``out``."""
+        if not self.rate:
+            out[...] = 0
+            return
+        if self.looked_up:
+            self._quick_counts().draw(rng, out.shape[0], out[:, : self.looked_up])
+        size, k = out.shape
+        if k > self.looked_up:
+            out[:, self.looked_up :] = rng.poisson(self.generated_rates, size=(size, k - self.looked_up))
 
     def _fixed(self, rng: np.random.Generator, size: int) -> IntArray:
         """``_FamilySampler._fixed``'s counts (the same draws), as whole numbers: the top-up
