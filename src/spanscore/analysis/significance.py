@@ -604,7 +604,6 @@ def _draw_cost(draws: Draws, columns: int) -> float:
 def _draw_parts(hist: Histogram, table: _Table) -> list[tuple[str, list[int], _Table, Draws]]:
     """How ``hist`` (whose ``_Table`` is ``table``) is drawn: whole (one part named ``""``) or
     by family (``interval_families``), each part's name, columns, table and draws."""
-    whole_draws = Draws(hist.counts, quick=True)
     narrowed = {
         name: (cols, narrow, Draws(narrow.counts, quick=True))
         for name, cols in interval_families(hist.fields).items() if name
@@ -615,8 +614,13 @@ def _draw_parts(hist: Histogram, table: _Table) -> list[tuple[str, list[int], _T
     # Drawn apart only where that is cheaper: each family's draws have a cost of their own (the
     # top-up of its Poisson counts), which a small histogram's whole draws may not exceed.
     apart = sum(_draw_cost(draws, len(cols)) for cols, _, draws in narrowed.values())
-    if not narrowed or _draw_cost(whole_draws, len(hist.fields)) <= apart:
-        return [("", list(range(len(hist.fields))), table, whole_draws)]
+    # The whole's sampler is made only where its cost may be the lower: what its rows' lookups
+    # and products cost alone (``_draw_cost`` less its top-up) is a bound from below.
+    k, common = int(hist.counts.shape[0]), int((hist.counts > _IntervalSampler.RARE).sum())
+    if not narrowed or 700 + 14 * common + 0.02 * k * len(hist.fields) <= apart:
+        whole_draws = Draws(hist.counts, quick=True)
+        if not narrowed or _draw_cost(whole_draws, len(hist.fields)) <= apart:
+            return [("", list(range(len(hist.fields))), table, whole_draws)]
     return [
         (name, cols, _Table(narrow.rows, narrow.counts, narrow.fields), draws)
         for name, (cols, narrow, draws) in narrowed.items()
@@ -1229,12 +1233,14 @@ class CountTables:
         return found
 
 
-@dataclass(frozen=True)
 class _TableColumns:
-    tables: IntArray
-    shift: IntArray
-    first_bin: IntArray
-    base: IntArray
+    """What ``CountTables.draw`` needs of each column's table. (A plain class: a dataclass costs
+    a millisecond or two of an interval run's imports.)"""
+
+    __slots__ = ("base", "first_bin", "shift", "tables")
+
+    def __init__(self, tables: IntArray, shift: IntArray, first_bin: IntArray, base: IntArray) -> None:
+        self.tables, self.shift, self.first_bin, self.base = tables, shift, first_bin, base
 
 MARGIN = 1.5  # standard deviations the Poisson counts' sum stays below the draws wanted
 TABLE_LIMIT = 1 << 18  # pooled documents listed one by one for the top-up (1 MB), at most: above, an alias table
@@ -1775,9 +1781,14 @@ def _binomial_support(n: int, q: float) -> tuple[IntArray, IntArray]:
     return np.array([lo], dtype=np.int64), np.array([hi], dtype=np.int64)
 
 
-def _draws_left_ratio(n: int, q: float, k: IntArray, table: IntArray) -> FloatArray:
-    """log(P(k) / P(k - 1)) of the binomial of ``n`` draws of probability ``q``."""
-    out: FloatArray = np.log((n - k + 1) / np.maximum(k, 1)) + math.log(q / (1 - q))
+def _coupling_ratio(rate: float, n: int, q: float, k: IntArray, table: IntArray) -> FloatArray:
+    """log(P(k) / P(k - 1)) of the coupling's two tables: table 0 a Poisson count of ``rate``,
+    table 1 the binomial of ``n`` draws of probability ``q`` (past ``n``, where its row is padded,
+    the ratio only falls)."""
+    k = np.maximum(k, 1)
+    poisson = math.log(rate) - np.log(k)
+    binomial = np.log(np.maximum(n - k + 1, 1) / k) + math.log(q / (1 - q))
+    out: FloatArray = np.where(table == 0, poisson, binomial)
     return out
 
 
@@ -1852,11 +1863,15 @@ class _IntervalSampler(_FamilySampler):
         count of the pool's whole rate) and the draws' (a binomial of the corpus's documents,
         the pool's share), each count's bound on the grid of 2^53 (``CountTables``). (Threads
         that race to make them make the same numbers.)"""
-        rate = np.array([self.rate])
-        sums = CountTables(*poisson_support(rate), functools.partial(_poisson_ratio, rate))
-        q = self.pooled / self.held
-        left = CountTables(*_binomial_support(self.held, q), functools.partial(_draws_left_ratio, self.held, q))
-        return sums.bounds, int(sums.lo[0]), left.bounds, int(left.lo[0])
+        rate, q = np.array([self.rate]), self.pooled / self.held
+        (sums_lo, sums_hi), (left_lo, left_hi) = poisson_support(rate), _binomial_support(self.held, q)
+        # Both in one call: table 0 the sum's, table 1 the draws' (each table's numbers its own).
+        tables = CountTables(
+            np.concatenate((sums_lo, left_lo)), np.concatenate((sums_hi, left_hi)),
+            functools.partial(_coupling_ratio, float(self.rate), self.held, q),
+        )
+        split = int(tables.start[1])
+        return tables.bounds[:split], int(sums_lo[0]), tables.bounds[split:], int(left_lo[0])
 
     def _common(self, rng: np.random.Generator, wanted: IntArray) -> IntArray:
         """The multinomial over the common rows of ``wanted[r]`` draws: the pool's first (its
