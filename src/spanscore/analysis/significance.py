@@ -590,7 +590,8 @@ def _draw_cost(draws: Draws, columns: int) -> float:
     a process that keeps freed memory for reuse as spanscore's do, within 15% of the clock on
     each: a common row's Poisson count looked up, its table and its product about 20 ns, a rare
     document's pick and tally about 6.7 ns, the top-up about 15 ns a standard deviation of the
-    Poisson counts' shortfall (``_Sampler``), the calls about 0.7 us, the products about 0.02 ns
+    Poisson counts' shortfall (``_Sampler``; the intervals' heads and their top-up's few picks:
+    ``_IntervalSampler``'s ``top_up_ns``), the calls about 0.7 us, the products about 0.02 ns
     a cell of the rows; the intervals' draws read every row's count from 12-bit bins, which
     takes about 8 ns of the 20, and have no rare rows). A function of the histogram alone, so the
     choice it makes never depends on how the corpus was counted."""
@@ -1800,10 +1801,11 @@ class _IntervalSampler(_FamilySampler):
     """The intervals' bootstrap resamples (``evaluate --ci``, per type, per bucket, per group):
     every row's Poisson count read from ``_QuickCounts``' 12-bit bins, as compare's families draw
     them (``_FamilySampler``), the rows held by one or two documents too (a histogram's rows are
-    a few hundred: their counts cost less than picking their documents one by one), and the
-    top-up's picks tallied as ``_Sampler`` tallies them (a resample's few hundred picks fall on
-    about as many cells as it has rows, where adding each pick where it falls costs more). The
-    same distribution as ``_Sampler``'s: a multinomial over the rows.
+    a few hundred: their counts cost less than picking their documents one by one). Without
+    heads (below), the top-up's picks are tallied as ``_Sampler`` tallies them (a resample's few
+    hundred picks fall on about as many cells as it has rows, where adding each pick where it
+    falls costs more); with heads, the top-up is a few picks a resample, each added where it
+    falls. The same distribution as ``_Sampler``'s: a multinomial over the rows.
 
     Its largest rows (the heads, ``_heads``: those numpy's Poisson sampler would draw, and a
     group's documents without a mention in it) are drawn last, a multinomial of the draws the
