@@ -997,7 +997,8 @@ def train_index(path: str | Path, reading: Reading, jobs: int = 1) -> TrainIndex
     def keys_of(chunk: Chunk) -> PartKeys:
         return part_keys(*read(chunk))
 
-    keyed = merge_keys(list(forked_map(keys_of, chunks, min(jobs, len(chunks)))))
+    # Folded as the workers send them: what waits is a few parts' distinct keys, not every part's.
+    keyed = merge_keys(forked_map(keys_of, chunks, min(jobs, len(chunks))))
 
     def occurrences_of(chunk: Chunk) -> IntArray:
         return part_occurrences(read(chunk)[1], keyed)

@@ -26,7 +26,7 @@ import itertools
 import math
 import re
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -452,13 +452,16 @@ def build_index_parts(parts: Sequence[tuple[Spans, Text]]) -> TrainIndex:
 
 @dataclass(frozen=True)
 class PartKeys:
-    """What one part of a training corpus says before its occurrences are counted: the key hash,
-    word count and type (``type_index`` into ``names``) of each mention with words, and the hashes
-    of its words."""
+    """What one part of a training corpus says before its occurrences are counted: each distinct
+    (key, type) of its mentions with words, as the key's hash, word count, type (``type_index``
+    into ``names``) and how many mentions have it, and the hashes of its words. Distinct, not
+    mention by mention: a training corpus repeats its mentions' strings, and what a part holds
+    and sends back then follows its distinct keys, not its size."""
 
     hashes: U64Array
     words: IntArray
     type_index: IntArray
+    counts: IntArray
     names: tuple[str, ...]
     vocabulary: U64Array
 
@@ -467,7 +470,46 @@ def part_keys(spans: Spans, text: Text, words: _Words | None = None) -> PartKeys
     words = _Words.of(text) if words is None else words
     hashes, n_words = words.keys(spans, text)
     full = n_words > 0
-    return PartKeys(hashes[full], n_words[full], spans.type[full], tuple(spans.types), np.unique(words.hashes()))
+    return _distinct_keys(
+        hashes[full], n_words[full], spans.type[full].astype(np.int64), np.ones(int(full.sum()), dtype=np.int64),
+        tuple(spans.types), np.unique(words.hashes()),
+    )
+
+
+def _distinct_keys(
+    hashes: U64Array, n_words: IntArray, types: IntArray, counts: IntArray, names: tuple[str, ...], vocabulary: U64Array
+) -> PartKeys:
+    """Rows of equal (hash, type) summed into one, in the order of (hash, type)."""
+    order = np.lexsort((types, hashes))
+    hashes, n_words, types, counts = hashes[order], n_words[order], types[order], counts[order]
+    first = np.ones(hashes.shape[0], dtype=bool)
+    first[1:] = (hashes[1:] != hashes[:-1]) | (types[1:] != types[:-1])
+    starts = np.flatnonzero(first)
+    summed = np.add.reduceat(counts, starts) if starts.shape[0] else np.zeros(0, dtype=np.int64)
+    return PartKeys(hashes[starts], n_words[starts], types[starts], summed.astype(np.int64), names, vocabulary)
+
+
+# Parts folded into one at a time while a training corpus's keys are gathered: what waits is a
+# few parts' distinct keys beside the running fold's, whatever the number of parts.
+FOLD_PARTS = 8
+
+
+def _fold_keys(parts: Sequence[PartKeys]) -> PartKeys:
+    """One part holding what ``parts`` hold (their types named in order of first appearance)."""
+    names: list[str] = []
+    for part in parts:
+        names += [t for t in part.names if t not in names]
+    type_of = [
+        np.array([names.index(t) for t in part.names] or [0], dtype=np.int64)[part.type_index] for part in parts
+    ]
+    return _distinct_keys(
+        np.concatenate([p.hashes for p in parts]) if parts else np.zeros(0, dtype=np.uint64),
+        np.concatenate([p.words for p in parts]) if parts else np.zeros(0, dtype=np.int64),
+        np.concatenate(type_of) if parts else np.zeros(0, dtype=np.int64),
+        np.concatenate([p.counts for p in parts]) if parts else np.zeros(0, dtype=np.int64),
+        tuple(names),
+        np.unique(np.concatenate([p.vocabulary for p in parts])) if parts else np.zeros(0, dtype=np.uint64),
+    )
 
 
 @dataclass(frozen=True)
@@ -490,23 +532,25 @@ class Keyed:
         return TrainIndex(self.keys, self.counts, self.types, total, self.vocabulary)
 
 
-def merge_keys(parts: Sequence[PartKeys]) -> Keyed:
-    names: list[str] = []
+def merge_keys(parts: Iterable[PartKeys]) -> Keyed:
+    """The keys of every part, folded as the parts come (``parts`` may be an iterator of the
+    workers' results): the same keys whatever the number of parts or the fold's steps."""
+    folded: PartKeys | None = None
+    waiting: list[PartKeys] = []
     for part in parts:
-        names += [t for t in part.names if t not in names]
-    type_of = [
-        np.array([names.index(t) for t in part.names] or [0], dtype=np.int64)[part.type_index] for part in parts
-    ]
-    hashes = np.concatenate([p.hashes for p in parts]) if parts else np.zeros(0, dtype=np.uint64)
-    n_words = np.concatenate([p.words for p in parts]) if parts else np.zeros(0, dtype=np.int64)
-    types = np.concatenate(type_of) if parts else np.zeros(0, dtype=np.int64)
-    keys, row = np.unique(hashes, return_inverse=True)
-    flat = np.bincount(row * len(names) + types, minlength=keys.shape[0] * len(names))
+        waiting.append(part)
+        if len(waiting) >= FOLD_PARTS:
+            folded = _fold_keys(([folded] if folded is not None else []) + waiting)
+            waiting = []
+    whole = _fold_keys(([folded] if folded is not None else []) + waiting)
+    names = list(whole.names)
+    keys, row = np.unique(whole.hashes, return_inverse=True)
+    flat = np.bincount(row * len(names) + whole.type_index, weights=whole.counts, minlength=keys.shape[0] * len(names))
+    # (float sums of whole numbers: exact below 2^53 mentions)
     counts = flat.reshape(keys.shape[0], len(names)).astype(np.int64)
     length = np.zeros(keys.shape[0], dtype=np.int64)
-    length[row] = n_words
-    vocabulary = np.unique(np.concatenate([p.vocabulary for p in parts])) if parts else np.zeros(0, dtype=np.uint64)
-    return Keyed(keys, counts, tuple(names), length, vocabulary)
+    length[row] = whole.words
+    return Keyed(keys, counts, tuple(names), length, whole.vocabulary)
 
 
 def part_occurrences(text: Text, keyed: Keyed, words: _Words | None = None) -> IntArray:
