@@ -137,12 +137,16 @@ class JointRows:
             return
         self.rows, self.counts = _merged(self.rows.astype(kind, copy=False), self.counts, rows, counts)
 
-    def histogram(self) -> Histogram | None:
-        """Every block merged, as a ``Histogram`` (None where no block came)."""
+    def histogram(self, *, in_bytes: bool = False) -> Histogram | None:
+        """Every block merged, as a ``Histogram`` (None where no block came). With ``in_bytes``,
+        rows held in bytes are handed over as they are: the histogram that narrowing the 16-bit
+        one to bytes gives (``analysis.buckets.in_bytes``), with no 16-bit copy made between."""
         self._merge()
         if self.rows is None or self.fields is None:
             return None
         rows, self.rows = self.rows, None
+        if in_bytes and rows.dtype == np.uint8 and rows.size:
+            return Histogram(np.ascontiguousarray(rows), self.counts, self.fields)
         # In the type ``compact_rows`` gives them, widened where they lie (not copied beside the
         # narrow rows: 1.5 times the histogram's bytes at once).
         rows = _widened(rows) if rows.dtype.kind == "u" else compact_rows(rows)
@@ -483,7 +487,8 @@ def _alike(counters: Sequence[PartCounter]) -> _SideBySide | None:
 @dataclass
 class Paired:
     """Each system's folded total, and the systems' joint rows as one histogram (system ``s``'s
-    fields prefixed ``s:``; None where no part had per-document rows)."""
+    fields prefixed ``s:``, rows in bytes where every count fits; None where no part had
+    per-document rows)."""
 
     totals: list[PartResult]
     joint: Histogram | None
@@ -550,7 +555,10 @@ def run_paired(
     flush(np.iinfo(np.int64).max)
     totals = [s.folder.total() for s in streams]
     unit = next((s.unit for s in streams if s.unit is not None), "document")
-    return Paired(totals, joint.histogram(), unit)
+    # In bytes where every count fits, as the bucket comparison hands its histograms on: its
+    # readers (the paired tests, each system's per-document state) make 16-bit histograms of its
+    # columns, the same numbers, and the 16-bit rows are never made beside the bytes.
+    return Paired(totals, joint.histogram(in_bytes=True), unit)
 
 
 __all__ = [
