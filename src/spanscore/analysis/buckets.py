@@ -302,7 +302,7 @@ class _Pile:
         out[0] = 0
         out[1:] = rows
         del rows
-        return Histogram(out, np.concatenate(([missing], counts)).astype(np.int64), self.fields)
+        return Histogram(out, np.concatenate((np.array([missing], dtype=np.int64), counts), dtype=np.int64), self.fields)
 
 
 def in_bytes(hist: Histogram) -> Histogram:
