@@ -182,3 +182,26 @@ def test_compare_joint_in_bytes(tmp_path: Any) -> None:
         np.testing.assert_array_equal(one.closed.rows, other.closed.rows)
         np.testing.assert_array_equal(one.closed.counts, other.closed.counts)
     assert result.tests is not None
+
+
+@pytest.mark.parametrize(("least", "share", "most"), [(0, 0.5, 300), (64, 1.0, 500), (64, 2.0, 0), (0, 0.5, 0)])
+def test_waiting_rows_bounded_and_the_same_histogram(least: int, share: float, most: int) -> None:
+    # Blocks wait for at most ``most`` rows (and one block) once the merged rows are many; the
+    # histogram is every block's rows counted at once, whatever the bound.
+    rng = np.random.default_rng(most + least)
+    blocks = _blocks(rng, 40, 120, 2, True)
+    joint = JointRows(least=least or 1, share=share, most=most)
+    waited = 0
+    for block in blocks:
+        joint.add(block)
+        waited = max(waited, joint.waiting_rows)
+        merged = 0 if joint.rows is None else joint.rows.shape[0]
+        bound = int(merged * share) if not most else min(int(merged * share), most)
+        assert joint.waiting_rows <= max(least or 1, bound)
+    if most:
+        assert waited <= most
+    rows = np.concatenate([b.rows.astype(np.int64) for b in blocks])
+    whole = Histogram.of(rows, FIELDS, np.concatenate([b.counts.astype(np.int64) for b in blocks]))
+    got = joint.histogram()
+    assert got is not None
+    _same(got, whole)

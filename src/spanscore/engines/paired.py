@@ -61,6 +61,10 @@ def landed(h: Histogram) -> Histogram:
 
 
 MERGE_ROWS = 8192  # rows waiting beside the merged ones before a merge, at least (``JointRows``)
+# ... and at most, once the merged rows are many: at a million sentences the blocks of the
+# corpus's and the largest bucket's joint rows waited for up to 10 MB of rows (in bytes) each,
+# and each merge joined them in one array beside the merged rows (docs/benchmarks.md).
+MERGE_MOST = 32768
 
 
 def _narrowest(rows: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -89,9 +93,13 @@ class JointRows:
     waiting: list[tuple[npt.NDArray[Any], IntArray]] = field(default_factory=list)  # counts narrow too
     waiting_rows: int = 0
     # Blocks wait until they hold more rows than ``least`` (``MERGE_ROWS`` where 0) and than
-    # ``share`` of the merged rows: a small histogram (one group's) merges by ``Histogram.pile``'s rule.
+    # ``share`` of the merged rows: a small histogram (one group's) merges as ``Histogram.pile``
+    # does, a large one a bounded number of rows at a time.
     least: int = 0
     share: float = 0.5
+    # ... but no more than ``most`` rows (0: no bound): the last merges of a large histogram
+    # would otherwise wait for half its rows, and copy them all at once beside the merged ones.
+    most: int = MERGE_MOST
 
     def add(self, block: Histogram) -> None:
         if self.fields is None:
@@ -103,7 +111,10 @@ class JointRows:
                 self.waiting.append((_narrowest(h.rows), _narrowest(h.counts)))
                 self.waiting_rows += h.rows.shape[0]
         merged = 0 if self.rows is None else self.rows.shape[0]
-        if self.waiting_rows > max(self.least or MERGE_ROWS, int(merged * self.share)):
+        bound = int(merged * self.share)
+        if self.most:
+            bound = min(bound, self.most)
+        if self.waiting_rows > max(self.least or MERGE_ROWS, bound):
             self._merge()
 
     def _merge(self) -> None:
