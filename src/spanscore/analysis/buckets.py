@@ -243,15 +243,15 @@ class _Pile:
     """A group's joint histogram as its blocks come: ``engines.paired.JointRows`` (the blocks
     waiting and the merged rows held in bytes where the counts fit, the counts of the blocks in
     the narrowest integers; the same rows, order and counts as merging ``Histogram``s), merged
-    once the blocks waiting hold more rows than ``PILE_ROWS`` and than the merged ones (but at
-    most ``engines.paired.MERGE_MOST``), so each row is merged in a few times and what waits stays
-    within the merged rows' size (twice it waited before: 10 MB of the largest bucket's rows at a
-    million sentences). Blocks come as counted here or as a worker ships them
-    (``engines.paired.shipped``): neither is widened to 16 bits."""
+    by ``Histogram.pile``'s rule for small histograms (one type's, one bucket's): once the blocks
+    waiting hold more rows than ``PILE_ROWS`` and twice the merged ones, so each row is merged
+    in a few times at most, and at most ``engines.paired.MERGE_MOST`` rows wait (the largest
+    bucket's blocks waited for 10 MB of rows at a million sentences). Blocks come as counted here
+    or as a worker ships them (``engines.paired.shipped``): neither is widened to 16 bits."""
 
     def __init__(self, fields: tuple[str, ...]) -> None:
         self.fields = fields
-        self.joint = JointRows(fields, least=doc_stages.PILE_ROWS, share=1.0)
+        self.joint = JointRows(fields, least=doc_stages.PILE_ROWS, share=2.0)
 
     @property
     def merged(self) -> Histogram:
