@@ -3,6 +3,7 @@
 process, traced by ``tracemalloc``.
 
     python bench/memory_trace.py [--depth 1] [--workers-traced] -- compare G A B --buckets length --json
+    python bench/memory_trace.py --resident [--every 0.002] -- compare G A B --json
 
 Printed (to stderr): the pairing phase's traced peak and what it leaves held (``run_grouped``,
 ``run_paired``), every histogram of distinct rows it made (distinct rows, bytes), the traced peak
@@ -13,6 +14,13 @@ memory. With
 glibc's heap (``mallinfo2``: in use and free), and with ``--workers-traced`` also its traced
 peak and largest sites (tracing slows the workers). The client runs the whole command traced,
 so its times are not the CLI's.
+
+With ``--resident`` nothing is traced: a thread reads this process's resident memory every
+``--every`` seconds and, each time it passes its highest reading by 1 MB, notes the main thread's
+stack (spanscore's frames) and glibc's heap; printed: each phase's (pairing, the rest) highest
+resident reading, where the main thread was then, and the last few readings that raised it.
+The process is set up as the CLI sets up its own (``runtime.memory.keep_freed_memory``), so its
+resident peak is the CLI's (the sampler holds a few KB).
 """
 
 from __future__ import annotations
@@ -41,7 +49,29 @@ def heap() -> str:
     libc = ctypes.CDLL("libc.so.6")
     libc.mallinfo2.restype = Info
     m = libc.mallinfo2()
-    return f"heap {m.arena / 1e6:.1f} MB ({m.uordblks / 1e6:.1f} in use, {m.fordblks / 1e6:.1f} free)"
+    return (
+        f"heap {m.arena / 1e6:.1f} MB ({m.uordblks / 1e6:.1f} in use, {m.fordblks / 1e6:.1f} free),"
+        f" mapped {m.hblkhd / 1e6:.1f} MB"
+    )
+
+
+def mappings() -> str:
+    """This process's resident MB by kind of mapping (``/proc/self/smaps``): the heap, anonymous
+    mappings (Python's arenas, large blocks), files (code)."""
+    kinds = {"heap": 0, "anon": 0, "file": 0, "other": 0}
+    kind = "other"
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            head = line.split()
+            if not head:
+                continue
+            if "-" in head[0] and not head[0].endswith(":"):
+                name = head[5] if len(head) > 5 else ""
+                kind = "heap" if name == "[heap]" else "anon" if not name else "other"
+                kind = "file" if name.startswith("/") else kind
+            elif head[0] == "Rss:":
+                kinds[kind] += int(head[1])
+    return ", ".join(f"{k} {v / 1024:.1f}" for k, v in kinds.items())
 
 
 def resident() -> str:
@@ -141,13 +171,107 @@ def phased(module: Any, name: str, watch: PeakWatch) -> None:
     setattr(module, name, run)
 
 
+class ResidentWatch:
+    """A thread that reads the resident memory (``/proc/self/statm``) every ``every`` seconds and
+    notes the main thread's stack whenever the reading passes its highest by 1 MB."""
+
+    def __init__(self, every: float) -> None:
+        self.every, self.top, self.notes = every, 0, []
+        self.timeline: list[tuple[float, int, str]] = []  # a reading a second: (time, bytes, where)
+        self.started = self.last = time.time()
+        self.main = threading.main_thread().ident
+        self.page = os.sysconf("SC_PAGE_SIZE")
+        self.stop = threading.Event()
+        self.fd = os.open("/proc/self/statm", os.O_RDONLY)
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def reading(self) -> int:
+        return int(os.pread(self.fd, 200, 0).split()[1]) * self.page
+
+    def _run(self) -> None:
+        while not self.stop.is_set():
+            now = self.reading()
+            if now > self.top + (1 << 20):
+                self.top = now
+                self.notes.append((now, self.where(6), f"{heap()}; {mappings()}"))
+            if time.time() > self.last + 1:
+                self.last = time.time()
+                self.timeline.append((self.last - self.started, now, f"{heap()}  {self.where(2)}"))
+            time.sleep(self.every)
+
+    def where(self, depth: int) -> str:
+        frame = sys._current_frames().get(self.main or 0)
+        found: list[str] = []
+        while frame is not None and len(found) < depth:
+            name = frame.f_code.co_filename
+            if "/spanscore/" in name:
+                found.append(f"{name.rsplit('/spanscore/', 1)[1]}:{frame.f_lineno} {frame.f_code.co_name}")
+            frame = frame.f_back
+        return " <- ".join(found)
+
+    def restart(self) -> tuple[int, list[tuple[int, str, str]]]:
+        got = (self.top, self.notes)
+        self.top, self.notes = 0, []
+        return got
+
+
+LAST = 12  # readings that raised the highest, printed per phase
+
+
+def resident_phased(module: Any, name: str, watch: ResidentWatch, phases: list[Any]) -> None:
+    inner = getattr(module, name)
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        got = inner(*args, **kwargs)
+        say(f"{name}: ended at {watch.reading() / 2**20:.1f} MB resident; {resident()}; {heap()}")
+        phases.append(("pairing", *watch.restart()))
+        return got
+
+    setattr(module, name, run)
+
+
+def resident_main(every: float, command: list[str]) -> None:
+    # As the CLI's ``main`` sets its process up (the malloc settings change what stays resident).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    from spanscore.runtime.memory import keep_freed_memory
+
+    keep_freed_memory()
+    from spanscore.analysis import buckets
+    from spanscore.engines import paired
+
+    watch = ResidentWatch(every)
+    phases: list[Any] = []
+    resident_phased(buckets, "run_grouped", watch, phases)
+    resident_phased(paired, "run_paired", watch, phases)
+    from spanscore.cli.main import cli
+
+    started = time.time()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+        cli.main(args=command, standalone_mode=False)
+    watch.stop.set()
+    say(f"the end: {resident()}; {time.time() - started:.1f} s")
+    phases.append(("after pairing" if phases else "the run", *watch.restart()))
+    for title, top, notes in phases:
+        say(f"{title}: highest reading {top / 2**20:.1f} MB; the last readings that raised it:")
+        for now, where, h in notes[-LAST:]:
+            say(f"   {now / 2**20:6.1f} MB  {h}  at {where}")
+    say("a reading a second (s, MB, where):")
+    for at, now, where in watch.timeline:
+        say(f"   {at:6.1f} {now / 2**20:6.1f}  {where}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--depth", type=int, default=1, help="frames per traced allocation (1: by line)")
     ap.add_argument("--workers-traced", action="store_true", help="trace the Dask workers too (slower)")
+    ap.add_argument("--resident", action="store_true", help="no tracing: the resident memory sampled")
+    ap.add_argument("--every", type=float, default=0.002, help="seconds between resident readings")
     ap.add_argument("command", nargs=argparse.REMAINDER, help="the CLI's arguments, after --")
     args = ap.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if args.resident:
+        resident_main(args.every, command)
+        os._exit(0)
     tracemalloc.start(args.depth)
     watch = PeakWatch(0.02)
     from spanscore.analysis import buckets

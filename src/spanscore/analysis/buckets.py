@@ -245,8 +245,9 @@ class _Pile:
     the narrowest integers; the same rows, order and counts as merging ``Histogram``s), merged
     by ``Histogram.pile``'s rule for small histograms (one type's, one bucket's): once the blocks
     waiting hold more rows than ``PILE_ROWS`` and twice the merged ones, so each row is merged
-    in a few times at most. Blocks come as counted here or as a worker ships them
-    (``engines.paired.shipped``): neither is widened to 16 bits."""
+    in a few times at most, and at most ``engines.paired.MERGE_MOST`` rows wait (the largest
+    bucket's blocks waited for 10 MB of rows at a million sentences). Blocks come as counted here
+    or as a worker ships them (``engines.paired.shipped``): neither is widened to 16 bits."""
 
     def __init__(self, fields: tuple[str, ...]) -> None:
         self.fields = fields
@@ -279,6 +280,31 @@ class _Pile:
         it holds ``documents`` or more)."""
         merged = self.merge()
         return merged if documents <= merged.documents else merged.with_zeros(documents)
+
+    def finished(self, documents: int) -> Histogram:
+        """``in_bytes(self.with_zeros(documents))``, made from the merged rows in bytes where they
+        are held so: the zero row written in front of them in bytes (a zero row sorts first), with
+        no 16-bit copy of the rows and no 16-bit histogram with zeros between (at a million
+        sentences three copies of the largest group's rows at once)."""
+        merged = self.joint.histogram(in_bytes=True) if self.joint.rows is not None or self.joint.waiting else None
+        if merged is None or merged.rows.dtype != np.uint8:
+            whole = self.merge() if merged is None else merged
+            return in_bytes(whole if documents <= whole.documents else whole.with_zeros(documents))
+        missing = documents - merged.documents
+        if missing <= 0:
+            return merged
+        rows, counts = merged.rows, merged.counts
+        del merged
+        if not rows[0].any():  # a zero row there already: its count grows
+            counts = counts.copy()
+            counts[0] += missing
+            return Histogram(rows, counts, self.fields)
+        out = np.empty((rows.shape[0] + 1, rows.shape[1]), dtype=np.uint8)
+        out[0] = 0
+        out[1:] = rows
+        del rows
+        counts = np.concatenate((np.array([missing], dtype=np.int64), counts), dtype=np.int64)
+        return Histogram(out, counts, self.fields)
 
 
 def in_bytes(hist: Histogram) -> Histogram:
@@ -422,8 +448,8 @@ class _Groups:
             grouping, label = _grouping(name)
             # Taken out: its merged rows go as its histogram is made, not once every group's is.
             hist = self.hists.pop(self.ids[name], None) or _Pile(fields)
-            finished = hist.with_zeros(documents)
-            out.setdefault(grouping, []).append((label, in_bytes(finished)))
+            finished = hist.finished(documents)
+            out.setdefault(grouping, []).append((label, finished))
             if finished.rows.nbytes > RELEASE_BYTES:
                 release_freed_memory()  # its merge's, widening's and zero row's copies
         return out
@@ -821,7 +847,7 @@ def run_grouped(
     unit = next((s.unit for s in streams if s.unit is not None), "document")
     # The corpus's joint histogram in bytes too: its readers (the paired tests, each system's
     # state) make 16-bit histograms of its columns, the same numbers.
-    whole = None if joint is None else joint.histogram()
+    whole = None if joint is None else joint.histogram(in_bytes=True)
     whole = None if whole is None else in_bytes(whole)
     return Grouped(totals, whole, unit, groups.finished(0 if whole is None else whole.documents))
 

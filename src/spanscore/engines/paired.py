@@ -61,6 +61,10 @@ def landed(h: Histogram) -> Histogram:
 
 
 MERGE_ROWS = 8192  # rows waiting beside the merged ones before a merge, at least (``JointRows``)
+# ... and at most, once the merged rows are many: at a million sentences the blocks of the
+# corpus's and the largest bucket's joint rows waited for up to 10 MB of rows (in bytes) each,
+# and each merge joined them in one array beside the merged rows (docs/benchmarks.md).
+MERGE_MOST = 32768
 
 
 def _narrowest(rows: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -89,9 +93,13 @@ class JointRows:
     waiting: list[tuple[npt.NDArray[Any], IntArray]] = field(default_factory=list)  # counts narrow too
     waiting_rows: int = 0
     # Blocks wait until they hold more rows than ``least`` (``MERGE_ROWS`` where 0) and than
-    # ``share`` of the merged rows: a small histogram (one group's) merges by ``Histogram.pile``'s rule.
+    # ``share`` of the merged rows: a small histogram (one group's) merges as ``Histogram.pile``
+    # does, a large one a bounded number of rows at a time.
     least: int = 0
     share: float = 0.5
+    # ... but no more than ``most`` rows (0: no bound): the last merges of a large histogram
+    # would otherwise wait for half its rows, and copy them all at once beside the merged ones.
+    most: int = MERGE_MOST
 
     def add(self, block: Histogram) -> None:
         if self.fields is None:
@@ -103,7 +111,10 @@ class JointRows:
                 self.waiting.append((_narrowest(h.rows), _narrowest(h.counts)))
                 self.waiting_rows += h.rows.shape[0]
         merged = 0 if self.rows is None else self.rows.shape[0]
-        if self.waiting_rows > max(self.least or MERGE_ROWS, int(merged * self.share)):
+        bound = int(merged * self.share)
+        if self.most:
+            bound = min(bound, self.most)
+        if self.waiting_rows > max(self.least or MERGE_ROWS, bound):
             self._merge()
 
     def _merge(self) -> None:
@@ -137,12 +148,16 @@ class JointRows:
             return
         self.rows, self.counts = _merged(self.rows.astype(kind, copy=False), self.counts, rows, counts)
 
-    def histogram(self) -> Histogram | None:
-        """Every block merged, as a ``Histogram`` (None where no block came)."""
+    def histogram(self, *, in_bytes: bool = False) -> Histogram | None:
+        """Every block merged, as a ``Histogram`` (None where no block came). With ``in_bytes``,
+        rows held in bytes are handed over as they are: the histogram that narrowing the 16-bit
+        one to bytes gives (``analysis.buckets.in_bytes``), with no 16-bit copy made between."""
         self._merge()
         if self.rows is None or self.fields is None:
             return None
         rows, self.rows = self.rows, None
+        if in_bytes and rows.dtype == np.uint8 and rows.size:
+            return Histogram(np.ascontiguousarray(rows), self.counts, self.fields)
         # In the type ``compact_rows`` gives them, widened where they lie (not copied beside the
         # narrow rows: 1.5 times the histogram's bytes at once).
         rows = _widened(rows) if rows.dtype.kind == "u" else compact_rows(rows)
@@ -483,7 +498,8 @@ def _alike(counters: Sequence[PartCounter]) -> _SideBySide | None:
 @dataclass
 class Paired:
     """Each system's folded total, and the systems' joint rows as one histogram (system ``s``'s
-    fields prefixed ``s:``; None where no part had per-document rows)."""
+    fields prefixed ``s:``, rows in bytes where every count fits; None where no part had
+    per-document rows)."""
 
     totals: list[PartResult]
     joint: Histogram | None
@@ -550,7 +566,10 @@ def run_paired(
     flush(np.iinfo(np.int64).max)
     totals = [s.folder.total() for s in streams]
     unit = next((s.unit for s in streams if s.unit is not None), "document")
-    return Paired(totals, joint.histogram(), unit)
+    # In bytes where every count fits, as the bucket comparison hands its histograms on: its
+    # readers (the paired tests, each system's per-document state) make 16-bit histograms of its
+    # columns, the same numbers, and the 16-bit rows are never made beside the bytes.
+    return Paired(totals, joint.histogram(in_bytes=True), unit)
 
 
 __all__ = [
