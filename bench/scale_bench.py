@@ -3,7 +3,7 @@
 test): does any process's memory grow with the corpus?
 
     python bench/scale_bench.py [--sizes 100000,1000000] [--big] [--engines local,dask]
-                                [--only ci,compare] [--keep]
+                                [--only ci,compare] [--keep] [--drawn] [--histograms] [--out DIR]
 
 Corpora come from ../shared/tools/synth_corpus.py (into ``bench/out/``, ignored by git): the
 reference, its system output (``A``), a second system (``B``: ``A`` with about 5% of its entity
@@ -28,8 +28,9 @@ multiplied by each factor (the same distinct rows, a corpus 10 or 100 times as l
 peak of memory that the draws allocate (``tracemalloc``) for 1,000 resamples of each, one thread:
 what a corpus of that many documents costs the draws beyond its histograms.
 
-``--big`` adds 10M sentences (about 1.1 GB per file; generating them takes minutes and some
-4.5 GB of disk, checked first) on the Dask engine only (a loopback ``LocalCluster`` of
+``--big`` adds 10M sentences (about 1.1 GB per file and some 4.5 GB of disk, checked first;
+``synth_corpus.py`` takes the better part of an hour of one core to write them, ``--drawn``
+minutes) on the Dask engine only (a loopback ``LocalCluster`` of
 ``--workers`` processes, as ``--engine dask`` starts it); the 10M files are deleted afterwards
 unless ``--keep``.
 
